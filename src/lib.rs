@@ -1,0 +1,8 @@
+//! crawlscope: a web crawl console for the terminal. The engine is this
+//! library; the TUI and the headless CLI are two faces on it.
+
+pub mod demo;
+pub mod html;
+pub mod index;
+pub mod url;
+pub mod store;

@@ -1,0 +1,177 @@
+//! Byte encodings of the store: big-endian composite keys (so that related
+//! keys sort together and range scans are ordered), LEB128 varints for the
+//! compact lists inside values, and postcard for structured records.
+//!
+//! Every decoder here reads bytes that came from disk: a malformed record is
+//! an error, never a panic.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::StoreError;
+
+pub fn u32_key(v: u32) -> [u8; 4] {
+    v.to_be_bytes()
+}
+
+pub fn pair_key(a: u32, b: u32) -> [u8; 8] {
+    let mut k = [0u8; 8];
+    k[..4].copy_from_slice(&a.to_be_bytes());
+    k[4..].copy_from_slice(&b.to_be_bytes());
+    k
+}
+
+pub fn split_pair_key(k: &[u8]) -> Result<(u32, u32), StoreError> {
+    if k.len() != 8 {
+        return Err(StoreError::corrupt("composite key is not 8 bytes"));
+    }
+    Ok((read_u32(&k[..4])?, read_u32(&k[4..])?))
+}
+
+pub fn read_u32(b: &[u8]) -> Result<u32, StoreError> {
+    let arr: [u8; 4] = b
+        .try_into()
+        .map_err(|_| StoreError::corrupt("expected a 4-byte integer"))?;
+    Ok(u32::from_be_bytes(arr))
+}
+
+pub fn read_u64(b: &[u8]) -> Result<u64, StoreError> {
+    let arr: [u8; 8] = b
+        .try_into()
+        .map_err(|_| StoreError::corrupt("expected an 8-byte integer"))?;
+    Ok(u64::from_be_bytes(arr))
+}
+
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads LEB128 varints from a byte slice.
+pub struct VarintReader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> VarintReader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        VarintReader { bytes }
+    }
+
+    #[cfg(test)]
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    pub fn next_u64(&mut self) -> Result<u64, StoreError> {
+        let mut v: u64 = 0;
+        for (i, &b) in self.bytes.iter().enumerate().take(10) {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                self.bytes = &self.bytes[i + 1..];
+                return Ok(v);
+            }
+        }
+        Err(StoreError::corrupt("truncated or overlong varint"))
+    }
+
+    pub fn next_u32(&mut self) -> Result<u32, StoreError> {
+        u32::try_from(self.next_u64()?).map_err(|_| StoreError::corrupt("varint exceeds u32"))
+    }
+}
+
+/// Encodes a list of ascending (or any) u32s as varint deltas from the previous
+/// value; used for positions and child lists.
+pub fn put_u32_list(out: &mut Vec<u8>, values: &[u32]) {
+    put_varint(out, values.len() as u64);
+    for &v in values {
+        put_varint(out, u64::from(v));
+    }
+}
+
+pub fn read_u32_list(r: &mut VarintReader<'_>) -> Result<Vec<u32>, StoreError> {
+    let n = r.next_u64()?;
+    // A count larger than the remaining bytes can hold is corruption, and
+    // would otherwise make us reserve an absurd amount of memory.
+    if n > r.bytes.len() as u64 {
+        return Err(StoreError::corrupt("list length exceeds record"));
+    }
+    let mut out = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        out.push(r.next_u32()?);
+    }
+    Ok(out)
+}
+
+/// Positions are strictly ascending, so deltas keep them to a byte or two.
+pub fn put_positions(out: &mut Vec<u8>, positions: &[u32]) {
+    put_varint(out, positions.len() as u64);
+    let mut prev = 0u32;
+    for &p in positions {
+        put_varint(out, u64::from(p.wrapping_sub(prev)));
+        prev = p;
+    }
+}
+
+pub fn read_positions(r: &mut VarintReader<'_>) -> Result<Vec<u32>, StoreError> {
+    let n = r.next_u64()?;
+    if n > r.bytes.len() as u64 {
+        return Err(StoreError::corrupt("position count exceeds record"));
+    }
+    let mut out = Vec::with_capacity(n as usize);
+    let mut prev = 0u32;
+    for _ in 0..n {
+        prev = prev
+            .checked_add(r.next_u32()?)
+            .ok_or_else(|| StoreError::corrupt("position overflow"))?;
+        out.push(prev);
+    }
+    Ok(out)
+}
+
+pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
+    postcard::to_stdvec(value).map_err(|e| StoreError::corrupt(format!("encode: {e}")))
+}
+
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {
+    postcard::from_bytes(bytes).map_err(|e| StoreError::corrupt(format!("decode: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip_at_the_edges() {
+        let values = [0u64, 1, 127, 128, 16_383, 16_384, u32::MAX as u64, u64::MAX];
+        let mut buf = Vec::new();
+        for v in values {
+            put_varint(&mut buf, v);
+        }
+        let mut r = VarintReader::new(&buf);
+        for v in values {
+            assert_eq!(r.next_u64().unwrap(), v);
+        }
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn truncated_varint_is_an_error() {
+        assert!(VarintReader::new(&[0x80, 0x80]).next_u64().is_err());
+        assert!(VarintReader::new(&[]).next_u64().is_err());
+    }
+
+    #[test]
+    fn positions_round_trip_and_reject_lies() {
+        let mut buf = Vec::new();
+        put_positions(&mut buf, &[3, 4, 90, 1000]);
+        assert_eq!(
+            read_positions(&mut VarintReader::new(&buf)).unwrap(),
+            vec![3, 4, 90, 1000]
+        );
+        // Claims a million positions in three bytes.
+        assert!(read_positions(&mut VarintReader::new(&[0xc0, 0x84, 0x3d])).is_err());
+    }
+}

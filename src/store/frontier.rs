@@ -1,0 +1,246 @@
+//! The shared crawl frontier and every URL's state: queued entries ordered
+//! by depth then arrival (`depth ‖ sequence`, so claiming is breadth-first),
+//! claims that name the crawler process holding them, and the registry of
+//! crawler processes, so that several processes can share one store and a
+//! dead process's claims go back to the queue.
+
+use super::codec::{self, read_u32, u32_key};
+use super::schema::{
+    meta_keys, FrontierEntry, InstanceId, InstanceRecord, PageId, PointId, UrlState,
+};
+use super::sealed::View;
+use super::{PageRead, Result, StoreError, Writer};
+
+/// A frontier entry taken by one crawler process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub page: PageId,
+    pub url: String,
+    pub entry: FrontierEntry,
+}
+
+/// How many URLs are in each state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StateCounts {
+    pub queued: u64,
+    pub claimed: u64,
+    pub done: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub redirected: u64,
+}
+
+fn frontier_key(depth: u32, seq: u64) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    k[..4].copy_from_slice(&depth.to_be_bytes());
+    k[4..].copy_from_slice(&seq.to_be_bytes());
+    k
+}
+
+/// Frontier, state and instance look-ups.
+pub trait FrontierRead: View {
+    fn url_state(&self, page: PageId) -> Result<Option<UrlState>> {
+        self.dbs()
+            .url_state
+            .get(self.txn(), &u32_key(page))?
+            .map(codec::decode)
+            .transpose()
+    }
+
+    fn frontier_len(&self) -> Result<u64> {
+        Ok(self.dbs().frontier.len(self.txn())?)
+    }
+
+    /// The next `n` queued entries, in claim order.
+    fn frontier_peek(&self, n: usize) -> Result<Vec<FrontierEntry>> {
+        let mut out = Vec::with_capacity(n);
+        for item in self.dbs().frontier.iter(self.txn())?.take(n) {
+            out.push(codec::decode(item?.1)?);
+        }
+        Ok(out)
+    }
+
+    /// Whether any queued entry belongs to one of `points`.
+    fn has_queued(&self, points: &[PointId]) -> Result<bool> {
+        for item in self.dbs().frontier.iter(self.txn())? {
+            let e: FrontierEntry = codec::decode(item?.1)?;
+            if points.contains(&e.point) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Every claimed URL with the claim's state.
+    fn claims(&self) -> Result<Vec<(PageId, UrlState)>> {
+        let mut out = Vec::new();
+        for item in self.dbs().url_state.iter(self.txn())? {
+            let (k, v) = item?;
+            let state: UrlState = codec::decode(v)?;
+            if matches!(state, UrlState::Claimed { .. }) {
+                out.push((read_u32(k)?, state));
+            }
+        }
+        Ok(out)
+    }
+
+    fn state_counts(&self) -> Result<StateCounts> {
+        let mut c = StateCounts::default();
+        for item in self.dbs().url_state.iter(self.txn())? {
+            let state: UrlState = codec::decode(item?.1)?;
+            let slot = match state {
+                UrlState::Queued { .. } => &mut c.queued,
+                UrlState::Claimed { .. } => &mut c.claimed,
+                UrlState::Done { .. } => &mut c.done,
+                UrlState::Failed { .. } => &mut c.failed,
+                UrlState::Skipped { .. } => &mut c.skipped,
+                UrlState::Redirected { .. } => &mut c.redirected,
+            };
+            *slot += 1;
+        }
+        Ok(c)
+    }
+
+    fn instances(&self) -> Result<Vec<(InstanceId, InstanceRecord)>> {
+        let mut out = Vec::new();
+        for item in self.dbs().instances.iter(self.txn())? {
+            let (k, v) = item?;
+            out.push((read_u32(k)?, codec::decode(v)?));
+        }
+        Ok(out)
+    }
+}
+
+impl<T: View + ?Sized> FrontierRead for T {}
+
+impl Writer<'_> {
+    pub fn set_state(&mut self, page: PageId, state: &UrlState) -> Result<()> {
+        self.dbs
+            .url_state
+            .put(&mut self.txn, &u32_key(page), &codec::encode(state)?)?;
+        Ok(())
+    }
+
+    /// Queues a URL for fetching (breadth-first by depth).
+    pub fn enqueue(&mut self, page: PageId, entry: FrontierEntry) -> Result<()> {
+        let seq = self.next_id(meta_keys::FRONTIER_SEQ)?;
+        self.dbs.frontier.put(
+            &mut self.txn,
+            &frontier_key(entry.depth, seq),
+            &codec::encode(&entry)?,
+        )?;
+        self.set_state(
+            page,
+            &UrlState::Queued {
+                point: entry.point,
+                gen: entry.gen,
+            },
+        )
+    }
+
+    /// Takes up to `n` queued entries of `points` for crawler `by`: they
+    /// leave the frontier and are marked claimed in the same transaction,
+    /// so no other process can take them.
+    pub fn claim(&mut self, n: usize, by: InstanceId, points: &[PointId]) -> Result<Vec<Claim>> {
+        let mut taken: Vec<(Vec<u8>, FrontierEntry)> = Vec::with_capacity(n);
+        for item in self.dbs.frontier.iter(&self.txn)? {
+            if taken.len() >= n {
+                break;
+            }
+            let (k, v) = item?;
+            let entry: FrontierEntry = codec::decode(v)?;
+            if points.contains(&entry.point) {
+                taken.push((k.to_vec(), entry));
+            }
+        }
+        let mut out = Vec::with_capacity(taken.len());
+        for (key, entry) in taken {
+            self.dbs.frontier.delete(&mut self.txn, &key)?;
+            let url = self
+                .url_of(entry.page)?
+                .ok_or_else(|| StoreError::corrupt(format!("queued page {} has no URL", entry.page)))?;
+            self.set_state(
+                entry.page,
+                &UrlState::Claimed {
+                    point: entry.point,
+                    gen: entry.gen,
+                    by,
+                    depth: entry.depth,
+                    hops: entry.hops,
+                },
+            )?;
+            out.push(Claim {
+                page: entry.page,
+                url,
+                entry,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Puts claimed URLs whose holder is gone (per `is_dead`) back in the
+    /// queue; returns how many.
+    pub fn recover_claims(&mut self, is_dead: impl Fn(InstanceId) -> bool) -> Result<usize> {
+        let mut n = 0;
+        for (page, state) in self.claims()? {
+            if let UrlState::Claimed {
+                point,
+                gen,
+                by,
+                depth,
+                hops,
+            } = state
+            {
+                if is_dead(by) {
+                    self.enqueue(
+                        page,
+                        FrontierEntry {
+                            page,
+                            depth,
+                            point,
+                            gen,
+                            hops,
+                        },
+                    )?;
+                    n += 1;
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    pub fn register_instance(&mut self, rec: InstanceRecord) -> Result<InstanceId> {
+        let id = self.next_id32(meta_keys::NEXT_INSTANCE)?;
+        self.heartbeat(id, rec)?;
+        Ok(id)
+    }
+
+    pub fn heartbeat(&mut self, id: InstanceId, rec: InstanceRecord) -> Result<()> {
+        self.dbs
+            .instances
+            .put(&mut self.txn, &u32_key(id), &codec::encode(&rec)?)?;
+        Ok(())
+    }
+
+    pub fn unregister_instance(&mut self, id: InstanceId) -> Result<()> {
+        self.dbs.instances.delete(&mut self.txn, &u32_key(id))?;
+        Ok(())
+    }
+
+    /// Drops frontier entries of a point (a point removed).
+    pub fn drop_queued(&mut self, point: PointId) -> Result<usize> {
+        let mut keys = Vec::new();
+        for item in self.dbs.frontier.iter(&self.txn)? {
+            let (k, v) = item?;
+            let entry: FrontierEntry = codec::decode(v)?;
+            if entry.point == point {
+                keys.push((k.to_vec(), entry.page));
+            }
+        }
+        for (k, page) in &keys {
+            self.dbs.frontier.delete(&mut self.txn, k)?;
+            self.dbs.url_state.delete(&mut self.txn, &u32_key(*page))?;
+        }
+        Ok(keys.len())
+    }
+}

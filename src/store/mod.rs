@@ -1,0 +1,305 @@
+//! The store: one LMDB environment (through heed) holding pages, URLs, the
+//! inverted and forward indexes, the link graph, crawl points and the shared
+//! frontier. This is the only module that touches heed; everything above it
+//! sees typed operations on [`Reader`] (a snapshot) and [`Writer`] (one
+//! batched transaction).
+//!
+//! Readers never wait on the writer and never see half a page: every page is
+//! written, replaced or removed inside a single write transaction.
+
+mod check;
+mod codec;
+mod frontier;
+mod links;
+mod pages;
+mod points;
+mod schema;
+mod words;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::{RwLock, RwLockReadGuard};
+
+use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
+
+pub use frontier::{Claim, FrontierRead, StateCounts};
+pub use links::LinkRead;
+pub use check::CheckRead;
+pub use pages::{compress_body, group_terms, Forward, PageRead, PageWrite, TermPositions};
+pub use points::PointRead;
+pub use schema::{
+    FrontierEntry, InstanceId, InstanceRecord, MimeId, MimeRecord, OriginId, PageId, PageRecord,
+    PointId, PointRecord, RobotsRecord, SkipReason, UrlState, WordId, SCHEMA_VERSION,
+};
+pub use words::{Posting, WordRead};
+
+/// Every read trait, for `use crawlscope::store::prelude::*`.
+pub mod prelude {
+    pub use super::{CheckRead, FrontierRead, LinkRead, PageRead, PointRead, WordRead};
+}
+
+use schema::{meta_keys, Dbs, DB_COUNT};
+
+/// Errors of the store, each with what a user needs to act on it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open store at {path}: {reason}")]
+    Open { path: PathBuf, reason: String },
+    #[error("store at {path} has schema version {found}; this crawlscope reads version {expected} (use a new --db path)")]
+    Schema {
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
+    #[error("store is corrupt: {0}")]
+    Corrupt(String),
+    #[error("disk full while writing the store at {0}")]
+    DiskFull(PathBuf),
+    #[error("store error: {0}")]
+    Lmdb(String),
+    /// LMDB's map is full; `Store::update` grows it and retries, so callers
+    /// only see this if growing itself failed.
+    #[error("store map is full")]
+    MapFull,
+    #[error("no such {0}")]
+    NotFound(String),
+}
+
+impl StoreError {
+    pub(crate) fn corrupt(msg: impl Into<String>) -> Self {
+        StoreError::Corrupt(msg.into())
+    }
+}
+
+impl From<heed::Error> for StoreError {
+    fn from(e: heed::Error) -> Self {
+        match e {
+            heed::Error::Mdb(heed::MdbError::MapFull) => StoreError::MapFull,
+            heed::Error::Io(io) if io.raw_os_error() == Some(libc::ENOSPC) => {
+                StoreError::DiskFull(PathBuf::new())
+            }
+            other => StoreError::Lmdb(other.to_string()),
+        }
+    }
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// How to open a store.
+#[derive(Debug, Clone, Copy)]
+pub struct StoreOptions {
+    /// Initial LMDB map size in bytes; it grows on demand.
+    pub map_size: usize,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        // The map is address space, not disk: the file only grows as pages
+        // are written, so a generous start avoids most resizes.
+        StoreOptions {
+            map_size: 1 << 32,
+        }
+    }
+}
+
+/// An open store. Cheap to share behind an `Arc`; any thread may read.
+pub struct Store {
+    env: Env,
+    dbs: Dbs,
+    path: PathBuf,
+    /// LMDB forbids resizing the map while this process has a transaction
+    /// open: readers and writers hold this shared, a resize holds it alone.
+    resize_lock: RwLock<()>,
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store> {
+        Store::open_with(path, StoreOptions::default())
+    }
+
+    pub fn open_with(path: &Path, options: StoreOptions) -> Result<Store> {
+        let open_err = |reason: String| StoreError::Open {
+            path: path.to_path_buf(),
+            reason,
+        };
+        std::fs::create_dir_all(path).map_err(|e| open_err(e.to_string()))?;
+        let page = page_size();
+        let map_size = options.map_size.div_ceil(page).max(1) * page;
+        // SAFETY: the environment is opened once per path per process (heed
+        // keeps a registry), and we never open the data file in other ways.
+        let env = unsafe {
+            EnvOpenOptions::new()
+                .map_size(map_size)
+                .max_dbs(DB_COUNT + 1)
+                .max_readers(512)
+                .open(path)
+        }
+        .map_err(|e| open_err(e.to_string()))?;
+        let mut txn = env.write_txn().map_err(|e| open_err(e.to_string()))?;
+        let dbs = Dbs::create(&env, &mut txn).map_err(|e| open_err(e.to_string()))?;
+        match dbs.meta.get(&txn, meta_keys::SCHEMA)? {
+            None => {
+                dbs.meta
+                    .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+            }
+            Some(v) => {
+                let found = codec::read_u32(v)?;
+                if found != SCHEMA_VERSION {
+                    return Err(StoreError::Schema {
+                        path: path.to_path_buf(),
+                        found,
+                        expected: SCHEMA_VERSION,
+                    });
+                }
+            }
+        }
+        txn.commit().map_err(|e| open_err(e.to_string()))?;
+        Ok(Store {
+            env,
+            dbs,
+            path: path.to_path_buf(),
+            resize_lock: RwLock::new(()),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes the store occupies on disk.
+    pub fn disk_size(&self) -> u64 {
+        self.env.real_disk_size().unwrap_or(0)
+    }
+
+    /// The current map size (grows on demand).
+    pub fn map_size(&self) -> usize {
+        self.env.info().map_size
+    }
+
+    /// A consistent snapshot for reading. Do not hold two on one thread
+    /// while another thread may write: a map resize waits for readers.
+    pub fn read(&self) -> Result<Reader<'_>> {
+        let guard = self.resize_lock.read().unwrap_or_else(|p| p.into_inner());
+        let txn = self.begin(|env| env.read_txn())?;
+        Ok(Reader {
+            txn,
+            dbs: self.dbs,
+            _guard: guard,
+        })
+    }
+
+    /// Runs `f` in one write transaction and commits it. When LMDB's map is
+    /// full the transaction is aborted, the map grown, and `f` run again, so
+    /// no write is lost; `f` must therefore be repeatable.
+    pub fn update<R>(&self, mut f: impl FnMut(&mut Writer<'_>) -> Result<R>) -> Result<R> {
+        loop {
+            let attempt = {
+                let _guard = self.resize_lock.read().unwrap_or_else(|p| p.into_inner());
+                let txn = self.begin(|env| env.write_txn())?;
+                let mut w = Writer {
+                    txn,
+                    dbs: self.dbs,
+                };
+                match f(&mut w) {
+                    Ok(r) => w.txn.commit().map(|_| r).map_err(StoreError::from),
+                    Err(e) => Err(e),
+                }
+            };
+            match attempt {
+                Err(StoreError::MapFull) => self.grow()?,
+                Err(StoreError::DiskFull(_)) => return Err(StoreError::DiskFull(self.path.clone())),
+                other => return other,
+            }
+        }
+    }
+
+    fn begin<'e, T>(&'e self, open: impl Fn(&'e Env) -> heed::Result<T>) -> Result<T> {
+        match open(&self.env) {
+            // Another process grew the map: adopt its size and retry.
+            Err(heed::Error::Mdb(heed::MdbError::MapResized)) => {
+                // SAFETY: size 0 adopts the size another process set; this
+                // process holds no transaction (the open just failed).
+                unsafe { self.env.resize(0) }?;
+                Ok(open(&self.env)?)
+            }
+            other => Ok(other?),
+        }
+    }
+
+    fn grow(&self) -> Result<()> {
+        let _exclusive = self.resize_lock.write().unwrap_or_else(|p| p.into_inner());
+        let current = self.env.info().map_size;
+        let new_size = current.saturating_mul(2).div_ceil(page_size()) * page_size();
+        tracing::info!(from = current, to = new_size, "growing the store map");
+        // SAFETY: the exclusive lock guarantees no transaction of this
+        // process is open while the map is resized.
+        unsafe { self.env.resize(new_size) }.map_err(StoreError::from)
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(v).ok().filter(|&p| p > 0).unwrap_or(4096)
+}
+
+mod sealed {
+    /// Gives the read operations their transaction without exposing heed.
+    pub trait View {
+        fn txn(&self) -> &heed::RoTxn<'_>;
+        fn dbs(&self) -> &super::Dbs;
+    }
+}
+
+/// A read-only snapshot of the store.
+pub struct Reader<'s> {
+    txn: RoTxn<'s>,
+    dbs: Dbs,
+    _guard: RwLockReadGuard<'s, ()>,
+}
+
+/// One write transaction; see [`Store::update`].
+pub struct Writer<'s> {
+    txn: RwTxn<'s>,
+    dbs: Dbs,
+}
+
+impl sealed::View for Reader<'_> {
+    fn txn(&self) -> &RoTxn<'_> {
+        &self.txn
+    }
+    fn dbs(&self) -> &Dbs {
+        &self.dbs
+    }
+}
+
+impl sealed::View for Writer<'_> {
+    fn txn(&self) -> &RoTxn<'_> {
+        &self.txn
+    }
+    fn dbs(&self) -> &Dbs {
+        &self.dbs
+    }
+}
+
+
+impl Writer<'_> {
+    /// Takes the next value of a counter kept in `meta`.
+    fn next_id(&mut self, key: &[u8]) -> Result<u64> {
+        let current = match self.dbs.meta.get(&self.txn, key)? {
+            Some(v) => codec::read_u64(v)?,
+            None => 1,
+        };
+        self.dbs
+            .meta
+            .put(&mut self.txn, key, &(current + 1).to_be_bytes())?;
+        Ok(current)
+    }
+
+    fn next_id32(&mut self, key: &[u8]) -> Result<u32> {
+        u32::try_from(self.next_id(key)?)
+            .map_err(|_| StoreError::corrupt("id space exhausted"))
+    }
+}

@@ -1,0 +1,485 @@
+//! Pages and their URLs: the URL ↔ page id maps (origin + hash of path and
+//! query, collisions resolved by comparing the full string), origins,
+//! mimetypes, page records, meta tags, compressed bodies, and writing or
+//! removing a whole page in one transaction.
+
+use std::collections::HashMap;
+
+use url::Url;
+
+use super::codec::{self, pair_key, put_u32_list, put_varint, u32_key, VarintReader};
+use super::schema::{meta_keys, MimeId, MimeRecord, OriginId, PageId, PageRecord, WordId};
+use super::sealed::View;
+use super::{Result, StoreError, Writer};
+
+/// Stems of one field with the positions where they occur.
+pub type TermPositions = Vec<(String, Vec<u32>)>;
+
+/// Everything `put_page` writes for one fetched page.
+#[derive(Debug, Clone, Default)]
+pub struct PageWrite {
+    pub record: PageRecord,
+    /// The Content-Type as received (or empty).
+    pub content_type: String,
+    pub meta: Vec<(String, String)>,
+    /// The body as [`compress_body`] returned it (empty: none kept).
+    pub compressed_body: Vec<u8>,
+    pub terms: TermPositions,
+    pub title_terms: TermPositions,
+    pub links: Vec<PageId>,
+}
+
+/// Bodies are compressed off the writer thread, by whoever parses the page.
+pub fn compress_body(raw: &[u8]) -> Vec<u8> {
+    zstd::bulk::compress(raw, 3).unwrap_or_default()
+}
+
+/// The part of the forward index kept per page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Forward {
+    /// (word, tf) of the body, by word id.
+    pub terms: Vec<(WordId, u32)>,
+    /// Words of the title, by word id.
+    pub title: Vec<WordId>,
+}
+
+impl Forward {
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.terms.len() * 4 + self.title.len() * 2 + 4);
+        put_varint(&mut out, self.terms.len() as u64);
+        let mut prev = 0;
+        for &(w, tf) in &self.terms {
+            put_varint(&mut out, u64::from(w - prev));
+            put_varint(&mut out, u64::from(tf));
+            prev = w;
+        }
+        put_u32_list(&mut out, &self.title);
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Forward> {
+        let mut r = VarintReader::new(bytes);
+        let n = r.next_u64()?;
+        if n > bytes.len() as u64 {
+            return Err(StoreError::corrupt("forward index length exceeds record"));
+        }
+        let mut terms = Vec::with_capacity(n as usize);
+        let mut prev = 0u32;
+        for _ in 0..n {
+            prev = prev
+                .checked_add(r.next_u32()?)
+                .ok_or_else(|| StoreError::corrupt("forward word id overflow"))?;
+            terms.push((prev, r.next_u32()?));
+        }
+        let title = codec::read_u32_list(&mut r)?;
+        Ok(Forward { terms, title })
+    }
+
+    /// Words in the body or the title, each once, ascending: what counts
+    /// toward document frequency.
+    pub fn all_words(&self) -> Vec<WordId> {
+        let mut all: Vec<WordId> = self.terms.iter().map(|&(w, _)| w).collect();
+        all.extend_from_slice(&self.title);
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+}
+
+fn url_hash_key(origin: OriginId, url: &Url) -> [u8; 12] {
+    let tail = &url[url::Position::BeforePath..url::Position::AfterQuery];
+    let mut k = [0u8; 12];
+    k[..4].copy_from_slice(&origin.to_be_bytes());
+    k[4..].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(tail.as_bytes()).to_be_bytes());
+    k
+}
+
+fn decode_ids(bytes: &[u8]) -> impl Iterator<Item = PageId> + '_ {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+}
+
+fn parse_mime(content_type: &str) -> MimeRecord {
+    let mut parts = content_type.split(';');
+    let essence: String = parts
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+        .chars()
+        .take(100)
+        .collect();
+    let suffix = essence
+        .split_once('+')
+        .map(|(_, s)| s.to_string())
+        .filter(|s| !s.is_empty());
+    let params = parts
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| {
+            (
+                k.trim().to_ascii_lowercase(),
+                v.trim().trim_matches('"').to_ascii_lowercase(),
+            )
+        })
+        .filter(|(k, _)| k == "charset")
+        .take(1)
+        .collect();
+    MimeRecord {
+        essence,
+        suffix,
+        params,
+    }
+}
+
+fn mime_key(m: &MimeRecord) -> String {
+    let mut key = m.essence.clone();
+    for (k, v) in &m.params {
+        key.push_str(&format!("; {k}={v}"));
+    }
+    key
+}
+
+/// Page and URL look-ups.
+pub trait PageRead: View {
+    fn origin_id(&self, origin: &str) -> Result<Option<OriginId>> {
+        self.dbs()
+            .origin_ids
+            .get(self.txn(), origin.as_bytes())?
+            .map(codec::read_u32)
+            .transpose()
+    }
+
+    /// The page id of a URL, if the URL was ever seen.
+    fn page_id(&self, url: &Url) -> Result<Option<PageId>> {
+        let Some(origin) = self.origin_id(&crate::url::origin(url))? else {
+            return Ok(None);
+        };
+        let Some(ids) = self.dbs().url_ids.get(self.txn(), &url_hash_key(origin, url))? else {
+            return Ok(None);
+        };
+        for id in decode_ids(ids) {
+            if self.url_of(id)?.as_deref() == Some(url.as_str()) {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
+    }
+
+    fn url_of(&self, id: PageId) -> Result<Option<String>> {
+        let Some(v) = self.dbs().urls.get(self.txn(), &u32_key(id))? else {
+            return Ok(None);
+        };
+        if v.len() < 4 {
+            return Err(StoreError::corrupt("URL record shorter than its origin id"));
+        }
+        String::from_utf8(v[4..].to_vec())
+            .map(Some)
+            .map_err(|_| StoreError::corrupt("URL record is not UTF-8"))
+    }
+
+    fn page(&self, id: PageId) -> Result<Option<PageRecord>> {
+        self.dbs()
+            .pages
+            .get(self.txn(), &u32_key(id))?
+            .map(codec::decode)
+            .transpose()
+    }
+
+    fn meta_tags(&self, id: PageId) -> Result<Vec<(String, String)>> {
+        Ok(self
+            .dbs()
+            .meta_tags
+            .get(self.txn(), &u32_key(id))?
+            .map(codec::decode)
+            .transpose()?
+            .unwrap_or_default())
+    }
+
+    /// The raw body as fetched (decompressed), if one was kept.
+    fn body(&self, id: PageId) -> Result<Option<Vec<u8>>> {
+        let Some(v) = self.dbs().bodies.get(self.txn(), &u32_key(id))? else {
+            return Ok(None);
+        };
+        // The cap guards against a corrupt frame that claims a huge size.
+        zstd::bulk::decompress(v, 64 << 20)
+            .map(Some)
+            .map_err(|e| StoreError::corrupt(format!("body of page {id}: {e}")))
+    }
+
+    fn mime(&self, id: MimeId) -> Result<Option<MimeRecord>> {
+        self.dbs()
+            .mimetypes
+            .get(self.txn(), &u32_key(id))?
+            .map(codec::decode)
+            .transpose()
+    }
+
+    fn forward(&self, id: PageId) -> Result<Option<Forward>> {
+        self.dbs()
+            .forward
+            .get(self.txn(), &u32_key(id))?
+            .map(Forward::decode)
+            .transpose()
+    }
+
+    /// Every fetched page in id order; `f` returns false to stop.
+    fn for_each_page(&self, mut f: impl FnMut(PageId, PageRecord) -> Result<bool>) -> Result<()> {
+        for item in self.dbs().pages.iter(self.txn())? {
+            let (k, v) = item?;
+            if !f(codec::read_u32(k)?, codec::decode(v)?)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn page_count(&self) -> Result<u64> {
+        Ok(self.dbs().pages.len(self.txn())?)
+    }
+
+    fn url_count(&self) -> Result<u64> {
+        Ok(self.dbs().urls.len(self.txn())?)
+    }
+
+    fn robots(&self, origin: OriginId) -> Result<Option<super::RobotsRecord>> {
+        self.dbs()
+            .robots
+            .get(self.txn(), &u32_key(origin))?
+            .map(codec::decode)
+            .transpose()
+    }
+}
+
+impl<T: View + ?Sized> PageRead for T {}
+
+impl Writer<'_> {
+    pub fn origin_id_for(&mut self, origin: &str) -> Result<OriginId> {
+        if let Some(id) = self.origin_id(origin)? {
+            return Ok(id);
+        }
+        let id = self.next_id32(meta_keys::NEXT_ORIGIN)?;
+        self.dbs
+            .origin_ids
+            .put(&mut self.txn, origin.as_bytes(), &id.to_be_bytes())?;
+        self.dbs
+            .origins
+            .put(&mut self.txn, &u32_key(id), origin.as_bytes())?;
+        Ok(id)
+    }
+
+    /// The page id of a URL, creating the URL record on first sight.
+    pub fn page_id_for(&mut self, url: &Url) -> Result<PageId> {
+        let origin = self.origin_id_for(&crate::url::origin(url))?;
+        let key = url_hash_key(origin, url);
+        let existing: Vec<PageId> = match self.dbs.url_ids.get(&self.txn, &key)? {
+            Some(v) => decode_ids(v).collect(),
+            None => Vec::new(),
+        };
+        for &id in &existing {
+            if self.url_of(id)?.as_deref() == Some(url.as_str()) {
+                return Ok(id);
+            }
+        }
+        // New URL (or a hash collision with a different one: append).
+        let id = self.next_id32(meta_keys::NEXT_PAGE)?;
+        let mut record = Vec::with_capacity(4 + url.as_str().len());
+        record.extend_from_slice(&origin.to_be_bytes());
+        record.extend_from_slice(url.as_str().as_bytes());
+        self.dbs.urls.put(&mut self.txn, &u32_key(id), &record)?;
+        let mut ids = Vec::with_capacity((existing.len() + 1) * 4);
+        for other in existing.iter().chain(std::iter::once(&id)) {
+            ids.extend_from_slice(&other.to_be_bytes());
+        }
+        self.dbs.url_ids.put(&mut self.txn, &key, &ids)?;
+        Ok(id)
+    }
+
+    pub fn mime_id_for(&mut self, content_type: &str) -> Result<MimeId> {
+        let rec = parse_mime(content_type);
+        let key = mime_key(&rec);
+        if let Some(v) = self.dbs.mime_ids.get(&self.txn, key.as_bytes())? {
+            return codec::read_u32(v);
+        }
+        let id = self.next_id32(meta_keys::NEXT_MIME)?;
+        self.dbs
+            .mime_ids
+            .put(&mut self.txn, key.as_bytes(), &id.to_be_bytes())?;
+        self.dbs
+            .mimetypes
+            .put(&mut self.txn, &u32_key(id), &codec::encode(&rec)?)?;
+        Ok(id)
+    }
+
+    /// Writes a fetched page: record, meta tags, body, forward index, body
+    /// and title postings, document frequencies and its links, replacing
+    /// any earlier version of the page in this same transaction.
+    pub fn put_page(&mut self, id: PageId, page: &PageWrite) -> Result<()> {
+        self.unindex_page(id)?;
+        self.unlink_children(id)?;
+
+        let mut record = page.record.clone();
+        record.mime = self.mime_id_for(&page.content_type)?;
+
+        let mut forward = Forward::default();
+        let mut body_ids: Vec<(WordId, &Vec<u32>)> = Vec::with_capacity(page.terms.len());
+        for (stem, positions) in &page.terms {
+            body_ids.push((self.word_id_for(stem)?, positions));
+        }
+        body_ids.sort_unstable_by_key(|&(w, _)| w);
+        body_ids.dedup_by_key(|&mut (w, _)| w);
+        let mut title_ids: Vec<(WordId, &Vec<u32>)> = Vec::with_capacity(page.title_terms.len());
+        for (stem, positions) in &page.title_terms {
+            title_ids.push((self.word_id_for(stem)?, positions));
+        }
+        title_ids.sort_unstable_by_key(|&(w, _)| w);
+        title_ids.dedup_by_key(|&mut (w, _)| w);
+
+        let mut value = Vec::new();
+        record.max_tf = 0;
+        for &(w, positions) in &body_ids {
+            let tf = positions.len() as u32;
+            record.max_tf = record.max_tf.max(tf);
+            value.clear();
+            put_varint(&mut value, u64::from(tf));
+            codec::put_positions(&mut value, positions);
+            self.dbs
+                .postings
+                .put(&mut self.txn, &pair_key(w, id), &value)?;
+            forward.terms.push((w, tf));
+        }
+        for &(w, positions) in &title_ids {
+            value.clear();
+            codec::put_positions(&mut value, positions);
+            self.dbs
+                .title_postings
+                .put(&mut self.txn, &pair_key(w, id), &value)?;
+            forward.title.push(w);
+        }
+        let max_tf = record.max_tf.max(1) as f32;
+        record.norm = forward
+            .terms
+            .iter()
+            .map(|&(_, tf)| (tf as f32 / max_tf).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        for w in forward.all_words() {
+            self.add_doc_freq(w, 1)?;
+        }
+        self.dbs
+            .forward
+            .put(&mut self.txn, &u32_key(id), &forward.encode())?;
+
+        self.link_children(id, &page.links)?;
+
+        self.dbs
+            .pages
+            .put(&mut self.txn, &u32_key(id), &codec::encode(&record)?)?;
+        if page.meta.is_empty() {
+            self.dbs.meta_tags.delete(&mut self.txn, &u32_key(id))?;
+        } else {
+            self.dbs
+                .meta_tags
+                .put(&mut self.txn, &u32_key(id), &codec::encode(&page.meta)?)?;
+        }
+        if page.compressed_body.is_empty() {
+            self.dbs.bodies.delete(&mut self.txn, &u32_key(id))?;
+        } else {
+            self.dbs
+                .bodies
+                .put(&mut self.txn, &u32_key(id), &page.compressed_body)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces only the metadata of a stored page (a 304 refreshes nothing
+    /// else).
+    pub fn put_page_record(&mut self, id: PageId, record: &PageRecord) -> Result<()> {
+        self.dbs
+            .pages
+            .put(&mut self.txn, &u32_key(id), &codec::encode(record)?)?;
+        Ok(())
+    }
+
+    /// Removes a page's content from every table: record, body, meta tags,
+    /// index entries and its outgoing links. The URL record stays (the URL
+    /// was seen), and so do links from other pages to it.
+    pub fn remove_page(&mut self, id: PageId) -> Result<()> {
+        self.unindex_page(id)?;
+        self.unlink_children(id)?;
+        let key = u32_key(id);
+        self.dbs.pages.delete(&mut self.txn, &key)?;
+        self.dbs.meta_tags.delete(&mut self.txn, &key)?;
+        self.dbs.bodies.delete(&mut self.txn, &key)?;
+        Ok(())
+    }
+
+    fn unindex_page(&mut self, id: PageId) -> Result<()> {
+        let Some(old) = self.forward(id)? else {
+            return Ok(());
+        };
+        for &(w, _) in &old.terms {
+            self.dbs.postings.delete(&mut self.txn, &pair_key(w, id))?;
+        }
+        for &w in &old.title {
+            self.dbs
+                .title_postings
+                .delete(&mut self.txn, &pair_key(w, id))?;
+        }
+        for w in old.all_words() {
+            self.add_doc_freq(w, -1)?;
+        }
+        self.dbs.forward.delete(&mut self.txn, &u32_key(id))?;
+        Ok(())
+    }
+
+    pub fn put_robots(&mut self, origin: OriginId, rec: &super::RobotsRecord) -> Result<()> {
+        self.dbs
+            .robots
+            .put(&mut self.txn, &u32_key(origin), &codec::encode(rec)?)?;
+        Ok(())
+    }
+}
+
+/// Groups analyser output `(stem, position)` into per-stem position lists.
+pub fn group_terms(pairs: impl IntoIterator<Item = (String, u32)>) -> TermPositions {
+    let mut map: HashMap<String, Vec<u32>> = HashMap::new();
+    for (stem, pos) in pairs {
+        map.entry(stem).or_default().push(pos);
+    }
+    map.into_iter().collect()
+}
+
+#[cfg(test)]
+pub(crate) fn force_collision(w: &mut Writer<'_>, url: &Url, id: PageId) -> Result<()> {
+    let origin = w.origin_id_for(&crate::url::origin(url))?;
+    w.dbs
+        .url_ids
+        .put(&mut w.txn, &url_hash_key(origin, url), &id.to_be_bytes())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mime_is_split_and_canonical() {
+        let m = parse_mime("Application/XHTML+XML; Charset=\"UTF-8\"; q=1");
+        assert_eq!(m.essence, "application/xhtml+xml");
+        assert_eq!(m.suffix.as_deref(), Some("xml"));
+        assert_eq!(m.params, vec![("charset".into(), "utf-8".into())]);
+        assert_eq!(mime_key(&m), "application/xhtml+xml; charset=utf-8");
+    }
+
+    #[test]
+    fn forward_round_trips_and_counts_each_word_once() {
+        let f = Forward {
+            terms: vec![(2, 3), (7, 1), (90, 4)],
+            title: vec![7, 100],
+        };
+        assert_eq!(Forward::decode(&f.encode()).unwrap(), f);
+        assert_eq!(f.all_words(), vec![2, 7, 90, 100]);
+        assert!(Forward::decode(&[0xff]).is_err());
+    }
+}

@@ -1,0 +1,230 @@
+//! The store's layout: every LMDB database, the record types kept in them and
+//! the schema version. Changing a record's encoding means bumping
+//! `SCHEMA_VERSION`: an old store is then refused with both versions named,
+//! never misread.
+
+use heed::types::Bytes;
+use heed::{Database, Env, RwTxn};
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+pub type PageId = u32;
+pub type WordId = u32;
+pub type OriginId = u32;
+pub type MimeId = u32;
+pub type PointId = u32;
+pub type InstanceId = u32;
+
+pub type Db = Database<Bytes, Bytes>;
+
+/// Handles to every database of the environment.
+#[derive(Clone, Copy)]
+pub struct Dbs {
+    pub meta: Db,
+    pub origins: Db,
+    pub origin_ids: Db,
+    pub urls: Db,
+    pub url_ids: Db,
+    pub pages: Db,
+    pub bodies: Db,
+    pub meta_tags: Db,
+    pub mimetypes: Db,
+    pub mime_ids: Db,
+    pub words: Db,
+    pub word_ids: Db,
+    pub postings: Db,
+    pub title_postings: Db,
+    pub doc_freq: Db,
+    pub forward: Db,
+    pub links_out: Db,
+    pub links_in: Db,
+    pub frontier: Db,
+    pub url_state: Db,
+    pub crawl_points: Db,
+    pub instances: Db,
+    pub robots: Db,
+}
+
+pub const DB_COUNT: u32 = 23;
+
+impl Dbs {
+    pub fn create(env: &Env, txn: &mut RwTxn) -> heed::Result<Dbs> {
+        let mut db = |name: &str| env.create_database::<Bytes, Bytes>(txn, Some(name));
+        Ok(Dbs {
+            meta: db("meta")?,
+            origins: db("origins")?,
+            origin_ids: db("origin_ids")?,
+            urls: db("urls")?,
+            url_ids: db("url_ids")?,
+            pages: db("pages")?,
+            bodies: db("bodies")?,
+            meta_tags: db("meta_tags")?,
+            mimetypes: db("mimetypes")?,
+            mime_ids: db("mime_ids")?,
+            words: db("words")?,
+            word_ids: db("word_ids")?,
+            postings: db("postings")?,
+            title_postings: db("title_postings")?,
+            doc_freq: db("doc_freq")?,
+            forward: db("forward")?,
+            links_out: db("links_out")?,
+            links_in: db("links_in")?,
+            frontier: db("frontier")?,
+            url_state: db("url_state")?,
+            crawl_points: db("crawl_points")?,
+            instances: db("instances")?,
+            robots: db("robots")?,
+        })
+    }
+}
+
+/// Keys of the `meta` database.
+pub mod meta_keys {
+    pub const SCHEMA: &[u8] = b"schema_version";
+    pub const NEXT_PAGE: &[u8] = b"next_page_id";
+    pub const NEXT_WORD: &[u8] = b"next_word_id";
+    pub const NEXT_ORIGIN: &[u8] = b"next_origin_id";
+    pub const NEXT_MIME: &[u8] = b"next_mime_id";
+    pub const NEXT_POINT: &[u8] = b"next_point_id";
+    pub const NEXT_INSTANCE: &[u8] = b"next_instance_id";
+    pub const FRONTIER_SEQ: &[u8] = b"frontier_seq";
+}
+
+/// What is known of a fetched page (the URL itself lives in `urls`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct PageRecord {
+    pub title: Option<String>,
+    pub status: u16,
+    pub mime: MimeId,
+    /// Content-Length, else the body's length.
+    pub size: u64,
+    /// Unix seconds: Last-Modified, else Date, else fetch time.
+    pub last_modified: i64,
+    /// The Last-Modified header exactly as sent, for If-Modified-Since.
+    pub last_modified_header: Option<String>,
+    pub etag: Option<String>,
+    pub fetched_at: i64,
+    pub depth: u32,
+    pub content_hash: u64,
+    pub truncated: bool,
+    /// Largest body term frequency, for tf normalisation.
+    pub max_tf: u32,
+    /// Euclidean norm of the page's normalised-tf vector (tf / max_tf). idf
+    /// changes as the crawl grows, so it is applied at query time.
+    pub norm: f32,
+    pub token_count: u32,
+}
+
+/// Where a URL stands in the crawl.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UrlState {
+    Queued { point: PointId, gen: u32 },
+    Claimed {
+        point: PointId,
+        gen: u32,
+        by: InstanceId,
+        depth: u32,
+        hops: u8,
+    },
+    Done { point: PointId, gen: u32 },
+    Failed { point: PointId, gen: u32, reason: String },
+    Skipped { point: PointId, gen: u32, reason: SkipReason },
+    Redirected { point: PointId, gen: u32, to: PageId },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkipReason {
+    OutOfScope,
+    Excluded,
+    Robots,
+    TooDeep,
+}
+
+impl SkipReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::OutOfScope => "out_of_scope",
+            SkipReason::Excluded => "excluded",
+            SkipReason::Robots => "robots",
+            SkipReason::TooDeep => "too_deep",
+        }
+    }
+}
+
+impl UrlState {
+    /// The crawl point and run generation this state was written in.
+    pub fn run(&self) -> (PointId, u32) {
+        match *self {
+            UrlState::Queued { point, gen }
+            | UrlState::Claimed { point, gen, .. }
+            | UrlState::Done { point, gen }
+            | UrlState::Failed { point, gen, .. }
+            | UrlState::Skipped { point, gen, .. }
+            | UrlState::Redirected { point, gen, .. } => (point, gen),
+        }
+    }
+
+    /// The label the CLI shows: queued, claimed, done, failed, skipped:REASON, redirected.
+    pub fn label(&self) -> String {
+        match self {
+            UrlState::Queued { .. } => "queued".into(),
+            UrlState::Claimed { .. } => "claimed".into(),
+            UrlState::Done { .. } => "done".into(),
+            UrlState::Failed { .. } => "failed".into(),
+            UrlState::Skipped { reason, .. } => format!("skipped:{}", reason.as_str()),
+            UrlState::Redirected { .. } => "redirected".into(),
+        }
+    }
+}
+
+/// A frontier entry: the value under `depth ‖ sequence`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrontierEntry {
+    pub page: PageId,
+    pub depth: u32,
+    pub point: PointId,
+    pub gen: u32,
+    /// Redirect hops that led here (0 for a link).
+    pub hops: u8,
+}
+
+/// A persisted crawl point: where to start and what is in scope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PointRecord {
+    pub url: String,
+    pub root: String,
+    pub depth: Option<u32>,
+    pub max_pages: Option<u64>,
+    pub excludes: Vec<String>,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub active: bool,
+    /// Run generation: bumped when a finished point is crawled again, so
+    /// that pages done in an earlier run are revisited (conditionally).
+    pub gen: u32,
+}
+
+/// A crawler process sharing the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceRecord {
+    pub pid: u32,
+    pub heartbeat_ms: i64,
+}
+
+/// A robots.txt as fetched (body capped), cached per origin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RobotsRecord {
+    pub fetched_at: i64,
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+/// A mimetype split into its parts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MimeRecord {
+    pub essence: String,
+    pub suffix: Option<String>,
+    pub params: Vec<(String, String)>,
+}

@@ -1,0 +1,331 @@
+//! Store tests on a real LMDB environment in a temp dir.
+
+use proptest::prelude::*;
+use url::Url;
+
+use super::*;
+
+fn temp_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    (dir, store)
+}
+
+fn url(s: &str) -> Url {
+    Url::parse(s).unwrap()
+}
+
+fn terms(words: &[&str]) -> TermPositions {
+    group_terms(words.iter().enumerate().map(|(i, w)| (w.to_string(), i as u32)))
+}
+
+fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> PageWrite {
+    PageWrite {
+        record: PageRecord {
+            status: 200,
+            title: Some(title.join(" ")),
+            ..Default::default()
+        },
+        content_type: "text/html; charset=utf-8".into(),
+        meta: vec![("description".into(), "d".into())],
+        compressed_body: compress_body(body.join(" ").as_bytes()),
+        terms: terms(body),
+        title_terms: terms(title),
+        links,
+    }
+}
+
+fn no_one_dead(_: InstanceId) -> bool {
+    false
+}
+
+fn assert_whole(store: &Store) {
+    let problems = store.read().unwrap().check(&no_one_dead).unwrap();
+    assert!(problems.is_empty(), "store not whole: {problems:#?}");
+}
+
+fn pages_of(store: &Store, stem: &str) -> Vec<PageId> {
+    let r = store.read().unwrap();
+    match r.word_id(stem).unwrap() {
+        Some(w) => r.postings_tf(w).unwrap().into_iter().map(|(p, _)| p).collect(),
+        None => vec![],
+    }
+}
+
+#[test]
+fn url_ids_are_stable_and_distinct() {
+    let (_d, store) = temp_store();
+    let (a, b, a2) = store
+        .update(|w| {
+            Ok((
+                w.page_id_for(&url("http://h/a"))?,
+                w.page_id_for(&url("http://h/a?x=1"))?,
+                w.page_id_for(&url("http://h/a"))?,
+            ))
+        })
+        .unwrap();
+    assert_eq!(a, a2);
+    assert_ne!(a, b);
+    let r = store.read().unwrap();
+    assert_eq!(r.url_of(b).unwrap().as_deref(), Some("http://h/a?x=1"));
+    assert_eq!(r.page_id(&url("http://h/a")).unwrap(), Some(a));
+    assert_eq!(r.page_id(&url("http://h/never")).unwrap(), None);
+}
+
+#[test]
+fn a_hash_collision_keeps_both_urls_apart() {
+    let (_d, store) = temp_store();
+    let a = store.update(|w| w.page_id_for(&url("http://h/one"))).unwrap();
+    // Make /two's hash slot name /one's id, as a real collision would.
+    store
+        .update(|w| pages::force_collision(w, &url("http://h/two"), a))
+        .unwrap();
+    let b = store.update(|w| w.page_id_for(&url("http://h/two"))).unwrap();
+    assert_ne!(a, b);
+    let r = store.read().unwrap();
+    assert_eq!(r.page_id(&url("http://h/two")).unwrap(), Some(b));
+    assert_eq!(r.page_id(&url("http://h/one")).unwrap(), Some(a));
+    assert_eq!(r.url_of(b).unwrap().as_deref(), Some("http://h/two"));
+}
+
+#[test]
+fn replacing_a_page_leaves_no_stale_postings_or_doc_freqs() {
+    let (_d, store) = temp_store();
+    let (p, q) = store
+        .update(|w| Ok((w.page_id_for(&url("http://h/p"))?, w.page_id_for(&url("http://h/q"))?)))
+        .unwrap();
+    store
+        .update(|w| {
+            w.put_page(p, &page(&["apple", "banana", "apple"], &["fruit"], vec![q]))?;
+            w.put_page(q, &page(&["banana"], &[], vec![]))
+        })
+        .unwrap();
+    assert_eq!(pages_of(&store, "apple"), vec![p]);
+    store
+        .update(|w| w.put_page(p, &page(&["cherry"], &["tree"], vec![])))
+        .unwrap();
+    assert_eq!(pages_of(&store, "apple"), Vec::<PageId>::new());
+    assert_eq!(pages_of(&store, "banana"), vec![q]);
+    assert_eq!(pages_of(&store, "cherry"), vec![p]);
+    let r = store.read().unwrap();
+    let banana = r.word_id("banana").unwrap().unwrap();
+    assert_eq!(r.doc_freq(banana).unwrap(), 1);
+    let fruit = r.word_id("fruit").unwrap().unwrap();
+    assert_eq!(r.doc_freq(fruit).unwrap(), 0);
+    assert!(r.title_postings(fruit).unwrap().is_empty());
+    assert!(r.children(p).unwrap().is_empty());
+    assert!(r.parents(q).unwrap().is_empty());
+    drop(r);
+    assert_whole(&store);
+}
+
+#[test]
+fn postings_keep_tf_and_positions() {
+    let (_d, store) = temp_store();
+    let p = store.update(|w| w.page_id_for(&url("http://h/"))).unwrap();
+    store
+        .update(|w| w.put_page(p, &page(&["a", "b", "a", "c", "a"], &["b"], vec![])))
+        .unwrap();
+    let r = store.read().unwrap();
+    let a = r.word_id("a").unwrap().unwrap();
+    let b = r.word_id("b").unwrap().unwrap();
+    assert_eq!(
+        r.postings(a).unwrap(),
+        vec![(p, Posting { tf: 3, positions: vec![0, 2, 4] })]
+    );
+    assert_eq!(r.title_postings(b).unwrap(), vec![(p, vec![0])]);
+    let rec = r.page(p).unwrap().unwrap();
+    assert_eq!(rec.max_tf, 3);
+    assert!((rec.norm - (1.0f32 + 1.0 / 9.0 + 1.0 / 9.0).sqrt()).abs() < 1e-6);
+    assert_eq!(r.body(p).unwrap().unwrap(), b"a b a c a");
+    assert_eq!(r.meta_tags(p).unwrap(), vec![("description".into(), "d".into())]);
+    let mime = r.mime(rec.mime).unwrap().unwrap();
+    assert_eq!(mime.essence, "text/html");
+}
+
+#[test]
+fn removing_a_page_cleans_every_table() {
+    let (_d, store) = temp_store();
+    let (p, q) = store
+        .update(|w| Ok((w.page_id_for(&url("http://h/p"))?, w.page_id_for(&url("http://h/q"))?)))
+        .unwrap();
+    store
+        .update(|w| {
+            w.put_page(q, &page(&["keep"], &[], vec![p]))?;
+            w.put_page(p, &page(&["gone", "keep"], &["gone"], vec![q]))
+        })
+        .unwrap();
+    store.update(|w| w.remove_page(p)).unwrap();
+    let r = store.read().unwrap();
+    assert!(r.page(p).unwrap().is_none());
+    assert!(r.body(p).unwrap().is_none());
+    assert!(r.meta_tags(p).unwrap().is_empty());
+    assert!(r.forward(p).unwrap().is_none());
+    assert!(r.children(p).unwrap().is_empty());
+    assert!(r.parents(q).unwrap().is_empty());
+    // q still links to p: p's URL is known, its parents stay.
+    assert_eq!(r.parents(p).unwrap(), vec![q]);
+    let gone = r.word_id("gone").unwrap().unwrap();
+    assert!(r.postings(gone).unwrap().is_empty());
+    assert!(r.title_postings(gone).unwrap().is_empty());
+    assert_eq!(r.doc_freq(gone).unwrap(), 0);
+    let keep = r.word_id("keep").unwrap().unwrap();
+    assert_eq!(r.doc_freq(keep).unwrap(), 1);
+    drop(r);
+    assert_whole(&store);
+}
+
+#[test]
+fn links_are_kept_in_both_directions() {
+    let (_d, store) = temp_store();
+    let ids = store
+        .update(|w| (0..4).map(|i| w.page_id_for(&url(&format!("http://h/{i}")))).collect::<Result<Vec<_>>>())
+        .unwrap();
+    store
+        .update(|w| {
+            w.put_page(ids[0], &page(&[], &[], vec![ids[1], ids[2], ids[1]]))?;
+            w.put_page(ids[3], &page(&[], &[], vec![ids[2]]))
+        })
+        .unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(r.children(ids[0]).unwrap(), vec![ids[1], ids[2]]);
+    assert_eq!(r.parents(ids[2]).unwrap(), vec![ids[0], ids[3]]);
+    assert_eq!(r.parents(ids[1]).unwrap(), vec![ids[0]]);
+    assert_eq!(r.link_count().unwrap(), 3);
+}
+
+#[test]
+fn frontier_is_breadth_first_and_claims_are_exclusive() {
+    let (_d, store) = temp_store();
+    let ids = store
+        .update(|w| {
+            let mut ids = vec![];
+            for (i, depth) in [2u32, 0, 1, 0].iter().enumerate() {
+                let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
+                w.enqueue(id, FrontierEntry { page: id, depth: *depth, point: 1, gen: 1, hops: 0 })?;
+                ids.push(id);
+            }
+            Ok(ids)
+        })
+        .unwrap();
+    let me = store
+        .update(|w| w.register_instance(InstanceRecord { pid: 1, heartbeat_ms: 0 }))
+        .unwrap();
+    let first = store.update(|w| w.claim(3, me, &[1])).unwrap();
+    let order: Vec<PageId> = first.iter().map(|c| c.page).collect();
+    assert_eq!(order, vec![ids[1], ids[3], ids[2]]);
+    let rest = store.update(|w| w.claim(10, me, &[1])).unwrap();
+    assert_eq!(rest.len(), 1);
+    assert!(store.update(|w| w.claim(10, me, &[1])).unwrap().is_empty());
+    // The holder dies: its claims go back to the queue.
+    let dead = |i: InstanceId| i == me;
+    let problems = store.read().unwrap().check(&dead).unwrap();
+    assert_eq!(problems.len(), 4, "{problems:?}");
+    assert_eq!(store.update(|w| w.recover_claims(dead)).unwrap(), 4);
+    assert_eq!(store.read().unwrap().frontier_len().unwrap(), 4);
+    assert_whole(&store);
+}
+
+#[test]
+fn a_full_map_grows_without_losing_a_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_with(dir.path(), StoreOptions { map_size: 256 << 10 }).unwrap();
+    let before = store.map_size();
+    let body: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+    let body: Vec<&str> = body.iter().map(String::as_str).collect();
+    for i in 0..200 {
+        store
+            .update(|w| {
+                let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
+                w.put_page(id, &page(&body, &["t"], vec![]))
+            })
+            .unwrap();
+    }
+    assert!(store.map_size() > before);
+    assert_eq!(store.read().unwrap().page_count().unwrap(), 200);
+    assert_whole(&store);
+}
+
+#[test]
+fn a_store_of_another_schema_version_is_refused_with_both_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        store
+            .update(|w| {
+                w.dbs
+                    .meta
+                    .put(&mut w.txn, schema::meta_keys::SCHEMA, &99u32.to_be_bytes())?;
+                Ok(())
+            })
+            .unwrap();
+    }
+    // heed caches open environments per path; the check runs at each open.
+    match Store::open(dir.path()) {
+        Err(e @ StoreError::Schema { found: 99, expected: SCHEMA_VERSION, .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("99") && msg.contains(&SCHEMA_VERSION.to_string()), "{msg}");
+        }
+        Err(other) => panic!("wrong error: {other}"),
+        Ok(_) => panic!("a store of schema 99 was opened"),
+    }
+}
+
+#[test]
+fn bulk_ten_thousand_pages_in_batches() {
+    let (_d, store) = temp_store();
+    let vocab: Vec<String> = (0..2000).map(|i| format!("word{i}")).collect();
+    let mut raw_bytes = 0u64;
+    for batch in 0..20u32 {
+        store
+            .update(|w| {
+                for n in batch * 500..(batch + 1) * 500 {
+                    let id = w.page_id_for(&url(&format!("http://h/p/{n}.html")))?;
+                    let words: Vec<&str> = (0..600u32)
+                        .map(|i| vocab[((n.wrapping_mul(7919) ^ i.wrapping_mul(104_729)) % 2000) as usize].as_str())
+                        .collect();
+                    let mut pw = page(&words, &words[..3], vec![]);
+                    pw.links = vec![id.saturating_sub(1).max(1)];
+                    w.put_page(id, &pw)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        raw_bytes += 500 * 600 * 8;
+    }
+    let r = store.read().unwrap();
+    assert_eq!(r.page_count().unwrap(), 10_000);
+    drop(r);
+    assert_whole(&store);
+    let per_page = store.disk_size() / 10_000;
+    eprintln!("bulk: {per_page} store bytes per page ({raw_bytes} raw text bytes)");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn any_sequence_of_put_replace_remove_stays_consistent(
+        ops in prop::collection::vec((0u8..6, any::<bool>(), prop::collection::vec(0u8..12, 0..20), prop::collection::vec(0u8..6, 0..4)), 1..30)
+    ) {
+        let (_d, store) = temp_store();
+        for (target, remove, words, links) in ops {
+            store.update(|w| {
+                let id = w.page_id_for(&url(&format!("http://h/{target}")))?;
+                if remove {
+                    w.remove_page(id)
+                } else {
+                    let words: Vec<String> = words.iter().map(|x| format!("w{x}")).collect();
+                    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                    let mut link_ids = vec![];
+                    for l in &links {
+                        link_ids.push(w.page_id_for(&url(&format!("http://h/{l}")))?);
+                    }
+                    let title_end = words.len().min(2);
+                    w.put_page(id, &page(&words, &words[..title_end], link_ids))
+                }
+            }).unwrap();
+        }
+        let problems = store.read().unwrap().check(&no_one_dead).unwrap();
+        prop_assert!(problems.is_empty(), "{:?}", problems);
+    }
+}
