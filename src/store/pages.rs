@@ -132,12 +132,18 @@ fn parse_mime(content_type: &str) -> MimeRecord {
     }
 }
 
+/// The canonical string of a mimetype: never empty (LMDB keys cannot be)
+/// and short enough to be a key.
 fn mime_key(m: &MimeRecord) -> String {
-    let mut key = m.essence.clone();
+    let mut key = if m.essence.is_empty() {
+        "(none)".to_string()
+    } else {
+        m.essence.clone()
+    };
     for (k, v) in &m.params {
         key.push_str(&format!("; {k}={v}"));
     }
-    key
+    key.chars().take(200).collect()
 }
 
 /// Page and URL look-ups.
@@ -470,6 +476,7 @@ mod tests {
         assert_eq!(m.suffix.as_deref(), Some("xml"));
         assert_eq!(m.params, vec![("charset".into(), "utf-8".into())]);
         assert_eq!(mime_key(&m), "application/xhtml+xml; charset=utf-8");
+        assert_eq!(mime_key(&parse_mime("")), "(none)");
     }
 
     #[test]

@@ -1,0 +1,188 @@
+//! The command line as clap sees it (the contract is shared/CLI.md). Bad
+//! flags and invalid URLs are rejected here, so they exit 2 with clap's
+//! one-line `error:` message.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::url::Url;
+
+#[derive(Debug, Parser)]
+#[command(name = "crawlscope", version, about = "A web crawl console for the terminal")]
+pub struct Cli {
+    /// The store (an LMDB environment directory).
+    #[arg(long, global = true, env = "CRAWLSCOPE_DB")]
+    pub db: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The console on the store; a URL starts crawling it at once.
+    Tui {
+        #[arg(value_parser = parse_url)]
+        url: Option<Url>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Serve the built-in demo site on loopback and open the console crawling it.
+    Demo {
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
+        pages: u32,
+    },
+    /// Serve the demo site alone; prints its base URL first.
+    ServeDemo {
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
+        pages: u32,
+    },
+    /// Crawl headless. No URL: every active crawl point and the pending frontier.
+    Crawl {
+        #[arg(value_parser = parse_url)]
+        urls: Vec<Url>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        #[command(flatten)]
+        run: RunArgs,
+        /// Print the summary as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Manage persisted crawl points.
+    Point {
+        #[command(subcommand)]
+        action: PointAction,
+    },
+    /// Ranked keyword and "phrase" search.
+    Search {
+        query: String,
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Everything the store knows of one page.
+    Page {
+        #[arg(value_parser = parse_url)]
+        url: Url,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The stem of a word and its postings.
+    Word {
+        word: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Counts.
+    Stats {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Dump every page.
+    Export {
+        #[arg(long, value_enum, default_value_t = ExportFormat::SpiderResult)]
+        format: ExportFormat,
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Verify the store's invariants; exit 1 when something is wrong.
+    Check {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    SpiderResult,
+    Jsonl,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PointAction {
+    /// Save a crawl point.
+    Add {
+        #[arg(value_parser = parse_url)]
+        url: Url,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change a point's scope (only the flags given change).
+    Update {
+        id: u32,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    Rm {
+        id: u32,
+    },
+    Enable {
+        id: u32,
+    },
+    Disable {
+        id: u32,
+    },
+}
+
+/// What a crawl point covers and how it authenticates.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ScopeArgs {
+    /// URL prefix that is in scope (default: the start URL's origin).
+    #[arg(long)]
+    pub root: Option<String>,
+    /// Deepest link depth fetched (the start URL is depth 0).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// At most this many successful fetches per run.
+    #[arg(long)]
+    pub max_pages: Option<u64>,
+    /// URL prefix never fetched (repeatable).
+    #[arg(long = "exclude")]
+    pub excludes: Vec<String>,
+    /// HTTP basic auth user (sent only to the point's origin).
+    #[arg(long, requires = "password")]
+    pub user: Option<String>,
+    #[arg(long, requires = "user")]
+    pub password: Option<String>,
+    /// Extra request header "Name: value" (repeatable; own origin only).
+    #[arg(long = "header", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+}
+
+/// How a crawl behaves.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub per_host: u32,
+    /// Minimum gap between requests to one host.
+    #[arg(long, default_value_t = 0)]
+    pub delay_ms: u64,
+    #[arg(long)]
+    pub user_agent: Option<String>,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout_s: u64,
+    #[arg(long, default_value_t = 8 << 20)]
+    pub max_body_bytes: usize,
+    #[arg(long)]
+    pub ignore_robots: bool,
+}
+
+fn parse_url(s: &str) -> Result<Url, String> {
+    crate::url::parse_start(s).map_err(|e| e.to_string())
+}
+
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    crate::crawl::parse_header(s)
+}

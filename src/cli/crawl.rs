@@ -1,0 +1,161 @@
+//! `crawl`: the engine without a screen. Progress goes to stderr (a bar on
+//! a terminal, plain lines otherwise), the summary to stdout (`--json`).
+//! Ctrl-C stops gracefully; a second Ctrl-C exits at once.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::args::{RunArgs, ScopeArgs};
+use super::{point, print_json, CliError, CliResult};
+use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlEvent, CrawlStats, Summary};
+use crate::store::prelude::*;
+use crate::store::Store;
+use crate::url::Url;
+
+impl RunArgs {
+    pub fn config(&self) -> CrawlConfig {
+        let mut cfg = CrawlConfig {
+            concurrency: self.concurrency as usize,
+            per_host: self.per_host as usize,
+            delay: Duration::from_millis(self.delay_ms),
+            timeout: Duration::from_secs(self.timeout_s),
+            max_body_bytes: self.max_body_bytes,
+            ignore_robots: self.ignore_robots,
+            ..CrawlConfig::default()
+        };
+        if let Some(ua) = &self.user_agent {
+            cfg.user_agent = ua.clone();
+        }
+        cfg
+    }
+}
+
+pub fn run(store: Arc<Store>, urls: Vec<Url>, scope: ScopeArgs, run: RunArgs, json: bool) -> CliResult {
+    let points = if urls.is_empty() {
+        let r = store.read()?;
+        r.points()?
+            .into_iter()
+            .filter(|(_, p)| p.active)
+            .map(|(id, _)| id)
+            .collect()
+    } else {
+        urls.iter()
+            .map(|u| point::upsert(&store, u, &scope))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    if points.is_empty() {
+        return Err(CliError::Msg(
+            "nothing to crawl: give a URL or add a crawl point (crawlscope point add URL)".into(),
+        ));
+    }
+    let rt = tokio::runtime::Runtime::new()?;
+    let summary = rt.block_on(drive(store, run.config(), points))?;
+    if json {
+        print_json(&summary)?;
+    } else {
+        println!(
+            "fetched {} · not modified {} · failed {} · robots {} · out of scope {} · excluded {} · {:.1}s · {:.0} pages/s",
+            summary.fetched,
+            summary.not_modified,
+            summary.failed,
+            summary.skipped_robots,
+            summary.out_of_scope,
+            summary.excluded,
+            summary.elapsed_s,
+            summary.pages_per_s
+        );
+    }
+    Ok(())
+}
+
+async fn drive(store: Arc<Store>, cfg: CrawlConfig, points: Vec<u32>) -> Result<Summary, CliError> {
+    let mut handle = crawl::start(store, cfg, points)?;
+    let mut progress = Progress::new();
+    let mut interrupts = 0;
+    loop {
+        tokio::select! {
+            ev = handle.events.recv() => match ev {
+                Some(CrawlEvent::Finished(_)) | None => break,
+                Some(CrawlEvent::Stats(s)) => progress.stats(&s),
+                Some(CrawlEvent::Failed { url, reason, .. }) => progress.line(&format!("failed {url}: {reason}")),
+                Some(_) => {}
+            },
+            _ = tokio::signal::ctrl_c() => {
+                interrupts += 1;
+                if interrupts > 1 {
+                    eprintln!("interrupted again: exiting now (committed pages are kept)");
+                    std::process::exit(130);
+                }
+                progress.line("stopping: finishing in-flight pages (Ctrl-C again to quit now)");
+                let _ = handle.commands.send(CrawlCommand::Stop);
+            }
+        }
+    }
+    progress.finish();
+    let summary = handle
+        .done
+        .await
+        .map_err(|e| CliError::Msg(format!("crawl task: {e}")))??;
+    Ok(summary)
+}
+
+/// Progress on stderr: a bar on a terminal, a line every few seconds otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    last_line: Instant,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        Progress {
+            bar,
+            last_line: Instant::now(),
+        }
+    }
+
+    fn stats(&mut self, s: &CrawlStats) {
+        let secs = s.elapsed.as_secs_f64().max(0.001);
+        let msg = format!(
+            "fetched {} ({:.0}/s) · queue {} · in flight {} · not modified {} · errors {}",
+            s.fetched,
+            s.fetched as f64 / secs,
+            s.queued,
+            s.in_flight,
+            s.not_modified,
+            s.failed
+        );
+        match &self.bar {
+            Some(bar) => bar.set_message(msg),
+            None if self.last_line.elapsed() >= Duration::from_secs(2) => {
+                self.last_line = Instant::now();
+                eprintln!("{msg}");
+            }
+            None => {}
+        }
+    }
+
+    fn line(&self, msg: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(msg),
+            None => eprintln!("{msg}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! `stats` (counts) and `check` (the store's invariants).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::{print_json, CliError, CliResult};
+use crate::store::prelude::*;
+use crate::store::Store;
+
+#[derive(Serialize)]
+struct StatsJson {
+    pages: u64,
+    fetched: u64,
+    failed: u64,
+    queued: u64,
+    words: u64,
+    links: u64,
+    store_bytes: u64,
+    urls: u64,
+    skipped: u64,
+}
+
+pub fn run(store: &Store, json: bool) -> CliResult {
+    let r = store.read()?;
+    let states = r.state_counts()?;
+    let s = StatsJson {
+        pages: r.page_count()?,
+        fetched: states.done,
+        failed: states.failed,
+        queued: r.frontier_len()?,
+        words: r.word_count()?,
+        links: r.link_count()?,
+        store_bytes: store.disk_size(),
+        urls: r.url_count()?,
+        skipped: states.skipped,
+    };
+    if json {
+        return print_json(&s);
+    }
+    println!("pages        {}", s.pages);
+    println!("fetched      {}", s.fetched);
+    println!("failed       {}", s.failed);
+    println!("queued       {}", s.queued);
+    println!("skipped      {}", s.skipped);
+    println!("urls seen    {}", s.urls);
+    println!("words        {}", s.words);
+    println!("links        {}", s.links);
+    println!("store bytes  {}", s.store_bytes);
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct CheckJson {
+    ok: bool,
+    problems: Vec<String>,
+}
+
+pub fn check(store: &Store, json: bool) -> CliResult {
+    let r = store.read()?;
+    let instances: HashMap<_, _> = r.instances()?.into_iter().collect();
+    let problems = r.check(&|id| crate::crawl::instance_dead(&instances, id))?;
+    let n = problems.len();
+    if json {
+        print_json(&CheckJson {
+            ok: n == 0,
+            problems,
+        })?;
+    } else if n == 0 {
+        println!("store is whole");
+    } else {
+        for p in &problems {
+            println!("{p}");
+        }
+    }
+    if n > 0 {
+        return Err(CliError::Msg(format!("the store has {n} problem(s)")));
+    }
+    Ok(())
+}

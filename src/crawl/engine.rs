@@ -1,0 +1,528 @@
+//! The crawl engine: claims work from the shared frontier through the
+//! writer, runs fetch workers within the global and per-host limits, checks
+//! robots, handles redirects and retries, parses off the reactor, and hands
+//! every result to the one writer. Faces drive it with commands and watch
+//! it through events; it knows nothing of them.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::sync::oneshot;
+use tokio::task::JoinSet;
+use url::Url;
+
+use super::config::CrawlConfig;
+use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
+use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
+use super::parse;
+use super::politeness::Politeness;
+use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
+use super::writer::{Counters, Settle, WriterMsg, WriterThread};
+use super::CrawlError;
+use crate::store::prelude::*;
+use crate::store::{Claim, PointId, PointRecord, SkipReason, Store};
+
+const STATS_EVERY: Duration = Duration::from_millis(500);
+/// When the frontier ran dry, wait this long before asking again, so a
+/// sparse frontier does not turn into one commit per page.
+const EMPTY_CLAIM_PAUSE: Duration = Duration::from_millis(20);
+const SETTLE_WAIT: Duration = Duration::from_millis(200);
+
+/// A running crawl, as a face holds it.
+pub struct CrawlHandle {
+    pub events: UnboundedReceiver<CrawlEvent>,
+    pub commands: UnboundedSender<CrawlCommand>,
+    pub done: tokio::task::JoinHandle<Result<Summary, CrawlError>>,
+}
+
+struct Ctx {
+    store: Arc<Store>,
+    cfg: CrawlConfig,
+    fetcher: Fetcher,
+    robots: RobotsCache,
+    politeness: Politeness,
+    creds: RwLock<HashMap<PointId, Credentials>>,
+    writer: Sender<WriterMsg>,
+    events: UnboundedSender<CrawlEvent>,
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn credentials(rec: &PointRecord) -> Credentials {
+    Credentials {
+        origin: Url::parse(&rec.url)
+            .map(|u| crate::url::origin(&u))
+            .unwrap_or_default(),
+        user: rec.user.clone(),
+        password: rec.password.clone(),
+        headers: rec.headers.clone(),
+    }
+}
+
+/// Starts crawling `points` (ids of stored crawl points) on the current
+/// tokio runtime.
+pub fn start(store: Arc<Store>, cfg: CrawlConfig, points: Vec<PointId>) -> Result<CrawlHandle, CrawlError> {
+    let (ev_tx, ev_rx) = unbounded_channel();
+    let (cmd_tx, cmd_rx) = unbounded_channel();
+    let counters = Arc::new(Counters::default());
+    let (writer, initially_queued) =
+        WriterThread::start(store.clone(), &points, ev_tx.clone(), counters.clone())?;
+    if initially_queued > 0 {
+        let _ = ev_tx.send(CrawlEvent::Queued {
+            count: initially_queued,
+        });
+    }
+    let (w_tx, w_rx) = std::sync::mpsc::channel();
+    let batch_interval = cfg.batch_interval;
+    let writer_thread = std::thread::Builder::new()
+        .name("crawlscope-writer".into())
+        .spawn(move || writer.run(w_rx, batch_interval))
+        .map_err(|e| CrawlError::Setup(format!("cannot start the writer thread: {e}")))?;
+    let mut creds = HashMap::new();
+    {
+        let r = store.read()?;
+        for &id in &points {
+            if let Some(rec) = r.point(id)? {
+                creds.insert(id, credentials(&rec));
+            }
+        }
+    }
+    let ctx = Arc::new(Ctx {
+        fetcher: Fetcher::new(&cfg).map_err(CrawlError::Setup)?,
+        politeness: Politeness::new(cfg.per_host, cfg.delay),
+        robots: RobotsCache::default(),
+        creds: RwLock::new(creds),
+        writer: w_tx,
+        events: ev_tx,
+        store,
+        cfg,
+    });
+    let done = tokio::spawn(async move {
+        let started = Instant::now();
+        let result = Dispatcher::new(ctx.clone(), points, counters.clone(), cmd_rx)
+            .run()
+            .await;
+        let events = ctx.events.clone();
+        // Dropping the last sender ends the writer once it has committed.
+        drop(ctx);
+        let written = tokio::task::spawn_blocking(move || writer_thread.join())
+            .await
+            .map_err(|e| CrawlError::Setup(format!("writer thread: {e}")))?
+            .map_err(|_| CrawlError::Setup("the writer thread panicked".into()))?;
+        written?;
+        result?;
+        // Counted by the writer, so only complete once it has committed.
+        let summary = summary(&counters, started.elapsed());
+        let _ = events.send(CrawlEvent::Finished(summary));
+        Ok(summary)
+    });
+    Ok(CrawlHandle {
+        events: ev_rx,
+        commands: cmd_tx,
+        done,
+    })
+}
+
+struct Dispatcher {
+    ctx: Arc<Ctx>,
+    points: Vec<PointId>,
+    max_pages: HashMap<PointId, u64>,
+    ok: HashMap<PointId, u64>,
+    in_flight_per_point: HashMap<PointId, u64>,
+    counters: Arc<Counters>,
+    commands: UnboundedReceiver<CrawlCommand>,
+    buffer: VecDeque<Claim>,
+    workers: JoinSet<(PointId, bool)>,
+    paused: bool,
+    stopping: bool,
+    next_claim: Instant,
+    started: Instant,
+}
+
+impl Dispatcher {
+    fn new(
+        ctx: Arc<Ctx>,
+        points: Vec<PointId>,
+        counters: Arc<Counters>,
+        commands: UnboundedReceiver<CrawlCommand>,
+    ) -> Self {
+        let mut max_pages = HashMap::new();
+        if let Ok(r) = ctx.store.read() {
+            for &id in &points {
+                if let Ok(Some(rec)) = r.point(id) {
+                    if let Some(m) = rec.max_pages {
+                        max_pages.insert(id, m);
+                    }
+                }
+            }
+        }
+        Dispatcher {
+            ctx,
+            points,
+            max_pages,
+            ok: HashMap::new(),
+            in_flight_per_point: HashMap::new(),
+            counters,
+            commands,
+            buffer: VecDeque::new(),
+            workers: JoinSet::new(),
+            paused: false,
+            stopping: false,
+            next_claim: Instant::now(),
+            started: Instant::now(),
+        }
+    }
+
+    /// Points still allowed to fetch (max pages not reached).
+    fn open_points(&self) -> Vec<PointId> {
+        self.points
+            .iter()
+            .copied()
+            .filter(|p| !self.limit_reached(*p))
+            .collect()
+    }
+
+    fn limit_reached(&self, p: PointId) -> bool {
+        self.max_pages.get(&p).is_some_and(|&max| {
+            self.ok.get(&p).copied().unwrap_or(0)
+                + self.in_flight_per_point.get(&p).copied().unwrap_or(0)
+                >= max
+        })
+    }
+
+    async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<Result<T, crate::store::StoreError>>) -> WriterMsg) -> Result<T, CrawlError> {
+        let (tx, rx) = oneshot::channel();
+        self.ctx
+            .writer
+            .send(make(tx))
+            .map_err(|_| CrawlError::WriterGone)?;
+        Ok(rx.await.map_err(|_| CrawlError::WriterGone)??)
+    }
+
+    async fn run(mut self) -> Result<(), CrawlError> {
+        let mut ticker = tokio::time::interval(STATS_EVERY);
+        loop {
+            let active = !self.paused && !self.stopping;
+            if active && self.buffer.len() < self.ctx.cfg.concurrency && Instant::now() >= self.next_claim {
+                let open = self.open_points();
+                if !open.is_empty() {
+                    let n = self.ctx.cfg.concurrency * 4 - self.buffer.len();
+                    let claims = self
+                        .ask(|reply| WriterMsg::Claim { n, points: open, reply })
+                        .await?;
+                    if claims.is_empty() {
+                        self.next_claim = Instant::now() + EMPTY_CLAIM_PAUSE;
+                    }
+                    self.buffer.extend(claims);
+                }
+            }
+            if active {
+                self.dispatch();
+            }
+            if self.workers.is_empty() && (self.buffer.is_empty() || !active) {
+                if self.stopping {
+                    break;
+                }
+                if !self.paused {
+                    let open = self.open_points();
+                    let settle = if open.is_empty() {
+                        Settle::Done
+                    } else {
+                        self.ask(|reply| WriterMsg::Settle { points: open, reply }).await?
+                    };
+                    match settle {
+                        Settle::More => {
+                            self.next_claim = Instant::now();
+                            continue;
+                        }
+                        Settle::Done => break,
+                        Settle::Wait => self.next_claim = Instant::now() + SETTLE_WAIT,
+                    }
+                }
+            }
+            let wake = tokio::time::Instant::from_std(self.next_claim.max(Instant::now() + Duration::from_millis(1)));
+            tokio::select! {
+                Some(joined) = self.workers.join_next(), if !self.workers.is_empty() => {
+                    if let Ok((point, ok)) = joined {
+                        if let Some(n) = self.in_flight_per_point.get_mut(&point) {
+                            *n = n.saturating_sub(1);
+                        }
+                        if ok {
+                            *self.ok.entry(point).or_default() += 1;
+                        }
+                    }
+                }
+                cmd = self.commands.recv() => match cmd {
+                    Some(c) => self.command(c).await?,
+                    // Every face is gone: nobody can stop us later, so stop now.
+                    None => self.stopping = true,
+                },
+                _ = ticker.tick() => self.stats(),
+                _ = tokio::time::sleep_until(wake), if self.buffer.len() < self.ctx.cfg.concurrency => {}
+            }
+        }
+        // Whatever was claimed but not fetched goes back to the queue.
+        let rest: Vec<Claim> = self.buffer.drain(..).collect();
+        if !rest.is_empty() {
+            let _ = self.ctx.writer.send(WriterMsg::Requeue(rest));
+        }
+        self.stats();
+        Ok(())
+    }
+
+    fn dispatch(&mut self) {
+        let mut deferred = Vec::new();
+        while self.workers.len() < self.ctx.cfg.concurrency {
+            let Some(claim) = self.buffer.pop_front() else { break };
+            let point = claim.entry.point;
+            if self.limit_reached(point) {
+                deferred.push(claim);
+                continue;
+            }
+            *self.in_flight_per_point.entry(point).or_default() += 1;
+            let ctx = self.ctx.clone();
+            self.workers.spawn(async move {
+                let ok = work(&ctx, claim).await;
+                (point, ok)
+            });
+        }
+        if !deferred.is_empty() {
+            // Over a point's page limit: back to the queue for a later run.
+            let _ = self.ctx.writer.send(WriterMsg::Requeue(deferred));
+        }
+    }
+
+    async fn command(&mut self, cmd: CrawlCommand) -> Result<(), CrawlError> {
+        match cmd {
+            CrawlCommand::Pause => {
+                self.paused = true;
+                let _ = self.ctx.events.send(CrawlEvent::Paused);
+            }
+            CrawlCommand::Resume => {
+                self.paused = false;
+                let _ = self.ctx.events.send(CrawlEvent::Resumed);
+            }
+            CrawlCommand::Stop => self.stopping = true,
+            CrawlCommand::AddPoint(rec) => {
+                let creds = credentials(&rec);
+                let max = rec.max_pages;
+                let id = self.ask(|reply| WriterMsg::AddPoint { point: rec, reply }).await?;
+                self.ctx
+                    .creds
+                    .write()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(id, creds);
+                if let Some(m) = max {
+                    self.max_pages.insert(id, m);
+                }
+                self.points.push(id);
+                self.next_claim = Instant::now();
+            }
+        }
+        Ok(())
+    }
+
+    fn stats(&self) {
+        let c = &self.counters;
+        let queued = self
+            .ctx
+            .store
+            .read()
+            .and_then(|r| r.frontier_len())
+            .unwrap_or(0);
+        let _ = self.ctx.events.send(CrawlEvent::Stats(CrawlStats {
+            fetched: c.fetched.load(Ordering::Relaxed),
+            not_modified: c.not_modified.load(Ordering::Relaxed),
+            failed: c.failed.load(Ordering::Relaxed),
+            skipped: c.skipped_robots.load(Ordering::Relaxed)
+                + c.out_of_scope.load(Ordering::Relaxed)
+                + c.excluded.load(Ordering::Relaxed),
+            queued,
+            in_flight: self.workers.len() as u64,
+            elapsed: self.started.elapsed(),
+            store_bytes: self.ctx.store.disk_size(),
+        }));
+    }
+}
+
+fn summary(c: &Counters, elapsed: Duration) -> Summary {
+    let elapsed_s = elapsed.as_secs_f64();
+    let fetched = c.fetched.load(Ordering::Relaxed);
+    Summary {
+        fetched,
+        not_modified: c.not_modified.load(Ordering::Relaxed),
+        failed: c.failed.load(Ordering::Relaxed),
+        skipped_robots: c.skipped_robots.load(Ordering::Relaxed),
+        out_of_scope: c.out_of_scope.load(Ordering::Relaxed),
+        excluded: c.excluded.load(Ordering::Relaxed),
+        elapsed_s,
+        pages_per_s: if elapsed_s > 0.0 {
+            fetched as f64 / elapsed_s
+        } else {
+            0.0
+        },
+    }
+}
+
+/// Fetches one claimed URL and sends the outcome to the writer; true when
+/// it was a 2xx (counts toward max pages).
+async fn work(ctx: &Ctx, claim: Claim) -> bool {
+    let msg = match outcome(ctx, &claim).await {
+        Outcome::Msg(m) => m,
+        Outcome::Page(resp) => {
+            let url = claim.url.clone();
+            let depth = claim.entry.depth;
+            let fetched_at = unix_now();
+            let elapsed = resp.elapsed;
+            let parsed = tokio::task::spawn_blocking(move || {
+                Url::parse(&url).map(|u| parse::parse(&resp, &u, depth, fetched_at))
+            })
+            .await;
+            match parsed {
+                Ok(Ok(page)) => WriterMsg::Fetched {
+                    claim,
+                    page: Box::new(page),
+                    elapsed,
+                },
+                _ => WriterMsg::Failed {
+                    claim,
+                    reason: "the page could not be parsed".into(),
+                },
+            }
+        }
+    };
+    let ok = matches!(&msg, WriterMsg::Fetched { page, .. } if (200..300).contains(&page.write.record.status));
+    let _ = ctx.writer.send(msg);
+    ok
+}
+
+enum Outcome {
+    Msg(WriterMsg),
+    Page(Response),
+}
+
+async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
+    let url = match Url::parse(&claim.url) {
+        Ok(u) => u,
+        Err(e) => {
+            return Outcome::Msg(WriterMsg::Failed {
+                claim: claim.clone(),
+                reason: format!("invalid URL: {e}"),
+            })
+        }
+    };
+    let _ = ctx.events.send(CrawlEvent::Started {
+        page: claim.page,
+        url: claim.url.clone(),
+    });
+    let origin = crate::url::origin(&url);
+    let rules = if ctx.cfg.ignore_robots {
+        None
+    } else {
+        Some(ctx.robots.rules(&origin, || load_robots(ctx, &url, &origin)).await)
+    };
+    if rules.as_ref().is_some_and(|r| !r.allowed(url.as_str())) {
+        return Outcome::Msg(WriterMsg::Skipped {
+            claim: claim.clone(),
+            reason: SkipReason::Robots,
+        });
+    }
+    let validators = ctx
+        .store
+        .read()
+        .ok()
+        .and_then(|r| r.page(claim.page).ok().flatten())
+        .map(|p| Validators {
+            last_modified: p.last_modified_header,
+            etag: p.etag,
+        })
+        .unwrap_or_default();
+    let creds = ctx
+        .creds
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&claim.entry.point)
+        .cloned();
+    let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
+    let mut attempt = 0;
+    let result = loop {
+        let permit = ctx.politeness.acquire(&origin, crawl_delay).await;
+        let r = ctx.fetcher.get(&url, &validators, creds.as_ref()).await;
+        drop(permit);
+        let retry = match &r {
+            Err(FetchError { retryable, .. }) => *retryable,
+            Ok(resp) => resp.status >= 500,
+        };
+        if !retry || attempt >= ctx.cfg.retries {
+            break r;
+        }
+        attempt += 1;
+        tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+    };
+    let resp = match result {
+        Err(e) => {
+            return Outcome::Msg(WriterMsg::Failed {
+                claim: claim.clone(),
+                reason: e.reason,
+            })
+        }
+        Ok(r) => r,
+    };
+    if resp.status == 304 {
+        return Outcome::Msg(WriterMsg::NotModified {
+            claim: claim.clone(),
+            fetched_at: unix_now(),
+        });
+    }
+    if (300..400).contains(&resp.status) {
+        let target = resp
+            .location
+            .as_deref()
+            .map(|loc| crate::url::resolve(&url, loc));
+        return Outcome::Msg(match target {
+            Some(Ok(target)) => WriterMsg::Redirect {
+                claim: claim.clone(),
+                target,
+            },
+            Some(Err(e)) => WriterMsg::Failed {
+                claim: claim.clone(),
+                reason: format!("HTTP {} to an unusable location: {e}", resp.status),
+            },
+            None => WriterMsg::Failed {
+                claim: claim.clone(),
+                reason: format!("HTTP {} without a Location", resp.status),
+            },
+        });
+    }
+    Outcome::Page(resp)
+}
+
+/// The rules for an origin: from the store when fresh, else fetched (and
+/// the fetched file handed to the writer to keep).
+async fn load_robots(ctx: &Ctx, url: &Url, origin: &str) -> Rules {
+    let agent = ctx.cfg.robots_agent();
+    let now = unix_now();
+    let cached = ctx.store.read().ok().and_then(|r| {
+        let id = r.origin_id(origin).ok().flatten()?;
+        r.robots(id).ok().flatten()
+    });
+    if let Some(rec) = cached.filter(|r| now - r.fetched_at < ROBOTS_TTL_S) {
+        return Rules::from_record(agent, &rec);
+    }
+    let rec = robots::fetch(ctx.fetcher.client(), url, now).await;
+    let rules = Rules::from_record(agent, &rec);
+    let _ = ctx.writer.send(WriterMsg::Robots {
+        origin: origin.to_string(),
+        record: rec,
+    });
+    rules
+}

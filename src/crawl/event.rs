@@ -1,0 +1,78 @@
+//! What the engine tells its faces (`CrawlEvent`) and what they tell it
+//! (`CrawlCommand`), plus the run's summary. The CLI and the TUI consume
+//! the same events.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::store::{PageId, PointRecord};
+
+/// One thing that happened in the crawl. Page events are sent after the
+/// transaction that records them commits, so a face that reacts by reading
+/// the store finds what the event names.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CrawlEvent {
+    /// A fetch began.
+    Started { page: PageId, url: String },
+    Fetched(FetchedPage),
+    NotModified { page: PageId, url: String },
+    Failed { page: PageId, url: String, reason: String },
+    Skipped { page: PageId, url: String, reason: String },
+    Redirected { page: PageId, url: String, to: String },
+    /// New URLs entered the frontier.
+    Queued { count: u64 },
+    Stats(CrawlStats),
+    Paused,
+    Resumed,
+    Finished(Summary),
+}
+
+/// A page fetched with a response and stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchedPage {
+    pub page: PageId,
+    pub url: String,
+    pub status: u16,
+    pub bytes: u64,
+    pub elapsed: Duration,
+    pub title: Option<String>,
+    pub depth: u32,
+}
+
+/// A periodic snapshot for progress displays.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CrawlStats {
+    pub fetched: u64,
+    pub not_modified: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub queued: u64,
+    pub in_flight: u64,
+    pub elapsed: Duration,
+    pub store_bytes: u64,
+}
+
+/// The final report of a run (this process's work), as `crawl --json` prints it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Summary {
+    pub fetched: u64,
+    pub not_modified: u64,
+    pub failed: u64,
+    pub skipped_robots: u64,
+    pub out_of_scope: u64,
+    pub excluded: u64,
+    pub elapsed_s: f64,
+    pub pages_per_s: f64,
+}
+
+/// What a face asks of a running engine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CrawlCommand {
+    Pause,
+    Resume,
+    /// Finish in-flight fetches, return the rest to the queue, commit, end.
+    Stop,
+    /// Persist a crawl point and start crawling it in this run.
+    AddPoint(Box<PointRecord>),
+}

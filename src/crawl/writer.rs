@@ -1,0 +1,681 @@
+//! The one writer: a dedicated thread that owns every write of a crawl. It
+//! takes results from the fetch workers and requests from the dispatcher,
+//! applies them in batches (one transaction, one fsync, many pages), and
+//! only then announces them as events. It also decides where each newly
+//! found link goes: queued, or recorded as skipped (scope, excludes, depth).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc::UnboundedSender, oneshot};
+use url::Url;
+
+use super::event::{CrawlEvent, FetchedPage};
+use super::parse::ParsedPage;
+use crate::store::prelude::*;
+use crate::store::{
+    Claim, FrontierEntry, InstanceId, InstanceRecord, PageId, PointId, PointRecord, RobotsRecord,
+    SkipReason, Store, StoreError, UrlState, Writer,
+};
+use crate::url::{Scope, Verdict};
+
+/// Redirect chains longer than this end with an error.
+pub const MAX_REDIRECTS: u8 = 10;
+const MAX_BATCH: usize = 1024;
+const HEARTBEAT: Duration = Duration::from_secs(2);
+/// A crawler silent this long is taken for dead even if its pid lives on.
+const STALE_HEARTBEAT_MS: i64 = 30_000;
+
+pub type Reply<T> = oneshot::Sender<Result<T, StoreError>>;
+
+/// Work for the writer.
+pub enum WriterMsg {
+    /// A response with a body (2xx stored and indexed; 4xx/5xx recorded).
+    Fetched {
+        claim: Claim,
+        page: Box<ParsedPage>,
+        elapsed: Duration,
+    },
+    NotModified {
+        claim: Claim,
+        fetched_at: i64,
+    },
+    Failed {
+        claim: Claim,
+        reason: String,
+    },
+    Redirect {
+        claim: Claim,
+        target: Url,
+    },
+    Skipped {
+        claim: Claim,
+        reason: SkipReason,
+    },
+    Robots {
+        origin: String,
+        record: RobotsRecord,
+    },
+    Requeue(Vec<Claim>),
+    Claim {
+        n: usize,
+        points: Vec<PointId>,
+        reply: Reply<Vec<Claim>>,
+    },
+    /// Nothing to claim and nothing in flight: is the crawl over?
+    Settle {
+        points: Vec<PointId>,
+        reply: Reply<Settle>,
+    },
+    AddPoint {
+        point: Box<PointRecord>,
+        reply: Reply<PointId>,
+    },
+}
+
+/// The answer to [`WriterMsg::Settle`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settle {
+    /// Work appeared (queued entries, or recovered claims of a dead crawler).
+    More,
+    /// Another live crawler holds claims that may yield new links.
+    Wait,
+    Done,
+}
+
+/// Counters of this run, read by the dispatcher and the stats tick.
+#[derive(Default)]
+pub struct Counters {
+    pub fetched: AtomicU64,
+    pub not_modified: AtomicU64,
+    pub failed: AtomicU64,
+    pub skipped_robots: AtomicU64,
+    pub out_of_scope: AtomicU64,
+    pub excluded: AtomicU64,
+    pub too_deep: AtomicU64,
+}
+
+/// What the writer knows of each point crawled in this run.
+#[derive(Debug, Clone)]
+pub struct PointRun {
+    pub scope: Scope,
+    pub depth: Option<u32>,
+    pub gen: u32,
+}
+
+impl PointRun {
+    fn of(rec: &PointRecord) -> PointRun {
+        PointRun {
+            scope: Scope {
+                root: rec.root.clone(),
+                excludes: rec.excludes.clone(),
+            },
+            depth: rec.depth,
+            gen: rec.gen,
+        }
+    }
+}
+
+pub struct WriterThread {
+    store: Arc<Store>,
+    instance: InstanceId,
+    pid: u32,
+    runs: HashMap<PointId, PointRun>,
+    events: UnboundedSender<CrawlEvent>,
+    counters: Arc<Counters>,
+    last_heartbeat: Instant,
+}
+
+/// Outcome of applying one message, turned into events and replies after
+/// the commit.
+enum Done {
+    Event(CrawlEvent),
+    Queued(u64),
+    Nothing,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Whether crawler `id` is gone, given the registry of live crawlers.
+pub fn instance_dead(instances: &HashMap<InstanceId, InstanceRecord>, id: InstanceId) -> bool {
+    match instances.get(&id) {
+        None => true,
+        Some(r) => !pid_alive(r.pid) || now_ms() - r.heartbeat_ms > STALE_HEARTBEAT_MS,
+    }
+}
+
+fn live_instances<R: FrontierRead>(r: &R) -> Result<HashMap<InstanceId, InstanceRecord>, StoreError> {
+    Ok(r.instances()?.into_iter().collect())
+}
+
+impl WriterThread {
+    /// Registers this crawler, returns dead crawlers' claims to the queue
+    /// and starts (or joins) a run of each point.
+    pub fn start(
+        store: Arc<Store>,
+        points: &[PointId],
+        events: UnboundedSender<CrawlEvent>,
+        counters: Arc<Counters>,
+    ) -> Result<(WriterThread, u64), StoreError> {
+        let pid = std::process::id();
+        let (instance, runs, queued) = store.update(|w| {
+            let instances = live_instances(w)?;
+            for (&id, _) in instances.iter().filter(|(&id, _)| instance_dead(&instances, id)) {
+                w.unregister_instance(id)?;
+            }
+            w.recover_claims(|by| instance_dead(&instances, by))?;
+            let instance = w.register_instance(InstanceRecord {
+                pid,
+                heartbeat_ms: now_ms(),
+            })?;
+            let mut runs = HashMap::new();
+            let mut queued = 0;
+            for &id in points {
+                let rec = w
+                    .point(id)?
+                    .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
+                let (run, q) = begin_run(w, id, rec, &instances)?;
+                queued += q;
+                runs.insert(id, run);
+            }
+            Ok((instance, runs, queued))
+        })?;
+        Ok((
+            WriterThread {
+                store,
+                instance,
+                pid,
+                runs,
+                events,
+                counters,
+                last_heartbeat: Instant::now(),
+            },
+            queued,
+        ))
+    }
+
+    /// Serves messages until every sender is gone, then unregisters.
+    pub fn run(mut self, rx: Receiver<WriterMsg>, batch_interval: Duration) -> Result<(), StoreError> {
+        let result = self.serve(&rx, batch_interval);
+        let unregister = self.store.update(|w| w.unregister_instance(self.instance));
+        result.and(unregister)
+    }
+
+    fn serve(&mut self, rx: &Receiver<WriterMsg>, batch_interval: Duration) -> Result<(), StoreError> {
+        loop {
+            let first = match rx.recv_timeout(HEARTBEAT) {
+                Ok(m) => m,
+                Err(RecvTimeoutError::Timeout) => {
+                    self.apply(Vec::new())?;
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            };
+            let mut batch = vec![first];
+            let deadline = Instant::now() + batch_interval;
+            // Gather results until a request needs an answer, the batch is
+            // full, or the interval is over: one commit serves them all.
+            while batch.len() < MAX_BATCH && !batch.last().is_some_and(needs_reply) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match rx.recv_timeout(left) {
+                    Ok(m) => batch.push(m),
+                    Err(_) => break,
+                }
+            }
+            self.apply(batch)?;
+        }
+    }
+
+    fn apply(&mut self, batch: Vec<WriterMsg>) -> Result<(), StoreError> {
+        let heartbeat = self.last_heartbeat.elapsed() >= HEARTBEAT;
+        let mut outcomes: Vec<Done> = Vec::new();
+        let mut claims: Vec<Vec<Claim>> = Vec::new();
+        let mut settles: Vec<Settle> = Vec::new();
+        let mut added: Vec<(PointId, PointRun)> = Vec::new();
+        let result = self.store.update(|w| {
+            outcomes.clear();
+            claims.clear();
+            settles.clear();
+            added.clear();
+            if heartbeat {
+                w.heartbeat(
+                    self.instance,
+                    InstanceRecord {
+                        pid: self.pid,
+                        heartbeat_ms: now_ms(),
+                    },
+                )?;
+            }
+            for msg in &batch {
+                match msg {
+                    WriterMsg::Claim { n, points, .. } => {
+                        claims.push(w.claim(*n, self.instance, points)?)
+                    }
+                    WriterMsg::Settle { points, .. } => settles.push(self.settle(w, points)?),
+                    WriterMsg::AddPoint { point, .. } => {
+                        let id = w.add_point(point)?;
+                        let instances = live_instances(w)?;
+                        let (run, q) = begin_run(w, id, (**point).clone(), &instances)?;
+                        outcomes.push(Done::Queued(q));
+                        added.push((id, run));
+                    }
+                    other => {
+                        let (done, queued) = self.apply_result(w, other)?;
+                        outcomes.push(done);
+                        outcomes.push(Done::Queued(queued));
+                    }
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            let msg = e.to_string();
+            for m in batch {
+                match m {
+                    WriterMsg::Claim { reply, .. } => {
+                        let _ = reply.send(Err(StoreError::Lmdb(msg.clone())));
+                    }
+                    WriterMsg::Settle { reply, .. } => {
+                        let _ = reply.send(Err(StoreError::Lmdb(msg.clone())));
+                    }
+                    WriterMsg::AddPoint { reply, .. } => {
+                        let _ = reply.send(Err(StoreError::Lmdb(msg.clone())));
+                    }
+                    _ => {}
+                }
+            }
+            return Err(e);
+        }
+        if heartbeat {
+            self.last_heartbeat = Instant::now();
+        }
+        let mut claims = claims.into_iter();
+        let mut settles = settles.into_iter();
+        let mut added = added.into_iter();
+        for m in batch {
+            match m {
+                WriterMsg::Claim { reply, .. } => {
+                    let _ = reply.send(Ok(claims.next().unwrap_or_default()));
+                }
+                WriterMsg::Settle { reply, .. } => {
+                    let _ = reply.send(Ok(settles.next().unwrap_or(Settle::More)));
+                }
+                WriterMsg::AddPoint { reply, .. } => {
+                    if let Some((id, run)) = added.next() {
+                        self.runs.insert(id, run);
+                        let _ = reply.send(Ok(id));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut queued = 0;
+        for o in outcomes {
+            match o {
+                Done::Event(e) => {
+                    let _ = self.events.send(e);
+                }
+                Done::Queued(n) => queued += n,
+                Done::Nothing => {}
+            }
+        }
+        if queued > 0 {
+            let _ = self.events.send(CrawlEvent::Queued { count: queued });
+        }
+        Ok(())
+    }
+
+    fn settle(&self, w: &mut Writer<'_>, points: &[PointId]) -> Result<Settle, StoreError> {
+        let instances = live_instances(w)?;
+        let me = self.instance;
+        if w.recover_claims(|by| by != me && instance_dead(&instances, by))? > 0
+            || w.has_queued(points)?
+        {
+            return Ok(Settle::More);
+        }
+        let others_busy = w.claims()?.into_iter().any(|(_, s)| match s {
+            UrlState::Claimed { point, by, .. } => by != me && points.contains(&point),
+            _ => false,
+        });
+        Ok(if others_busy { Settle::Wait } else { Settle::Done })
+    }
+
+    /// Applies one result; returns its event and how many URLs it queued.
+    fn apply_result(&self, w: &mut Writer<'_>, msg: &WriterMsg) -> Result<(Done, u64), StoreError> {
+        let c = &self.counters;
+        let done = match msg {
+            WriterMsg::Fetched {
+                claim,
+                page,
+                elapsed,
+            } => {
+                let e = claim.entry;
+                let mut write = page.write.clone();
+                let mut queued = 0;
+                for link in &page.links {
+                    let id = w.page_id_for(link)?;
+                    write.links.push(id);
+                    if (200..300).contains(&write.record.status) {
+                        queued += self.consider_link(w, id, link.as_str(), e.depth + 1, e.point)?;
+                    }
+                }
+                w.put_page(claim.page, &write)?;
+                let status = write.record.status;
+                let state = if (200..300).contains(&status) {
+                    c.fetched.fetch_add(1, Ordering::Relaxed);
+                    UrlState::Done {
+                        point: e.point,
+                        gen: e.gen,
+                    }
+                } else {
+                    c.failed.fetch_add(1, Ordering::Relaxed);
+                    UrlState::Failed {
+                        point: e.point,
+                        gen: e.gen,
+                        reason: format!("HTTP {status}"),
+                    }
+                };
+                w.set_state(claim.page, &state)?;
+                return Ok((
+                    Done::Event(CrawlEvent::Fetched(FetchedPage {
+                        page: claim.page,
+                        url: claim.url.clone(),
+                        status,
+                        bytes: write.record.size,
+                        elapsed: *elapsed,
+                        title: write.record.title.clone(),
+                        depth: e.depth,
+                    })),
+                    queued,
+                ));
+            }
+            WriterMsg::NotModified { claim, fetched_at } => {
+                if let Some(mut rec) = w.page(claim.page)? {
+                    rec.fetched_at = *fetched_at;
+                    w.put_page_record(claim.page, &rec)?;
+                }
+                // An unchanged page still leads to its children, which may
+                // have changed: revisit them in this run too.
+                let mut queued = 0;
+                for child in w.children(claim.page)? {
+                    if let Some(url) = w.url_of(child)? {
+                        queued += self.consider_link(w, child, &url, claim.entry.depth + 1, claim.entry.point)?;
+                    }
+                }
+                w.set_state(
+                    claim.page,
+                    &UrlState::Done {
+                        point: claim.entry.point,
+                        gen: claim.entry.gen,
+                    },
+                )?;
+                c.not_modified.fetch_add(1, Ordering::Relaxed);
+                return Ok((
+                    Done::Event(CrawlEvent::NotModified {
+                        page: claim.page,
+                        url: claim.url.clone(),
+                    }),
+                    queued,
+                ));
+            }
+            WriterMsg::Failed { claim, reason } => {
+                self.fail(w, claim, reason)?;
+                Ok(Done::Event(CrawlEvent::Failed {
+                    page: claim.page,
+                    url: claim.url.clone(),
+                    reason: reason.clone(),
+                }))
+            }
+            WriterMsg::Skipped { claim, reason } => {
+                w.set_state(
+                    claim.page,
+                    &UrlState::Skipped {
+                        point: claim.entry.point,
+                        gen: claim.entry.gen,
+                        reason: *reason,
+                    },
+                )?;
+                if *reason == SkipReason::Robots {
+                    c.skipped_robots.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(Done::Event(CrawlEvent::Skipped {
+                    page: claim.page,
+                    url: claim.url.clone(),
+                    reason: reason.as_str().to_string(),
+                }))
+            }
+            WriterMsg::Redirect { claim, target } => return self.redirect(w, claim, target),
+            WriterMsg::Robots { origin, record } => {
+                let id = w.origin_id_for(origin)?;
+                w.put_robots(id, record)?;
+                Ok(Done::Nothing)
+            }
+            WriterMsg::Requeue(claims) => {
+                for cl in claims {
+                    w.enqueue(cl.page, cl.entry)?;
+                }
+                Ok(Done::Nothing)
+            }
+            WriterMsg::Claim { .. } | WriterMsg::Settle { .. } | WriterMsg::AddPoint { .. } => {
+                Ok(Done::Nothing)
+            }
+        };
+        done.map(|d| (d, 0))
+    }
+
+    fn fail(&self, w: &mut Writer<'_>, claim: &Claim, reason: &str) -> Result<(), StoreError> {
+        self.counters.failed.fetch_add(1, Ordering::Relaxed);
+        w.set_state(
+            claim.page,
+            &UrlState::Failed {
+                point: claim.entry.point,
+                gen: claim.entry.gen,
+                reason: reason.to_string(),
+            },
+        )
+    }
+
+    fn redirect(
+        &self,
+        w: &mut Writer<'_>,
+        claim: &Claim,
+        target: &Url,
+    ) -> Result<(Done, u64), StoreError> {
+        let e = claim.entry;
+        let to = w.page_id_for(target)?;
+        let event = Done::Event(CrawlEvent::Redirected {
+            page: claim.page,
+            url: claim.url.clone(),
+            to: target.to_string(),
+        });
+        if e.hops >= MAX_REDIRECTS {
+            self.fail(w, claim, &format!("more than {MAX_REDIRECTS} redirects"))?;
+            return Ok((event, 0));
+        }
+        if to == claim.page || redirects_back(w, to, claim.page)? {
+            self.fail(w, claim, "redirect loop")?;
+            return Ok((event, 0));
+        }
+        w.set_state(
+            claim.page,
+            &UrlState::Redirected {
+                point: e.point,
+                gen: e.gen,
+                to,
+            },
+        )?;
+        let mut queued = 0;
+        if let Some(run) = self.runs.get(&e.point) {
+            if !visited(&w.url_state(to)?, e.point, run.gen) {
+                let verdict = run.scope.verdict(target.as_str());
+                if verdict == Verdict::In {
+                    queued = 1;
+                    w.enqueue(
+                        to,
+                        FrontierEntry {
+                            page: to,
+                            depth: e.depth,
+                            point: e.point,
+                            gen: run.gen,
+                            hops: e.hops + 1,
+                        },
+                    )?;
+                } else {
+                    self.skip_out_of_scope(w, to, e.point, run.gen, verdict)?;
+                }
+            }
+        }
+        Ok((event, queued))
+    }
+
+    /// Queues a newly found link or records why it is not crawled; returns
+    /// 1 when it was queued.
+    fn consider_link(
+        &self,
+        w: &mut Writer<'_>,
+        id: PageId,
+        link: &str,
+        depth: u32,
+        point: PointId,
+    ) -> Result<u64, StoreError> {
+        let Some(run) = self.runs.get(&point) else {
+            return Ok(0);
+        };
+        if visited(&w.url_state(id)?, point, run.gen) {
+            return Ok(0);
+        }
+        let verdict = run.scope.verdict(link);
+        if verdict != Verdict::In {
+            self.skip_out_of_scope(w, id, point, run.gen, verdict)?;
+            return Ok(0);
+        }
+        if run.depth.is_some_and(|max| depth > max) {
+            self.counters.too_deep.fetch_add(1, Ordering::Relaxed);
+            w.set_state(
+                id,
+                &UrlState::Skipped {
+                    point,
+                    gen: run.gen,
+                    reason: SkipReason::TooDeep,
+                },
+            )?;
+            return Ok(0);
+        }
+        w.enqueue(
+            id,
+            FrontierEntry {
+                page: id,
+                depth,
+                point,
+                gen: run.gen,
+                hops: 0,
+            },
+        )?;
+        Ok(1)
+    }
+
+    fn skip_out_of_scope(
+        &self,
+        w: &mut Writer<'_>,
+        id: PageId,
+        point: PointId,
+        gen: u32,
+        verdict: Verdict,
+    ) -> Result<(), StoreError> {
+        let reason = if verdict == Verdict::Excluded {
+            self.counters.excluded.fetch_add(1, Ordering::Relaxed);
+            SkipReason::Excluded
+        } else {
+            self.counters.out_of_scope.fetch_add(1, Ordering::Relaxed);
+            SkipReason::OutOfScope
+        };
+        w.set_state(id, &UrlState::Skipped { point, gen, reason })
+    }
+}
+
+fn needs_reply(m: &WriterMsg) -> bool {
+    matches!(
+        m,
+        WriterMsg::Claim { .. } | WriterMsg::Settle { .. } | WriterMsg::AddPoint { .. }
+    )
+}
+
+/// Whether a URL was already dealt with in this run of `point`. A URL that
+/// another point owns is left to that point.
+fn visited(state: &Option<UrlState>, point: PointId, gen: u32) -> bool {
+    match state {
+        None => false,
+        Some(s) => {
+            let (p, g) = s.run();
+            p != point || g == gen
+        }
+    }
+}
+
+/// Whether following redirects from `from` leads back to `to`.
+fn redirects_back(w: &Writer<'_>, from: PageId, to: PageId) -> Result<bool, StoreError> {
+    let mut at = from;
+    for _ in 0..=MAX_REDIRECTS {
+        match w.url_state(at)? {
+            Some(UrlState::Redirected { to: next, .. }) => {
+                if next == to {
+                    return Ok(true);
+                }
+                at = next;
+            }
+            _ => return Ok(false),
+        }
+    }
+    Ok(false)
+}
+
+/// Starts a new run of a point (bumping its generation and queueing its
+/// URL) unless one is under way (queued entries or live claims), in which
+/// case this crawler joins it. Returns the run and how many URLs it queued.
+fn begin_run(
+    w: &mut Writer<'_>,
+    id: PointId,
+    mut rec: PointRecord,
+    instances: &HashMap<InstanceId, InstanceRecord>,
+) -> Result<(PointRun, u64), StoreError> {
+    let live_claims = w.claims()?.into_iter().any(|(_, s)| match s {
+        UrlState::Claimed { point, by, .. } => point == id && !instance_dead(instances, by),
+        _ => false,
+    });
+    if w.has_queued(&[id])? || live_claims {
+        return Ok((PointRun::of(&rec), 0));
+    }
+    rec.gen += 1;
+    w.put_point(id, &rec)?;
+    let url = Url::parse(&rec.url)
+        .map_err(|e| StoreError::corrupt(format!("crawl point {id} URL {}: {e}", rec.url)))?;
+    let page = w.page_id_for(&url)?;
+    w.enqueue(
+        page,
+        FrontierEntry {
+            page,
+            depth: 0,
+            point: id,
+            gen: rec.gen,
+            hops: 0,
+        },
+    )?;
+    Ok((PointRun::of(&rec), 1))
+}

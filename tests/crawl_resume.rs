@@ -1,0 +1,91 @@
+//! Resume and sharing: a crawler killed with SIGKILL loses nothing it
+//! committed and the next run goes on from there; two crawlers on one store
+//! share the frontier and never fetch the same page twice.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crawlscope::store::prelude::*;
+use support::crawl::*;
+
+struct Demo(Child, String);
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve_demo(pages: u32) -> Demo {
+    let mut child = support::crawlscope()
+        .args(["serve-demo", "--pages", &pages.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start serve-demo");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.starts_with("http://127.0.0.1:"), "serve-demo printed {line:?}");
+    Demo(child, line.trim().to_string())
+}
+
+fn done_count(db: &Path) -> u64 {
+    store(db).read().unwrap().state_counts().unwrap().done
+}
+
+fn crawl_child(db: &Path, args: &[&str]) -> Command {
+    let mut c = support::crawlscope();
+    c.arg("--db").arg(db).args(["crawl", "--json"]).args(args);
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    c
+}
+
+#[test]
+fn sigkill_loses_nothing_committed_and_the_next_run_resumes() {
+    let demo = serve_demo(1500);
+    let db = tempfile::tempdir().unwrap();
+    let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while done_count(db.path()) < 200 {
+        assert!(Instant::now() < deadline, "the crawl made no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let committed = done_count(db.path());
+    assert!(committed >= 200);
+
+    let sum = crawl_ok(db.path(), &[]);
+    let total = done_count(db.path());
+    assert_eq!(
+        committed + sum["fetched"].as_u64().unwrap(),
+        total,
+        "pages committed before the kill were fetched again"
+    );
+    let html_pages = store(db.path()).read().unwrap().page_count().unwrap();
+    assert!(html_pages >= 1500, "only {html_pages} pages stored");
+    assert_whole(db.path());
+}
+
+#[test]
+fn two_crawlers_share_one_store_without_fetching_a_page_twice() {
+    let demo = serve_demo(1500);
+    let db = tempfile::tempdir().unwrap();
+    let a = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]).spawn().unwrap();
+    let b = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]).spawn().unwrap();
+    let mut fetched = 0;
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let sum: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        fetched += sum["fetched"].as_u64().unwrap();
+    }
+    assert_eq!(fetched, done_count(db.path()), "some page was fetched by both crawlers");
+    assert!(store(db.path()).read().unwrap().page_count().unwrap() >= 1500);
+    assert_whole(db.path());
+}

@@ -1,0 +1,94 @@
+//! Running the real binary's `crawl` against a test server and reading the
+//! store it leaves behind.
+
+use std::path::Path;
+use std::process::Output;
+
+use crawlscope::store::prelude::*;
+use crawlscope::store::{PageRecord, Store};
+use crawlscope::url::Url;
+
+/// `crawlscope --db DB crawl --json ARGS...`; panics with stderr unless it
+/// exits 0, returns the summary JSON.
+pub fn crawl_ok(db: &Path, args: &[&str]) -> serde_json::Value {
+    let out = crawl(db, args);
+    assert!(
+        out.status.success(),
+        "crawl {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "summary is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+pub fn crawl(db: &Path, args: &[&str]) -> Output {
+    super::crawlscope()
+        .arg("--db")
+        .arg(db)
+        .arg("crawl")
+        .arg("--json")
+        .args(args)
+        .output()
+        .expect("run crawlscope")
+}
+
+/// The store the binary left, opened in this process.
+pub fn store(db: &Path) -> Store {
+    Store::open(db).expect("open the crawled store")
+}
+
+/// The state label of a URL (`done`, `skipped:robots`...), None if never seen.
+pub fn state(db: &Path, url: &str) -> Option<String> {
+    let s = store(db);
+    let r = s.read().unwrap();
+    let id = r.page_id(&Url::parse(url).unwrap()).unwrap()?;
+    r.url_state(id).unwrap().map(|st| st.label())
+}
+
+pub fn stored_page(db: &Path, url: &str) -> Option<PageRecord> {
+    let s = store(db);
+    let r = s.read().unwrap();
+    let id = r.page_id(&Url::parse(url).unwrap()).unwrap()?;
+    r.page(id).unwrap()
+}
+
+/// URLs of the pages a stem occurs in.
+pub fn pages_with(db: &Path, stem: &str) -> Vec<String> {
+    let s = store(db);
+    let r = s.read().unwrap();
+    let Some(w) = r.word_id(stem).unwrap() else {
+        return vec![];
+    };
+    let mut urls: Vec<String> = r
+        .postings_tf(w)
+        .unwrap()
+        .into_iter()
+        .map(|(p, _)| r.url_of(p).unwrap().unwrap())
+        .collect();
+    urls.sort();
+    urls
+}
+
+/// Children URLs of a page, in link order.
+pub fn children(db: &Path, url: &str) -> Vec<String> {
+    let s = store(db);
+    let r = s.read().unwrap();
+    let id = r.page_id(&Url::parse(url).unwrap()).unwrap().unwrap();
+    r.children(id)
+        .unwrap()
+        .into_iter()
+        .map(|c| r.url_of(c).unwrap().unwrap())
+        .collect()
+}
+
+/// Asserts the store's invariants hold.
+pub fn assert_whole(db: &Path) {
+    let s = store(db);
+    let r = s.read().unwrap();
+    let problems = r.check(&|_| false).unwrap();
+    assert!(problems.is_empty(), "store not whole: {problems:#?}");
+}
