@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use super::codec::{self, pair_key, read_u32, split_pair_key, u32_key};
 use super::pages::Forward;
+use super::postings;
 use super::schema::{FrontierEntry, InstanceId, PageId, UrlState, WordId};
 use super::sealed::View;
 use super::{LinkRead, PageRead, Result};
@@ -46,8 +47,8 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     let mut df: HashMap<WordId, u32> = HashMap::new();
-    let mut body_per_page: HashMap<PageId, u64> = HashMap::new();
-    let mut title_per_page: HashMap<PageId, u64> = HashMap::new();
+    // page -> (segment, body words with tf, title word count)
+    let mut forwards: HashMap<PageId, (u32, HashMap<WordId, u32>, u64)> = HashMap::new();
     for item in d.forward.iter(t)? {
         let (k, val) = item?;
         let page = read_u32(k)?;
@@ -55,46 +56,56 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: forward index without a page record"));
         }
-        for &(w, tf) in &fwd.terms {
-            match d.postings.get(t, &pair_key(w, page))? {
-                None => p.add(format!("page {page}: word {w} in forward index has no posting")),
-                Some(pv) => {
-                    let got = codec::VarintReader::new(pv).next_u32()?;
-                    if got != tf {
-                        p.add(format!("page {page}: word {w} tf {tf} in forward, {got} in posting"));
-                    }
-                }
-            }
-        }
         for &w in &fwd.title {
             if d.title_postings.get(t, &pair_key(w, page))?.is_none() {
                 p.add(format!("page {page}: title word {w} has no title posting"));
             }
         }
-        body_per_page.insert(page, fwd.terms.len() as u64);
-        title_per_page.insert(page, fwd.title.len() as u64);
         for w in fwd.all_words() {
             *df.entry(w).or_default() += 1;
         }
+        let terms = fwd.terms.iter().copied().collect();
+        forwards.insert(page, (fwd.segment, terms, fwd.title.len() as u64));
     }
-    for (db, expected, what) in [
-        (&d.postings, &body_per_page, "posting"),
-        (&d.title_postings, &title_per_page, "title posting"),
-    ] {
-        let mut seen: HashMap<PageId, u64> = HashMap::new();
-        for item in db.iter(t)? {
-            let (k, _) = item?;
-            let (w, page) = split_pair_key(k)?;
-            if !expected.contains_key(&page) {
-                p.add(format!("{what} of word {w} for page {page} that has no forward index"));
+    let mut body_seen: HashMap<PageId, u64> = HashMap::new();
+    for item in d.postings.iter(t)? {
+        let (k, block) = item?;
+        let (w, segment) = split_pair_key(k)?;
+        for e in postings::entries(block) {
+            let e = e?;
+            *body_seen.entry(e.page).or_default() += 1;
+            match forwards.get(&e.page) {
+                None => p.add(format!("posting of word {w} for page {} that has no forward index", e.page)),
+                Some((seg, terms, _)) => {
+                    if *seg != segment {
+                        p.add(format!("page {}: posting of word {w} in segment {segment}, forward says {seg}", e.page));
+                    }
+                    match terms.get(&w) {
+                        None => p.add(format!("page {}: posting of word {w} not in its forward index", e.page)),
+                        Some(&tf) if tf != e.tf => p.add(format!("page {}: word {w} tf {tf} in forward, {} in posting", e.page, e.tf)),
+                        Some(_) => {}
+                    }
+                }
             }
-            *seen.entry(page).or_default() += 1;
         }
-        for (page, &n) in expected {
-            let got = seen.get(page).copied().unwrap_or(0);
-            if got != n {
-                p.add(format!("page {page}: {n} {what}s expected, {got} found"));
-            }
+    }
+    let mut title_seen: HashMap<PageId, u64> = HashMap::new();
+    for item in d.title_postings.iter(t)? {
+        let (k, _) = item?;
+        let (w, page) = split_pair_key(k)?;
+        if !forwards.contains_key(&page) {
+            p.add(format!("title posting of word {w} for page {page} that has no forward index"));
+        }
+        *title_seen.entry(page).or_default() += 1;
+    }
+    for (page, (_, terms, titles)) in &forwards {
+        let body = body_seen.get(page).copied().unwrap_or(0);
+        if body != terms.len() as u64 {
+            p.add(format!("page {page}: {} postings expected, {body} found", terms.len()));
+        }
+        let title = title_seen.get(page).copied().unwrap_or(0);
+        if title != *titles {
+            p.add(format!("page {page}: {titles} title postings expected, {title} found"));
         }
     }
     let mut stored = 0usize;

@@ -65,6 +65,11 @@ impl<'a> VarintReader<'a> {
         self.bytes.is_empty()
     }
 
+    /// The bytes not read yet.
+    pub fn remaining(&self) -> &'a [u8] {
+        self.bytes
+    }
+
     pub fn next_u64(&mut self) -> Result<u64, StoreError> {
         let mut v: u64 = 0;
         for (i, &b) in self.bytes.iter().enumerate().take(10) {

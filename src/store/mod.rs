@@ -13,14 +13,16 @@ mod frontier;
 mod links;
 mod pages;
 mod points;
+mod postings;
 mod schema;
 mod words;
 
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{RwLock, RwLockReadGuard};
+use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
 use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 
@@ -40,6 +42,7 @@ pub mod prelude {
     pub use super::{CheckRead, FrontierRead, LinkRead, PageRead, PointRead, WordRead};
 }
 
+use postings::Pending;
 use schema::{meta_keys, Dbs, DB_COUNT};
 
 /// Errors of the store, each with what a user needs to act on it.
@@ -112,7 +115,13 @@ pub struct Store {
     /// LMDB forbids resizing the map while this process has a transaction
     /// open: readers and writers hold this shared, a resize holds it alone.
     resize_lock: RwLock<()>,
+    /// Committed stem → id pairs: ids never change once committed, and the
+    /// lookup is the most frequent read of indexing.
+    word_cache: Mutex<HashMap<String, WordId>>,
 }
+
+/// The word cache is dropped past this many stems to bound memory.
+const WORD_CACHE_MAX: usize = 1 << 20;
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
@@ -161,6 +170,7 @@ impl Store {
             dbs,
             path: path.to_path_buf(),
             resize_lock: RwLock::new(()),
+            word_cache: Mutex::new(HashMap::new()),
         })
     }
 
@@ -201,9 +211,17 @@ impl Store {
                 let mut w = Writer {
                     txn,
                     dbs: self.dbs,
+                    pending: Pending::default(),
+                    word_cache: &self.word_cache,
                 };
-                match f(&mut w) {
-                    Ok(r) => w.txn.commit().map(|_| r).map_err(StoreError::from),
+                match f(&mut w).and_then(|r| w.flush().map(|_| r)) {
+                    Ok(r) => {
+                        let new_words = std::mem::take(&mut w.pending.new_words);
+                        w.txn.commit().map_err(StoreError::from).map(|_| {
+                            self.remember_words(new_words);
+                            r
+                        })
+                    }
                     Err(e) => Err(e),
                 }
             };
@@ -213,6 +231,14 @@ impl Store {
                 other => return other,
             }
         }
+    }
+
+    fn remember_words(&self, words: HashMap<String, WordId>) {
+        let mut cache = self.word_cache.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() + words.len() > WORD_CACHE_MAX {
+            cache.clear();
+        }
+        cache.extend(words);
     }
 
     fn begin<'e, T>(&'e self, open: impl Fn(&'e Env) -> heed::Result<T>) -> Result<T> {
@@ -264,6 +290,8 @@ pub struct Reader<'s> {
 pub struct Writer<'s> {
     txn: RwTxn<'s>,
     dbs: Dbs,
+    pending: Pending,
+    word_cache: &'s Mutex<HashMap<String, WordId>>,
 }
 
 impl sealed::View for Reader<'_> {

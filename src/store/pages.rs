@@ -10,7 +10,7 @@ use url::Url;
 use super::codec::{self, pair_key, put_u32_list, put_varint, u32_key, VarintReader};
 use super::schema::{meta_keys, MimeId, MimeRecord, OriginId, PageId, PageRecord, WordId};
 use super::sealed::View;
-use super::{Result, StoreError, Writer};
+use super::{postings, Result, StoreError, Writer};
 
 /// Stems of one field with the positions where they occur.
 pub type TermPositions = Vec<(String, Vec<u32>)>;
@@ -37,6 +37,8 @@ pub fn compress_body(raw: &[u8]) -> Vec<u8> {
 /// The part of the forward index kept per page.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Forward {
+    /// The posting blocks' segment that holds this page's body postings.
+    pub segment: u32,
     /// (word, tf) of the body, by word id.
     pub terms: Vec<(WordId, u32)>,
     /// Words of the title, by word id.
@@ -45,7 +47,8 @@ pub struct Forward {
 
 impl Forward {
     fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.terms.len() * 4 + self.title.len() * 2 + 4);
+        let mut out = Vec::with_capacity(self.terms.len() * 4 + self.title.len() * 2 + 8);
+        put_varint(&mut out, u64::from(self.segment));
         put_varint(&mut out, self.terms.len() as u64);
         let mut prev = 0;
         for &(w, tf) in &self.terms {
@@ -59,6 +62,7 @@ impl Forward {
 
     pub fn decode(bytes: &[u8]) -> Result<Forward> {
         let mut r = VarintReader::new(bytes);
+        let segment = r.next_u32()?;
         let n = r.next_u64()?;
         if n > bytes.len() as u64 {
             return Err(StoreError::corrupt("forward index length exceeds record"));
@@ -72,7 +76,11 @@ impl Forward {
             terms.push((prev, r.next_u32()?));
         }
         let title = codec::read_u32_list(&mut r)?;
-        Ok(Forward { terms, title })
+        Ok(Forward {
+            segment,
+            terms,
+            title,
+        })
     }
 
     /// Words in the body or the title, each once, ascending: what counts
@@ -341,19 +349,15 @@ impl Writer<'_> {
         title_ids.sort_unstable_by_key(|&(w, _)| w);
         title_ids.dedup_by_key(|&mut (w, _)| w);
 
-        let mut value = Vec::new();
+        forward.segment = self.segment()?;
         record.max_tf = 0;
         for &(w, positions) in &body_ids {
             let tf = positions.len() as u32;
             record.max_tf = record.max_tf.max(tf);
-            value.clear();
-            put_varint(&mut value, u64::from(tf));
-            codec::put_positions(&mut value, positions);
-            self.dbs
-                .postings
-                .put(&mut self.txn, &pair_key(w, id), &value)?;
+            postings::push_entry(self.pending.blocks.entry(w).or_default(), id, positions);
             forward.terms.push((w, tf));
         }
+        let mut value = Vec::new();
         for &(w, positions) in &title_ids {
             value.clear();
             codec::put_positions(&mut value, positions);
@@ -370,7 +374,7 @@ impl Writer<'_> {
             .sum::<f32>()
             .sqrt();
         for w in forward.all_words() {
-            self.add_doc_freq(w, 1)?;
+            self.add_doc_freq(w, 1);
         }
         self.dbs
             .forward
@@ -424,8 +428,23 @@ impl Writer<'_> {
         let Some(old) = self.forward(id)? else {
             return Ok(());
         };
+        let in_this_txn = self.pending.segment == Some(old.segment);
         for &(w, _) in &old.terms {
-            self.dbs.postings.delete(&mut self.txn, &pair_key(w, id))?;
+            if in_this_txn {
+                if let Some(block) = self.pending.blocks.get_mut(&w) {
+                    *block = postings::without_page(block, id)?;
+                }
+            } else {
+                let key = postings::block_key(w, old.segment);
+                if let Some(block) = self.dbs.postings.get(&self.txn, &key)? {
+                    let rest = postings::without_page(block, id)?;
+                    if rest.is_empty() {
+                        self.dbs.postings.delete(&mut self.txn, &key)?;
+                    } else {
+                        self.dbs.postings.put(&mut self.txn, &key, &rest)?;
+                    }
+                }
+            }
         }
         for &w in &old.title {
             self.dbs
@@ -433,7 +452,7 @@ impl Writer<'_> {
                 .delete(&mut self.txn, &pair_key(w, id))?;
         }
         for w in old.all_words() {
-            self.add_doc_freq(w, -1)?;
+            self.add_doc_freq(w, -1);
         }
         self.dbs.forward.delete(&mut self.txn, &u32_key(id))?;
         Ok(())
@@ -482,6 +501,7 @@ mod tests {
     #[test]
     fn forward_round_trips_and_counts_each_word_once() {
         let f = Forward {
+            segment: 12,
             terms: vec![(2, 3), (7, 1), (90, 4)],
             title: vec![7, 100],
         };

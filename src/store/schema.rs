@@ -89,6 +89,7 @@ pub mod meta_keys {
     pub const NEXT_POINT: &[u8] = b"next_point_id";
     pub const NEXT_INSTANCE: &[u8] = b"next_instance_id";
     pub const FRONTIER_SEQ: &[u8] = b"frontier_seq";
+    pub const NEXT_SEGMENT: &[u8] = b"next_segment";
 }
 
 /// What is known of a fetched page (the URL itself lives in `urls`).

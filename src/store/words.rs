@@ -1,8 +1,11 @@
-//! Words (stems) ↔ ids, document frequencies, and the inverted index:
-//! body postings (tf + positions) and title postings (positions), keyed
-//! `word id ‖ page id` so a word's postings are one ordered range scan.
+//! Words (stems) ↔ ids, document frequencies, and reading the inverted
+//! index: body postings (tf + positions, in blocks per segment, see
+//! `postings`) and title postings (positions, keyed `word id ‖ page id`), so
+//! a word's postings are one ordered range scan.
 
 use super::codec::{self, pair_key, split_pair_key, u32_key, VarintReader};
+use super::pages::PageRead;
+use super::postings;
 use super::schema::{meta_keys, PageId, WordId};
 use super::sealed::View;
 use super::{Result, Writer};
@@ -12,15 +15,6 @@ use super::{Result, Writer};
 pub struct Posting {
     pub tf: u32,
     pub positions: Vec<u32>,
-}
-
-impl Posting {
-    fn decode(bytes: &[u8]) -> Result<Posting> {
-        let mut r = VarintReader::new(bytes);
-        let tf = r.next_u32()?;
-        let positions = codec::read_positions(&mut r)?;
-        Ok(Posting { tf, positions })
-    }
 }
 
 /// Word and inverted-index look-ups.
@@ -57,10 +51,12 @@ pub trait WordRead: View {
     fn postings_tf(&self, id: WordId) -> Result<Vec<(PageId, u32)>> {
         let mut out = Vec::new();
         for item in self.dbs().postings.prefix_iter(self.txn(), &u32_key(id))? {
-            let (k, v) = item?;
-            let (_, page) = split_pair_key(k)?;
-            out.push((page, VarintReader::new(v).next_u32()?));
+            for e in postings::entries(item?.1) {
+                let e = e?;
+                out.push((e.page, e.tf));
+            }
         }
+        out.sort_unstable_by_key(|&(p, _)| p);
         Ok(out)
     }
 
@@ -68,18 +64,40 @@ pub trait WordRead: View {
     fn postings(&self, id: WordId) -> Result<Vec<(PageId, Posting)>> {
         let mut out = Vec::new();
         for item in self.dbs().postings.prefix_iter(self.txn(), &u32_key(id))? {
-            let (k, v) = item?;
-            out.push((split_pair_key(k)?.1, Posting::decode(v)?));
+            for e in postings::entries(item?.1) {
+                let e = e?;
+                out.push((
+                    e.page,
+                    Posting {
+                        tf: e.tf,
+                        positions: e.positions()?,
+                    },
+                ));
+            }
         }
+        out.sort_unstable_by_key(|(p, _)| *p);
         Ok(out)
     }
 
+    /// The body posting of one word in one page.
     fn posting(&self, word: WordId, page: PageId) -> Result<Option<Posting>> {
-        self.dbs()
-            .postings
-            .get(self.txn(), &pair_key(word, page))?
-            .map(Posting::decode)
-            .transpose()
+        let Some(fwd) = self.forward(page)? else {
+            return Ok(None);
+        };
+        let key = postings::block_key(word, fwd.segment);
+        let Some(block) = self.dbs().postings.get(self.txn(), &key)? else {
+            return Ok(None);
+        };
+        for e in postings::entries(block) {
+            let e = e?;
+            if e.page == page {
+                return Ok(Some(Posting {
+                    tf: e.tf,
+                    positions: e.positions()?,
+                }));
+            }
+        }
+        Ok(None)
     }
 
     /// Title postings of a word in page order: positions in the title.
@@ -115,28 +133,79 @@ impl<T: View + ?Sized> WordRead for T {}
 
 impl Writer<'_> {
     pub fn word_id_for(&mut self, stem: &str) -> Result<WordId> {
-        if let Some(id) = self.word_id(stem)? {
+        if let Some(&id) = self.pending.new_words.get(stem) {
             return Ok(id);
         }
-        let id = self.next_id32(meta_keys::NEXT_WORD)?;
-        self.dbs
-            .word_ids
-            .put(&mut self.txn, stem.as_bytes(), &id.to_be_bytes())?;
-        self.dbs
-            .words
-            .put(&mut self.txn, &u32_key(id), stem.as_bytes())?;
+        let cached = self
+            .word_cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(stem)
+            .copied();
+        if let Some(id) = cached {
+            return Ok(id);
+        }
+        let id = match self.word_id(stem)? {
+            Some(id) => id,
+            None => {
+                let id = self.next_id32(meta_keys::NEXT_WORD)?;
+                self.dbs
+                    .word_ids
+                    .put(&mut self.txn, stem.as_bytes(), &id.to_be_bytes())?;
+                self.dbs
+                    .words
+                    .put(&mut self.txn, &u32_key(id), stem.as_bytes())?;
+                id
+            }
+        };
+        // Committed ids go to the shared cache only after the commit.
+        self.pending.new_words.insert(stem.to_string(), id);
         Ok(id)
     }
 
-    pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i64) -> Result<()> {
-        let df = i64::from(self.doc_freq(id)?) + delta;
-        if df <= 0 {
-            self.dbs.doc_freq.delete(&mut self.txn, &u32_key(id))?;
-        } else {
-            let df = u32::try_from(df).unwrap_or(u32::MAX);
-            self.dbs
-                .doc_freq
-                .put(&mut self.txn, &u32_key(id), &df.to_be_bytes())?;
+    pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i64) {
+        *self.pending.doc_freq.entry(id).or_default() += delta;
+    }
+
+    /// The posting segment of this transaction, allocated on first use.
+    pub(super) fn segment(&mut self) -> Result<u32> {
+        if let Some(s) = self.pending.segment {
+            return Ok(s);
+        }
+        let s = self.next_id32(meta_keys::NEXT_SEGMENT)?;
+        self.pending.segment = Some(s);
+        Ok(s)
+    }
+
+    /// Writes what the transaction accumulated, in key order.
+    pub(super) fn flush(&mut self) -> Result<()> {
+        let mut blocks: Vec<(WordId, Vec<u8>)> = self.pending.blocks.drain().collect();
+        blocks.sort_unstable_by_key(|(w, _)| *w);
+        if let Some(segment) = self.pending.segment {
+            for (w, block) in blocks {
+                let key = postings::block_key(w, segment);
+                if block.is_empty() {
+                    self.dbs.postings.delete(&mut self.txn, &key)?;
+                } else {
+                    self.dbs.postings.put(&mut self.txn, &key, &block)?;
+                }
+            }
+        }
+        let mut deltas: Vec<(WordId, i64)> = self.pending.doc_freq.drain().collect();
+        deltas.sort_unstable_by_key(|(w, _)| *w);
+        for (w, delta) in deltas {
+            if delta == 0 {
+                continue;
+            }
+            let df = i64::from(self.doc_freq(w)?) + delta;
+            if df <= 0 {
+                self.dbs.doc_freq.delete(&mut self.txn, &u32_key(w))?;
+            } else {
+                let df = u32::try_from(df).unwrap_or(u32::MAX);
+                self.dbs
+                    .doc_freq
+                    .put(&mut self.txn, &u32_key(w), &df.to_be_bytes())?;
+            }
         }
         Ok(())
     }

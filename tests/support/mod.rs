@@ -1,0 +1,732 @@
+//! The scriptable loopback HTTP/1.1 server shared by the integration tests,
+//! plus helpers to build small sites and to run the real binary.
+//!
+//! It is written on a raw `TcpListener` with a hand-rolled request parser, not
+//! on hyper, so that a test can make it misbehave exactly as scripted: stall,
+//! trickle the body, lie about the length, drop the connection. It runs on its
+//! own thread with its own tokio runtime, so sync `#[test]`s and
+//! `#[tokio::test]`s can both use it, and it stops when the `TestServer` drops.
+
+// Each test crate includes this module with `mod support;` and uses a
+// different subset of it; without this, every crate warns about the rest.
+#![allow(dead_code)]
+
+pub mod crawl;
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Request heads larger than this get 431 and the connection is closed.
+const MAX_HEAD: usize = 64 * 1024;
+
+/// A real HTTP/1.1 server on 127.0.0.1 with a route table the test scripts.
+pub struct TestServer {
+    addr: SocketAddr,
+    state: Arc<State>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    /// The request target as sent (path and query; absolute-form targets are
+    /// reduced to their path and query).
+    pub path: String,
+    /// In arrival order, names lowercased, values trimmed.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Recorded {
+    /// The first header of that name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What a route answers.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Respond(Resp),
+    /// Wait, then respond.
+    Delay(Duration, Resp),
+    /// The head at once, then the body one byte per interval (the wait comes
+    /// before each byte, so the whole body takes at least len × per_byte).
+    SlowBytes {
+        resp: Resp,
+        per_byte: Duration,
+    },
+    /// Declares the full Content-Length, sends `after` bytes of the body, then
+    /// closes the socket.
+    ResetMidBody {
+        resp: Resp,
+        after: usize,
+    },
+    /// The route's nth request (counted from when the route was set, every
+    /// method, authorised or not) gets the nth reply; the last one repeats.
+    /// An empty sequence answers 500.
+    Sequence(Vec<Reply>),
+    /// 401 with `WWW-Authenticate: Basic realm="test"` unless the request
+    /// carries `Authorization: Basic base64(user:password)`.
+    RequireBasicAuth {
+        user: String,
+        password: String,
+        ok: Box<Reply>,
+    },
+    /// 304 when If-None-Match holds `etag` or If-Modified-Since equals
+    /// `last_modified` exactly; otherwise `resp` with both validators added.
+    Conditional {
+        resp: Resp,
+        last_modified: String,
+        etag: String,
+    },
+}
+
+/// A response. `Content-Length` is added from the body unless the headers
+/// already hold one (then it is sent verbatim: lying-server tests), and never
+/// for 1xx, 204 and 304, which cannot have a body.
+#[derive(Debug, Clone)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn html(body: &str) -> Resp {
+        Resp::bytes("text/html; charset=utf-8", body.as_bytes().to_vec())
+    }
+
+    pub fn text(body: &str) -> Resp {
+        Resp::bytes("text/plain; charset=utf-8", body.as_bytes().to_vec())
+    }
+
+    pub fn bytes(content_type: &str, body: Vec<u8>) -> Resp {
+        Resp {
+            status: 200,
+            headers: vec![("Content-Type".into(), content_type.into())],
+            body,
+        }
+    }
+
+    /// A bare status; its body is the status line's text (empty for codes
+    /// that cannot have a body).
+    pub fn status(code: u16) -> Resp {
+        if no_body(code) {
+            return Resp {
+                status: code,
+                headers: Vec::new(),
+                body: Vec::new(),
+            };
+        }
+        let mut r = Resp::text(&format!("{code} {}\n", reason(code)));
+        r.status = code;
+        r
+    }
+
+    pub fn redirect(code: u16, location: &str) -> Resp {
+        Resp {
+            status: code,
+            headers: vec![("Location".into(), location.into())],
+            body: Vec::new(),
+        }
+    }
+
+    /// Sets a header, replacing any of the same name (case-insensitive).
+    pub fn header(mut self, k: &str, v: &str) -> Resp {
+        self.headers
+            .retain(|(name, _)| !name.eq_ignore_ascii_case(k));
+        self.headers.push((k.into(), v.into()));
+        self
+    }
+
+    /// Gzip the body and say so with `Content-Encoding: gzip`.
+    pub fn gzip(mut self) -> Resp {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        // Writing to a Vec cannot fail.
+        let _ = enc.write_all(&self.body);
+        self.body = enc.finish().unwrap_or_default();
+        self.header("Content-Encoding", "gzip")
+    }
+
+    fn has_header(&self, name: &str) -> bool {
+        self.headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case(name))
+    }
+}
+
+/// A page with the given title and links, for building small sites quickly.
+/// Title and text are HTML-escaped; links become `<a href>`s in a list.
+pub fn page(title: &str, body_text: &str, links: &[&str]) -> Resp {
+    let mut html = format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head>\n<body>\n<h1>{}</h1>\n<p>{}</p>\n<ul>\n",
+        escape(title),
+        escape(title),
+        escape(body_text)
+    );
+    for (i, link) in links.iter().enumerate() {
+        html.push_str(&format!(
+            "<li><a href=\"{}\">link {}</a></li>\n",
+            escape(link),
+            i + 1
+        ));
+    }
+    html.push_str("</ul>\n</body></html>\n");
+    Resp::html(&html)
+}
+
+/// The real binary, for CLI tests.
+pub fn crawlscope() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_crawlscope"))
+}
+
+#[derive(Default)]
+struct State {
+    routes: Mutex<HashMap<String, Route>>,
+    log: Mutex<Vec<Recorded>>,
+}
+
+struct Route {
+    reply: Arc<Reply>,
+    /// Requests this route has answered since it was set (drives Sequence).
+    served: usize,
+}
+
+/// Poisoning only means another test thread panicked; the data is still fine
+/// to read, and a second panic here would hide the first.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl TestServer {
+    /// An empty route table: every path is 404 until routed.
+    pub fn start() -> TestServer {
+        let std_listener =
+            std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback test port");
+        let addr = std_listener.local_addr().expect("local addr");
+        std_listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let state = Arc::new(State::default());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread_state = Arc::clone(&state);
+        let thread = std::thread::Builder::new()
+            .name(format!("test-server-{}", addr.port()))
+            .spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("test server runtime");
+                rt.block_on(async move {
+                    let listener = TcpListener::from_std(std_listener).expect("tokio listener");
+                    tokio::select! {
+                        _ = accept_loop(listener, thread_state) => {}
+                        _ = stopped => {}
+                    }
+                });
+                // Dropping the runtime cancels every connection task.
+            })
+            .expect("spawn test server thread");
+        TestServer {
+            addr,
+            state,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT/`
+    pub fn base(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// The base plus `path` (a leading '/' is not doubled).
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base(), path.strip_prefix('/').unwrap_or(path))
+    }
+
+    /// Add or replace a route; takes effect for the next request.
+    pub fn route(&self, path_and_query: &str, reply: Reply) -> &Self {
+        lock(&self.state.routes).insert(
+            path_and_query.to_string(),
+            Route {
+                reply: Arc::new(reply),
+                served: 0,
+            },
+        );
+        self
+    }
+
+    /// How many GETs arrived for this exact path and query, routed or not.
+    pub fn hits(&self, path_and_query: &str) -> usize {
+        lock(&self.state.log)
+            .iter()
+            .filter(|r| r.method == "GET" && r.path == path_and_query)
+            .count()
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        lock(&self.state.log).clone()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn accept_loop(listener: TcpListener, state: Arc<State>) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                let _ = stream.set_nodelay(true);
+                tokio::spawn(serve_connection(stream, Arc::clone(&state)));
+            }
+            // Out of descriptors and the like: back off instead of spinning.
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+}
+
+struct Request {
+    method: String,
+    target: String,
+    version: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn keep_alive(&self) -> bool {
+        let connection = self.header("connection").unwrap_or("").to_ascii_lowercase();
+        let has = |token: &str| connection.split(',').any(|t| t.trim() == token);
+        if self.version == "HTTP/1.0" {
+            has("keep-alive")
+        } else {
+            !has("close")
+        }
+    }
+}
+
+enum Head {
+    Request(Request),
+    /// The head could not be parsed: answer this status and close.
+    Bad(u16),
+}
+
+async fn serve_connection(mut stream: TcpStream, state: Arc<State>) {
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    loop {
+        let head = match read_head(&mut stream, &mut buf).await {
+            Some(head) => head,
+            None => return,
+        };
+        let req = match head {
+            Head::Request(req) => req,
+            Head::Bad(code) => {
+                let resp = Resp::status(code).header("Connection", "close");
+                let _ = send(&mut stream, &resp, false, false).await;
+                linger_close(stream).await;
+                return;
+            }
+        };
+        // Bodies are not looked at, but must be consumed to find the next request.
+        let body_len = req
+            .header("content-length")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        if !discard(&mut stream, &mut buf, body_len).await {
+            return;
+        }
+        let chunked = req
+            .header("transfer-encoding")
+            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+        // A chunked request body is not parsed: answer, then close.
+        let keep_alive = req.keep_alive() && !chunked;
+
+        let path = origin_form(&req.target);
+        lock(&state.log).push(Recorded {
+            method: req.method.clone(),
+            path: path.clone(),
+            headers: req.headers.clone(),
+        });
+        let picked = {
+            let mut routes = lock(&state.routes);
+            routes.get_mut(&path).map(|route| {
+                let n = route.served;
+                route.served += 1;
+                (Arc::clone(&route.reply), n)
+            })
+        };
+        let head_only = req.method == "HEAD";
+        let open = match picked {
+            None => {
+                let resp = Resp::text("not found\n");
+                let resp = Resp {
+                    status: 404,
+                    ..resp
+                };
+                send(&mut stream, &resp, head_only, keep_alive).await
+            }
+            Some((reply, n)) => play(&mut stream, &reply, n, &req, head_only, keep_alive).await,
+        };
+        if !open || !keep_alive {
+            let _ = stream.shutdown().await;
+            return;
+        }
+    }
+}
+
+/// Plays one reply; false when the connection must not be reused.
+async fn play(
+    stream: &mut TcpStream,
+    reply: &Reply,
+    n: usize,
+    req: &Request,
+    head_only: bool,
+    keep_alive: bool,
+) -> bool {
+    let mut reply = reply;
+    // Unwrap the combinators that only choose which reply to play.
+    loop {
+        match reply {
+            Reply::Sequence(replies) => match replies.get(n).or(replies.last()) {
+                Some(next) => reply = next,
+                None => return send(stream, &Resp::status(500), head_only, keep_alive).await,
+            },
+            Reply::RequireBasicAuth { user, password, ok } => {
+                let expected = base64(format!("{user}:{password}").as_bytes());
+                let authorised = req.header("authorization").is_some_and(|v| {
+                    let mut parts = v.split_whitespace();
+                    parts
+                        .next()
+                        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("basic"))
+                        && parts.next() == Some(expected.as_str())
+                });
+                if authorised {
+                    reply = ok;
+                } else {
+                    let resp = Resp::status(401).header("WWW-Authenticate", "Basic realm=\"test\"");
+                    return send(stream, &resp, head_only, keep_alive).await;
+                }
+            }
+            _ => break,
+        }
+    }
+    match reply {
+        Reply::Respond(resp) => send(stream, resp, head_only, keep_alive).await,
+        Reply::Delay(wait, resp) => {
+            tokio::time::sleep(*wait).await;
+            send(stream, resp, head_only, keep_alive).await
+        }
+        Reply::SlowBytes { resp, per_byte } => {
+            if stream
+                .write_all(&encode_head(resp, keep_alive))
+                .await
+                .is_err()
+            {
+                return false;
+            }
+            if head_only || no_body(resp.status) {
+                return true;
+            }
+            for byte in &resp.body {
+                tokio::time::sleep(*per_byte).await;
+                if stream.write_all(std::slice::from_ref(byte)).await.is_err() {
+                    return false;
+                }
+            }
+            true
+        }
+        Reply::ResetMidBody { resp, after } => {
+            let _ = stream.write_all(&encode_head(resp, keep_alive)).await;
+            if !head_only {
+                let cut = (*after).min(resp.body.len());
+                let _ = stream.write_all(&resp.body[..cut]).await;
+            }
+            let _ = stream.flush().await;
+            false
+        }
+        Reply::Conditional {
+            resp,
+            last_modified,
+            etag,
+        } => {
+            let etag_matches = req.header("if-none-match").is_some_and(|v| {
+                v.split(',').map(str::trim).any(|tag| {
+                    tag == "*" || tag.trim_start_matches("W/") == etag.trim_start_matches("W/")
+                })
+            });
+            let date_matches = req.header("if-modified-since") == Some(last_modified.as_str());
+            if etag_matches || date_matches {
+                let not_modified = Resp::status(304)
+                    .header("ETag", etag)
+                    .header("Last-Modified", last_modified);
+                send(stream, &not_modified, head_only, keep_alive).await
+            } else {
+                let full = resp
+                    .clone()
+                    .header("ETag", etag)
+                    .header("Last-Modified", last_modified);
+                send(stream, &full, head_only, keep_alive).await
+            }
+        }
+        // Unwrapped above.
+        Reply::Sequence(_) | Reply::RequireBasicAuth { .. } => {
+            send(stream, &Resp::status(500), head_only, keep_alive).await
+        }
+    }
+}
+
+async fn send(stream: &mut TcpStream, resp: &Resp, head_only: bool, keep_alive: bool) -> bool {
+    let mut out = encode_head(resp, keep_alive);
+    if !head_only && !no_body(resp.status) {
+        out.extend_from_slice(&resp.body);
+    }
+    stream.write_all(&out).await.is_ok()
+}
+
+/// HEAD answers get the same head as GET, Content-Length included.
+fn encode_head(resp: &Resp, keep_alive: bool) -> Vec<u8> {
+    let mut out = format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status));
+    for (k, v) in &resp.headers {
+        out.push_str(k);
+        out.push_str(": ");
+        out.push_str(v);
+        out.push_str("\r\n");
+    }
+    if !no_body(resp.status) && !resp.has_header("content-length") {
+        out.push_str(&format!("Content-Length: {}\r\n", resp.body.len()));
+    }
+    if !keep_alive && !resp.has_header("connection") {
+        out.push_str("Connection: close\r\n");
+    }
+    out.push_str("\r\n");
+    out.into_bytes()
+}
+
+/// Reads one request head, leaving any bytes after it in `buf`. None when the
+/// peer closed (or broke) the connection between requests.
+async fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Head> {
+    let mut scanned: usize = 0;
+    loop {
+        // Resume the search a little before where the last one stopped: the
+        // terminator may straddle two reads.
+        let from = scanned.saturating_sub(3);
+        if let Some(end) = find_head_end(&buf[from..]).map(|i| i + from) {
+            let head: Vec<u8> = buf.drain(..end).collect();
+            return Some(parse_head(&head));
+        }
+        scanned = buf.len();
+        if buf.len() > MAX_HEAD {
+            return Some(Head::Bad(431));
+        }
+        let mut chunk = [0u8; 8192];
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return None,
+            Ok(k) => buf.extend_from_slice(&chunk[..k]),
+        }
+    }
+}
+
+/// The index just past the blank line ending a head (CRLF or bare LF).
+fn find_head_end(data: &[u8]) -> Option<usize> {
+    for i in 0..data.len() {
+        if data[i..].starts_with(b"\r\n\r\n") {
+            return Some(i + 4);
+        }
+        if data[i..].starts_with(b"\n\n") {
+            return Some(i + 2);
+        }
+        if data[i..].starts_with(b"\n\r\n") {
+            return Some(i + 3);
+        }
+    }
+    None
+}
+
+fn parse_head(head: &[u8]) -> Head {
+    let text = String::from_utf8_lossy(head);
+    // Leading blank lines before a request line are allowed (RFC 9112 §2.2).
+    let mut lines = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .skip_while(|l| l.is_empty());
+    let Some(request_line) = lines.next() else {
+        return Head::Bad(400);
+    };
+    let mut parts = request_line.split_whitespace();
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Head::Bad(400);
+    };
+    if !version.starts_with("HTTP/1.") {
+        return Head::Bad(505);
+    }
+    let mut headers = Vec::new();
+    for line in lines {
+        if line.is_empty() {
+            break;
+        }
+        let Some((name, value)) = line.split_once(':') else {
+            return Head::Bad(400);
+        };
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Head::Bad(400);
+        }
+        headers.push((name.to_ascii_lowercase(), value.trim().to_string()));
+    }
+    Head::Request(Request {
+        method: method.to_string(),
+        target: target.to_string(),
+        version: version.to_string(),
+        headers,
+    })
+}
+
+/// Closes our side, then reads what the client still sends before dropping
+/// the socket: closing with unread data makes the kernel send a reset, which
+/// can destroy the error response before the client reads it.
+async fn linger_close(mut stream: TcpStream) {
+    let _ = stream.shutdown().await;
+    let drain = async {
+        let mut chunk = [0u8; 8192];
+        let mut total = 0usize;
+        while total < 4 * MAX_HEAD {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(k) => total += k,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), drain).await;
+}
+
+/// Drops `len` body bytes, first from what is buffered, then from the socket.
+async fn discard(stream: &mut TcpStream, buf: &mut Vec<u8>, len: usize) -> bool {
+    let buffered = len.min(buf.len());
+    buf.drain(..buffered);
+    let mut left = len - buffered;
+    let mut chunk = [0u8; 8192];
+    while left > 0 {
+        let want = left.min(chunk.len());
+        match stream.read(&mut chunk[..want]).await {
+            Ok(0) | Err(_) => return false,
+            Ok(k) => left -= k,
+        }
+    }
+    true
+}
+
+/// `http://host:port/a?b` → `/a?b`; origin-form targets pass through.
+fn origin_form(target: &str) -> String {
+    for scheme in ["http://", "https://"] {
+        if let Some(rest) = target.strip_prefix(scheme) {
+            return match rest.find('/') {
+                Some(i) => rest[i..].to_string(),
+                None => "/".to_string(),
+            };
+        }
+    }
+    target.to_string()
+}
+
+fn no_body(status: u16) -> bool {
+    (100..200).contains(&status) || status == 204 || status == 304
+}
+
+fn reason(code: u16) -> &'static str {
+    match code {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        206 => "Partial Content",
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        304 => "Not Modified",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        410 => "Gone",
+        429 => "Too Many Requests",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        505 => "HTTP Version Not Supported",
+        _ => "Status",
+    }
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Standard base64 with padding (RFC 4648), for Basic credentials.
+pub fn base64(data: &[u8]) -> String {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(TABLE[(n >> shift) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
