@@ -32,6 +32,8 @@ const STATS_EVERY: Duration = Duration::from_millis(500);
 const EMPTY_CLAIM_PAUSE: Duration = Duration::from_millis(20);
 const SETTLE_WAIT: Duration = Duration::from_millis(200);
 
+type ClaimReply = oneshot::Receiver<Result<Vec<Claim>, crate::store::StoreError>>;
+
 /// A running crawl, as a face holds it.
 pub struct CrawlHandle {
     pub events: UnboundedReceiver<CrawlEvent>,
@@ -210,25 +212,31 @@ impl Dispatcher {
 
     async fn run(mut self) -> Result<(), CrawlError> {
         let mut ticker = tokio::time::interval(STATS_EVERY);
+        // A claim waits for a commit; the dispatcher keeps reaping and
+        // starting fetches meanwhile instead of stalling on it.
+        let mut claim: Option<ClaimReply> = None;
         loop {
             let active = !self.paused && !self.stopping;
-            if active && self.buffer.len() < self.ctx.cfg.concurrency && Instant::now() >= self.next_claim {
+            if active
+                && claim.is_none()
+                && self.buffer.len() < self.ctx.cfg.concurrency * 2
+                && Instant::now() >= self.next_claim
+            {
                 let open = self.open_points();
                 if !open.is_empty() {
-                    let n = self.ctx.cfg.concurrency * 4 - self.buffer.len();
-                    let claims = self
-                        .ask(|reply| WriterMsg::Claim { n, points: open, reply })
-                        .await?;
-                    if claims.is_empty() {
-                        self.next_claim = Instant::now() + EMPTY_CLAIM_PAUSE;
-                    }
-                    self.buffer.extend(claims);
+                    let n = self.ctx.cfg.concurrency * 8 - self.buffer.len();
+                    let (reply, rx) = oneshot::channel();
+                    self.ctx
+                        .writer
+                        .send(WriterMsg::Claim { n, points: open, reply })
+                        .map_err(|_| CrawlError::WriterGone)?;
+                    claim = Some(rx);
                 }
             }
             if active {
                 self.dispatch();
             }
-            if self.workers.is_empty() && (self.buffer.is_empty() || !active) {
+            if self.workers.is_empty() && claim.is_none() && (self.buffer.is_empty() || !active) {
                 if self.stopping {
                     break;
                 }
@@ -251,6 +259,14 @@ impl Dispatcher {
             }
             let wake = tokio::time::Instant::from_std(self.next_claim.max(Instant::now() + Duration::from_millis(1)));
             tokio::select! {
+                claimed = async { claim.as_mut().expect("guarded by is_some").await }, if claim.is_some() => {
+                    claim = None;
+                    let claims = claimed.map_err(|_| CrawlError::WriterGone)??;
+                    if claims.is_empty() {
+                        self.next_claim = Instant::now() + EMPTY_CLAIM_PAUSE;
+                    }
+                    self.buffer.extend(claims);
+                }
                 Some(joined) = self.workers.join_next(), if !self.workers.is_empty() => {
                     if let Ok((point, ok)) = joined {
                         if let Some(n) = self.in_flight_per_point.get_mut(&point) {
@@ -271,6 +287,11 @@ impl Dispatcher {
             }
         }
         // Whatever was claimed but not fetched goes back to the queue.
+        if let Some(rx) = claim {
+            if let Ok(Ok(claims)) = rx.await {
+                self.buffer.extend(claims);
+            }
+        }
         let rest: Vec<Claim> = self.buffer.drain(..).collect();
         if !rest.is_empty() {
             let _ = self.ctx.writer.send(WriterMsg::Requeue(rest));

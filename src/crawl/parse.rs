@@ -2,7 +2,7 @@
 //! analysed body and title terms, meta tags, the compressed body and the
 //! links found. CPU work: the engine runs it off the async reactor.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use url::Url;
 
@@ -53,7 +53,7 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
         _ => Document::default(),
     };
     let analyzer = Analyzer::global();
-    let mut body_terms: HashMap<String, Vec<u32>> = HashMap::new();
+    let mut body_terms: HashMap<String, Vec<u32>> = HashMap::default();
     let token_count = analyzer.analyze(&doc.text, 0, |stem, pos| {
         match body_terms.get_mut(stem) {
             Some(v) => v.push(pos),
@@ -62,7 +62,7 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
             }
         }
     });
-    let mut title_terms: HashMap<String, Vec<u32>> = HashMap::new();
+    let mut title_terms: HashMap<String, Vec<u32>> = HashMap::default();
     if let Some(t) = &doc.title {
         analyzer.analyze(t, 0, |stem, pos| {
             title_terms.entry(stem.to_string()).or_default().push(pos);
@@ -101,7 +101,6 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
             },
             terms: into_sorted(body_terms),
             title_terms: into_sorted(title_terms),
-            links: Vec::new(),
         },
         links: doc.links,
     }

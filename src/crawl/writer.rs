@@ -367,16 +367,17 @@ impl WriterThread {
                 elapsed,
             } => {
                 let e = claim.entry;
-                let mut write = page.write.clone();
+                let write = &page.write;
                 let mut queued = 0;
+                let mut children = Vec::with_capacity(page.links.len());
                 for link in &page.links {
                     let id = w.page_id_for(link)?;
-                    write.links.push(id);
+                    children.push(id);
                     if (200..300).contains(&write.record.status) {
                         queued += self.consider_link(w, id, link.as_str(), e.depth + 1, e.point)?;
                     }
                 }
-                w.put_page(claim.page, &write)?;
+                w.put_page(claim.page, write, &children)?;
                 let status = write.record.status;
                 let state = if (200..300).contains(&status) {
                     c.fetched.fetch_add(1, Ordering::Relaxed);

@@ -20,7 +20,7 @@ mod words;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
@@ -170,7 +170,7 @@ impl Store {
             dbs,
             path: path.to_path_buf(),
             resize_lock: RwLock::new(()),
-            word_cache: Mutex::new(HashMap::new()),
+            word_cache: Mutex::new(HashMap::default()),
         })
     }
 

@@ -26,12 +26,20 @@ pub struct PageWrite {
     pub compressed_body: Vec<u8>,
     pub terms: TermPositions,
     pub title_terms: TermPositions,
-    pub links: Vec<PageId>,
 }
 
 /// Bodies are compressed off the writer thread, by whoever parses the page.
 pub fn compress_body(raw: &[u8]) -> Vec<u8> {
-    zstd::bulk::compress(raw, 3).unwrap_or_default()
+    thread_local! {
+        // A compression context costs more to set up than a 6 KB page
+        // costs to compress: keep one per thread.
+        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+            std::cell::RefCell::new(zstd::bulk::Compressor::new(1).ok());
+    }
+    COMPRESSOR.with(|c| match c.borrow_mut().as_mut() {
+        Some(c) => c.compress(raw).unwrap_or_default(),
+        None => zstd::bulk::compress(raw, 1).unwrap_or_default(),
+    })
 }
 
 /// The part of the forward index kept per page.
@@ -326,9 +334,10 @@ impl Writer<'_> {
     }
 
     /// Writes a fetched page: record, meta tags, body, forward index, body
-    /// and title postings, document frequencies and its links, replacing
-    /// any earlier version of the page in this same transaction.
-    pub fn put_page(&mut self, id: PageId, page: &PageWrite) -> Result<()> {
+    /// and title postings, document frequencies and its links (`children`,
+    /// in page order), replacing any earlier version of the page in this
+    /// same transaction.
+    pub fn put_page(&mut self, id: PageId, page: &PageWrite, children: &[PageId]) -> Result<()> {
         self.unindex_page(id)?;
         self.unlink_children(id)?;
 
@@ -380,7 +389,7 @@ impl Writer<'_> {
             .forward
             .put(&mut self.txn, &u32_key(id), &forward.encode())?;
 
-        self.link_children(id, &page.links)?;
+        self.link_children(id, children)?;
 
         self.dbs
             .pages

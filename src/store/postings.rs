@@ -8,7 +8,7 @@
 //! A page's forward record names its segment, so its postings can be found
 //! and removed when it is re-indexed.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{self, put_varint, VarintReader};
 use super::schema::{PageId, WordId};

@@ -19,8 +19,8 @@ fn terms(words: &[&str]) -> TermPositions {
     group_terms(words.iter().enumerate().map(|(i, w)| (w.to_string(), i as u32)))
 }
 
-fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> PageWrite {
-    PageWrite {
+fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<PageId>) {
+    (PageWrite {
         record: PageRecord {
             status: 200,
             title: Some(title.join(" ")),
@@ -31,8 +31,11 @@ fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> PageWrite {
         compressed_body: compress_body(body.join(" ").as_bytes()),
         terms: terms(body),
         title_terms: terms(title),
-        links,
-    }
+    }, links)
+}
+
+fn put(w: &mut Writer<'_>, id: PageId, p: (PageWrite, Vec<PageId>)) -> Result<()> {
+    w.put_page(id, &p.0, &p.1)
 }
 
 fn no_one_dead(_: InstanceId) -> bool {
@@ -96,13 +99,13 @@ fn replacing_a_page_leaves_no_stale_postings_or_doc_freqs() {
         .unwrap();
     store
         .update(|w| {
-            w.put_page(p, &page(&["apple", "banana", "apple"], &["fruit"], vec![q]))?;
-            w.put_page(q, &page(&["banana"], &[], vec![]))
+            put(w, p, page(&["apple", "banana", "apple"], &["fruit"], vec![q]))?;
+            put(w, q, page(&["banana"], &[], vec![]))
         })
         .unwrap();
     assert_eq!(pages_of(&store, "apple"), vec![p]);
     store
-        .update(|w| w.put_page(p, &page(&["cherry"], &["tree"], vec![])))
+        .update(|w| put(w, p, page(&["cherry"], &["tree"], vec![])))
         .unwrap();
     assert_eq!(pages_of(&store, "apple"), Vec::<PageId>::new());
     assert_eq!(pages_of(&store, "banana"), vec![q]);
@@ -124,7 +127,7 @@ fn postings_keep_tf_and_positions() {
     let (_d, store) = temp_store();
     let p = store.update(|w| w.page_id_for(&url("http://h/"))).unwrap();
     store
-        .update(|w| w.put_page(p, &page(&["a", "b", "a", "c", "a"], &["b"], vec![])))
+        .update(|w| put(w, p, page(&["a", "b", "a", "c", "a"], &["b"], vec![])))
         .unwrap();
     let r = store.read().unwrap();
     let a = r.word_id("a").unwrap().unwrap();
@@ -151,8 +154,8 @@ fn removing_a_page_cleans_every_table() {
         .unwrap();
     store
         .update(|w| {
-            w.put_page(q, &page(&["keep"], &[], vec![p]))?;
-            w.put_page(p, &page(&["gone", "keep"], &["gone"], vec![q]))
+            put(w, q, page(&["keep"], &[], vec![p]))?;
+            put(w, p, page(&["gone", "keep"], &["gone"], vec![q]))
         })
         .unwrap();
     store.update(|w| w.remove_page(p)).unwrap();
@@ -183,8 +186,8 @@ fn links_are_kept_in_both_directions() {
         .unwrap();
     store
         .update(|w| {
-            w.put_page(ids[0], &page(&[], &[], vec![ids[1], ids[2], ids[1]]))?;
-            w.put_page(ids[3], &page(&[], &[], vec![ids[2]]))
+            put(w, ids[0], page(&[], &[], vec![ids[1], ids[2], ids[1]]))?;
+            put(w, ids[3], page(&[], &[], vec![ids[2]]))
         })
         .unwrap();
     let r = store.read().unwrap();
@@ -237,7 +240,7 @@ fn a_full_map_grows_without_losing_a_write() {
         store
             .update(|w| {
                 let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
-                w.put_page(id, &page(&body, &["t"], vec![]))
+                put(w, id, page(&body, &["t"], vec![]))
             })
             .unwrap();
     }
@@ -284,9 +287,7 @@ fn bulk_ten_thousand_pages_in_batches() {
                     let words: Vec<&str> = (0..600u32)
                         .map(|i| vocab[((n.wrapping_mul(7919) ^ i.wrapping_mul(104_729)) % 2000) as usize].as_str())
                         .collect();
-                    let mut pw = page(&words, &words[..3], vec![]);
-                    pw.links = vec![id.saturating_sub(1).max(1)];
-                    w.put_page(id, &pw)?;
+                    put(w, id, page(&words, &words[..3], vec![id.saturating_sub(1).max(1)]))?;
                 }
                 Ok(())
             })
@@ -321,7 +322,7 @@ proptest! {
                         link_ids.push(w.page_id_for(&url(&format!("http://h/{l}")))?);
                     }
                     let title_end = words.len().min(2);
-                    w.put_page(id, &page(&words, &words[..title_end], link_ids))
+                    put(w, id, page(&words, &words[..title_end], link_ids))
                 }
             }).unwrap();
         }
