@@ -1,0 +1,282 @@
+//! The analyzer: tokens -> lowercase -> stopwords out -> Porter2 stems, with
+//! positions that count every token so that phrases stay adjacent.
+
+use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use super::stopwords::Stopwords;
+use super::tokenize::{lowercase_into, tokens};
+
+/// Longer tokens are dropped (they still take a position): base64 blobs,
+/// hashes and run-together garbage, never words anyone searches for.
+pub const MAX_TOKEN_CHARS: usize = 40;
+
+/// Porter2 costs about 400 ns a word, several times the rest of the
+/// pipeline, while words repeat (Zipf): each thread remembers the outcome
+/// for the words it has seen, None for a stopword. Bounded by clearing when
+/// full. Sound because the only analyzer is `Analyzer::global()`.
+const STEM_CACHE_ENTRIES: usize = 16_384;
+
+type StemCache = HashMap<Box<str>, Option<Box<str>>>;
+
+thread_local! {
+    static STEM_CACHE: RefCell<StemCache> = RefCell::new(HashMap::default());
+}
+
+pub struct Analyzer {
+    stopwords: Stopwords,
+    stemmer: Stemmer,
+}
+
+impl Analyzer {
+    fn new() -> Self {
+        Analyzer {
+            stopwords: Stopwords::english(),
+            stemmer: Stemmer::create(Algorithm::English),
+        }
+    }
+
+    /// The shared analyzer: pages and queries must be analysed identically.
+    pub fn global() -> &'static Analyzer {
+        static GLOBAL: OnceLock<Analyzer> = OnceLock::new();
+        GLOBAL.get_or_init(Analyzer::new)
+    }
+
+    /// Calls `emit(stem, position)` for each kept token of `text`, positions
+    /// starting at `first_position`; returns the position after the last
+    /// token, so callers can continue counting across fields.
+    pub fn analyze(&self, text: &str, first_position: u32, mut emit: impl FnMut(&str, u32)) -> u32 {
+        // An `emit` that analyses again on this thread, or a call during
+        // thread teardown, finds the cache unavailable and goes uncached.
+        let cached = STEM_CACHE.try_with(|cell| {
+            cell.try_borrow_mut()
+                .ok()
+                .map(|mut cache| self.run(text, first_position, &mut emit, Some(&mut cache)))
+        });
+        match cached {
+            Ok(Some(end)) => end,
+            _ => self.run(text, first_position, &mut emit, None),
+        }
+    }
+
+    fn run(
+        &self,
+        text: &str,
+        first_position: u32,
+        emit: &mut impl FnMut(&str, u32),
+        mut cache: Option<&mut StemCache>,
+    ) -> u32 {
+        let mut lower = String::new();
+        let mut position = first_position;
+        for token in tokens(text) {
+            let here = position;
+            position = position.saturating_add(1);
+            if too_long(token) {
+                continue;
+            }
+            lowercase_into(token, &mut lower);
+            let Some(cache) = cache.as_deref_mut() else {
+                if !self.stopwords.contains(&lower) {
+                    emit(&self.stemmer.stem(&lower), here);
+                }
+                continue;
+            };
+            if let Some(known) = cache.get(lower.as_str()) {
+                if let Some(stem) = known {
+                    emit(stem, here);
+                }
+                continue;
+            }
+            if cache.len() >= STEM_CACHE_ENTRIES {
+                cache.clear();
+            }
+            let stem = (!self.stopwords.contains(&lower)).then(|| self.stemmer.stem(&lower).into());
+            if let Some(stem) = cache.entry(lower.as_str().into()).or_insert(stem) {
+                emit(stem, here);
+            }
+        }
+        position
+    }
+
+    /// Convenience for queries and tests: the (stem, position) pairs.
+    pub fn terms(&self, text: &str) -> Vec<(String, u32)> {
+        let mut terms = Vec::new();
+        self.analyze(text, 0, |stem, pos| terms.push((stem.to_owned(), pos)));
+        terms
+    }
+
+    /// The stem of one word; None when it is a stopword or not a single word
+    /// ("", "--", "e-mail", an over-long token).
+    pub fn stem_word(&self, word: &str) -> Option<String> {
+        let mut stem = None;
+        let end = self.analyze(word, 0, |s, _| stem = Some(s.to_owned()));
+        if end == 1 {
+            stem
+        } else {
+            None
+        }
+    }
+
+    pub fn is_stopword(&self, lowercase_token: &str) -> bool {
+        self.stopwords.contains(lowercase_token)
+    }
+}
+
+fn too_long(token: &str) -> bool {
+    // A char takes at least one byte: short byte lengths need no counting.
+    token.len() > MAX_TOKEN_CHARS && token.chars().nth(MAX_TOKEN_CHARS).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn terms(text: &str) -> Vec<(String, u32)> {
+        Analyzer::global().terms(text)
+    }
+
+    fn pairs(list: &[(&str, u32)]) -> Vec<(String, u32)> {
+        list.iter().map(|&(s, p)| (s.to_owned(), p)).collect()
+    }
+
+    #[test]
+    fn stopwords_keep_their_positions() {
+        assert_eq!(terms("the quick fox"), pairs(&[("quick", 1), ("fox", 2)]));
+        assert_eq!(
+            terms("The end of the world, AND the start"),
+            pairs(&[("end", 1), ("world", 4), ("start", 7)])
+        );
+        assert!(terms("to be or not to be").is_empty());
+    }
+
+    #[test]
+    fn stems_collapse_inflections() {
+        let a = Analyzer::global();
+        for w in ["running", "runs", "run", "RUN"] {
+            assert_eq!(a.stem_word(w).as_deref(), Some("run"), "{w}");
+        }
+        assert_eq!(a.stem_word("Connections").as_deref(), Some("connect"));
+        assert_eq!(a.stem_word("generously"), a.stem_word("generous"));
+    }
+
+    #[test]
+    fn unicode_text() {
+        let got = terms("Straße Ünïcödé 東京 ΣΟΦΙΑ");
+        let words: Vec<&str> = got.iter().map(|(s, _)| s.as_str()).collect();
+        let positions: Vec<u32> = got.iter().map(|&(_, p)| p).collect();
+        assert_eq!(positions, [0, 1, 2, 3]);
+        // Porter2 leaves non-English words alone apart from lowercasing.
+        assert_eq!(words, ["straße", "ünïcödé", "東京", "σοφια"]);
+    }
+
+    #[test]
+    fn over_long_tokens_dropped_but_counted() {
+        let long = "x".repeat(MAX_TOKEN_CHARS + 1);
+        let exact = "é".repeat(MAX_TOKEN_CHARS);
+        let text = format!("alpha {long} beta {exact}");
+        let got = terms(&text);
+        assert_eq!(got.len(), 3);
+        assert_eq!((got[0].1, got[1].1, got[2].1), (0, 2, 3));
+        assert_eq!(got[1].0, "beta");
+        assert_eq!(got[2].0.chars().count(), MAX_TOKEN_CHARS);
+        assert_eq!(Analyzer::global().stem_word(&long), None);
+    }
+
+    #[test]
+    fn digits_kept() {
+        assert_eq!(
+            terms("HTTP 404 in 2024"),
+            pairs(&[("http", 0), ("404", 1), ("2024", 3)])
+        );
+        assert_eq!(terms("v2"), pairs(&[("v2", 0)]));
+    }
+
+    #[test]
+    fn positions_continue_across_fields() {
+        let a = Analyzer::global();
+        let mut got = Vec::new();
+        let next = a.analyze("Title of page", 0, |s, p| got.push((s.to_owned(), p)));
+        assert_eq!(next, 3);
+        let end = a.analyze("the body text", next, |s, p| got.push((s.to_owned(), p)));
+        assert_eq!(end, 6);
+        assert_eq!(
+            got,
+            pairs(&[("titl", 0), ("page", 2), ("bodi", 4), ("text", 5)])
+        );
+        assert_eq!(a.analyze("", 7, |_, _| panic!("no tokens")), 7);
+        assert_eq!(a.analyze("a b c", u32::MAX - 1, |_, _| {}), u32::MAX);
+    }
+
+    #[test]
+    fn single_words() {
+        let a = Analyzer::global();
+        assert_eq!(a.stem_word("  Searching! ").as_deref(), Some("search"));
+        assert_eq!(a.stem_word("the"), None);
+        assert_eq!(a.stem_word("THE"), None);
+        assert_eq!(a.stem_word(""), None);
+        assert_eq!(a.stem_word("--"), None);
+        assert_eq!(a.stem_word("e-mail"), None);
+        assert!(a.is_stopword("the"));
+        assert!(!a.is_stopword("fox"));
+    }
+
+    #[test]
+    fn cached_and_uncached_agree() {
+        let a = Analyzer::global();
+        let text = "Running runners ran; the runner runs and running again";
+        let first = a.terms(text);
+        assert_eq!(a.terms(text), first);
+        // emit re-entering the analyzer takes the uncached path
+        let mut nested = Vec::new();
+        a.analyze(text, 0, |stem, pos| {
+            nested.push((stem.to_owned(), pos, a.terms(stem)))
+        });
+        for ((stem, pos, inner), (s, p)) in nested.iter().zip(&first) {
+            assert_eq!((stem, pos), (s, p));
+            assert_eq!(inner.len(), 1);
+        }
+        let from_other_thread = std::thread::spawn(move || Analyzer::global().terms(text))
+            .join()
+            .expect("thread");
+        assert_eq!(from_other_thread, first);
+    }
+
+    #[test]
+    fn cache_stays_bounded() {
+        let a = Analyzer::global();
+        let text: String = (0..STEM_CACHE_ENTRIES + 10)
+            .map(|i| format!("w{i} "))
+            .collect();
+        assert_eq!(a.terms(&text).len(), STEM_CACHE_ENTRIES + 10);
+        STEM_CACHE.with(|c| assert!(c.borrow().len() <= STEM_CACHE_ENTRIES));
+        assert_eq!(a.stem_word("w3").as_deref(), Some("w3"));
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_and_positions_count_every_token(text in any::<String>(), first in 0u32..1000) {
+            let a = Analyzer::global();
+            let mut last = None;
+            let end = a.analyze(&text, first, |stem, pos| {
+                assert!(!stem.is_empty());
+                assert!(last.map_or(true, |l| pos > l));
+                last = Some(pos);
+            });
+            prop_assert_eq!(end as usize, first as usize + tokens(&text).count());
+        }
+
+        #[test]
+        fn query_terms_match_page_terms(words in proptest::collection::vec("[a-zA-Zé]{1,12}", 1..8)) {
+            // A word analysed alone gets the stem it has inside a page.
+            let a = Analyzer::global();
+            let page = words.join(" ");
+            for (stem, pos) in a.terms(&page) {
+                prop_assert_eq!(a.stem_word(&words[pos as usize]), Some(stem));
+            }
+        }
+    }
+}

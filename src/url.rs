@@ -1,0 +1,459 @@
+//! URL normalisation and crawl scope: the one place that decides which links
+//! are followable (http/https, with a host, of sane length), what canonical
+//! string a URL is stored and compared under, and whether it lies inside a
+//! crawl point's root and outside its excludes.
+
+pub use ::url::Url;
+
+/// Longer URLs are rejected: they are almost always traps or garbage, and the
+/// store keeps full URL strings in its records.
+pub const MAX_URL_LEN: usize = 4096;
+
+/// Why a link or a typed URL is not crawlable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LinkReject {
+    #[error("unsupported scheme {0}")]
+    Scheme(String),
+    #[error("invalid URL: {0}")]
+    Invalid(String),
+    #[error("URL longer than {MAX_URL_LEN} bytes")]
+    TooLong,
+}
+
+/// Resolve an href found in a page (relative or absolute) against `base` (the
+/// page URL or its `<base href>`), then normalise. Rejects non-http(s)
+/// (mailto:, javascript:, tel:, data:, ftp:, ...) with the scheme as the reason.
+pub fn resolve(base: &Url, href: &str) -> Result<Url, LinkReject> {
+    let href = checked_len(href)?;
+    let url = base
+        .join(href)
+        .map_err(|e| LinkReject::Invalid(e.to_string()))?;
+    finish(url)
+}
+
+/// Parse a URL a user typed (CLI/TUI). Must be absolute http/https with a
+/// host. Normalised.
+pub fn parse_start(input: &str) -> Result<Url, LinkReject> {
+    let input = checked_len(input)?;
+    let url = Url::parse(input).map_err(|e| match e {
+        ::url::ParseError::RelativeUrlWithoutBase => {
+            LinkReject::Invalid(format!("{input:?} needs an http:// or https:// prefix"))
+        }
+        e => LinkReject::Invalid(e.to_string()),
+    })?;
+    // "example.com:8080/x" parses with the scheme "example.com"; telling the
+    // user about the missing prefix is more useful than naming that scheme.
+    if !is_http(&url) && !input.contains("://") {
+        return Err(LinkReject::Invalid(format!(
+            "{input:?} needs an http:// or https:// prefix"
+        )));
+    }
+    finish(url)
+}
+
+/// Normalise: lowercase scheme and host, drop the default port, resolve dot
+/// segments (all three done by the url crate's parser), drop the fragment,
+/// and normalise percent-encoding in path and query (uppercase hex digits;
+/// decode percent-encoded unreserved characters `A-Z a-z 0-9 - . _ ~`).
+/// Trailing slash and query are otherwise kept exactly. Idempotent.
+pub fn normalize(mut url: Url) -> Url {
+    url.set_fragment(None);
+    if let Some(path) = normalize_percent(url.path()) {
+        url.set_path(&path);
+    }
+    if let Some(query) = url.query().and_then(normalize_percent) {
+        url.set_query(Some(&query));
+    }
+    url
+}
+
+/// "scheme://host:port" with the port always explicit
+/// (`http://example.com:80`). The key of the origins table.
+pub fn origin(url: &Url) -> String {
+    let host = url.host_str().unwrap_or("");
+    match url.port_or_known_default() {
+        Some(port) => format!("{}://{host}:{port}", url.scheme()),
+        None => format!("{}://{host}", url.scheme()),
+    }
+}
+
+/// Default crawl root for a start URL: the normalised URL of "/" on its
+/// origin, e.g. `http://example.com/` or `http://127.0.0.1:8080/`. The default
+/// port is omitted, as in normalised URLs, so that prefix tests work; any
+/// user:password@ stays for the same reason.
+pub fn default_root(url: &Url) -> String {
+    format!("{}/", &url[..::url::Position::BeforePath])
+}
+
+/// A crawl point's scope: plain string prefixes of normalised URLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    pub root: String,
+    pub excludes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    In,
+    OutOfScope,
+    Excluded,
+}
+
+impl Scope {
+    /// Not starting with `root` => OutOfScope; starting with any exclude =>
+    /// Excluded. An empty exclude is ignored: as a prefix it would exclude
+    /// everything, which is never what `--exclude ""` meant.
+    pub fn verdict(&self, url: &str) -> Verdict {
+        if !url.starts_with(&self.root) {
+            Verdict::OutOfScope
+        } else if self
+            .excludes
+            .iter()
+            .any(|e| !e.is_empty() && url.starts_with(e.as_str()))
+        {
+            Verdict::Excluded
+        } else {
+            Verdict::In
+        }
+    }
+}
+
+/// Trims the input and refuses oversized ones before the parser spends time
+/// on them (hostile pages carry megabyte hrefs).
+fn checked_len(input: &str) -> Result<&str, LinkReject> {
+    let input = input.trim();
+    if input.len() > MAX_URL_LEN {
+        Err(LinkReject::TooLong)
+    } else {
+        Ok(input)
+    }
+}
+
+fn is_http(url: &Url) -> bool {
+    matches!(url.scheme(), "http" | "https")
+}
+
+fn finish(url: Url) -> Result<Url, LinkReject> {
+    if !is_http(&url) {
+        return Err(LinkReject::Scheme(url.scheme().to_string()));
+    }
+    if url.host().is_none() {
+        return Err(LinkReject::Invalid("no host".to_string()));
+    }
+    let url = normalize(url);
+    if url.as_str().len() > MAX_URL_LEN {
+        return Err(LinkReject::TooLong);
+    }
+    Ok(url)
+}
+
+/// The rewritten string when `s` has percent-escapes to normalise, None when
+/// it is already normal (the common case, which then costs no allocation).
+fn normalize_percent(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return None;
+    }
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let escape = match (b, bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) => hex(h).zip(hex(l)).map(|(h4, l4)| (h, l, h4 << 4 | l4)),
+            _ => None,
+        };
+        let Some((h, l, value)) = escape else {
+            // Non-ASCII cannot occur in a serialised URL; copy whole chars anyway.
+            let c = s
+                .get(i..)
+                .and_then(|rest| rest.chars().next())
+                .unwrap_or('\u{fffd}');
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        };
+        let unreserved =
+            value.is_ascii_alphanumeric() || matches!(value, b'-' | b'.' | b'_' | b'~');
+        // A decoded hex digit right after a stray "%" or "%X" would form a new
+        // escape ("%a%30" -> "%a0"): a different URL, and not idempotent.
+        let tail = out.as_bytes();
+        let forms_escape = value.is_ascii_hexdigit()
+            && (tail.last() == Some(&b'%') || tail.iter().rev().nth(1) == Some(&b'%'));
+        if unreserved && !forms_escape {
+            out.push(char::from(value));
+        } else {
+            out.push('%');
+            out.push(char::from(h.to_ascii_uppercase()));
+            out.push(char::from(l.to_ascii_uppercase()));
+        }
+        i += 3;
+    }
+    (out != s).then_some(out)
+}
+
+fn hex(b: u8) -> Option<u8> {
+    char::from(b)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).expect("test base URL")
+    }
+
+    enum Want {
+        Ok(&'static str),
+        Scheme(&'static str),
+        Invalid,
+        TooLong,
+    }
+
+    #[test]
+    fn resolve_table() {
+        use Want::*;
+        let long_href = format!("/{}", "a".repeat(9_999));
+        let long_query = format!("/p?{}", "é".repeat(1_000));
+        let cases: Vec<(&str, &str, Want)> = vec![
+            // relative forms
+            ("http://h/site/index", "./", Ok("http://h/site/")),
+            ("http://h/site/index/", "./", Ok("http://h/site/index/")),
+            ("http://h/site/index", "page", Ok("http://h/site/page")),
+            (
+                "http://h/site/index/",
+                "page",
+                Ok("http://h/site/index/page"),
+            ),
+            ("http://h/a/b/c", "../d", Ok("http://h/a/d")),
+            ("http://h/a/", "../../x", Ok("http://h/x")),
+            ("http://h/", "../../../x", Ok("http://h/x")),
+            ("http://h/a/b", "/abs", Ok("http://h/abs")),
+            ("http://h/a/b", "", Ok("http://h/a/b")),
+            ("http://h/a/b?q=1", "", Ok("http://h/a/b?q=1")),
+            ("http://h/a/b", "?a=1#f", Ok("http://h/a/b?a=1")),
+            ("http://h/a/b?old", "#frag", Ok("http://h/a/b?old")),
+            ("http://h/a/b", "#", Ok("http://h/a/b")),
+            ("http://h/a/b", "?", Ok("http://h/a/b?")),
+            ("http://h/a", "/p?", Ok("http://h/p?")),
+            ("http://h/a", "/p?b=2&a=1", Ok("http://h/p?b=2&a=1")),
+            ("https://h/a", "//other.host/p", Ok("https://other.host/p")),
+            ("http://h/a", "//other.host", Ok("http://other.host/")),
+            // absolute forms and normalisation
+            (
+                "http://h/",
+                "HTTP://Example.COM:80/a/./b/../c",
+                Ok("http://example.com/a/c"),
+            ),
+            ("http://h/", "https://h:443/", Ok("https://h/")),
+            ("http://h/", "https://h:80/", Ok("https://h:80/")),
+            ("http://h/", "http://h:8080/", Ok("http://h:8080/")),
+            ("http://h/", "http://h", Ok("http://h/")),
+            ("http://h/", "http://h/dir/", Ok("http://h/dir/")),
+            ("http://h/", "http://h/dir", Ok("http://h/dir")),
+            ("http://h/", "http://h/%7e", Ok("http://h/~")),
+            (
+                "http://h/",
+                "http://h/%7Euser/%41%62%2D%2e%5F",
+                Ok("http://h/~user/Ab-._"),
+            ),
+            ("http://h/", "http://h/a%2fb", Ok("http://h/a%2Fb")),
+            ("http://h/", "http://h/a%2Fb", Ok("http://h/a%2Fb")),
+            (
+                "http://h/",
+                "/q?x=%3d%7e&y=%zz",
+                Ok("http://h/q?x=%3D~&y=%zz"),
+            ),
+            ("http://h/", "/%e4%b8%ad", Ok("http://h/%E4%B8%AD")),
+            ("http://h/", "/a b", Ok("http://h/a%20b")),
+            ("http://h/", "/%2e%2E/x", Ok("http://h/x")),
+            ("http://h/", "/100%", Ok("http://h/100%")),
+            ("http://h/", "/%a%30%%341", Ok("http://h/%a%30%%341")),
+            ("http://h/", "  /spaced \n", Ok("http://h/spaced")),
+            ("http://h/", "\t http://h/x \u{a0}", Ok("http://h/x")),
+            ("http://h/", "/li\nne", Ok("http://h/line")),
+            ("http://h/a/b", "..\\c\\d", Ok("http://h/c/d")),
+            ("http://h/", "http:\\\\other\\p", Ok("http://other/p")),
+            (
+                "http://h/",
+                "http://Bücher.example/",
+                Ok("http://xn--bcher-kva.example/"),
+            ),
+            (
+                "http://h/",
+                "http://[::1]:8080/x",
+                Ok("http://[::1]:8080/x"),
+            ),
+            ("http://h/", "http://user:pw@h/x", Ok("http://user:pw@h/x")),
+            ("http://h/", "http:rel", Ok("http://h/rel")),
+            // rejections
+            ("http://h/", "mailto:someone@example.com", Scheme("mailto")),
+            ("http://h/", "javascript:void(0)", Scheme("javascript")),
+            ("http://h/", "JavaScript:alert(1)", Scheme("javascript")),
+            ("http://h/", "java\nscript:alert(1)", Scheme("javascript")),
+            ("http://h/", "tel:+123456", Scheme("tel")),
+            ("http://h/", "data:text/html,hi", Scheme("data")),
+            ("http://h/", "ftp://h/file", Scheme("ftp")),
+            ("http://h/", "file:///etc/passwd", Scheme("file")),
+            ("http://h/", "http://", Invalid),
+            ("http://h/", "http://exa mple.com/", Invalid),
+            ("http://h/", "http://h:99999/", Invalid),
+            ("http://h/", "http://[::1/", Invalid),
+            ("http://h/", &long_href, TooLong),
+            ("http://h/", &long_query, TooLong),
+        ];
+        assert!(cases.len() >= 40);
+        for (base, href, want) in &cases {
+            let got = resolve(&url(base), href);
+            match (want, &got) {
+                (Ok(w), Result::Ok(u)) => assert_eq!(u.as_str(), *w, "{base} + {href:?}"),
+                (Scheme(w), Err(LinkReject::Scheme(s))) => assert_eq!(s, w, "{href:?}"),
+                (Invalid, Err(LinkReject::Invalid(_))) | (TooLong, Err(LinkReject::TooLong)) => {}
+                _ => panic!("{base} + {href:?}: unexpected {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn parse_start_accepts_and_normalises() {
+        let u = parse_start("  HTTP://Example.com:80/a/../b#top ").expect("valid");
+        assert_eq!(u.as_str(), "http://example.com/b");
+        let u = parse_start("https://127.0.0.1:8443").expect("valid");
+        assert_eq!(u.as_str(), "https://127.0.0.1:8443/");
+    }
+
+    #[test]
+    fn parse_start_rejects() {
+        assert!(matches!(
+            parse_start("example.com"),
+            Err(LinkReject::Invalid(_))
+        ));
+        assert!(matches!(
+            parse_start("example.com:8080/x"),
+            Err(LinkReject::Invalid(_))
+        ));
+        assert!(matches!(
+            parse_start("/relative"),
+            Err(LinkReject::Invalid(_))
+        ));
+        assert!(matches!(parse_start(""), Err(LinkReject::Invalid(_))));
+        assert!(matches!(
+            parse_start("http://"),
+            Err(LinkReject::Invalid(_))
+        ));
+        assert_eq!(
+            parse_start("ftp://h/"),
+            Err(LinkReject::Scheme("ftp".into()))
+        );
+        let long = format!("http://h/{}", "x".repeat(MAX_URL_LEN));
+        assert_eq!(parse_start(&long), Err(LinkReject::TooLong));
+    }
+
+    #[test]
+    fn reject_messages_name_the_problem() {
+        assert_eq!(
+            LinkReject::Scheme("ftp".into()).to_string(),
+            "unsupported scheme ftp"
+        );
+        assert_eq!(
+            LinkReject::TooLong.to_string(),
+            "URL longer than 4096 bytes"
+        );
+        let e = parse_start("example.com").expect_err("no scheme");
+        assert!(e.to_string().contains("http://"), "{e}");
+    }
+
+    #[test]
+    fn origin_has_explicit_port() {
+        assert_eq!(
+            origin(&url("http://Example.com/a")),
+            "http://example.com:80"
+        );
+        assert_eq!(origin(&url("https://h/")), "https://h:443");
+        assert_eq!(
+            origin(&url("http://127.0.0.1:8080/x?y")),
+            "http://127.0.0.1:8080"
+        );
+        assert_eq!(origin(&url("http://[::1]/")), "http://[::1]:80");
+    }
+
+    #[test]
+    fn default_root_is_normalised_slash() {
+        assert_eq!(
+            default_root(&url("http://example.com:80/a/b?c#d")),
+            "http://example.com/"
+        );
+        assert_eq!(
+            default_root(&url("http://127.0.0.1:8080/x")),
+            "http://127.0.0.1:8080/"
+        );
+        assert_eq!(default_root(&url("https://h:443")), "https://h/");
+        let start = parse_start("http://h:8080/deep/page").expect("valid");
+        let root = default_root(&start);
+        assert!(start.as_str().starts_with(&root));
+        assert_eq!(
+            Scope {
+                root,
+                excludes: vec![]
+            }
+            .verdict(start.as_str()),
+            Verdict::In
+        );
+    }
+
+    #[test]
+    fn scope_verdicts() {
+        let scope = Scope {
+            root: "http://h/docs/".into(),
+            excludes: vec!["http://h/docs/private".into(), String::new()],
+        };
+        assert_eq!(scope.verdict("http://h/docs/"), Verdict::In);
+        assert_eq!(scope.verdict("http://h/docs/a/b?c"), Verdict::In);
+        assert_eq!(scope.verdict("http://h/docs"), Verdict::OutOfScope);
+        assert_eq!(scope.verdict("http://h/other"), Verdict::OutOfScope);
+        assert_eq!(scope.verdict("https://h/docs/"), Verdict::OutOfScope);
+        assert_eq!(scope.verdict("http://h/docs/private"), Verdict::Excluded);
+        assert_eq!(
+            scope.verdict("http://h/docs/private-notes/x"),
+            Verdict::Excluded
+        );
+        // out of scope wins over excluded: the URL was never in the crawl
+        let scope = Scope {
+            root: "http://h/a/".into(),
+            excludes: vec!["http://h/".into()],
+        };
+        assert_eq!(scope.verdict("http://x/"), Verdict::OutOfScope);
+        assert_eq!(scope.verdict("http://h/a/1"), Verdict::Excluded);
+    }
+
+    proptest! {
+        #[test]
+        fn resolve_never_panics_and_is_normal(
+            base in "https?://[a-zA-Z0-9.-]{1,12}(:[0-9]{1,5})?/[a-zA-Z0-9/%._~?#&=-]{0,20}",
+            href in any::<String>(),
+        ) {
+            if let Ok(base) = Url::parse(&base) {
+                if let Ok(u) = resolve(&base, &href) {
+                    prop_assert_eq!(normalize(u.clone()), u);
+                }
+            }
+        }
+
+        #[test]
+        fn normalize_is_idempotent(
+            href in "[a-zA-Z0-9/\\\\%._~?#&=:@!$'()*+,;\\[\\] \"<>{}|^`éü中-]{0,40}",
+            pct in proptest::collection::vec("%[0-9a-fA-FgG]{0,2}", 0..4),
+        ) {
+            let base = url("http://h/dir/page");
+            let href = format!("{href}{}", pct.concat());
+            if let Ok(u) = base.join(&href) {
+                let once = normalize(u);
+                let twice = normalize(once.clone());
+                prop_assert_eq!(&once, &twice);
+                prop_assert_eq!(Url::parse(once.as_str()).ok(), Some(once.clone()));
+            }
+        }
+    }
+}
