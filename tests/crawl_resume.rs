@@ -4,35 +4,12 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crawlscope::store::prelude::*;
 use support::crawl::*;
-
-struct Demo(Child, String);
-
-impl Drop for Demo {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve_demo(pages: u32) -> Demo {
-    let mut child = support::crawlscope()
-        .args(["serve-demo", "--pages", &pages.to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start serve-demo");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.starts_with("http://127.0.0.1:"), "serve-demo printed {line:?}");
-    Demo(child, line.trim().to_string())
-}
 
 fn done_count(db: &Path) -> u64 {
     store(db).read().unwrap().state_counts().unwrap().done

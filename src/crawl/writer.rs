@@ -25,6 +25,9 @@ use crate::url::{Scope, Verdict};
 /// Redirect chains longer than this end with an error.
 pub const MAX_REDIRECTS: u8 = 10;
 const MAX_BATCH: usize = 1024;
+/// The writer stops while this much disk is still free, so that returning
+/// its claims to the queue can still be committed and the store stays whole.
+pub const DISK_RESERVE: u64 = 4 << 20;
 const HEARTBEAT: Duration = Duration::from_secs(2);
 /// A crawler silent this long is taken for dead even if its pid lives on.
 const STALE_HEARTBEAT_MS: i64 = 30_000;
@@ -238,6 +241,14 @@ impl WriterThread {
                     Ok(m) => batch.push(m),
                     Err(_) => break,
                 }
+            }
+            if self.store.free_space().is_some_and(|free| free < DISK_RESERVE) {
+                // Results of this batch are dropped: their URLs go back to
+                // the queue with every other claim of ours.
+                drop(batch);
+                let me = self.instance;
+                self.store.update(|w| w.recover_claims(|by| by == me))?;
+                return Err(StoreError::DiskFull(self.store.path().to_path_buf()));
             }
             self.apply(batch)?;
         }

@@ -58,7 +58,7 @@ pub enum StoreError {
     },
     #[error("store is corrupt: {0}")]
     Corrupt(String),
-    #[error("disk full while writing the store at {0}")]
+    #[error("disk full while writing the store at {0}: free some space and run again (everything committed before is kept)")]
     DiskFull(PathBuf),
     #[error("store error: {0}")]
     Lmdb(String),
@@ -183,6 +183,11 @@ impl Store {
         self.env.real_disk_size().unwrap_or(0)
     }
 
+    /// Free bytes on the store's file system, if the OS says.
+    pub fn free_space(&self) -> Option<u64> {
+        free_bytes(&self.path)
+    }
+
     /// The current map size (grows on demand).
     pub fn map_size(&self) -> usize {
         self.env.info().map_size
@@ -228,6 +233,11 @@ impl Store {
             match attempt {
                 Err(StoreError::MapFull) => self.grow()?,
                 Err(StoreError::DiskFull(_)) => return Err(StoreError::DiskFull(self.path.clone())),
+                // LMDB reports a full file system as ENOSPC or, from some file
+                // systems, as a bare I/O error: name the likely cause.
+                Err(StoreError::Lmdb(_)) if free_bytes(&self.path).is_some_and(|b| b < LOW_SPACE) => {
+                    return Err(StoreError::DiskFull(self.path.clone()))
+                }
                 other => return other,
             }
         }
@@ -263,6 +273,20 @@ impl Store {
         // process is open while the map is resized.
         unsafe { self.env.resize(new_size) }.map_err(StoreError::from)
     }
+}
+
+/// Below this much free space, a failed write is taken for a full disk.
+const LOW_SPACE: u64 = 8 << 20;
+
+fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a valid out-pointer.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
 fn page_size() -> usize {

@@ -92,3 +92,30 @@ pub fn assert_whole(db: &Path) {
     let problems = r.check(&|_| false).unwrap();
     assert!(problems.is_empty(), "store not whole: {problems:#?}");
 }
+
+/// `crawlscope serve-demo` as a child process; killed on drop. `.1` is its base URL.
+pub struct Demo(std::process::Child, pub String);
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn serve_demo(pages: u32) -> Demo {
+    use std::io::BufRead;
+    let mut child = super::crawlscope()
+        .args(["serve-demo", "--pages", &pages.to_string()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start serve-demo");
+    let mut line = String::new();
+    let stdout = child.stdout.take().expect("piped stdout");
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("read the base URL");
+    assert!(line.starts_with("http://127.0.0.1:"), "serve-demo printed {line:?}");
+    Demo(child, line.trim().to_string())
+}

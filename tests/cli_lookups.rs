@@ -1,0 +1,237 @@
+//! The look-up commands on a crawled store, run as the real binary: `page`
+//! (fetched, skipped, failed, redirected, queued and never-seen URLs),
+//! `word`, `stats` and `export --format jsonl`.
+
+mod support;
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::{json, Value};
+use support::crawl::crawl_ok;
+use support::{crawlscope, Reply, Resp, TestServer};
+
+const LAST_MODIFIED: &str = "Sat, 01 Jun 2024 00:00:00 GMT";
+const OFFSITE: &str = "http://127.0.0.1:1/offsite";
+
+fn doc(title: &str, meta: &str, body: &str, links: &[&str]) -> String {
+    let mut html = format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title>{meta}</head>\n<body><p>{body}</p>\n"
+    );
+    for l in links {
+        html.push_str(&format!("<a href=\"{l}\"></a>\n"));
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+fn alpha_html() -> String {
+    doc(
+        "Alpha",
+        "<meta name=\"description\" content=\"first letter\">",
+        // positions: alpha 0, beta 1 and 2, gamma 3, running 4
+        "alpha beta beta gamma running",
+        &["/"],
+    )
+}
+
+/// / → /a, /redir (301 → /b), /missing (404), an off-site URL and /secret/x
+/// (excluded by the crawl).
+fn site() -> TestServer {
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(Resp::html(&doc(
+            "Home",
+            "",
+            "welcome home",
+            &["/a", "/redir", "/missing", OFFSITE, "/secret/x"],
+        ))),
+    );
+    s.route(
+        "/a",
+        Reply::Respond(Resp::html(&alpha_html()).header("Last-Modified", LAST_MODIFIED)),
+    );
+    s.route("/redir", Reply::Respond(Resp::redirect(301, "/b")));
+    s.route("/b", Reply::Respond(Resp::html(&doc("Bravo", "", "bravo page", &[]))));
+    s.route("/missing", Reply::Respond(Resp::status(404)));
+    s.route("/secret/x", Reply::Respond(Resp::html(&doc("Secret", "", "hidden", &[]))));
+    s
+}
+
+fn crawled(s: &TestServer) -> tempfile::TempDir {
+    let db = tempfile::tempdir().expect("temp dir");
+    let exclude = s.url("/secret/");
+    let summary = crawl_ok(db.path(), &[&s.base(), "--exclude", &exclude]);
+    assert_eq!(summary["fetched"], 3, "{summary}");
+    db
+}
+
+fn run(db: &Path, args: &[&str]) -> Output {
+    crawlscope()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .expect("run crawlscope")
+}
+
+/// Runs a `--json` command that must succeed; its JSON.
+fn json_of(db: &Path, args: &[&str]) -> Value {
+    let out = run(db, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+fn is_rfc3339_utc(v: &Value) -> bool {
+    let s = v.as_str().unwrap_or("");
+    s.len() == 20 && s.as_bytes()[10] == b'T' && s.ends_with('Z') && s.as_bytes()[4] == b'-'
+}
+
+#[test]
+fn page_answers_for_fetched_unfetched_redirected_and_unknown_urls() {
+    let s = site();
+    let db = crawled(&s);
+    let db = db.path();
+
+    let a = json_of(db, &["page", "--json", &s.url("/a")]);
+    assert!(a["id"].is_u64());
+    assert_eq!(a["url"], s.url("/a"));
+    assert_eq!(a["state"], "done");
+    assert_eq!(a["redirect_to"], Value::Null);
+    assert_eq!(a["title"], "Alpha");
+    assert_eq!(a["status"], 200);
+    assert_eq!(a["mime"], "text/html; charset=utf-8");
+    assert_eq!(a["size"], alpha_html().len());
+    assert_eq!(a["last_modified"], "2024-06-01T00:00:00Z");
+    assert!(is_rfc3339_utc(&a["fetched_at"]), "{}", a["fetched_at"]);
+    assert_eq!(a["depth"], 1);
+    // tf desc, then stem.
+    assert_eq!(
+        a["keywords"],
+        json!([
+            {"word": "beta", "freq": 2},
+            {"word": "alpha", "freq": 1},
+            {"word": "gamma", "freq": 1},
+            {"word": "run", "freq": 1},
+        ])
+    );
+    let meta = a["meta"].as_array().expect("meta");
+    assert!(meta.contains(&json!({"name": "description", "content": "first letter"})), "{meta:?}");
+    assert_eq!(a["parents"], json!([s.base()]));
+    assert_eq!(a["children"], json!([s.base()]));
+
+    // Seen, never fetched: no status, and the state says why.
+    for (url, state) in [
+        (OFFSITE.to_string(), "skipped:out_of_scope"),
+        (s.url("/secret/x"), "skipped:excluded"),
+    ] {
+        let p = json_of(db, &["page", "--json", &url]);
+        assert_eq!(p["state"], state, "{url}");
+        assert_eq!(p["status"], Value::Null, "{url}");
+        assert_eq!(p["title"], Value::Null, "{url}");
+        assert_eq!(p["parents"], json!([s.base()]), "{url}");
+    }
+
+    // Fetched with an error status: a page, failed.
+    let missing = json_of(db, &["page", "--json", &s.url("/missing")]);
+    assert_eq!(missing["status"], 404);
+    assert_eq!(missing["state"], "failed");
+
+    // A redirect points at its target, which holds the page.
+    let redir = json_of(db, &["page", "--json", &s.url("/redir")]);
+    assert_eq!(redir["state"], "redirected");
+    assert_eq!(redir["redirect_to"], s.url("/b"));
+    assert_eq!(redir["status"], Value::Null);
+    let b = json_of(db, &["page", "--json", &s.url("/b")]);
+    assert_eq!(b["title"], "Bravo");
+
+    // The human form carries the same facts.
+    let out = run(db, &["page", &s.url("/a")]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Alpha") && text.contains("beta 2; alpha 1"), "{text}");
+
+    // Never seen: exit 1, one error line.
+    let out = run(db, &["page", &s.url("/never")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: no such page"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_queued_url_has_no_status() {
+    let s = site();
+    let db = tempfile::tempdir().expect("temp dir");
+    // One successful fetch: the root's links stay in the frontier.
+    crawl_ok(db.path(), &[&s.base(), "--max-pages", "1", "--concurrency", "1"]);
+    let p = json_of(db.path(), &["page", "--json", &s.url("/a")]);
+    assert_eq!(p["state"], "queued");
+    assert_eq!(p["status"], Value::Null);
+    assert_eq!(p["keywords"], json!([]));
+}
+
+#[test]
+fn word_stats_and_jsonl_export() {
+    let s = site();
+    let db = crawled(&s);
+    let db = db.path();
+
+    // `running` is analysed to the stem it was indexed under.
+    let w = json_of(db, &["word", "--json", "running"]);
+    assert_eq!(
+        w,
+        json!({"word": "running", "stem": "run", "df": 1,
+               "postings": [{"url": s.url("/a"), "freq": 1, "positions": [4]}]})
+    );
+    let w = json_of(db, &["word", "--json", "Beta"]);
+    assert_eq!(w["postings"], json!([{"url": s.url("/a"), "freq": 2, "positions": [1, 2]}]));
+    // A stopword has no stem; an unknown word no postings. Neither is an error.
+    let w = json_of(db, &["word", "--json", "the"]);
+    assert_eq!((&w["stem"], &w["df"]), (&Value::Null, &json!(0)));
+    let w = json_of(db, &["word", "--json", "zeppelins"]);
+    assert_eq!(w, json!({"word": "zeppelins", "stem": "zeppelin", "df": 0, "postings": []}));
+    let out = run(db, &["word", "running"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stem   run"));
+
+    // Pages: /, /a, /b and the 404 (a response is a page). Links: five
+    // from the root, one from /a. Words (bodies and titles): home welcom
+    // alpha beta gamma run bravo page.
+    let st = json_of(db, &["stats", "--json"]);
+    assert_eq!(st["pages"], 4, "{st}");
+    assert_eq!(st["fetched"], 3, "{st}");
+    assert_eq!(st["failed"], 1, "{st}");
+    assert_eq!(st["queued"], 0, "{st}");
+    assert_eq!(st["links"], 6, "{st}");
+    assert_eq!(st["words"], 8, "{st}");
+
+    // jsonl: one `page --json` object a line, every page once.
+    let out = run(db, &["export", "--format", "jsonl"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON object a line"))
+        .collect();
+    let mut urls: Vec<&str> = lines.iter().filter_map(|p| p["url"].as_str()).collect();
+    urls.sort();
+    let mut want = [s.base(), s.url("/a"), s.url("/b"), s.url("/missing")];
+    want.sort();
+    assert_eq!(urls, want);
+    let a_line = lines.iter().find(|p| p["url"] == s.url("/a")).expect("/a");
+    assert_eq!(*a_line, json_of(db, &["page", "--json", &s.url("/a")]));
+
+    // --out writes the same to a file and nothing to stdout.
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let file = out_dir.path().join("export.jsonl");
+    let file_arg = file.to_string_lossy().into_owned();
+    let out = run(db, &["export", "--format", "jsonl", "--out", &file_arg]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).expect("export file"), text);
+}

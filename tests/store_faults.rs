@@ -1,0 +1,81 @@
+//! Store faults through the real binary: a full disk gives a clear error
+//! and a store that `check` still finds whole; a store written by another
+//! schema version is refused with both versions named.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use crawlscope::store::prelude::*;
+use support::crawl::*;
+
+fn check(db: &Path) -> std::process::Output {
+    support::crawlscope().arg("--db").arg(db).arg("check").output().unwrap()
+}
+
+struct Tmpfs(std::path::PathBuf);
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        // Lazy: this process may still map the store (heed keeps environments open).
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let mount = dir.path().join("small");
+    std::fs::create_dir(&mount).unwrap();
+    let ok = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=10m", "tmpfs"])
+        .arg(&mount)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(ok, "this test mounts a small tmpfs and must run as root (CI does)");
+    let _guard = Tmpfs(mount.clone());
+
+    // The demo site outgrows 10 MiB long before its end.
+    let demo = serve_demo(3000);
+    let db = mount.join("store");
+    let out = crawl(&db, &[&demo.1]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(err.contains("error:") && err.to_lowercase().contains("disk full"), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        store(&db).read().unwrap().page_count().unwrap() > 100,
+        "pages committed before the disk filled are kept"
+    );
+    let c = check(&db);
+    assert!(
+        c.status.success(),
+        "check after a full disk: {}{}",
+        String::from_utf8_lossy(&c.stdout),
+        String::from_utf8_lossy(&c.stderr)
+    );
+}
+
+#[test]
+fn a_store_of_another_schema_version_is_refused_with_both_versions() {
+    let db = tempfile::tempdir().unwrap();
+    let out = support::crawlscope().arg("--db").arg(db.path()).arg("stats").output().unwrap();
+    assert!(out.status.success());
+    {
+        // Write what a future crawlscope would: schema version 99.
+        let env = unsafe { heed::EnvOpenOptions::new().max_dbs(32).open(db.path()) }.unwrap();
+        let mut txn = env.write_txn().unwrap();
+        let meta: heed::Database<heed::types::Bytes, heed::types::Bytes> =
+            env.open_database(&txn, Some("meta")).unwrap().unwrap();
+        meta.put(&mut txn, b"schema_version", &99u32.to_be_bytes()).unwrap();
+        txn.commit().unwrap();
+        env.prepare_for_closing().wait();
+    }
+    let out = support::crawlscope().arg("--db").arg(db.path()).arg("stats").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error:"), "{err}");
+    assert!(err.contains("99") && err.contains(&crawlscope::store::SCHEMA_VERSION.to_string()), "{err}");
+}
