@@ -6,3 +6,7 @@ pub mod html;
 pub mod index;
 pub mod url;
 pub mod store;
+pub mod search;
+pub mod cli;
+pub mod crawl;
+pub mod tui;

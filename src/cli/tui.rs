@@ -1,0 +1,100 @@
+//! `tui [URL]` (and no command at all) and `demo`: open the console on a
+//! store. A URL becomes an active crawl point crawled at once; `demo`
+//! serves the built-in site on loopback and crawls it into a throwaway
+//! store (or `--db`), so it works with no network.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::args::ScopeArgs;
+use super::{point, store_path, CliError, CliResult};
+use crate::crawl::CrawlConfig;
+use crate::store::Store;
+use crate::tui;
+use crate::url::Url;
+
+fn tui_error(e: tui::TuiError) -> CliError {
+    CliError::Msg(e.to_string())
+}
+
+/// Logs go to `crawlscope.log` in the data dir (beside the store when
+/// there is no home directory); the console cannot show them.
+fn start_logging(store: &Path) {
+    let dir = directories::ProjectDirs::from("", "", "crawlscope")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| store.to_path_buf());
+    // A console without a log file still works; there is nowhere to say so.
+    let _ = tui::log_to_file(&dir.join("crawlscope.log"));
+}
+
+pub fn run(
+    db: Option<PathBuf>,
+    url: Option<Url>,
+    scope: &ScopeArgs,
+    cfg: CrawlConfig,
+) -> CliResult {
+    tui::ensure_terminal().map_err(tui_error)?;
+    let path = store_path(db)?;
+    let store = Arc::new(Store::open(&path)?);
+    start_logging(&path);
+    let start = match url {
+        Some(u) => vec![point::upsert(&store, &u, scope)?],
+        None => Vec::new(),
+    };
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(tui::console(store, cfg, start, &path))
+        .map_err(tui_error)
+}
+
+/// A store directory removed when the demo ends.
+struct Throwaway(PathBuf);
+
+impl Throwaway {
+    fn new() -> std::io::Result<Throwaway> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir =
+            std::env::temp_dir().join(format!("crawlscope-demo-{}-{nanos:x}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Throwaway(dir))
+    }
+}
+
+impl Drop for Throwaway {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn demo(db: Option<PathBuf>, pages: u32) -> CliResult {
+    tui::ensure_terminal().map_err(tui_error)?;
+    let throwaway = match db {
+        Some(_) => None,
+        None => Some(Throwaway::new()?),
+    };
+    let path = match (&throwaway, db) {
+        (Some(t), _) => t.0.join("store"),
+        (None, db) => store_path(db)?,
+    };
+    let store = Arc::new(Store::open(&path)?);
+    start_logging(&path);
+    let rt = tokio::runtime::Runtime::new()?;
+    let result = rt.block_on(async {
+        let (addr, server) = crate::demo::spawn(0, pages)
+            .await
+            .map_err(|e| CliError::Msg(format!("cannot serve the demo site on 127.0.0.1: {e}")))?;
+        tracing::info!(%addr, pages, "demo site up");
+        let url = crate::url::parse_start(&format!("http://{addr}/"))
+            .map_err(|e| CliError::Msg(e.to_string()))?;
+        let id = point::upsert(&store, &url, &ScopeArgs::default())?;
+        let r = tui::console(store.clone(), CrawlConfig::default(), vec![id], &path).await;
+        server.abort();
+        r.map_err(tui_error)
+    });
+    // The store closes before its directory goes.
+    drop(rt);
+    drop(store);
+    drop(throwaway);
+    result
+}

@@ -1,0 +1,385 @@
+//! The event loop: one `select!` over the render tick, the terminal's
+//! events, the answers of background jobs and the crawl engine's events
+//! (drained in batches, so a fast crawl never floods the screen). It turns
+//! each into a [`Msg`] for [`App::update`], carries out the [`Command`]s
+//! that come back (store work on the blocking pool, engine commands), and
+//! draws at most once a frame, only when something changed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::Event;
+use futures_util::{Stream, StreamExt};
+use ratatui::backend::Backend;
+use ratatui::Terminal;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::task::JoinHandle;
+
+use super::app::{App, Clock, Command, Msg};
+use super::{jobs, TuiError};
+use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlError, CrawlEvent, CrawlHandle, Summary};
+use crate::store::{PointId, Store};
+
+/// One frame: redraws are capped at about 30 a second.
+const FRAME: Duration = Duration::from_millis(33);
+/// Engine events handled per batch, so input keeps its turn.
+const BATCH_MAX: usize = 8192;
+
+/// What background jobs send back to the loop.
+enum Report {
+    Msg(Box<Msg>),
+    Started(Result<CrawlHandle, String>),
+    /// A job panicked: the terminal is already restored by the panic hook,
+    /// so the console cannot go on.
+    Fatal(String),
+}
+
+/// A crawl still running when the console ends.
+pub struct Engine {
+    commands: UnboundedSender<CrawlCommand>,
+    done: JoinHandle<Result<Summary, CrawlError>>,
+}
+
+impl Engine {
+    /// Asks the crawl to stop and waits (at most `limit`) for in-flight
+    /// fetches to finish and be committed.
+    pub async fn shutdown(self, limit: Duration) -> Result<(), String> {
+        let _ = self.commands.send(CrawlCommand::Stop);
+        match tokio::time::timeout(limit, self.done).await {
+            Ok(Ok(Ok(_))) => Ok(()),
+            Ok(Ok(Err(e))) => Err(e.to_string()),
+            Ok(Err(e)) => Err(format!("crawl task: {e}")),
+            Err(_) => Err(format!(
+                "the crawl did not stop within {}s; claimed URLs are recovered by the next crawl",
+                limit.as_secs()
+            )),
+        }
+    }
+}
+
+/// Carries out the app's commands against the store and the engine.
+pub struct Runtime {
+    store: Arc<Store>,
+    cfg: CrawlConfig,
+    tx: UnboundedSender<Report>,
+    rx: UnboundedReceiver<Report>,
+    /// The running crawl's three ends, apart so that the loop can wait on
+    /// its events and its end at once.
+    commands: Option<UnboundedSender<CrawlCommand>>,
+    events: Option<UnboundedReceiver<CrawlEvent>>,
+    done: Option<JoinHandle<Result<Summary, CrawlError>>>,
+    starting: bool,
+}
+
+async fn next_event(events: &mut Option<UnboundedReceiver<CrawlEvent>>) -> Option<CrawlEvent> {
+    match events {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn engine_done(
+    done: &mut Option<JoinHandle<Result<Summary, CrawlError>>>,
+) -> Result<(), String> {
+    match done {
+        Some(handle) => match handle.await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(e) => Err(format!("crawl task: {e}")),
+        },
+        None => std::future::pending().await,
+    }
+}
+
+fn drain(first: Option<CrawlEvent>, rx: &mut UnboundedReceiver<CrawlEvent>) -> Vec<CrawlEvent> {
+    let mut batch: Vec<CrawlEvent> = first.into_iter().collect();
+    while batch.len() < BATCH_MAX {
+        match rx.try_recv() {
+            Ok(ev) => batch.push(ev),
+            Err(_) => break,
+        }
+    }
+    batch
+}
+
+fn to_msg(ev: Event) -> Option<Msg> {
+    match ev {
+        Event::Key(k) => Some(Msg::Key(k)),
+        Event::Mouse(m) => Some(Msg::Mouse(m)),
+        Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        _ => None,
+    }
+}
+
+impl Runtime {
+    pub fn new(store: Arc<Store>, cfg: CrawlConfig) -> Runtime {
+        let (tx, rx) = unbounded_channel();
+        Runtime {
+            store,
+            cfg,
+            tx,
+            rx,
+            commands: None,
+            events: None,
+            done: None,
+            starting: false,
+        }
+    }
+
+    /// The crawl still running when the loop ended, for the caller to stop
+    /// once the terminal is restored.
+    pub fn take_engine(&mut self) -> Option<Engine> {
+        self.events = None;
+        Some(Engine {
+            commands: self.commands.take()?,
+            done: self.done.take()?,
+        })
+    }
+
+    /// Runs the console until the user quits or `inputs` ends. `start`
+    /// names crawl points to crawl at once.
+    pub async fn run<B, S>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        app: &mut App,
+        mut inputs: S,
+        start: Vec<PointId>,
+    ) -> Result<(), TuiError>
+    where
+        B: Backend,
+        S: Stream<Item = std::io::Result<Event>> + Unpin,
+    {
+        let size = terminal.size()?;
+        app.update(Msg::Resize(size.width, size.height));
+        app.take_dirty();
+        terminal.draw(|f| app.render(f))?;
+        if !start.is_empty() {
+            self.exec(app, Command::StartCrawl(start))?;
+        }
+        let mut frame = tokio::time::interval(FRAME);
+        frame.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            // Biased, tick first: a flood of engine events can delay a
+            // frame by one batch at most, never starve it.
+            let cmd = tokio::select! {
+                biased;
+                _ = frame.tick() => {
+                    let cmd = app.update(Msg::Tick(Clock::system()));
+                    if app.take_dirty() {
+                        terminal.draw(|f| app.render(f))?;
+                    }
+                    cmd
+                }
+                input = inputs.next() => match input {
+                    Some(Ok(ev)) => to_msg(ev).and_then(|m| app.update(m)),
+                    Some(Err(e)) => return Err(e.into()),
+                    None => Some(Command::Quit),
+                },
+                report = self.rx.recv() => match report {
+                    Some(Report::Msg(m)) => app.update(*m),
+                    Some(Report::Started(r)) => self.started(app, r),
+                    Some(Report::Fatal(e)) => return Err(TuiError::Internal(e)),
+                    None => None,
+                },
+                ev = next_event(&mut self.events) => match (ev, self.events.as_mut()) {
+                    (Some(first), Some(rx)) => app.update(Msg::Engine(drain(Some(first), rx))),
+                    _ => {
+                        self.events = None;
+                        None
+                    }
+                },
+                result = engine_done(&mut self.done) => {
+                    self.done = None;
+                    self.ended(app, result)
+                }
+            };
+            if let Some(cmd) = cmd {
+                if self.exec(app, cmd)? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn started(&mut self, app: &mut App, r: Result<CrawlHandle, String>) -> Option<Command> {
+        self.starting = false;
+        match r {
+            Ok(h) => {
+                tracing::info!("crawl started");
+                self.commands = Some(h.commands);
+                self.events = Some(h.events);
+                self.done = Some(h.done);
+                app.update(Msg::CrawlStarted)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "crawl did not start");
+                app.update(Msg::Error(e))
+            }
+        }
+    }
+
+    fn ended(&mut self, app: &mut App, result: Result<(), String>) -> Option<Command> {
+        // Events sent before the task ended are still queued: show them first.
+        self.commands = None;
+        let rest = self
+            .events
+            .take()
+            .map(|mut rx| drain(None, &mut rx))
+            .unwrap_or_default();
+        match &result {
+            Ok(()) => tracing::info!("crawl ended"),
+            Err(e) => tracing::warn!(error = %e, "crawl failed"),
+        }
+        let first = if rest.is_empty() {
+            None
+        } else {
+            app.update(Msg::Engine(rest))
+        };
+        let second = app.update(Msg::CrawlEnded(result));
+        match (first, second) {
+            (Some(a), Some(b)) => Some(Command::Batch(vec![a, b])),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs `job` on the blocking pool; its message comes back to the loop.
+    fn spawn(&self, job: impl FnOnce(Arc<Store>) -> Report + Send + 'static) {
+        let store = self.store.clone();
+        let tx = self.tx.clone();
+        let handle = tokio::task::spawn_blocking(move || job(store));
+        tokio::spawn(async move {
+            let report = match handle.await {
+                Ok(r) => r,
+                Err(e) => Report::Fatal(format!("a background job failed: {e}")),
+            };
+            let _ = tx.send(report);
+        });
+    }
+
+    /// Carries out `cmd`; true when the console should end.
+    fn exec(&mut self, app: &mut App, cmd: Command) -> Result<bool, TuiError> {
+        let follow = match cmd {
+            Command::Quit => return Ok(true),
+            Command::Batch(cmds) => {
+                for c in cmds {
+                    if self.exec(app, c)? {
+                        return Ok(true);
+                    }
+                }
+                None
+            }
+            Command::Engine(c) => match &self.commands {
+                Some(commands) => {
+                    if commands.send(c).is_err() {
+                        app.update(Msg::Info("the crawl is ending".into()))
+                    } else {
+                        None
+                    }
+                }
+                None => app.update(Msg::Info("no crawl is running".into())),
+            },
+            Command::StartCrawl(points) => {
+                if self.commands.is_some() || self.starting {
+                    app.update(Msg::Info("a crawl is already running".into()))
+                } else {
+                    self.starting = true;
+                    let cfg = self.cfg.clone();
+                    self.spawn(move |store| Report::Started(start_crawl(store, cfg, points)));
+                    None
+                }
+            }
+            Command::Search { seq, query } => {
+                self.spawn(move |store| {
+                    let result = jobs::search(&store, &query).map_err(|e| e.to_string());
+                    Report::Msg(Box::new(Msg::SearchDone { seq, query, result }))
+                });
+                None
+            }
+            Command::LoadDetail { page, query } => {
+                self.spawn(move |store| match jobs::detail(&store, page, &query) {
+                    Ok(d) => Report::Msg(Box::new(Msg::DetailDone(d))),
+                    Err(e) => Report::Msg(Box::new(Msg::Error(format!("page details: {e}")))),
+                });
+                None
+            }
+            Command::LoadPage { seq, page } => {
+                self.spawn(move |store| {
+                    let result = jobs::page_view(&store, page).map_err(|e| e.to_string());
+                    Report::Msg(Box::new(Msg::PageLoaded { seq, result }))
+                });
+                None
+            }
+            Command::Refresh => {
+                self.spawn(|store| match jobs::snapshot(&store) {
+                    Ok(s) => Report::Msg(Box::new(Msg::Snapshot(s))),
+                    Err(e) => Report::Msg(Box::new(Msg::Error(format!("reading the store: {e}")))),
+                });
+                None
+            }
+            Command::SavePoint { id, rec } => {
+                self.spawn(move |store| {
+                    point_write(&store, |s| {
+                        let saved = jobs::save_point(s, id, &rec)?;
+                        Ok(format!("crawl point {saved} saved"))
+                    })
+                });
+                None
+            }
+            Command::DeletePoint(id) => {
+                self.spawn(move |store| {
+                    point_write(&store, |s| {
+                        jobs::delete_point(s, id)?;
+                        Ok(format!("crawl point {id} deleted"))
+                    })
+                });
+                None
+            }
+            Command::SetActive(id, on) => {
+                self.spawn(move |store| {
+                    point_write(&store, |s| {
+                        jobs::set_active(s, id, on)?;
+                        Ok(format!(
+                            "crawl point {id} {}",
+                            if on { "enabled" } else { "disabled" }
+                        ))
+                    })
+                });
+                None
+            }
+        };
+        match follow {
+            Some(cmd) => self.exec(app, cmd),
+            None => Ok(false),
+        }
+    }
+}
+
+/// A point write, then the fresh list; the outcome is told in the footer.
+fn point_write(
+    store: &Store,
+    write: impl FnOnce(&Store) -> Result<String, crate::store::StoreError>,
+) -> Report {
+    match write(store).and_then(|done| Ok((done, jobs::points(store)?))) {
+        Ok((note, points)) => {
+            tracing::info!("{note}");
+            Report::Msg(Box::new(Msg::Points { points, note }))
+        }
+        Err(e) => Report::Msg(Box::new(Msg::Error(format!("crawl point: {e}")))),
+    }
+}
+
+fn start_crawl(
+    store: Arc<Store>,
+    cfg: CrawlConfig,
+    points: Vec<PointId>,
+) -> Result<CrawlHandle, String> {
+    let points = if points.is_empty() {
+        jobs::active_points(&store).map_err(|e| e.to_string())?
+    } else {
+        points
+    };
+    if points.is_empty() {
+        return Err("nothing to crawl: add a crawl point (a) or enable one (6, Space)".into());
+    }
+    crawl::start(store, cfg, points).map_err(|e| format!("cannot start the crawl: {e}"))
+}

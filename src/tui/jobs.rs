@@ -1,0 +1,135 @@
+//! The console's store work: each function reads one snapshot or runs one
+//! write transaction and returns plain data for a [`Msg`](super::Msg). They
+//! block, so the runtime runs them on tokio's blocking pool, never on the
+//! thread that draws.
+
+use crate::search;
+use crate::store::prelude::*;
+use crate::store::{PageId, PointId, PointRecord, Reader, Store, StoreError};
+
+use super::app::Snapshot;
+use super::panes::graph::{LinkRow, PageView};
+use super::panes::lookup::Detail;
+use super::panes::queue::QueueRow;
+
+/// Frontier entries the queue pane shows.
+const QUEUE_ROWS: usize = 100;
+/// Parents or children listed in the graph; the rest are counted.
+const LINK_ROWS: usize = 500;
+const KEYWORDS: usize = 8;
+
+pub fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
+    let r = store.read()?;
+    let mut frontier = Vec::with_capacity(QUEUE_ROWS);
+    for e in r.frontier_peek(QUEUE_ROWS)? {
+        frontier.push(QueueRow {
+            page: e.page,
+            url: r
+                .url_of(e.page)?
+                .unwrap_or_else(|| format!("(page {})", e.page)),
+            depth: e.depth,
+            point: e.point,
+        });
+    }
+    Ok(Snapshot {
+        frontier,
+        frontier_len: r.frontier_len()?,
+        store_bytes: store.disk_size(),
+        points: r.points()?,
+    })
+}
+
+fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
+    let record = r.page(page)?;
+    Ok(LinkRow {
+        page,
+        url: r.url_of(page)?.unwrap_or_else(|| format!("(page {page})")),
+        title: record.as_ref().and_then(|p| p.title.clone()),
+        status: record.map(|p| p.status),
+        state: r.url_state(page)?.map(|s| s.label()),
+    })
+}
+
+pub fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreError> {
+    let r = store.read()?;
+    let url = r
+        .url_of(page)?
+        .ok_or_else(|| StoreError::NotFound(format!("page {page}")))?;
+    let parents = r.parents(page)?;
+    let children = r.children(page)?;
+    let rows = |ids: &[PageId]| -> Result<Vec<LinkRow>, StoreError> {
+        ids.iter()
+            .take(LINK_ROWS)
+            .map(|&id| link_row(&r, id))
+            .collect()
+    };
+    Ok(PageView {
+        page,
+        url,
+        record: r.page(page)?,
+        state: r.url_state(page)?.map(|s| s.label()),
+        parents: rows(&parents)?,
+        children: rows(&children)?,
+        parents_total: parents.len(),
+        children_total: children.len(),
+    })
+}
+
+pub fn search(store: &Store, query: &str) -> Result<search::Results, StoreError> {
+    search::search(&store.read()?, query, search::DEFAULT_LIMIT)
+}
+
+pub fn detail(store: &Store, page: PageId, query: &str) -> Result<Detail, StoreError> {
+    let r = store.read()?;
+    Ok(Detail {
+        page,
+        keywords: search::keywords(&r, page, KEYWORDS)?,
+        snippet: search::snippet(&r, page, query)?,
+    })
+}
+
+/// The ids of the active points.
+pub fn active_points(store: &Store) -> Result<Vec<PointId>, StoreError> {
+    Ok(store
+        .read()?
+        .points()?
+        .into_iter()
+        .filter(|(_, p)| p.active)
+        .map(|(id, _)| id)
+        .collect())
+}
+
+/// Stores a point (new when `id` is None); returns its id.
+pub fn save_point(
+    store: &Store,
+    id: Option<PointId>,
+    rec: &PointRecord,
+) -> Result<PointId, StoreError> {
+    store.update(|w| match id {
+        Some(id) => {
+            if w.point(id)?.is_none() {
+                return Err(StoreError::NotFound(format!("crawl point {id}")));
+            }
+            w.put_point(id, rec).map(|()| id)
+        }
+        None => w.add_point(rec),
+    })
+}
+
+pub fn delete_point(store: &Store, id: PointId) -> Result<(), StoreError> {
+    store.update(|w| w.remove_point(id))
+}
+
+pub fn set_active(store: &Store, id: PointId, active: bool) -> Result<(), StoreError> {
+    store.update(|w| {
+        let mut rec = w
+            .point(id)?
+            .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
+        rec.active = active;
+        w.put_point(id, &rec)
+    })
+}
+
+pub fn points(store: &Store) -> Result<Vec<(PointId, PointRecord)>, StoreError> {
+    store.read()?.points()
+}

@@ -1,0 +1,378 @@
+//! The link graph browser: one page (title, URL, status, size, last
+//! modified, state) with its parents and children side by side. Enter jumps
+//! to a linked page, Backspace walks the trail back; links never fetched
+//! (queued, out of scope, excluded, failed) show their state instead of a
+//! status.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::{scroll_offset, step, Action};
+use crate::store::{PageId, PageRecord};
+use crate::tui::{format, theme};
+
+/// Pages remembered for Backspace.
+const TRAIL_MAX: usize = 64;
+const HEADER_ROWS: u16 = 4;
+
+/// A linked URL as the graph lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkRow {
+    pub page: PageId,
+    pub url: String,
+    pub title: Option<String>,
+    /// The HTTP status, when the URL was fetched.
+    pub status: Option<u16>,
+    /// The store's state label (`done`, `queued`, `skipped:out_of_scope`...).
+    pub state: Option<String>,
+}
+
+impl LinkRow {
+    fn label(&self) -> String {
+        match (self.status, &self.state) {
+            (Some(s), Some(state)) if state != "done" => format!("{s} {state}"),
+            (Some(s), _) => s.to_string(),
+            (None, Some(state)) => state.clone(),
+            (None, None) => "unknown".into(),
+        }
+    }
+
+    fn label_style(&self) -> ratatui::style::Style {
+        match (self.status, &self.state) {
+            (Some(s), _) => theme::status(s),
+            (None, Some(state)) => theme::state(state),
+            (None, None) => theme::dim(),
+        }
+    }
+}
+
+/// One page with its links, read from one store snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageView {
+    pub page: PageId,
+    pub url: String,
+    /// None for a URL that was seen but never fetched.
+    pub record: Option<PageRecord>,
+    pub state: Option<String>,
+    pub parents: Vec<LinkRow>,
+    pub children: Vec<LinkRow>,
+    /// How many there are in all (the lists may be cut).
+    pub parents_total: usize,
+    pub children_total: usize,
+}
+
+impl PageView {
+    fn crumb(&self) -> String {
+        let name = match self.record.as_ref().and_then(|r| r.title.as_deref()) {
+            Some(t) => t.to_string(),
+            None => self.url.clone(),
+        };
+        format::ellipsize(&name, 24)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Parents,
+    Children,
+}
+
+pub struct GraphPane {
+    view: Option<PageView>,
+    /// Pages shown before this one: (id, breadcrumb label).
+    trail: Vec<(PageId, String)>,
+    seq: u64,
+    loading: Option<PageId>,
+    error: Option<String>,
+    side: Side,
+    /// Selection in the parents and the children list.
+    sel: [usize; 2],
+    tz_offset: i64,
+}
+
+impl GraphPane {
+    pub fn new(tz_offset: i64) -> Self {
+        GraphPane {
+            view: None,
+            trail: Vec::new(),
+            seq: 0,
+            loading: None,
+            error: None,
+            side: Side::Children,
+            sel: [0, 0],
+            tz_offset,
+        }
+    }
+
+    pub fn current(&self) -> Option<&PageView> {
+        self.view.as_ref()
+    }
+
+    pub fn trail_len(&self) -> usize {
+        self.trail.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.view.is_none() && self.loading.is_none()
+    }
+
+    /// Shows `page` next, remembering the current page for Backspace.
+    /// Returns the load to run: `(seq, page)`.
+    pub fn open(&mut self, page: PageId) -> (u64, PageId) {
+        if let Some(v) = &self.view {
+            if v.page != page && self.trail.last().map(|t| t.0) != Some(v.page) {
+                if self.trail.len() == TRAIL_MAX {
+                    self.trail.remove(0);
+                }
+                self.trail.push((v.page, v.crumb()));
+            }
+        }
+        self.load(page)
+    }
+
+    /// Reads the shown page again (its links' states change as a crawl runs).
+    pub fn reload(&mut self) -> Option<(u64, PageId)> {
+        if self.loading.is_some() {
+            return None;
+        }
+        let page = self.view.as_ref()?.page;
+        self.seq += 1;
+        Some((self.seq, page))
+    }
+
+    fn load(&mut self, page: PageId) -> (u64, PageId) {
+        self.seq += 1;
+        self.loading = Some(page);
+        (self.seq, page)
+    }
+
+    pub fn back(&mut self) -> Option<(u64, PageId)> {
+        let (page, _) = self.trail.pop()?;
+        Some(self.load(page))
+    }
+
+    /// The answer to load `seq`; a stale one is dropped.
+    pub fn set_view(&mut self, seq: u64, view: Result<PageView, String>) {
+        if seq != self.seq {
+            return;
+        }
+        let fresh = self.loading.take().is_some();
+        match view {
+            Ok(v) => {
+                if fresh {
+                    self.sel = [0, 0];
+                    self.side = if v.children.is_empty() && !v.parents.is_empty() {
+                        Side::Parents
+                    } else {
+                        Side::Children
+                    };
+                } else {
+                    self.sel[0] = self.sel[0].min(v.parents.len().saturating_sub(1));
+                    self.sel[1] = self.sel[1].min(v.children.len().saturating_sub(1));
+                }
+                self.view = Some(v);
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    fn list(&self, side: Side) -> &[LinkRow] {
+        match (&self.view, side) {
+            (Some(v), Side::Parents) => &v.parents,
+            (Some(v), Side::Children) => &v.children,
+            (None, _) => &[],
+        }
+    }
+
+    fn side_index(side: Side) -> usize {
+        match side {
+            Side::Parents => 0,
+            Side::Children => 1,
+        }
+    }
+
+    pub fn handle_key(&mut self, key: &KeyEvent) -> Action {
+        match key.code {
+            KeyCode::Left | KeyCode::Char('h') => self.side = Side::Parents,
+            KeyCode::Right | KeyCode::Char('l') => self.side = Side::Children,
+            KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
+            KeyCode::PageUp => self.move_by(-10),
+            KeyCode::PageDown => self.move_by(10),
+            KeyCode::Enter => {
+                let i = self.sel[Self::side_index(self.side)];
+                return match self.list(self.side).get(i) {
+                    Some(row) => Action::Open(row.page),
+                    None => Action::Done,
+                };
+            }
+            KeyCode::Backspace => {
+                return match self.back() {
+                    Some((seq, page)) => Action::Load { seq, page },
+                    None => Action::Done,
+                };
+            }
+            _ => return Action::Unhandled,
+        }
+        Action::Done
+    }
+
+    pub fn move_by(&mut self, delta: isize) {
+        let len = self.list(self.side).len();
+        let i = Self::side_index(self.side);
+        self.sel[i] = step(self.sel[i], delta, len);
+    }
+
+    fn columns(area: Rect) -> (Rect, Rect) {
+        let lists = Rect {
+            y: area.y + HEADER_ROWS.min(area.height),
+            height: area.height.saturating_sub(HEADER_ROWS),
+            ..area
+        };
+        let [p, c] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .spacing(1)
+            .areas(lists);
+        (p, c)
+    }
+
+    /// A click in the inner `area` picks a list and a row in it.
+    pub fn click(&mut self, area: Rect, x: u16, y: u16) {
+        let (p, c) = Self::columns(area);
+        let (side, col) = if x < c.x {
+            (Side::Parents, p)
+        } else {
+            (Side::Children, c)
+        };
+        if y < col.y {
+            return;
+        }
+        self.side = side;
+        let i = Self::side_index(side);
+        if y > col.y {
+            let rows = col.height.saturating_sub(1) as usize;
+            let row = scroll_offset(self.sel[i], rows) + (y - col.y - 1) as usize;
+            if row < self.list(side).len() {
+                self.sel[i] = row;
+            }
+        }
+    }
+
+    fn header<'a>(&'a self, v: &'a PageView) -> Vec<Line<'a>> {
+        let mut crumbs = vec![Span::styled("trail ", theme::label())];
+        let skip = self.trail.len().saturating_sub(3);
+        if skip > 0 {
+            crumbs.push(Span::styled("… › ", theme::dim()));
+        }
+        for (_, label) in &self.trail[skip..] {
+            crumbs.push(Span::styled(label.as_str(), theme::dim()));
+            crumbs.push(Span::styled(" › ", theme::dim()));
+        }
+        crumbs.push(Span::styled(v.crumb(), theme::value()));
+        let title = v
+            .record
+            .as_ref()
+            .and_then(|r| r.title.clone())
+            .unwrap_or_else(|| "(no title)".into());
+        let mut facts = Vec::new();
+        if let Some(r) = &v.record {
+            facts.push(Span::styled(r.status.to_string(), theme::status(r.status)));
+            facts.push(Span::styled(
+                format!(
+                    " · {} · modified {} · depth {}",
+                    format::bytes(r.size),
+                    format::date_time(r.last_modified, self.tz_offset),
+                    r.depth
+                ),
+                theme::label(),
+            ));
+        } else {
+            facts.push(Span::styled("not fetched", theme::dim()));
+        }
+        if let Some(s) = &v.state {
+            facts.push(Span::styled(" · ", theme::label()));
+            facts.push(Span::styled(s.as_str(), theme::state(s)));
+        }
+        vec![
+            Line::from(crumbs),
+            Line::styled(title, theme::value()),
+            Line::styled(v.url.as_str(), theme::url()),
+            Line::from(facts),
+        ]
+    }
+
+    fn render_list(&self, side: Side, total: usize, area: Rect, buf: &mut Buffer) {
+        let rows = self.list(side);
+        let i = Self::side_index(side);
+        let name = match side {
+            Side::Parents => "Parents",
+            Side::Children => "Children",
+        };
+        let more = if total > rows.len() {
+            format!(" (first {} of {})", rows.len(), format::count(total as u64))
+        } else {
+            format!(" ({total})")
+        };
+        let heading_style = if self.side == side {
+            theme::heading()
+        } else {
+            theme::label()
+        };
+        let mut lines = vec![Line::styled(format!("{name}{more}"), heading_style)];
+        let height = area.height.saturating_sub(1) as usize;
+        let offset = scroll_offset(self.sel[i], height);
+        let label_w = rows
+            .iter()
+            .map(|r| r.label().len())
+            .max()
+            .unwrap_or(0)
+            .min(22);
+        for (n, row) in rows.iter().enumerate().skip(offset).take(height) {
+            let name = row.title.clone().unwrap_or_else(|| row.url.clone());
+            let line = Line::from(vec![
+                Span::styled(
+                    format!("{:<label_w$} ", format::ellipsize(&row.label(), label_w)),
+                    row.label_style(),
+                ),
+                Span::raw(name),
+            ]);
+            lines.push(if self.side == side && n == self.sel[i] {
+                line.style(theme::selected())
+            } else {
+                line
+            });
+        }
+        if rows.is_empty() {
+            lines.push(Line::styled("  none", theme::dim()));
+        }
+        Paragraph::new(lines).render(area, buf);
+    }
+}
+
+impl Widget for &GraphPane {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let Some(v) = &self.view else {
+            let msg = match (&self.error, self.loading) {
+                (Some(e), _) => Line::styled(e.as_str(), theme::error()),
+                (None, Some(_)) => Line::styled("loading…", theme::dim()),
+                (None, None) => Line::styled(
+                    "No page yet: press Enter on a search result, a log line or a queued URL.",
+                    theme::dim(),
+                ),
+            };
+            msg.render(area, buf);
+            return;
+        };
+        let mut header = self.header(v);
+        if let Some(e) = &self.error {
+            header[0] = Line::styled(e.as_str(), theme::error());
+        }
+        Paragraph::new(header).render(area, buf);
+        let (p, c) = GraphPane::columns(area);
+        self.render_list(Side::Parents, v.parents_total, p, buf);
+        self.render_list(Side::Children, v.children_total, c, buf);
+    }
+}

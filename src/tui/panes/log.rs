@@ -1,0 +1,451 @@
+//! The live page log: one line per page outcome (time, status, size, time
+//! taken, URL, title or reason), coloured by kind, in a bounded ring. It
+//! follows the tail until the user scrolls; a filter box narrows it by text
+//! or status (`404`, `4xx`, `failed`, `skipped`).
+
+use std::collections::VecDeque;
+
+use crossterm::event::{Event, KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use tui_input::backend::crossterm::EventHandler;
+use tui_input::Input;
+
+use super::{input_cursor, render_input, Action};
+use crate::crawl::CrawlEvent;
+use crate::store::PageId;
+use crate::tui::{format, theme};
+
+/// Lines kept; older ones are dropped.
+pub const CAPACITY: usize = 10_000;
+const FILTER_LABEL: &str = "filter ";
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Page { status: u16, bytes: u64, ms: u64 },
+    NotModified,
+    Failed,
+    Skipped,
+    Redirected,
+}
+
+#[derive(Debug, Clone)]
+struct LogLine {
+    seq: u64,
+    unix: i64,
+    kind: Kind,
+    page: PageId,
+    url: String,
+    /// The title, the failure's reason, or where a redirect leads.
+    text: String,
+    /// Lowercased status label, URL and text, for the filter.
+    key: String,
+}
+
+impl LogLine {
+    fn status_label(&self) -> String {
+        match self.kind {
+            Kind::Page { status, .. } => status.to_string(),
+            Kind::NotModified => "304".into(),
+            Kind::Failed => "failed".into(),
+            Kind::Skipped => "skipped".into(),
+            Kind::Redirected => "redirect".into(),
+        }
+    }
+
+    fn status_code(&self) -> Option<u16> {
+        match self.kind {
+            Kind::Page { status, .. } => Some(status),
+            Kind::NotModified => Some(304),
+            _ => None,
+        }
+    }
+
+    fn matches(&self, terms: &[String]) -> bool {
+        terms.iter().all(|t| self.matches_term(t))
+    }
+
+    /// `4xx` is a status class; anything else is a substring.
+    fn matches_term(&self, term: &str) -> bool {
+        let b = term.as_bytes();
+        if b.len() == 3 && b[0].is_ascii_digit() && &b[1..] == b"xx" {
+            let class = u16::from(b[0] - b'0');
+            return self.status_code().is_some_and(|s| s / 100 == class);
+        }
+        self.key.contains(term)
+    }
+}
+
+pub struct LogPane {
+    lines: VecDeque<LogLine>,
+    next_seq: u64,
+    filter: Input,
+    editing: bool,
+    /// Seqs of the lines the filter keeps, when there is a filter.
+    matches: Option<VecDeque<u64>>,
+    /// The selected line's seq; `None` follows the tail.
+    selected: Option<u64>,
+    /// The seq of the top line shown while scrolled.
+    top: u64,
+    tz_offset: i64,
+}
+
+impl LogPane {
+    pub fn new(tz_offset: i64) -> Self {
+        LogPane {
+            lines: VecDeque::with_capacity(1024),
+            next_seq: 0,
+            filter: Input::default(),
+            editing: false,
+            matches: None,
+            selected: None,
+            top: 0,
+            tz_offset,
+        }
+    }
+
+    pub fn editing(&self) -> bool {
+        self.editing
+    }
+
+    pub fn stop_editing(&mut self) {
+        self.editing = false;
+    }
+
+    pub fn filter(&self) -> &str {
+        self.filter.value()
+    }
+
+    pub fn following(&self) -> bool {
+        self.selected.is_none()
+    }
+
+    /// Lines the filter keeps (all when there is none).
+    pub fn shown(&self) -> usize {
+        self.view_len()
+    }
+
+    /// Records a page outcome at `unix` seconds; other events are ignored.
+    pub fn on_event(&mut self, ev: &CrawlEvent, unix: i64) {
+        let (kind, page, url, text) = match ev {
+            CrawlEvent::Fetched(f) => (
+                Kind::Page {
+                    status: f.status,
+                    bytes: f.bytes,
+                    ms: f.elapsed.as_millis() as u64,
+                },
+                f.page,
+                &f.url,
+                f.title.clone().unwrap_or_default(),
+            ),
+            CrawlEvent::NotModified { page, url } => (Kind::NotModified, *page, url, String::new()),
+            CrawlEvent::Failed { page, url, reason } => (Kind::Failed, *page, url, reason.clone()),
+            CrawlEvent::Skipped { page, url, reason } => {
+                (Kind::Skipped, *page, url, reason.clone())
+            }
+            CrawlEvent::Redirected { page, url, to } => {
+                (Kind::Redirected, *page, url, format!("→ {to}"))
+            }
+            _ => return,
+        };
+        let mut line = LogLine {
+            seq: self.next_seq,
+            unix,
+            kind,
+            page,
+            url: url.clone(),
+            text,
+            key: String::new(),
+        };
+        line.key = format!("{} {} {}", line.status_label(), line.url, line.text).to_lowercase();
+        self.next_seq += 1;
+        if self.lines.len() == CAPACITY {
+            if let Some(old) = self.lines.pop_front() {
+                if let Some(m) = &mut self.matches {
+                    if m.front() == Some(&old.seq) {
+                        m.pop_front();
+                    }
+                }
+            }
+        }
+        if let Some(m) = &mut self.matches {
+            if line.matches(&terms(self.filter.value())) {
+                m.push_back(line.seq);
+            }
+        }
+        self.lines.push_back(line);
+    }
+
+    fn refilter(&mut self) {
+        let t = terms(self.filter.value());
+        self.matches = (!t.is_empty()).then(|| {
+            self.lines
+                .iter()
+                .filter(|l| l.matches(&t))
+                .map(|l| l.seq)
+                .collect()
+        });
+        self.selected = None;
+    }
+
+    fn view_len(&self) -> usize {
+        match &self.matches {
+            Some(m) => m.len(),
+            None => self.lines.len(),
+        }
+    }
+
+    fn view_line(&self, i: usize) -> Option<&LogLine> {
+        let seq = match &self.matches {
+            Some(m) => *m.get(i)?,
+            None => return self.lines.get(i),
+        };
+        let front = self.lines.front()?.seq;
+        self.lines.get(seq.checked_sub(front)? as usize)
+    }
+
+    /// Where the line `seq` (or the first after it) sits in the view.
+    fn position(&self, seq: u64) -> usize {
+        let last = self.view_len().saturating_sub(1);
+        let pos = match &self.matches {
+            Some(m) => m.partition_point(|&s| s < seq),
+            None => self
+                .lines
+                .front()
+                .map_or(0, |f| seq.saturating_sub(f.seq) as usize),
+        };
+        pos.min(last)
+    }
+
+    /// The first view row shown in `height` rows, and the selected row.
+    fn window(&self, height: usize) -> (usize, Option<usize>) {
+        let len = self.view_len();
+        match self.selected {
+            None => (len.saturating_sub(height), None),
+            Some(seq) => {
+                let sel = self.position(seq);
+                let mut top = self.position(self.top);
+                if sel < top || sel >= top + height {
+                    top = super::scroll_offset(sel, height);
+                }
+                (top, Some(sel))
+            }
+        }
+    }
+
+    fn seq_at(&self, i: usize) -> Option<u64> {
+        self.view_line(i).map(|l| l.seq)
+    }
+
+    /// Moves the selection by `delta` rows of a view `height` rows tall;
+    /// moving down past the last line follows the tail again.
+    pub fn scroll(&mut self, delta: isize, height: usize) {
+        let len = self.view_len();
+        if len == 0 {
+            return;
+        }
+        let (top, sel) = self.window(height);
+        // Following, the selection sits just past the last line.
+        let current = sel.unwrap_or(len);
+        let next = current as isize + delta;
+        if next >= len as isize {
+            self.selected = None;
+            return;
+        }
+        let next = next.max(0) as usize;
+        self.selected = self.seq_at(next);
+        let top = if next < top {
+            next
+        } else if next >= top + height {
+            next + 1 - height
+        } else {
+            top
+        };
+        self.top = self.seq_at(top).unwrap_or(0);
+    }
+
+    fn select_first(&mut self) {
+        self.selected = self.seq_at(0);
+        self.top = self.selected.unwrap_or(0);
+    }
+
+    /// `height` is the pane's inner height (the list is one row shorter).
+    pub fn handle_key(&mut self, key: &KeyEvent, height: usize) -> Action {
+        let rows = height.saturating_sub(1).max(1);
+        if self.editing {
+            match key.code {
+                KeyCode::Esc | KeyCode::Enter => self.editing = false,
+                _ => {
+                    if self.filter.handle_event(&Event::Key(*key)).is_some() {
+                        self.refilter();
+                    }
+                }
+            }
+            return Action::Done;
+        }
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.scroll(-1, rows),
+            KeyCode::Down | KeyCode::Char('j') => self.scroll(1, rows),
+            KeyCode::PageUp => self.scroll(-(rows as isize), rows),
+            KeyCode::PageDown => self.scroll(rows as isize, rows),
+            KeyCode::Home | KeyCode::Char('g') => self.select_first(),
+            KeyCode::End | KeyCode::Char('G') => self.selected = None,
+            KeyCode::Char('f') => self.editing = true,
+            KeyCode::Enter => {
+                let (_, sel) = self.window(rows);
+                let i = sel.unwrap_or(self.view_len().saturating_sub(1));
+                return self
+                    .view_line(i)
+                    .map_or(Action::Done, |l| Action::Open(l.page));
+            }
+            _ => return Action::Unhandled,
+        }
+        Action::Done
+    }
+
+    /// A click in the pane's inner `area`: the filter row edits the
+    /// filter, a line selects it.
+    pub fn click(&mut self, area: Rect, y: u16) {
+        if y == area.y {
+            self.editing = true;
+            return;
+        }
+        let rows = area.height.saturating_sub(1) as usize;
+        let (top, _) = self.window(rows);
+        let i = top + (y - area.y - 1) as usize;
+        if let Some(seq) = self.seq_at(i) {
+            self.selected = Some(seq);
+            self.top = self.seq_at(top).unwrap_or(0);
+        }
+    }
+
+    pub fn cursor(&self, area: Rect) -> Option<Position> {
+        self.editing
+            .then(|| input_cursor(&self.filter, FILTER_LABEL, filter_row(area)))
+    }
+
+    fn line<'a>(&'a self, l: &'a LogLine, width: u16) -> Line<'a> {
+        let (status_style, size, ms) = match l.kind {
+            Kind::Page { status, bytes, ms } => (
+                theme::status(status),
+                format::bytes(bytes),
+                format!("{ms}ms"),
+            ),
+            Kind::NotModified => (theme::status(304), String::new(), String::new()),
+            Kind::Failed => (theme::failed(), String::new(), String::new()),
+            Kind::Skipped => (theme::skipped(), String::new(), String::new()),
+            Kind::Redirected => (theme::redirected(), String::new(), String::new()),
+        };
+        let text_style = match l.kind {
+            Kind::Failed => theme::failed(),
+            Kind::Skipped => theme::skipped(),
+            Kind::Redirected => theme::redirected(),
+            _ => Style::new(),
+        };
+        let mut spans = Vec::with_capacity(8);
+        let mut used = 8 + 15;
+        // Narrow panes drop the clock first: the URL matters more.
+        if width >= 60 {
+            used += 9;
+            spans.push(Span::styled(
+                format!("{} ", format::time_of_day(l.unix, self.tz_offset)),
+                theme::dim(),
+            ));
+        }
+        spans.push(Span::styled(
+            format!("{:<8}", format::ellipsize(&l.status_label(), 8)),
+            status_style,
+        ));
+        spans.push(Span::styled(format!("{size:>7} {ms:>6} "), theme::dim()));
+        let rest = (width as usize).saturating_sub(used);
+        // A title or reason keeps at least a third of the room.
+        let text_w = match l.text.chars().count() {
+            0 => 0,
+            n => (n + 2).min(rest / 3),
+        };
+        let url_w = rest - text_w;
+        spans.push(Span::styled(
+            format::squeeze(format::bare_url(&l.url), url_w),
+            theme::url(),
+        ));
+        if !l.text.is_empty() {
+            spans.push(Span::raw("  "));
+            spans.push(Span::styled(l.text.as_str(), text_style));
+        }
+        Line::from(spans)
+    }
+}
+
+fn terms(filter: &str) -> Vec<String> {
+    filter.split_whitespace().map(str::to_lowercase).collect()
+}
+
+fn filter_row(area: Rect) -> Rect {
+    Rect {
+        height: area.height.min(1),
+        width: (area.width / 2).min(40),
+        ..area
+    }
+}
+
+impl Widget for &LogPane {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.height == 0 {
+            return;
+        }
+        render_input(
+            &self.filter,
+            FILTER_LABEL,
+            self.editing,
+            false,
+            filter_row(area),
+            buf,
+        );
+        let note = match (self.selected.is_some(), &self.matches) {
+            (false, None) => format!("following · {}", format::count(self.lines.len() as u64)),
+            (true, None) => format!(
+                "scrolled (End follows) · {}",
+                format::count(self.lines.len() as u64)
+            ),
+            (false, Some(m)) => format!("following · {} of {}", m.len(), self.lines.len()),
+            (true, Some(m)) => format!("scrolled · {} of {}", m.len(), self.lines.len()),
+        };
+        let note_area = Rect {
+            x: area.x + filter_row(area).width + 1,
+            width: area.width.saturating_sub(filter_row(area).width + 1),
+            height: 1,
+            ..area
+        };
+        Line::styled(note, theme::dim()).render(note_area, buf);
+        let list = Rect {
+            y: area.y + 1,
+            height: area.height - 1,
+            ..area
+        };
+        let rows = list.height as usize;
+        if self.view_len() == 0 {
+            let msg = if self.matches.is_some() {
+                "no line matches the filter"
+            } else {
+                "no pages yet: start a crawl (c) or add a crawl point (a)"
+            };
+            Line::styled(msg, theme::dim()).render(list, buf);
+            return;
+        }
+        let (top, sel) = self.window(rows);
+        let lines: Vec<Line> = (top..(top + rows).min(self.view_len()))
+            .filter_map(|i| {
+                let line = self.line(self.view_line(i)?, area.width);
+                Some(if Some(i) == sel {
+                    line.style(theme::selected())
+                } else {
+                    line
+                })
+            })
+            .collect();
+        Paragraph::new(lines).render(list, buf);
+    }
+}

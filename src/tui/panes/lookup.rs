@@ -1,0 +1,388 @@
+//! Word lookup: a search box whose results follow the typing (debounced;
+//! the search itself runs off the UI thread and stale answers are dropped),
+//! a ranked list, and the selected hit's date, size, top keywords and
+//! snippet.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+use tui_input::backend::crossterm::EventHandler;
+use tui_input::Input;
+
+use super::{input_cursor, render_input, scroll_offset, step, Action};
+use crate::search::{Hit, Results};
+use crate::store::PageId;
+use crate::tui::{format, theme};
+
+/// Typing pauses this long before a search runs.
+pub const DEBOUNCE: Duration = Duration::from_millis(150);
+const LABEL: &str = "search ";
+const DETAIL_ROWS: u16 = 6;
+
+/// The selected hit's details, read off the UI thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Detail {
+    pub page: PageId,
+    pub keywords: Vec<(String, u32)>,
+    pub snippet: Option<String>,
+}
+
+pub struct LookupPane {
+    input: Input,
+    editing: bool,
+    /// The number of the latest search asked for; older answers are stale.
+    seq: u64,
+    due: Option<Instant>,
+    searching: bool,
+    /// The query the results answer.
+    query: String,
+    hits: Vec<Hit>,
+    note: Option<String>,
+    error: Option<String>,
+    selected: usize,
+    detail: Option<Detail>,
+    tz_offset: i64,
+}
+
+impl LookupPane {
+    pub fn new(tz_offset: i64) -> Self {
+        LookupPane {
+            input: Input::default(),
+            editing: false,
+            seq: 0,
+            due: None,
+            searching: false,
+            query: String::new(),
+            hits: Vec::new(),
+            note: None,
+            error: None,
+            selected: 0,
+            detail: None,
+            tz_offset,
+        }
+    }
+
+    pub fn editing(&self) -> bool {
+        self.editing
+    }
+
+    pub fn start_editing(&mut self) {
+        self.editing = true;
+    }
+
+    pub fn stop_editing(&mut self) {
+        self.editing = false;
+    }
+
+    pub fn query(&self) -> &str {
+        self.input.value()
+    }
+
+    pub fn hits(&self) -> &[Hit] {
+        &self.hits
+    }
+
+    fn selected_page(&self) -> Option<PageId> {
+        self.hits.get(self.selected).map(|h| h.page)
+    }
+
+    /// The search to run now, if typing has paused: `(seq, query)`.
+    pub fn poll(&mut self, now: Instant) -> Option<(u64, String)> {
+        match self.due {
+            Some(due) if now >= due => {}
+            _ => return None,
+        }
+        self.due = None;
+        let query = self.input.value().trim().to_string();
+        self.seq += 1;
+        if query.is_empty() {
+            self.searching = false;
+            self.query.clear();
+            self.hits.clear();
+            self.note = None;
+            self.error = None;
+            self.detail = None;
+            return None;
+        }
+        self.searching = true;
+        Some((self.seq, query))
+    }
+
+    /// The answer to search `seq`; returns the hit whose details to load.
+    /// A stale answer (the user typed since) is dropped.
+    pub fn set_results(
+        &mut self,
+        seq: u64,
+        query: String,
+        result: Result<Results, String>,
+    ) -> Option<PageId> {
+        if seq != self.seq {
+            return None;
+        }
+        self.searching = false;
+        self.query = query;
+        self.selected = 0;
+        self.detail = None;
+        match result {
+            Ok(r) => {
+                self.hits = r.hits;
+                self.note = r.note;
+                self.error = None;
+            }
+            Err(e) => {
+                self.hits.clear();
+                self.note = None;
+                self.error = Some(e);
+            }
+        }
+        self.selected_page()
+    }
+
+    /// Details arrive; kept only if that hit is still the selected one.
+    pub fn set_detail(&mut self, detail: Detail) {
+        if self.selected_page() == Some(detail.page) {
+            self.detail = Some(detail);
+        }
+    }
+
+    /// The query the current details should highlight.
+    pub fn results_query(&self) -> &str {
+        &self.query
+    }
+
+    pub fn handle_key(&mut self, key: &KeyEvent, now: Instant) -> Action {
+        match key.code {
+            KeyCode::Up => return self.select(-1),
+            KeyCode::Down => return self.select(1),
+            KeyCode::PageUp => return self.select(-10),
+            KeyCode::PageDown => return self.select(10),
+            KeyCode::Enter => {
+                self.editing = false;
+                return self.selected_page().map_or(Action::Done, Action::Open);
+            }
+            _ => {}
+        }
+        if self.editing {
+            if key.code == KeyCode::Esc {
+                self.editing = false;
+            } else if self.input.handle_event(&Event::Key(*key)).is_some() {
+                self.due = Some(now + DEBOUNCE);
+            }
+            return Action::Done;
+        }
+        match key.code {
+            KeyCode::Char('k') => self.select(-1),
+            KeyCode::Char('j') => self.select(1),
+            KeyCode::Char('i') | KeyCode::Char('e') => {
+                self.editing = true;
+                Action::Done
+            }
+            _ => Action::Unhandled,
+        }
+    }
+
+    pub fn select(&mut self, delta: isize) -> Action {
+        let before = self.selected;
+        self.selected = step(self.selected, delta, self.hits.len());
+        self.selection_changed(before)
+    }
+
+    fn selection_changed(&mut self, before: usize) -> Action {
+        if before == self.selected {
+            return Action::Done;
+        }
+        self.detail = None;
+        self.selected_page().map_or(Action::Done, Action::Detail)
+    }
+
+    fn areas(&self, area: Rect) -> (Rect, Rect, Rect) {
+        let detail_h = if self.hits.is_empty() { 0 } else { DETAIL_ROWS };
+        let [input, list, detail] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Fill(1),
+            Constraint::Length(detail_h),
+        ])
+        .areas(area);
+        (input, list, detail)
+    }
+
+    /// A click in the inner `area`: the box edits, a row selects its hit.
+    pub fn click(&mut self, area: Rect, y: u16) -> Action {
+        let (input, list, _) = self.areas(area);
+        if y == input.y {
+            self.editing = true;
+            return Action::Done;
+        }
+        if y < list.y || y >= list.bottom() {
+            return Action::Done;
+        }
+        let row = scroll_offset(self.selected, list.height as usize) + (y - list.y) as usize;
+        if row >= self.hits.len() {
+            return Action::Done;
+        }
+        let before = self.selected;
+        self.selected = row;
+        self.selection_changed(before)
+    }
+
+    pub fn cursor(&self, area: Rect) -> Option<Position> {
+        let (input, _, _) = self.areas(area);
+        self.editing
+            .then(|| input_cursor(&self.input, LABEL, input_box(input)))
+    }
+
+    fn status(&self) -> Line<'_> {
+        if let Some(e) = &self.error {
+            return Line::styled(e.as_str(), theme::error());
+        }
+        if self.searching || self.due.is_some() {
+            return Line::styled("searching…", theme::dim());
+        }
+        if let Some(n) = &self.note {
+            return Line::styled(n.as_str(), theme::dim());
+        }
+        if self.query.is_empty() {
+            return Line::styled("type words; \"a phrase\"; -exclude", theme::dim());
+        }
+        Line::styled(
+            match self.hits.len() {
+                1 => "1 result".to_string(),
+                n => format!("{n} results"),
+            },
+            theme::dim(),
+        )
+    }
+
+    fn render_detail(&self, hit: &Hit, area: Rect, buf: &mut Buffer) {
+        let mut lines = vec![Line::from(vec![
+            Span::styled("modified ", theme::label()),
+            Span::styled(
+                format::date_time(hit.last_modified, self.tz_offset),
+                theme::value(),
+            ),
+            Span::styled("  size ", theme::label()),
+            Span::styled(format::bytes(hit.size), theme::value()),
+            Span::raw("  "),
+            Span::styled(hit.url.as_str(), theme::url()),
+        ])];
+        match &self.detail {
+            Some(d) => {
+                let mut kw = vec![Span::styled("keywords ", theme::label())];
+                for (i, (word, n)) in d.keywords.iter().enumerate() {
+                    if i > 0 {
+                        kw.push(Span::styled(" · ", theme::dim()));
+                    }
+                    kw.push(Span::styled(word.as_str(), theme::value()));
+                    kw.push(Span::styled(format!(" {n}"), theme::dim()));
+                }
+                lines.push(Line::from(kw));
+                match &d.snippet {
+                    Some(s) => lines.push(highlight(s, &self.query)),
+                    None => lines.push(Line::styled("(no text stored)", theme::dim())),
+                }
+            }
+            None => lines.push(Line::styled("loading…", theme::dim())),
+        }
+        let rule = Block::new()
+            .borders(Borders::TOP)
+            .border_style(theme::dim())
+            .title(Span::styled(
+                format!(" result {} of {} ", self.selected + 1, self.hits.len()),
+                theme::label(),
+            ));
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .block(rule)
+            .render(area, buf);
+    }
+}
+
+fn input_box(row: Rect) -> Rect {
+    Rect {
+        width: (row.width / 2).min(50),
+        ..row
+    }
+}
+
+/// The snippet with the query's words in bold: a word is marked when it
+/// starts with a query word (so `harbors` lights up for `harbor`).
+fn highlight<'a>(snippet: &'a str, query: &str) -> Line<'a> {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 2)
+        .map(str::to_lowercase)
+        .collect();
+    let mark = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
+    let mut spans = Vec::new();
+    for (i, token) in snippet.split(' ').enumerate() {
+        if i > 0 {
+            spans.push(Span::raw(" "));
+        }
+        let bare = token
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if !bare.is_empty() && words.iter().any(|w| bare.starts_with(w.as_str())) {
+            spans.push(Span::styled(token, mark));
+        } else {
+            spans.push(Span::raw(token));
+        }
+    }
+    Line::from(spans)
+}
+
+impl Widget for &LookupPane {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (input, list, detail) = self.areas(area);
+        let boxed = input_box(input);
+        render_input(&self.input, LABEL, self.editing, false, boxed, buf);
+        self.status().render(
+            Rect {
+                x: boxed.right() + 1,
+                width: input.width.saturating_sub(boxed.width + 1),
+                ..input
+            },
+            buf,
+        );
+        if self.hits.is_empty() {
+            if !self.query.is_empty() && self.error.is_none() && self.note.is_none() {
+                Line::styled("no page matches", theme::dim()).render(list, buf);
+            }
+            return;
+        }
+        let height = list.height as usize;
+        let offset = scroll_offset(self.selected, height);
+        let lines: Vec<Line> = self
+            .hits
+            .iter()
+            .enumerate()
+            .skip(offset)
+            .take(height)
+            .map(|(i, h)| {
+                let line = Line::from(vec![
+                    Span::styled(format!("{:>3}. ", i + 1), theme::dim()),
+                    Span::styled(format!("{:.3}  ", h.score), theme::label()),
+                    Span::styled(
+                        h.title.clone().unwrap_or_else(|| "(untitled)".into()),
+                        theme::value(),
+                    ),
+                    Span::raw("  "),
+                    Span::styled(h.url.as_str(), theme::url()),
+                ]);
+                if i == self.selected {
+                    line.style(theme::selected())
+                } else {
+                    line
+                }
+            })
+            .collect();
+        Paragraph::new(lines).render(list, buf);
+        if let Some(hit) = self.hits.get(self.selected) {
+            self.render_detail(hit, detail, buf);
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The status bar: whether a crawl runs, its counters, its rate with a
+//! sparkline, the queue, the store's size and the elapsed time. Counters
+//! follow the page events between the engine's periodic stats, which then
+//! overwrite them (they are the engine's own count).
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Sparkline, Widget};
+
+use crate::crawl::{CrawlEvent, CrawlStats, Summary};
+use crate::tui::format;
+use crate::tui::theme;
+
+/// Samples kept for the sparkline (one a second at most).
+const RATE_SAMPLES: usize = 120;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// No crawl has run in this session.
+    Idle,
+    Running,
+    Paused,
+    /// Stop was asked; in-flight fetches are finishing.
+    Stopping,
+    Finished,
+}
+
+impl RunState {
+    fn label(self) -> (&'static str, Color) {
+        match self {
+            RunState::Idle => ("idle", Color::Gray),
+            RunState::Running => ("running", Color::Green),
+            RunState::Paused => ("paused", Color::Yellow),
+            RunState::Stopping => ("stopping", Color::Yellow),
+            RunState::Finished => ("finished", Color::Cyan),
+        }
+    }
+}
+
+pub struct StatusPane {
+    run: RunState,
+    stats: CrawlStats,
+    in_flight: u64,
+    /// Pages per second, one sample per stats interval of at least a second.
+    rates: VecDeque<f64>,
+    last_sample: (Duration, u64),
+    summary: Option<Summary>,
+}
+
+impl Default for StatusPane {
+    fn default() -> Self {
+        StatusPane {
+            run: RunState::Idle,
+            stats: CrawlStats::default(),
+            in_flight: 0,
+            rates: VecDeque::with_capacity(RATE_SAMPLES),
+            last_sample: (Duration::ZERO, 0),
+            summary: None,
+        }
+    }
+}
+
+impl StatusPane {
+    pub fn run_state(&self) -> RunState {
+        self.run
+    }
+
+    pub fn set_run_state(&mut self, run: RunState) {
+        self.run = run;
+    }
+
+    /// A new run starts: counters restart at zero, as the engine's do.
+    pub fn started(&mut self) {
+        let store_bytes = self.stats.store_bytes;
+        let queued = self.stats.queued;
+        *self = StatusPane::default();
+        self.stats.store_bytes = store_bytes;
+        self.stats.queued = queued;
+        self.run = RunState::Running;
+    }
+
+    pub fn set_in_flight(&mut self, n: usize) {
+        self.in_flight = n as u64;
+    }
+
+    /// The store's own numbers, read off the render path.
+    pub fn set_store(&mut self, bytes: u64, queued: u64) {
+        self.stats.store_bytes = bytes;
+        self.stats.queued = queued;
+    }
+
+    pub fn on_event(&mut self, ev: &CrawlEvent) {
+        match ev {
+            CrawlEvent::Fetched(_) => self.stats.fetched += 1,
+            CrawlEvent::NotModified { .. } => self.stats.not_modified += 1,
+            CrawlEvent::Failed { .. } => self.stats.failed += 1,
+            CrawlEvent::Skipped { .. } => self.stats.skipped += 1,
+            CrawlEvent::Stats(s) => {
+                self.stats = *s;
+                let (at, fetched) = self.last_sample;
+                let dt = s.elapsed.saturating_sub(at);
+                if dt >= Duration::from_secs(1) {
+                    let rate = s.fetched.saturating_sub(fetched) as f64 / dt.as_secs_f64();
+                    if self.rates.len() == RATE_SAMPLES {
+                        self.rates.pop_front();
+                    }
+                    self.rates.push_back(rate);
+                    self.last_sample = (s.elapsed, s.fetched);
+                }
+            }
+            CrawlEvent::Paused => self.run = RunState::Paused,
+            CrawlEvent::Resumed => self.run = RunState::Running,
+            CrawlEvent::Finished(summary) => {
+                self.run = RunState::Finished;
+                self.summary = Some(*summary);
+                self.stats.fetched = summary.fetched;
+                self.stats.failed = summary.failed;
+                self.stats.not_modified = summary.not_modified;
+                self.stats.elapsed = Duration::from_secs_f64(summary.elapsed_s.max(0.0));
+            }
+            _ => {}
+        }
+    }
+
+    fn rate(&self) -> String {
+        let (rate, avg) = match (self.run, self.summary) {
+            (RunState::Finished, Some(s)) => (s.pages_per_s, " avg"),
+            _ => (self.rates.back().copied().unwrap_or(0.0), ""),
+        };
+        if rate < 10.0 {
+            format!("{rate:.1}/s{avg}")
+        } else {
+            format!("{rate:.0}/s{avg}")
+        }
+    }
+}
+
+fn field<'a>(name: &'a str, value: String) -> [Span<'a>; 3] {
+    [
+        Span::styled(name, theme::label()),
+        Span::styled(value, theme::value()),
+        Span::raw("  "),
+    ]
+}
+
+impl Widget for &StatusPane {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let [first_row, second_row] =
+            Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(area);
+        // The sparkline shares the shorter second line.
+        let spark_w = (area.width / 5).clamp(8, 40);
+        let [second_row, spark] =
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(spark_w)])
+                .spacing(1)
+                .areas(second_row);
+        let (label, color) = self.run.label();
+        let s = &self.stats;
+        let mut first = vec![
+            Span::styled(
+                format!("● {label} "),
+                Style::new().fg(color).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format::clock(s.elapsed), theme::value()),
+            Span::raw("  "),
+        ];
+        first.extend(field("fetched ", format::count(s.fetched)));
+        first.extend(field("", self.rate()));
+        first.extend(field("errors ", format::count(s.failed)));
+        first.extend(field("not modified ", format::count(s.not_modified)));
+        let mut second = Vec::new();
+        second.extend(field("queue ", format::count(s.queued)));
+        second.extend(field("in flight ", format::count(self.in_flight)));
+        second.extend(field("skipped ", format::count(s.skipped)));
+        second.extend(field("store ", format::bytes(s.store_bytes)));
+        Line::from(first).render(first_row, buf);
+        Line::from(second).render(second_row, buf);
+        // Tenths, so that slow crawls still draw a shape.
+        let data: Vec<u64> = self
+            .rates
+            .iter()
+            .map(|r| (r * 10.0).round() as u64)
+            .collect();
+        let visible = &data[data.len().saturating_sub(spark.width as usize)..];
+        Sparkline::default()
+            .data(visible)
+            .style(Style::new().fg(Color::Green))
+            .render(spark, buf);
+    }
+}

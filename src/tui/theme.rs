@@ -1,0 +1,103 @@
+//! The console's colours and styles, in one place so the panes agree on
+//! what "failed", "selected" or "focused" looks like.
+
+use ratatui::style::{Color, Modifier, Style};
+
+pub fn border(focused: bool) -> Style {
+    if focused {
+        Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().fg(Color::DarkGray)
+    }
+}
+
+pub fn title(focused: bool) -> Style {
+    if focused {
+        Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().fg(Color::Gray)
+    }
+}
+
+pub fn selected() -> Style {
+    Style::new()
+        .bg(Color::DarkGray)
+        .add_modifier(Modifier::BOLD)
+}
+
+pub fn dim() -> Style {
+    Style::new().fg(Color::DarkGray)
+}
+
+pub fn label() -> Style {
+    Style::new().fg(Color::Gray)
+}
+
+pub fn value() -> Style {
+    Style::new().add_modifier(Modifier::BOLD)
+}
+
+pub fn heading() -> Style {
+    Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
+}
+
+pub fn key() -> Style {
+    Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+}
+
+pub fn error() -> Style {
+    Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+}
+
+pub fn ok() -> Style {
+    Style::new().fg(Color::Green)
+}
+
+pub fn url() -> Style {
+    Style::new().fg(Color::Blue)
+}
+
+/// An input box: highlighted while it takes keys.
+pub fn input(editing: bool) -> Style {
+    if editing {
+        Style::new().fg(Color::Black).bg(Color::Cyan)
+    } else {
+        Style::new().bg(Color::Indexed(236))
+    }
+}
+
+/// An HTTP status by class: success green, not modified and redirects
+/// cyan, client errors yellow, server errors red.
+pub fn status(code: u16) -> Style {
+    match code {
+        200..=299 => Style::new().fg(Color::Green),
+        300..=399 => Style::new().fg(Color::Cyan),
+        400..=499 => Style::new().fg(Color::Yellow),
+        _ => Style::new().fg(Color::Red),
+    }
+}
+
+/// A URL state label as the store names it (`done`, `failed`,
+/// `skipped:out_of_scope`, ...).
+pub fn state(label: &str) -> Style {
+    match label {
+        "done" => Style::new().fg(Color::Green),
+        "queued" | "claimed" => Style::new().fg(Color::Cyan),
+        "failed" => Style::new().fg(Color::Red),
+        "redirected" => Style::new().fg(Color::Blue),
+        _ if label.starts_with("skipped") => Style::new().fg(Color::Magenta),
+        _ => dim(),
+    }
+}
+
+pub fn failed() -> Style {
+    Style::new().fg(Color::Red)
+}
+
+pub fn skipped() -> Style {
+    Style::new().fg(Color::Magenta)
+}
+
+pub fn redirected() -> Style {
+    Style::new().fg(Color::Blue)
+}
