@@ -562,7 +562,7 @@ fn raw_text_end(s: &[u8], from: usize, name: &[u8]) -> usize {
         if s.get(at + 2..after)
             .is_some_and(|n| n.eq_ignore_ascii_case(name))
             && s.get(after)
-                .map_or(true, |&b| is_space(b) || b == b'/' || b == b'>')
+                .is_none_or(|&b| is_space(b) || b == b'/' || b == b'>')
         {
             return at;
         }

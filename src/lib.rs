@@ -1,12 +1,12 @@
 //! crawlscope: a web crawl console for the terminal. The engine is this
 //! library; the TUI and the headless CLI are two faces on it.
 
+pub mod cli;
+pub mod crawl;
 pub mod demo;
 pub mod html;
 pub mod index;
-pub mod url;
-pub mod store;
 pub mod search;
-pub mod cli;
-pub mod crawl;
+pub mod store;
 pub mod tui;
+pub mod url;

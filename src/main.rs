@@ -17,7 +17,10 @@ fn main() -> ExitCode {
             // clap's first line says what is wrong; the rest is advice that
             // would break the one-line contract for scripts.
             let text = e.render().to_string();
-            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: invalid usage");
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("error: invalid usage");
             eprintln!("{line}");
             return ExitCode::from(2);
         }

@@ -13,17 +13,33 @@ fn assert_one_error_line(out: &std::process::Output, code: i32, needle: &str) {
     assert!(err.starts_with("error:"), "stderr: {err}");
     assert!(err.contains(needle), "stderr lacks {needle:?}: {err}");
     assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "more than one line: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "more than one line: {err}"
+    );
 }
 
 #[test]
 fn invalid_urls_and_flags_are_usage_errors() {
     let db = tempfile::tempdir().unwrap();
     let db = db.path().to_str().unwrap();
-    assert_one_error_line(&run(&["--db", db, "crawl", "mailto:me@example.com"]), 2, "http");
+    assert_one_error_line(
+        &run(&["--db", db, "crawl", "mailto:me@example.com"]),
+        2,
+        "http",
+    );
     assert_one_error_line(&run(&["--db", db, "crawl", "example.com"]), 2, "http");
-    assert_one_error_line(&run(&["--db", db, "crawl", "http://h/", "--depth", "abc"]), 2, "--depth");
-    assert_one_error_line(&run(&["--db", db, "crawl", "http://h/", "--header", "nocolon"]), 2, "header");
+    assert_one_error_line(
+        &run(&["--db", db, "crawl", "http://h/", "--depth", "abc"]),
+        2,
+        "--depth",
+    );
+    assert_one_error_line(
+        &run(&["--db", db, "crawl", "http://h/", "--header", "nocolon"]),
+        2,
+        "header",
+    );
     assert_one_error_line(&run(&["--db", db, "frobnicate"]), 2, "frobnicate");
 }
 
@@ -43,7 +59,15 @@ fn stats_json_answers_on_a_new_store() {
     let out = run(&["--db", db.path().to_str().unwrap(), "stats", "--json"]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in ["pages", "fetched", "failed", "queued", "words", "links", "store_bytes"] {
+    for key in [
+        "pages",
+        "fetched",
+        "failed",
+        "queued",
+        "words",
+        "links",
+        "store_bytes",
+    ] {
         assert!(v.get(key).is_some(), "stats lacks {key}: {v}");
     }
     assert_eq!(v["pages"], 0);

@@ -53,9 +53,15 @@ fn site() -> TestServer {
         Reply::Respond(Resp::html(&alpha_html()).header("Last-Modified", LAST_MODIFIED)),
     );
     s.route("/redir", Reply::Respond(Resp::redirect(301, "/b")));
-    s.route("/b", Reply::Respond(Resp::html(&doc("Bravo", "", "bravo page", &[]))));
+    s.route(
+        "/b",
+        Reply::Respond(Resp::html(&doc("Bravo", "", "bravo page", &[]))),
+    );
     s.route("/missing", Reply::Respond(Resp::status(404)));
-    s.route("/secret/x", Reply::Respond(Resp::html(&doc("Secret", "", "hidden", &[]))));
+    s.route(
+        "/secret/x",
+        Reply::Respond(Resp::html(&doc("Secret", "", "hidden", &[]))),
+    );
     s
 }
 
@@ -121,7 +127,10 @@ fn page_answers_for_fetched_unfetched_redirected_and_unknown_urls() {
         ])
     );
     let meta = a["meta"].as_array().expect("meta");
-    assert!(meta.contains(&json!({"name": "description", "content": "first letter"})), "{meta:?}");
+    assert!(
+        meta.contains(&json!({"name": "description", "content": "first letter"})),
+        "{meta:?}"
+    );
     assert_eq!(a["parents"], json!([s.base()]));
     assert_eq!(a["children"], json!([s.base()]));
 
@@ -154,7 +163,10 @@ fn page_answers_for_fetched_unfetched_redirected_and_unknown_urls() {
     let out = run(db, &["page", &s.url("/a")]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("Alpha") && text.contains("beta 2; alpha 1"), "{text}");
+    assert!(
+        text.contains("Alpha") && text.contains("beta 2; alpha 1"),
+        "{text}"
+    );
 
     // Never seen: exit 1, one error line.
     let out = run(db, &["page", &s.url("/never")]);
@@ -169,7 +181,10 @@ fn a_queued_url_has_no_status() {
     let s = site();
     let db = tempfile::tempdir().expect("temp dir");
     // One successful fetch: the root's links stay in the frontier.
-    crawl_ok(db.path(), &[&s.base(), "--max-pages", "1", "--concurrency", "1"]);
+    crawl_ok(
+        db.path(),
+        &[&s.base(), "--max-pages", "1", "--concurrency", "1"],
+    );
     let p = json_of(db.path(), &["page", "--json", &s.url("/a")]);
     assert_eq!(p["state"], "queued");
     assert_eq!(p["status"], Value::Null);
@@ -190,12 +205,18 @@ fn word_stats_and_jsonl_export() {
                "postings": [{"url": s.url("/a"), "freq": 1, "positions": [4]}]})
     );
     let w = json_of(db, &["word", "--json", "Beta"]);
-    assert_eq!(w["postings"], json!([{"url": s.url("/a"), "freq": 2, "positions": [1, 2]}]));
+    assert_eq!(
+        w["postings"],
+        json!([{"url": s.url("/a"), "freq": 2, "positions": [1, 2]}])
+    );
     // A stopword has no stem; an unknown word no postings. Neither is an error.
     let w = json_of(db, &["word", "--json", "the"]);
     assert_eq!((&w["stem"], &w["df"]), (&Value::Null, &json!(0)));
     let w = json_of(db, &["word", "--json", "zeppelins"]);
-    assert_eq!(w, json!({"word": "zeppelins", "stem": "zeppelin", "df": 0, "postings": []}));
+    assert_eq!(
+        w,
+        json!({"word": "zeppelins", "stem": "zeppelin", "df": 0, "postings": []})
+    );
     let out = run(db, &["word", "running"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("stem   run"));
 
@@ -212,7 +233,11 @@ fn word_stats_and_jsonl_export() {
 
     // jsonl: one `page --json` object a line, every page once.
     let out = run(db, &["export", "--format", "jsonl"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("UTF-8");
     let lines: Vec<Value> = text
         .lines()

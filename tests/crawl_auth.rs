@@ -24,14 +24,29 @@ fn basic_auth_and_headers_reach_only_the_point_origin() {
     // The other origin is in scope here, so the redirect is followed.
     let sum = crawl_ok(
         db.path(),
-        &[&s.base(), "--root", "http://127.0.0.1:", "--user", "ann", "--password", "s3cret", "--header", "X-Token: t1"],
+        &[
+            &s.base(),
+            "--root",
+            "http://127.0.0.1:",
+            "--user",
+            "ann",
+            "--password",
+            "s3cret",
+            "--header",
+            "X-Token: t1",
+        ],
     );
     assert_eq!(sum["fetched"], 2, "{sum}");
     let home = s.requests().into_iter().find(|r| r.path == "/").unwrap();
     assert_eq!(home.header("x-token"), Some("t1"));
     assert!(home.header("authorization").is_some());
     for r in other.requests() {
-        assert_eq!(r.header("authorization"), None, "credentials leaked to {}", r.path);
+        assert_eq!(
+            r.header("authorization"),
+            None,
+            "credentials leaked to {}",
+            r.path
+        );
         assert_eq!(r.header("x-token"), None, "header leaked to {}", r.path);
     }
     assert_eq!(pages_with(db.path(), "member"), vec![s.base()]);
@@ -49,7 +64,10 @@ fn wrong_credentials_are_a_recorded_failure() {
         },
     );
     let db = tempfile::tempdir().unwrap();
-    let sum = crawl_ok(db.path(), &[&s.base(), "--user", "ann", "--password", "wrong"]);
+    let sum = crawl_ok(
+        db.path(),
+        &[&s.base(), "--user", "ann", "--password", "wrong"],
+    );
     assert_eq!(sum["failed"], 1);
     assert_eq!(stored_page(db.path(), &s.base()).unwrap().status, 401);
 }

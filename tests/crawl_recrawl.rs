@@ -19,7 +19,10 @@ fn unchanged_pages_answer_304_and_changed_pages_are_reindexed() {
             etag: "\"home-v1\"".into(),
         },
     );
-    s.route("/news", Reply::Respond(page("News", "yesterday zebra", &[])));
+    s.route(
+        "/news",
+        Reply::Respond(page("News", "yesterday zebra", &[])),
+    );
     let db = tempfile::tempdir().unwrap();
     let first = crawl_ok(db.path(), &[&s.base()]);
     assert_eq!(first["fetched"], 2);
@@ -28,17 +31,36 @@ fn unchanged_pages_answer_304_and_changed_pages_are_reindexed() {
     assert_eq!(home.last_modified, 1_704_189_600, "Last-Modified is kept");
 
     // The news page changes; home does not.
-    s.route("/news", Reply::Respond(page("News", "today giraffe", &["fresh"])));
+    s.route(
+        "/news",
+        Reply::Respond(page("News", "today giraffe", &["fresh"])),
+    );
     s.route("/fresh", Reply::Respond(page("Fresh", "brand new", &[])));
     let second = crawl_ok(db.path(), &[&s.base()]);
     assert_eq!(second["not_modified"], 1, "{second}");
-    assert_eq!(second["fetched"], 2, "news re-fetched, fresh found: {second}");
-    let home_req = s.requests().into_iter().filter(|r| r.path == "/").nth(1).unwrap();
+    assert_eq!(
+        second["fetched"], 2,
+        "news re-fetched, fresh found: {second}"
+    );
+    let home_req = s
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/")
+        .nth(1)
+        .unwrap();
     assert_eq!(home_req.header("if-none-match"), Some("\"home-v1\""));
     assert_eq!(home_req.header("if-modified-since"), Some(LM));
-    assert_eq!(pages_with(db.path(), "zebra"), Vec::<String>::new(), "old words are gone");
+    assert_eq!(
+        pages_with(db.path(), "zebra"),
+        Vec::<String>::new(),
+        "old words are gone"
+    );
     assert_eq!(pages_with(db.path(), "giraff"), vec![s.url("news")]);
-    assert_eq!(pages_with(db.path(), "stabl"), vec![s.base()], "a 304 keeps the page");
+    assert_eq!(
+        pages_with(db.path(), "stabl"),
+        vec![s.base()],
+        "a 304 keeps the page"
+    );
     assert_whole(db.path());
 }
 
@@ -48,13 +70,25 @@ fn crawl_without_url_resumes_every_active_point() {
     s.route("/", Reply::Respond(page("Home", "home", &[])));
     let db = tempfile::tempdir().unwrap();
     let out = support::crawlscope()
-        .args(["--db"]).arg(db.path()).args(["point", "add", &s.base(), "--depth", "3"])
-        .output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        .args(["--db"])
+        .arg(db.path())
+        .args(["point", "add", &s.base(), "--depth", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let sum = crawl_ok(db.path(), &[]);
     assert_eq!(sum["fetched"], 1);
     // Nothing is active: a clear error, exit 1.
-    let list = support::crawlscope().args(["--db"]).arg(db.path()).args(["point", "disable", "1"]).output().unwrap();
+    let list = support::crawlscope()
+        .args(["--db"])
+        .arg(db.path())
+        .args(["point", "disable", "1"])
+        .output()
+        .unwrap();
     assert!(list.status.success());
     let out = crawl(db.path(), &[]);
     assert_eq!(out.status.code(), Some(1));

@@ -16,7 +16,10 @@ fn in_scope_redirect_stores_the_target_and_records_the_hop() {
     let db = tempfile::tempdir().unwrap();
     let sum = crawl_ok(db.path(), &[&s.base()]);
     assert_eq!(sum["fetched"], 2);
-    assert_eq!(state(db.path(), &s.url("old")).as_deref(), Some("redirected"));
+    assert_eq!(
+        state(db.path(), &s.url("old")).as_deref(),
+        Some("redirected")
+    );
     assert!(stored_page(db.path(), &s.url("old")).is_none());
     let new = stored_page(db.path(), &s.url("new")).expect("target stored");
     assert_eq!(new.title.as_deref(), Some("New"));
@@ -30,7 +33,10 @@ fn out_of_scope_redirect_stops_there() {
     let other = TestServer::start();
     other.route("/landing", Reply::Respond(page("Other", "other", &[])));
     s.route("/", Reply::Respond(page("Home", "home", &["away"])));
-    s.route("/away", Reply::Respond(Resp::redirect(302, &other.url("landing"))));
+    s.route(
+        "/away",
+        Reply::Respond(Resp::redirect(302, &other.url("landing"))),
+    );
     let db = tempfile::tempdir().unwrap();
     let sum = crawl_ok(db.path(), &[&s.base()]);
     assert_eq!(sum["fetched"], 1);
@@ -45,11 +51,17 @@ fn out_of_scope_redirect_stops_there() {
 #[test]
 fn loops_and_long_chains_end_with_an_error() {
     let s = TestServer::start();
-    s.route("/", Reply::Respond(page("Home", "home", &["loop1", "chain0"])));
+    s.route(
+        "/",
+        Reply::Respond(page("Home", "home", &["loop1", "chain0"])),
+    );
     s.route("/loop1", Reply::Respond(Resp::redirect(301, "/loop2")));
     s.route("/loop2", Reply::Respond(Resp::redirect(301, "/loop1")));
     for i in 0..12 {
-        s.route(&format!("/chain{i}"), Reply::Respond(Resp::redirect(302, &format!("/chain{}", i + 1))));
+        s.route(
+            &format!("/chain{i}"),
+            Reply::Respond(Resp::redirect(302, &format!("/chain{}", i + 1))),
+        );
     }
     s.route("/chain12", Reply::Respond(page("End", "end", &[])));
     let db = tempfile::tempdir().unwrap();
@@ -59,6 +71,9 @@ fn loops_and_long_chains_end_with_an_error() {
     assert_eq!(s.hits("/loop2"), 1);
     assert_eq!(state(db.path(), &s.url("loop2")).as_deref(), Some("failed"));
     assert_eq!(s.hits("/chain12"), 0, "the chain is cut after 10 hops");
-    assert_eq!(state(db.path(), &s.url("chain10")).as_deref(), Some("failed"));
+    assert_eq!(
+        state(db.path(), &s.url("chain10")).as_deref(),
+        Some("failed")
+    );
     assert_whole(db.path());
 }

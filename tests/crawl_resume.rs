@@ -26,7 +26,9 @@ fn crawl_child(db: &Path, args: &[&str]) -> Command {
 fn sigkill_loses_nothing_committed_and_the_next_run_resumes() {
     let demo = serve_demo(1500);
     let db = tempfile::tempdir().unwrap();
-    let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]).spawn().unwrap();
+    let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while done_count(db.path()) < 200 {
         assert!(Instant::now() < deadline, "the crawl made no progress");
@@ -53,16 +55,28 @@ fn sigkill_loses_nothing_committed_and_the_next_run_resumes() {
 fn two_crawlers_share_one_store_without_fetching_a_page_twice() {
     let demo = serve_demo(1500);
     let db = tempfile::tempdir().unwrap();
-    let a = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]).spawn().unwrap();
-    let b = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]).spawn().unwrap();
+    let a = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
+        .spawn()
+        .unwrap();
+    let b = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
+        .spawn()
+        .unwrap();
     let mut fetched = 0;
     for child in [a, b] {
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let sum: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         fetched += sum["fetched"].as_u64().unwrap();
     }
-    assert_eq!(fetched, done_count(db.path()), "some page was fetched by both crawlers");
+    assert_eq!(
+        fetched,
+        done_count(db.path()),
+        "some page was fetched by both crawlers"
+    );
     assert!(store(db.path()).read().unwrap().page_count().unwrap() >= 1500);
     assert_whole(db.path());
 }
@@ -71,7 +85,9 @@ fn two_crawlers_share_one_store_without_fetching_a_page_twice() {
 fn ctrl_c_stops_gracefully_and_leaves_no_claim_behind() {
     let demo = serve_demo(1500);
     let db = tempfile::tempdir().unwrap();
-    let child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]).spawn().unwrap();
+    let child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while done_count(db.path()) < 100 {
         assert!(Instant::now() < deadline, "the crawl made no progress");
@@ -80,14 +96,28 @@ fn ctrl_c_stops_gracefully_and_leaves_no_claim_behind() {
     // SAFETY: sending SIGINT to our own child process.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let sum: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let stopped_at = done_count(db.path());
-    assert_eq!(sum["fetched"].as_u64().unwrap(), stopped_at, "everything fetched was committed");
+    assert_eq!(
+        sum["fetched"].as_u64().unwrap(),
+        stopped_at,
+        "everything fetched was committed"
+    );
     let st = store(db.path());
-    assert!(st.read().unwrap().claims().unwrap().is_empty(), "claims were left behind");
+    assert!(
+        st.read().unwrap().claims().unwrap().is_empty(),
+        "claims were left behind"
+    );
     drop(st);
     assert_whole(db.path());
     let rest = crawl_ok(db.path(), &[]);
-    assert_eq!(stopped_at + rest["fetched"].as_u64().unwrap(), done_count(db.path()));
+    assert_eq!(
+        stopped_at + rest["fetched"].as_u64().unwrap(),
+        done_count(db.path())
+    );
 }

@@ -14,9 +14,15 @@ fn site() -> TestServer {
             "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\n",
         )),
     );
-    s.route("/", Reply::Respond(page("Home", "home", &["public", "private/secret"])));
+    s.route(
+        "/",
+        Reply::Respond(page("Home", "home", &["public", "private/secret"])),
+    );
     s.route("/public", Reply::Respond(page("Public", "open", &[])));
-    s.route("/private/secret", Reply::Respond(page("Secret", "hidden", &[])));
+    s.route(
+        "/private/secret",
+        Reply::Respond(page("Secret", "hidden", &[])),
+    );
     s
 }
 
@@ -28,7 +34,11 @@ fn disallowed_urls_are_never_requested() {
     assert_eq!(sum["fetched"], 2);
     assert_eq!(sum["skipped_robots"], 1);
     assert_eq!(s.hits("/private/secret"), 0);
-    assert_eq!(s.hits("/robots.txt"), 1, "robots.txt is fetched once per origin");
+    assert_eq!(
+        s.hits("/robots.txt"),
+        1,
+        "robots.txt is fetched once per origin"
+    );
     assert_eq!(
         state(db.path(), &s.url("private/secret")).as_deref(),
         Some("skipped:robots")
@@ -43,7 +53,11 @@ fn user_agent_picks_the_group_and_ignore_robots_turns_it_off() {
     let sum = crawl_ok(db.path(), &[&s.base(), "--user-agent", "otherbot/1.0"]);
     assert_eq!(sum["fetched"], 0);
     assert_eq!(sum["skipped_robots"], 1);
-    let ua = s.requests().iter().find(|r| r.path == "/robots.txt").and_then(|r| r.header("user-agent").map(String::from));
+    let ua = s
+        .requests()
+        .iter()
+        .find(|r| r.path == "/robots.txt")
+        .and_then(|r| r.header("user-agent").map(String::from));
     assert_eq!(ua.as_deref(), Some("otherbot/1.0"));
 
     let db2 = tempfile::tempdir().unwrap();

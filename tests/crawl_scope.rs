@@ -10,10 +10,23 @@ use support::{page as site_page, Reply, TestServer};
 fn site() -> TestServer {
     let s = TestServer::start();
     let other = "http://127.0.0.1:1/elsewhere";
-    s.route("/", Reply::Respond(site_page("Home", "welcome home", &["a", "b", "docs/x", other])));
+    s.route(
+        "/",
+        Reply::Respond(site_page(
+            "Home",
+            "welcome home",
+            &["a", "b", "docs/x", other],
+        )),
+    );
     s.route("/a", Reply::Respond(site_page("A", "alpha page", &["a/1"])));
-    s.route("/a/1", Reply::Respond(site_page("A1", "deeper page", &["/a/1/2"])));
-    s.route("/a/1/2", Reply::Respond(site_page("A12", "deepest page", &[])));
+    s.route(
+        "/a/1",
+        Reply::Respond(site_page("A1", "deeper page", &["/a/1/2"])),
+    );
+    s.route(
+        "/a/1/2",
+        Reply::Respond(site_page("A12", "deepest page", &[])),
+    );
     s.route("/b", Reply::Respond(site_page("B", "bravo page", &["/"])));
     s.route("/docs/x", Reply::Respond(site_page("X", "docs page", &[])));
     s
@@ -30,7 +43,10 @@ fn whole_site_is_crawled_and_offsite_links_recorded_not_fetched() {
     let kids = children(db.path(), &s.base());
     assert_eq!(kids.len(), 4);
     assert!(kids.contains(&"http://127.0.0.1:1/elsewhere".to_string()));
-    assert_eq!(state(db.path(), "http://127.0.0.1:1/elsewhere").as_deref(), Some("skipped:out_of_scope"));
+    assert_eq!(
+        state(db.path(), "http://127.0.0.1:1/elsewhere").as_deref(),
+        Some("skipped:out_of_scope")
+    );
     assert_eq!(s.hits("/"), 1, "a page linked back to is fetched once");
     assert_whole(db.path());
 }
@@ -43,7 +59,10 @@ fn depth_limit_fetches_depth_up_to_n() {
     // depth 0: /, depth 1: /a /b /docs/x
     assert_eq!(sum["fetched"], 4);
     assert_eq!(s.hits("/a/1"), 0);
-    assert_eq!(state(db.path(), &s.url("a/1")).as_deref(), Some("skipped:too_deep"));
+    assert_eq!(
+        state(db.path(), &s.url("a/1")).as_deref(),
+        Some("skipped:too_deep")
+    );
 }
 
 #[test]
@@ -51,11 +70,23 @@ fn root_prefix_and_excludes_limit_the_crawl() {
     let s = site();
     let db = tempfile::tempdir().unwrap();
     let root = s.base();
-    let sum = crawl_ok(db.path(), &[&root, "--exclude", &s.url("docs/"), "--exclude", &s.url("a/1/")]);
+    let sum = crawl_ok(
+        db.path(),
+        &[
+            &root,
+            "--exclude",
+            &s.url("docs/"),
+            "--exclude",
+            &s.url("a/1/"),
+        ],
+    );
     assert_eq!(sum["excluded"], 2);
     assert_eq!(s.hits("/docs/x"), 0);
     assert_eq!(s.hits("/a/1/2"), 0);
-    assert_eq!(state(db.path(), &s.url("docs/x")).as_deref(), Some("skipped:excluded"));
+    assert_eq!(
+        state(db.path(), &s.url("docs/x")).as_deref(),
+        Some("skipped:excluded")
+    );
 
     let s = site();
     let db2 = tempfile::tempdir().unwrap();
@@ -70,7 +101,10 @@ fn max_pages_counts_successful_fetches_only() {
     let s = site();
     s.route("/b", Reply::Respond(support::Resp::status(500)));
     let db = tempfile::tempdir().unwrap();
-    let sum = crawl_ok(db.path(), &[&s.base(), "--max-pages", "3", "--concurrency", "1"]);
+    let sum = crawl_ok(
+        db.path(),
+        &[&s.base(), "--max-pages", "3", "--concurrency", "1"],
+    );
     assert_eq!(sum["fetched"], 3);
     assert_eq!(sum["failed"], 1, "the 500 page failed and did not count");
     assert_whole(db.path());

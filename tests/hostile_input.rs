@@ -18,7 +18,10 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 fn body_len(db: &std::path::Path, url: &str) -> usize {
     let st = store(db);
     let r = st.read().unwrap();
-    let id = r.page_id(&crawlscope::url::Url::parse(url).unwrap()).unwrap().unwrap();
+    let id = r
+        .page_id(&crawlscope::url::Url::parse(url).unwrap())
+        .unwrap()
+        .unwrap();
     r.body(id).unwrap().map_or(0, |b| b.len())
 }
 
@@ -27,15 +30,17 @@ fn hostile_pages_are_bounded_and_the_crawl_goes_on() {
     let s = TestServer::start();
     s.route(
         "/",
-        Reply::Respond(page("Home", "home", &["bomb", "deep", "links", "long", "nul", "word", "after"])),
+        Reply::Respond(page(
+            "Home",
+            "home",
+            &["bomb", "deep", "links", "long", "nul", "word", "after"],
+        )),
     );
     // 64 MiB of zeros in ~64 KiB of gzip: the limit counts decompressed bytes.
     let bomb = gzip(&vec![b' '; 64 << 20]);
     s.route(
         "/bomb",
-        Reply::Respond(
-            Resp::bytes("text/html", bomb).header("Content-Encoding", "gzip"),
-        ),
+        Reply::Respond(Resp::bytes("text/html", bomb).header("Content-Encoding", "gzip")),
     );
     let deep = format!(
         "<html><title>Deep</title><body>{}deepword<a href=\"/after\">a</a>{}</body></html>",
@@ -57,7 +62,10 @@ fn hostile_pages_are_bounded_and_the_crawl_goes_on() {
     );
     let mut nul = b"<html><head><title>Bad\x00\xff\xfe title</title><meta name=\"description\" content=\"nul\x00here \xc3\x28\"></head><body>fine text</body></html>".to_vec();
     nul.extend_from_slice(b"\n");
-    s.route("/nul", Reply::Respond(Resp::bytes("text/html; charset=utf-8", nul)));
+    s.route(
+        "/nul",
+        Reply::Respond(Resp::bytes("text/html; charset=utf-8", nul)),
+    );
     s.route(
         "/word",
         Reply::Respond(Resp::html(&format!(
@@ -68,9 +76,18 @@ fn hostile_pages_are_bounded_and_the_crawl_goes_on() {
     s.route("/after", Reply::Respond(page("After", "survivor", &[])));
 
     let db = tempfile::tempdir().unwrap();
-    let sum = crawl_ok(db.path(), &[&s.base(), "--max-body-bytes", "1000000", "--depth", "1"]);
+    let sum = crawl_ok(
+        db.path(),
+        &[&s.base(), "--max-body-bytes", "1000000", "--depth", "1"],
+    );
     assert_eq!(sum["failed"], 0, "{sum}");
-    assert_eq!(stored_page(db.path(), &s.url("after")).unwrap().title.as_deref(), Some("After"));
+    assert_eq!(
+        stored_page(db.path(), &s.url("after"))
+            .unwrap()
+            .title
+            .as_deref(),
+        Some("After")
+    );
 
     let bomb = stored_page(db.path(), &s.url("bomb")).unwrap();
     assert!(bomb.truncated);
@@ -79,16 +96,29 @@ fn hostile_pages_are_bounded_and_the_crawl_goes_on() {
     assert_eq!(pages_with(db.path(), "deepword"), vec![s.url("deep")]);
     assert!(children(db.path(), &s.url("deep")).contains(&s.url("after")));
 
-    assert_eq!(children(db.path(), &s.url("links")).len(), crawlscope::html::MAX_LINKS_PER_PAGE);
+    assert_eq!(
+        children(db.path(), &s.url("links")).len(),
+        crawlscope::html::MAX_LINKS_PER_PAGE
+    );
 
-    assert_eq!(children(db.path(), &s.url("long")), vec![s.url("after")], "the 10,000-char URL is dropped");
+    assert_eq!(
+        children(db.path(), &s.url("long")),
+        vec![s.url("after")],
+        "the 10,000-char URL is dropped"
+    );
 
     let nul = stored_page(db.path(), &s.url("nul")).unwrap();
     let title = nul.title.unwrap();
-    assert!(!title.contains('\0') && title.starts_with("Bad"), "{title:?}");
+    assert!(
+        !title.contains('\0') && title.starts_with("Bad"),
+        "{title:?}"
+    );
     let st = store(db.path());
     let r = st.read().unwrap();
-    let id = r.page_id(&crawlscope::url::Url::parse(&s.url("nul")).unwrap()).unwrap().unwrap();
+    let id = r
+        .page_id(&crawlscope::url::Url::parse(&s.url("nul")).unwrap())
+        .unwrap()
+        .unwrap();
     for (k, v) in r.meta_tags(id).unwrap() {
         assert!(!k.contains('\0') && !v.contains('\0'), "{k:?} {v:?}");
     }
@@ -109,7 +139,10 @@ fn a_ten_megabyte_robots_txt_is_read_up_to_a_limit() {
     }
     robots.push_str("Disallow: /\n"); // beyond the limit: never read
     s.route("/robots.txt", Reply::Respond(Resp::text(&robots)));
-    s.route("/", Reply::Respond(page("Home", "home", &["blocked", "open"])));
+    s.route(
+        "/",
+        Reply::Respond(page("Home", "home", &["blocked", "open"])),
+    );
     s.route("/blocked", Reply::Respond(page("Blocked", "no", &[])));
     s.route("/open", Reply::Respond(page("Open", "yes", &[])));
     let db = tempfile::tempdir().unwrap();
@@ -125,7 +158,10 @@ fn a_trickling_server_is_cut_by_the_total_timeout() {
     s.route("/", Reply::Respond(page("Home", "home", &["slow", "fast"])));
     s.route(
         "/slow",
-        Reply::SlowBytes { resp: page("Slow", "slow", &[]), per_byte: std::time::Duration::from_secs(1) },
+        Reply::SlowBytes {
+            resp: page("Slow", "slow", &[]),
+            per_byte: std::time::Duration::from_secs(1),
+        },
     );
     s.route("/fast", Reply::Respond(page("Fast", "fast", &[])));
     let db = tempfile::tempdir().unwrap();

@@ -33,11 +33,19 @@ fn doc(title: &str, body: &str, links: &[&str]) -> String {
 /// (path, title, body) of every page but the root, in the root's link order.
 const PAGES: &[(&str, &str, &str)] = &[
     // Title boost: identical bodies; only /kiwi-title has the word in its title.
-    ("/kiwi-body", "Garden Diary", "orchard notes: kiwi grows on vines"),
+    (
+        "/kiwi-body",
+        "Garden Diary",
+        "orchard notes: kiwi grows on vines",
+    ),
     ("/kiwi-title", "Kiwi", "orchard notes: kiwi grows on vines"),
     // tf: mango 1 of 4 distinct words vs 3 of 6 tokens.
     ("/mango-one", "Tropical", "mango pulp seed skin"),
-    ("/mango-three", "Tropical", "mango mango mango pulp seed skin"),
+    (
+        "/mango-three",
+        "Tropical",
+        "mango mango mango pulp seed skin",
+    ),
     // idf: papaya on three pages, guava on one; otherwise alike.
     ("/papaya-jam", "Card", "papaya jam recipe"),
     ("/papaya-salad", "Card", "papaya salad recipe"),
@@ -136,7 +144,9 @@ impl Corpus {
 }
 
 fn scores(hits: &[Value]) -> Vec<f64> {
-    hits.iter().map(|h| h["score"].as_f64().expect("score")).collect()
+    hits.iter()
+        .map(|h| h["score"].as_f64().expect("score"))
+        .collect()
 }
 
 #[test]
@@ -162,7 +172,10 @@ fn title_tf_and_idf_decide_the_order() {
     // words of tf 1 → norm 2, cosine 0.5.
     assert_eq!(c.ranked("mango"), ["/mango-three", "/mango-one"]);
     let s = scores(&c.search("mango"));
-    assert!((s[0] - 0.866).abs() < 0.01 && (s[1] - 0.5).abs() < 0.01, "{s:?}");
+    assert!(
+        (s[0] - 0.866).abs() < 0.01 && (s[1] - 0.5).abs() < 0.01,
+        "{s:?}"
+    );
 
     // idf: guava (df 1) outweighs papaya (df 3); the pages have the same
     // shape (three words of tf 1), and the dot product carries idf² of the
@@ -259,7 +272,11 @@ fn spider_result_export_lists_a_known_page() {
         .args(["export", "--format", "spider-result"])
         .output()
         .expect("run crawlscope export");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("UTF-8");
     let lines: Vec<&str> = text.lines().collect();
     let url = c.server.url("/kiwi-title");

@@ -29,7 +29,10 @@ fn serve(site: &DemoSite) -> TestServer {
     paths.push("/robots.txt".into());
     for p in paths {
         if let Some(r) = site.render(&p) {
-            s.route(&p, Reply::Respond(Resp::bytes(r.content_type, r.body.to_vec())));
+            s.route(
+                &p,
+                Reply::Respond(Resp::bytes(r.content_type, r.body.to_vec())),
+            );
         }
     }
     s
@@ -39,7 +42,13 @@ fn crawler(db: &std::path::Path, url: &str) -> Child {
     let mut c: Command = support::crawlscope();
     c.arg("--db")
         .arg(db)
-        .args(["crawl", "--json", url, "--concurrency", &CONCURRENCY.to_string()])
+        .args([
+            "crawl",
+            "--json",
+            url,
+            "--concurrency",
+            &CONCURRENCY.to_string(),
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     c.spawn().expect("start a crawler")
@@ -96,13 +105,26 @@ fn crawl_survives_ten_sigkills_and_a_second_crawler() {
     // The last run goes to the end.
     crawl_ok(db.path(), &[&url, "--concurrency", "8"]);
 
-    let out = support::crawlscope().arg("--db").arg(db.path()).args(["check", "--json"]).output().unwrap();
-    assert!(out.status.success(), "check: {}", String::from_utf8_lossy(&out.stdout));
+    let out = support::crawlscope()
+        .arg("--db")
+        .arg(db.path())
+        .args(["check", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "check: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 
     let expected = u64::from(pages) + site.file_paths().count() as u64;
     let st = store(db.path());
     let r = st.read().unwrap();
-    assert_eq!(r.page_count().unwrap(), expected, "every page stored exactly once");
+    assert_eq!(
+        r.page_count().unwrap(),
+        expected,
+        "every page stored exactly once"
+    );
     assert_eq!(r.frontier_len().unwrap(), 0);
     drop(r);
     drop(st);

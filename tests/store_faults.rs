@@ -11,7 +11,12 @@ use crawlscope::store::prelude::*;
 use support::crawl::*;
 
 fn check(db: &Path) -> std::process::Output {
-    support::crawlscope().arg("--db").arg(db).arg("check").output().unwrap()
+    support::crawlscope()
+        .arg("--db")
+        .arg(db)
+        .arg("check")
+        .output()
+        .unwrap()
 }
 
 struct Tmpfs(std::path::PathBuf);
@@ -34,7 +39,10 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
         .status()
         .map(|s| s.success())
         .unwrap_or(false);
-    assert!(ok, "this test mounts a small tmpfs and must run as root (CI does)");
+    assert!(
+        ok,
+        "this test mounts a small tmpfs and must run as root (CI does)"
+    );
     let _guard = Tmpfs(mount.clone());
 
     // The demo site outgrows 10 MiB long before its end.
@@ -43,7 +51,10 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
     let out = crawl(&db, &[&demo.1]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "stderr: {err}");
-    assert!(err.contains("error:") && err.to_lowercase().contains("disk full"), "stderr: {err}");
+    assert!(
+        err.contains("error:") && err.to_lowercase().contains("disk full"),
+        "stderr: {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
     assert!(
         store(&db).read().unwrap().page_count().unwrap() > 100,
@@ -61,7 +72,12 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
 #[test]
 fn a_store_of_another_schema_version_is_refused_with_both_versions() {
     let db = tempfile::tempdir().unwrap();
-    let out = support::crawlscope().arg("--db").arg(db.path()).arg("stats").output().unwrap();
+    let out = support::crawlscope()
+        .arg("--db")
+        .arg(db.path())
+        .arg("stats")
+        .output()
+        .unwrap();
     assert!(out.status.success());
     {
         // Write what a future crawlscope would: schema version 99.
@@ -69,13 +85,22 @@ fn a_store_of_another_schema_version_is_refused_with_both_versions() {
         let mut txn = env.write_txn().unwrap();
         let meta: heed::Database<heed::types::Bytes, heed::types::Bytes> =
             env.open_database(&txn, Some("meta")).unwrap().unwrap();
-        meta.put(&mut txn, b"schema_version", &99u32.to_be_bytes()).unwrap();
+        meta.put(&mut txn, b"schema_version", &99u32.to_be_bytes())
+            .unwrap();
         txn.commit().unwrap();
         env.prepare_for_closing().wait();
     }
-    let out = support::crawlscope().arg("--db").arg(db.path()).arg("stats").output().unwrap();
+    let out = support::crawlscope()
+        .arg("--db")
+        .arg(db.path())
+        .arg("stats")
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.starts_with("error:"), "{err}");
-    assert!(err.contains("99") && err.contains(&crawlscope::store::SCHEMA_VERSION.to_string()), "{err}");
+    assert!(
+        err.contains("99") && err.contains(&crawlscope::store::SCHEMA_VERSION.to_string()),
+        "{err}"
+    );
 }

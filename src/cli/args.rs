@@ -9,7 +9,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::url::Url;
 
 #[derive(Debug, Parser)]
-#[command(name = "crawlscope", version, about = "A web crawl console for the terminal")]
+#[command(
+    name = "crawlscope",
+    version,
+    about = "A web crawl console for the terminal"
+)]
 pub struct Cli {
     /// The store (an LMDB environment directory).
     #[arg(long, global = true, env = "CRAWLSCOPE_DB")]
@@ -60,6 +64,7 @@ pub enum Command {
     },
     /// Ranked keyword and "phrase" search.
     Search {
+        #[arg(allow_hyphen_values = true)]
         query: String,
         #[arg(long, default_value_t = 50)]
         limit: usize,

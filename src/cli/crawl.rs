@@ -33,7 +33,13 @@ impl RunArgs {
     }
 }
 
-pub fn run(store: Arc<Store>, urls: Vec<Url>, scope: ScopeArgs, run: RunArgs, json: bool) -> CliResult {
+pub fn run(
+    store: Arc<Store>,
+    urls: Vec<Url>,
+    scope: ScopeArgs,
+    run: RunArgs,
+    json: bool,
+) -> CliResult {
     let points = if urls.is_empty() {
         let r = store.read()?;
         r.points()?

@@ -72,7 +72,11 @@ fn credentials(rec: &PointRecord) -> Credentials {
 
 /// Starts crawling `points` (ids of stored crawl points) on the current
 /// tokio runtime.
-pub fn start(store: Arc<Store>, cfg: CrawlConfig, points: Vec<PointId>) -> Result<CrawlHandle, CrawlError> {
+pub fn start(
+    store: Arc<Store>,
+    cfg: CrawlConfig,
+    points: Vec<PointId>,
+) -> Result<CrawlHandle, CrawlError> {
     let (ev_tx, ev_rx) = unbounded_channel();
     let (cmd_tx, cmd_rx) = unbounded_channel();
     let counters = Arc::new(Counters::default());
@@ -201,7 +205,10 @@ impl Dispatcher {
         })
     }
 
-    async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<Result<T, crate::store::StoreError>>) -> WriterMsg) -> Result<T, CrawlError> {
+    async fn ask<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<T, crate::store::StoreError>>) -> WriterMsg,
+    ) -> Result<T, CrawlError> {
         let (tx, rx) = oneshot::channel();
         self.ctx
             .writer
@@ -228,7 +235,11 @@ impl Dispatcher {
                     let (reply, rx) = oneshot::channel();
                     self.ctx
                         .writer
-                        .send(WriterMsg::Claim { n, points: open, reply })
+                        .send(WriterMsg::Claim {
+                            n,
+                            points: open,
+                            reply,
+                        })
                         .map_err(|_| CrawlError::WriterGone)?;
                     claim = Some(rx);
                 }
@@ -245,7 +256,11 @@ impl Dispatcher {
                     let settle = if open.is_empty() {
                         Settle::Done
                     } else {
-                        self.ask(|reply| WriterMsg::Settle { points: open, reply }).await?
+                        self.ask(|reply| WriterMsg::Settle {
+                            points: open,
+                            reply,
+                        })
+                        .await?
                     };
                     match settle {
                         Settle::More => {
@@ -257,7 +272,10 @@ impl Dispatcher {
                     }
                 }
             }
-            let wake = tokio::time::Instant::from_std(self.next_claim.max(Instant::now() + Duration::from_millis(1)));
+            let wake = tokio::time::Instant::from_std(
+                self.next_claim
+                    .max(Instant::now() + Duration::from_millis(1)),
+            );
             tokio::select! {
                 claimed = async { claim.as_mut().expect("guarded by is_some").await }, if claim.is_some() => {
                     claim = None;
@@ -303,7 +321,9 @@ impl Dispatcher {
     fn dispatch(&mut self) {
         let mut deferred = Vec::new();
         while self.workers.len() < self.ctx.cfg.concurrency {
-            let Some(claim) = self.buffer.pop_front() else { break };
+            let Some(claim) = self.buffer.pop_front() else {
+                break;
+            };
             let point = claim.entry.point;
             if self.limit_reached(point) {
                 deferred.push(claim);
@@ -336,7 +356,9 @@ impl Dispatcher {
             CrawlCommand::AddPoint(rec) => {
                 let creds = credentials(&rec);
                 let max = rec.max_pages;
-                let id = self.ask(|reply| WriterMsg::AddPoint { point: rec, reply }).await?;
+                let id = self
+                    .ask(|reply| WriterMsg::AddPoint { point: rec, reply })
+                    .await?;
                 self.ctx
                     .creds
                     .write()
@@ -449,7 +471,11 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
     let rules = if ctx.cfg.ignore_robots {
         None
     } else {
-        Some(ctx.robots.rules(&origin, || load_robots(ctx, &url, &origin)).await)
+        Some(
+            ctx.robots
+                .rules(&origin, || load_robots(ctx, &url, &origin))
+                .await,
+        )
     };
     if rules.as_ref().is_some_and(|r| !r.allowed(url.as_str())) {
         return Outcome::Msg(WriterMsg::Skipped {

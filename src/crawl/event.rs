@@ -14,14 +14,34 @@ use crate::store::{PageId, PointRecord};
 #[derive(Debug, Clone, PartialEq)]
 pub enum CrawlEvent {
     /// A fetch began.
-    Started { page: PageId, url: String },
+    Started {
+        page: PageId,
+        url: String,
+    },
     Fetched(FetchedPage),
-    NotModified { page: PageId, url: String },
-    Failed { page: PageId, url: String, reason: String },
-    Skipped { page: PageId, url: String, reason: String },
-    Redirected { page: PageId, url: String, to: String },
+    NotModified {
+        page: PageId,
+        url: String,
+    },
+    Failed {
+        page: PageId,
+        url: String,
+        reason: String,
+    },
+    Skipped {
+        page: PageId,
+        url: String,
+        reason: String,
+    },
+    Redirected {
+        page: PageId,
+        url: String,
+        to: String,
+    },
     /// New URLs entered the frontier.
-    Queued { count: u64 },
+    Queued {
+        count: u64,
+    },
     Stats(CrawlStats),
     Paused,
     Resumed,

@@ -54,12 +54,10 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
     };
     let analyzer = Analyzer::global();
     let mut body_terms: HashMap<String, Vec<u32>> = HashMap::default();
-    let token_count = analyzer.analyze(&doc.text, 0, |stem, pos| {
-        match body_terms.get_mut(stem) {
-            Some(v) => v.push(pos),
-            None => {
-                body_terms.insert(stem.to_string(), vec![pos]);
-            }
+    let token_count = analyzer.analyze(&doc.text, 0, |stem, pos| match body_terms.get_mut(stem) {
+        Some(v) => v.push(pos),
+        None => {
+            body_terms.insert(stem.to_string(), vec![pos]);
         }
     });
     let mut title_terms: HashMap<String, Vec<u32>> = HashMap::default();

@@ -31,7 +31,11 @@ impl Politeness {
 
     /// Waits for a slot on `origin` and for its gap; the permit frees the
     /// slot when dropped.
-    pub async fn acquire(&self, origin: &str, crawl_delay: Option<Duration>) -> OwnedSemaphorePermit {
+    pub async fn acquire(
+        &self,
+        origin: &str,
+        crawl_delay: Option<Duration>,
+    ) -> OwnedSemaphorePermit {
         let gate = {
             let mut gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
             gates
@@ -86,10 +90,12 @@ mod tests {
         let p = Politeness::new(2, Duration::ZERO);
         let a = p.acquire("http://h:80", None).await;
         let _b = p.acquire("http://h:80", None).await;
-        let third = tokio::time::timeout(Duration::from_millis(50), p.acquire("http://h:80", None)).await;
+        let third =
+            tokio::time::timeout(Duration::from_millis(50), p.acquire("http://h:80", None)).await;
         assert!(third.is_err(), "a third slot was granted");
         drop(a);
-        let third = tokio::time::timeout(Duration::from_millis(500), p.acquire("http://h:80", None)).await;
+        let third =
+            tokio::time::timeout(Duration::from_millis(500), p.acquire("http://h:80", None)).await;
         assert!(third.is_ok());
     }
 }

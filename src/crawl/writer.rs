@@ -164,7 +164,9 @@ pub fn instance_dead(instances: &HashMap<InstanceId, InstanceRecord>, id: Instan
     }
 }
 
-fn live_instances<R: FrontierRead>(r: &R) -> Result<HashMap<InstanceId, InstanceRecord>, StoreError> {
+fn live_instances<R: FrontierRead>(
+    r: &R,
+) -> Result<HashMap<InstanceId, InstanceRecord>, StoreError> {
     Ok(r.instances()?.into_iter().collect())
 }
 
@@ -180,7 +182,10 @@ impl WriterThread {
         let pid = std::process::id();
         let (instance, runs, queued) = store.update(|w| {
             let instances = live_instances(w)?;
-            for (&id, _) in instances.iter().filter(|(&id, _)| instance_dead(&instances, id)) {
+            for (&id, _) in instances
+                .iter()
+                .filter(|(&id, _)| instance_dead(&instances, id))
+            {
                 w.unregister_instance(id)?;
             }
             w.recover_claims(|by| instance_dead(&instances, by))?;
@@ -215,13 +220,21 @@ impl WriterThread {
     }
 
     /// Serves messages until every sender is gone, then unregisters.
-    pub fn run(mut self, rx: Receiver<WriterMsg>, batch_interval: Duration) -> Result<(), StoreError> {
+    pub fn run(
+        mut self,
+        rx: Receiver<WriterMsg>,
+        batch_interval: Duration,
+    ) -> Result<(), StoreError> {
         let result = self.serve(&rx, batch_interval);
         let unregister = self.store.update(|w| w.unregister_instance(self.instance));
         result.and(unregister)
     }
 
-    fn serve(&mut self, rx: &Receiver<WriterMsg>, batch_interval: Duration) -> Result<(), StoreError> {
+    fn serve(
+        &mut self,
+        rx: &Receiver<WriterMsg>,
+        batch_interval: Duration,
+    ) -> Result<(), StoreError> {
         loop {
             let first = match rx.recv_timeout(HEARTBEAT) {
                 Ok(m) => m,
@@ -242,7 +255,11 @@ impl WriterThread {
                     Err(_) => break,
                 }
             }
-            if self.store.free_space().is_some_and(|free| free < DISK_RESERVE) {
+            if self
+                .store
+                .free_space()
+                .is_some_and(|free| free < DISK_RESERVE)
+            {
                 // Results of this batch are dropped: their URLs go back to
                 // the queue with every other claim of ours.
                 drop(batch);
@@ -365,7 +382,11 @@ impl WriterThread {
             UrlState::Claimed { point, by, .. } => by != me && points.contains(&point),
             _ => false,
         });
-        Ok(if others_busy { Settle::Wait } else { Settle::Done })
+        Ok(if others_busy {
+            Settle::Wait
+        } else {
+            Settle::Done
+        })
     }
 
     /// Applies one result; returns its event and how many URLs it queued.
@@ -428,7 +449,13 @@ impl WriterThread {
                 let mut queued = 0;
                 for child in w.children(claim.page)? {
                     if let Some(url) = w.url_of(child)? {
-                        queued += self.consider_link(w, child, &url, claim.entry.depth + 1, claim.entry.point)?;
+                        queued += self.consider_link(
+                            w,
+                            child,
+                            &url,
+                            claim.entry.depth + 1,
+                            claim.entry.point,
+                        )?;
                     }
                 }
                 w.set_state(

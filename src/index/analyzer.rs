@@ -263,7 +263,7 @@ mod tests {
             let mut last = None;
             let end = a.analyze(&text, first, |stem, pos| {
                 assert!(!stem.is_empty());
-                assert!(last.map_or(true, |l| pos > l));
+                assert!(last.is_none_or(|l| pos > l));
                 last = Some(pos);
             });
             prop_assert_eq!(end as usize, first as usize + tokens(&text).count());

@@ -75,14 +75,26 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             let e = e?;
             *body_seen.entry(e.page).or_default() += 1;
             match forwards.get(&e.page) {
-                None => p.add(format!("posting of word {w} for page {} that has no forward index", e.page)),
+                None => p.add(format!(
+                    "posting of word {w} for page {} that has no forward index",
+                    e.page
+                )),
                 Some((seg, terms, _)) => {
                     if *seg != segment {
-                        p.add(format!("page {}: posting of word {w} in segment {segment}, forward says {seg}", e.page));
+                        p.add(format!(
+                            "page {}: posting of word {w} in segment {segment}, forward says {seg}",
+                            e.page
+                        ));
                     }
                     match terms.get(&w) {
-                        None => p.add(format!("page {}: posting of word {w} not in its forward index", e.page)),
-                        Some(&tf) if tf != e.tf => p.add(format!("page {}: word {w} tf {tf} in forward, {} in posting", e.page, e.tf)),
+                        None => p.add(format!(
+                            "page {}: posting of word {w} not in its forward index",
+                            e.page
+                        )),
+                        Some(&tf) if tf != e.tf => p.add(format!(
+                            "page {}: word {w} tf {tf} in forward, {} in posting",
+                            e.page, e.tf
+                        )),
                         Some(_) => {}
                     }
                 }
@@ -94,18 +106,25 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         let (k, _) = item?;
         let (w, page) = split_pair_key(k)?;
         if !forwards.contains_key(&page) {
-            p.add(format!("title posting of word {w} for page {page} that has no forward index"));
+            p.add(format!(
+                "title posting of word {w} for page {page} that has no forward index"
+            ));
         }
         *title_seen.entry(page).or_default() += 1;
     }
     for (page, (_, terms, titles)) in &forwards {
         let body = body_seen.get(page).copied().unwrap_or(0);
         if body != terms.len() as u64 {
-            p.add(format!("page {page}: {} postings expected, {body} found", terms.len()));
+            p.add(format!(
+                "page {page}: {} postings expected, {body} found",
+                terms.len()
+            ));
         }
         let title = title_seen.get(page).copied().unwrap_or(0);
         if title != *titles {
-            p.add(format!("page {page}: {titles} title postings expected, {title} found"));
+            p.add(format!(
+                "page {page}: {titles} title postings expected, {title} found"
+            ));
         }
     }
     let mut stored = 0usize;
@@ -116,11 +135,16 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         let got = read_u32(val)?;
         let want = df.get(&w).copied().unwrap_or(0);
         if got != want {
-            p.add(format!("word {w}: doc freq {got}, but {want} pages hold it"));
+            p.add(format!(
+                "word {w}: doc freq {got}, but {want} pages hold it"
+            ));
         }
     }
     if stored != df.len() {
-        p.add(format!("{} words indexed but {stored} doc freqs stored", df.len()));
+        p.add(format!(
+            "{} words indexed but {stored} doc freqs stored",
+            df.len()
+        ));
     }
     Ok(())
 }
@@ -167,7 +191,10 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for item in d.words.iter(t)? {
         let (id, stem) = item?;
         if d.word_ids.get(t, stem)? != Some(id) {
-            p.add(format!("word {} does not map back to its id", read_u32(id)?));
+            p.add(format!(
+                "word {} does not map back to its id",
+                read_u32(id)?
+            ));
         }
     }
     let mut ids_in_maps = 0u64;
@@ -183,7 +210,9 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     }
     let urls = d.urls.len(t)?;
     if urls != ids_in_maps {
-        p.add(format!("{urls} URL records but {ids_in_maps} ids in the URL map"));
+        p.add(format!(
+            "{urls} URL records but {ids_in_maps} ids in the URL map"
+        ));
     }
     for item in d.urls.iter(t)? {
         let (k, _) = item?;
@@ -219,7 +248,10 @@ fn check_frontier<V: View + ?Sized>(
                     p.add(format!("page {} is in the frontier but not queued", e.page));
                 }
             }
-            None => p.add(format!("page {} is in the frontier without a state", e.page)),
+            None => p.add(format!(
+                "page {} is in the frontier without a state",
+                e.page
+            )),
         }
     }
     let mut queued = 0u64;
@@ -228,9 +260,9 @@ fn check_frontier<V: View + ?Sized>(
         let page = read_u32(k)?;
         match codec::decode::<UrlState>(val)? {
             UrlState::Queued { .. } => queued += 1,
-            UrlState::Claimed { by, .. } if is_dead(by) => {
-                p.add(format!("page {page} is claimed by crawler {by}, which is gone"))
-            }
+            UrlState::Claimed { by, .. } if is_dead(by) => p.add(format!(
+                "page {page} is claimed by crawler {by}, which is gone"
+            )),
             _ => {}
         }
         if d.urls.get(t, &u32_key(page))?.is_none() {
@@ -238,7 +270,9 @@ fn check_frontier<V: View + ?Sized>(
         }
     }
     if queued != entries {
-        p.add(format!("{queued} URLs queued but {entries} frontier entries"));
+        p.add(format!(
+            "{queued} URLs queued but {entries} frontier entries"
+        ));
     }
     Ok(())
 }

@@ -156,9 +156,9 @@ impl Writer<'_> {
         let mut out = Vec::with_capacity(taken.len());
         for (key, entry) in taken {
             self.dbs.frontier.delete(&mut self.txn, &key)?;
-            let url = self
-                .url_of(entry.page)?
-                .ok_or_else(|| StoreError::corrupt(format!("queued page {} has no URL", entry.page)))?;
+            let url = self.url_of(entry.page)?.ok_or_else(|| {
+                StoreError::corrupt(format!("queued page {} has no URL", entry.page))
+            })?;
             self.set_state(
                 entry.page,
                 &UrlState::Claimed {

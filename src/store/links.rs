@@ -19,7 +19,11 @@ pub trait LinkRead: View {
     /// Pages that link to this page, by id.
     fn parents(&self, page: PageId) -> Result<Vec<PageId>> {
         let mut out = Vec::new();
-        for item in self.dbs().links_in.prefix_iter(self.txn(), &u32_key(page))? {
+        for item in self
+            .dbs()
+            .links_in
+            .prefix_iter(self.txn(), &u32_key(page))?
+        {
             let (k, _) = item?;
             out.push(split_pair_key(k)?.1);
         }
@@ -60,7 +64,9 @@ impl Writer<'_> {
 
     pub(super) fn unlink_children(&mut self, page: PageId) -> Result<()> {
         for c in self.children(page)? {
-            self.dbs.links_in.delete(&mut self.txn, &pair_key(c, page))?;
+            self.dbs
+                .links_in
+                .delete(&mut self.txn, &pair_key(c, page))?;
         }
         self.dbs.links_out.delete(&mut self.txn, &u32_key(page))?;
         Ok(())

@@ -26,9 +26,9 @@ use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
 use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 
+pub use check::CheckRead;
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use links::LinkRead;
-pub use check::CheckRead;
 pub use pages::{compress_body, group_terms, Forward, PageRead, PageWrite, TermPositions};
 pub use points::PointRead;
 pub use schema::{
@@ -101,9 +101,7 @@ impl Default for StoreOptions {
     fn default() -> Self {
         // The map is address space, not disk: the file only grows as pages
         // are written, so a generous start avoids most resizes.
-        StoreOptions {
-            map_size: 1 << 32,
-        }
+        StoreOptions { map_size: 1 << 32 }
     }
 }
 
@@ -232,10 +230,14 @@ impl Store {
             };
             match attempt {
                 Err(StoreError::MapFull) => self.grow()?,
-                Err(StoreError::DiskFull(_)) => return Err(StoreError::DiskFull(self.path.clone())),
+                Err(StoreError::DiskFull(_)) => {
+                    return Err(StoreError::DiskFull(self.path.clone()))
+                }
                 // LMDB reports a full file system as ENOSPC or, from some file
                 // systems, as a bare I/O error: name the likely cause.
-                Err(StoreError::Lmdb(_)) if free_bytes(&self.path).is_some_and(|b| b < LOW_SPACE) => {
+                Err(StoreError::Lmdb(_))
+                    if free_bytes(&self.path).is_some_and(|b| b < LOW_SPACE) =>
+                {
                     return Err(StoreError::DiskFull(self.path.clone()))
                 }
                 other => return other,
@@ -336,7 +338,6 @@ impl sealed::View for Writer<'_> {
     }
 }
 
-
 impl Writer<'_> {
     /// Takes the next value of a counter kept in `meta`.
     fn next_id(&mut self, key: &[u8]) -> Result<u64> {
@@ -351,7 +352,6 @@ impl Writer<'_> {
     }
 
     fn next_id32(&mut self, key: &[u8]) -> Result<u32> {
-        u32::try_from(self.next_id(key)?)
-            .map_err(|_| StoreError::corrupt("id space exhausted"))
+        u32::try_from(self.next_id(key)?).map_err(|_| StoreError::corrupt("id space exhausted"))
     }
 }

@@ -177,7 +177,11 @@ pub trait PageRead: View {
         let Some(origin) = self.origin_id(&crate::url::origin(url))? else {
             return Ok(None);
         };
-        let Some(ids) = self.dbs().url_ids.get(self.txn(), &url_hash_key(origin, url))? else {
+        let Some(ids) = self
+            .dbs()
+            .url_ids
+            .get(self.txn(), &url_hash_key(origin, url))?
+        else {
             return Ok(None);
         };
         for id in decode_ids(ids) {

@@ -22,14 +22,29 @@ pub fn block_key(word: WordId, segment: u32) -> [u8; 8] {
 pub fn push_entry(block: &mut Vec<u8>, page: PageId, positions: &[u32]) {
     put_varint(block, u64::from(page));
     put_varint(block, positions.len() as u64);
-    let mut pos = Vec::with_capacity(positions.len() * 2);
+    // The byte length comes first, so measure the deltas before writing.
+    let mut len = 0u64;
     let mut prev = 0u32;
     for &p in positions {
-        put_varint(&mut pos, u64::from(p.wrapping_sub(prev)));
+        len += varint_len(p.wrapping_sub(prev));
         prev = p;
     }
-    put_varint(block, pos.len() as u64);
-    block.extend_from_slice(&pos);
+    put_varint(block, len);
+    let mut prev = 0u32;
+    for &p in positions {
+        put_varint(block, u64::from(p.wrapping_sub(prev)));
+        prev = p;
+    }
+}
+
+fn varint_len(v: u32) -> u64 {
+    match v {
+        0..=0x7f => 1,
+        0x80..=0x3fff => 2,
+        0x4000..=0x1f_ffff => 3,
+        0x20_0000..=0x0fff_ffff => 4,
+        _ => 5,
+    }
 }
 
 /// One decoded entry; positions stay encoded until asked for.
@@ -83,7 +98,9 @@ impl<'a> Entries<'a> {
         let after_head = r.remaining();
         if len > after_head.len() {
             self.rest = &[];
-            return Err(StoreError::corrupt("posting block entry overruns its block"));
+            return Err(StoreError::corrupt(
+                "posting block entry overruns its block",
+            ));
         }
         let (raw_positions, rest) = after_head.split_at(len);
         self.rest = rest;
@@ -140,7 +157,11 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            vec![(7, 3, vec![1, 5, 9]), (300_000, 1, vec![0]), (9, 2, vec![2, 3])]
+            vec![
+                (7, 3, vec![1, 5, 9]),
+                (300_000, 1, vec![0]),
+                (9, 2, vec![2, 3])
+            ]
         );
         let b2 = without_page(&b, 300_000).unwrap();
         let pages: Vec<PageId> = entries(&b2).map(|e| e.unwrap().page).collect();

@@ -120,7 +120,10 @@ pub struct PageRecord {
 /// Where a URL stands in the crawl.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UrlState {
-    Queued { point: PointId, gen: u32 },
+    Queued {
+        point: PointId,
+        gen: u32,
+    },
     Claimed {
         point: PointId,
         gen: u32,
@@ -128,10 +131,25 @@ pub enum UrlState {
         depth: u32,
         hops: u8,
     },
-    Done { point: PointId, gen: u32 },
-    Failed { point: PointId, gen: u32, reason: String },
-    Skipped { point: PointId, gen: u32, reason: SkipReason },
-    Redirected { point: PointId, gen: u32, to: PageId },
+    Done {
+        point: PointId,
+        gen: u32,
+    },
+    Failed {
+        point: PointId,
+        gen: u32,
+        reason: String,
+    },
+    Skipped {
+        point: PointId,
+        gen: u32,
+        reason: SkipReason,
+    },
+    Redirected {
+        point: PointId,
+        gen: u32,
+        to: PageId,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

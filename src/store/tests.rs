@@ -16,22 +16,30 @@ fn url(s: &str) -> Url {
 }
 
 fn terms(words: &[&str]) -> TermPositions {
-    group_terms(words.iter().enumerate().map(|(i, w)| (w.to_string(), i as u32)))
+    group_terms(
+        words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.to_string(), i as u32)),
+    )
 }
 
 fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<PageId>) {
-    (PageWrite {
-        record: PageRecord {
-            status: 200,
-            title: Some(title.join(" ")),
-            ..Default::default()
+    (
+        PageWrite {
+            record: PageRecord {
+                status: 200,
+                title: Some(title.join(" ")),
+                ..Default::default()
+            },
+            content_type: "text/html; charset=utf-8".into(),
+            meta: vec![("description".into(), "d".into())],
+            compressed_body: compress_body(body.join(" ").as_bytes()),
+            terms: terms(body),
+            title_terms: terms(title),
         },
-        content_type: "text/html; charset=utf-8".into(),
-        meta: vec![("description".into(), "d".into())],
-        compressed_body: compress_body(body.join(" ").as_bytes()),
-        terms: terms(body),
-        title_terms: terms(title),
-    }, links)
+        links,
+    )
 }
 
 fn put(w: &mut Writer<'_>, id: PageId, p: (PageWrite, Vec<PageId>)) -> Result<()> {
@@ -50,7 +58,12 @@ fn assert_whole(store: &Store) {
 fn pages_of(store: &Store, stem: &str) -> Vec<PageId> {
     let r = store.read().unwrap();
     match r.word_id(stem).unwrap() {
-        Some(w) => r.postings_tf(w).unwrap().into_iter().map(|(p, _)| p).collect(),
+        Some(w) => r
+            .postings_tf(w)
+            .unwrap()
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect(),
         None => vec![],
     }
 }
@@ -78,12 +91,16 @@ fn url_ids_are_stable_and_distinct() {
 #[test]
 fn a_hash_collision_keeps_both_urls_apart() {
     let (_d, store) = temp_store();
-    let a = store.update(|w| w.page_id_for(&url("http://h/one"))).unwrap();
+    let a = store
+        .update(|w| w.page_id_for(&url("http://h/one")))
+        .unwrap();
     // Make /two's hash slot name /one's id, as a real collision would.
     store
         .update(|w| pages::force_collision(w, &url("http://h/two"), a))
         .unwrap();
-    let b = store.update(|w| w.page_id_for(&url("http://h/two"))).unwrap();
+    let b = store
+        .update(|w| w.page_id_for(&url("http://h/two")))
+        .unwrap();
     assert_ne!(a, b);
     let r = store.read().unwrap();
     assert_eq!(r.page_id(&url("http://h/two")).unwrap(), Some(b));
@@ -95,11 +112,20 @@ fn a_hash_collision_keeps_both_urls_apart() {
 fn replacing_a_page_leaves_no_stale_postings_or_doc_freqs() {
     let (_d, store) = temp_store();
     let (p, q) = store
-        .update(|w| Ok((w.page_id_for(&url("http://h/p"))?, w.page_id_for(&url("http://h/q"))?)))
+        .update(|w| {
+            Ok((
+                w.page_id_for(&url("http://h/p"))?,
+                w.page_id_for(&url("http://h/q"))?,
+            ))
+        })
         .unwrap();
     store
         .update(|w| {
-            put(w, p, page(&["apple", "banana", "apple"], &["fruit"], vec![q]))?;
+            put(
+                w,
+                p,
+                page(&["apple", "banana", "apple"], &["fruit"], vec![q]),
+            )?;
             put(w, q, page(&["banana"], &[], vec![]))
         })
         .unwrap();
@@ -134,14 +160,23 @@ fn postings_keep_tf_and_positions() {
     let b = r.word_id("b").unwrap().unwrap();
     assert_eq!(
         r.postings(a).unwrap(),
-        vec![(p, Posting { tf: 3, positions: vec![0, 2, 4] })]
+        vec![(
+            p,
+            Posting {
+                tf: 3,
+                positions: vec![0, 2, 4]
+            }
+        )]
     );
     assert_eq!(r.title_postings(b).unwrap(), vec![(p, vec![0])]);
     let rec = r.page(p).unwrap().unwrap();
     assert_eq!(rec.max_tf, 3);
     assert!((rec.norm - (1.0f32 + 1.0 / 9.0 + 1.0 / 9.0).sqrt()).abs() < 1e-6);
     assert_eq!(r.body(p).unwrap().unwrap(), b"a b a c a");
-    assert_eq!(r.meta_tags(p).unwrap(), vec![("description".into(), "d".into())]);
+    assert_eq!(
+        r.meta_tags(p).unwrap(),
+        vec![("description".into(), "d".into())]
+    );
     let mime = r.mime(rec.mime).unwrap().unwrap();
     assert_eq!(mime.essence, "text/html");
 }
@@ -150,7 +185,12 @@ fn postings_keep_tf_and_positions() {
 fn removing_a_page_cleans_every_table() {
     let (_d, store) = temp_store();
     let (p, q) = store
-        .update(|w| Ok((w.page_id_for(&url("http://h/p"))?, w.page_id_for(&url("http://h/q"))?)))
+        .update(|w| {
+            Ok((
+                w.page_id_for(&url("http://h/p"))?,
+                w.page_id_for(&url("http://h/q"))?,
+            ))
+        })
         .unwrap();
     store
         .update(|w| {
@@ -182,7 +222,11 @@ fn removing_a_page_cleans_every_table() {
 fn links_are_kept_in_both_directions() {
     let (_d, store) = temp_store();
     let ids = store
-        .update(|w| (0..4).map(|i| w.page_id_for(&url(&format!("http://h/{i}")))).collect::<Result<Vec<_>>>())
+        .update(|w| {
+            (0..4)
+                .map(|i| w.page_id_for(&url(&format!("http://h/{i}"))))
+                .collect::<Result<Vec<_>>>()
+        })
         .unwrap();
     store
         .update(|w| {
@@ -205,14 +249,28 @@ fn frontier_is_breadth_first_and_claims_are_exclusive() {
             let mut ids = vec![];
             for (i, depth) in [2u32, 0, 1, 0].iter().enumerate() {
                 let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
-                w.enqueue(id, FrontierEntry { page: id, depth: *depth, point: 1, gen: 1, hops: 0 })?;
+                w.enqueue(
+                    id,
+                    FrontierEntry {
+                        page: id,
+                        depth: *depth,
+                        point: 1,
+                        gen: 1,
+                        hops: 0,
+                    },
+                )?;
                 ids.push(id);
             }
             Ok(ids)
         })
         .unwrap();
     let me = store
-        .update(|w| w.register_instance(InstanceRecord { pid: 1, heartbeat_ms: 0 }))
+        .update(|w| {
+            w.register_instance(InstanceRecord {
+                pid: 1,
+                heartbeat_ms: 0,
+            })
+        })
         .unwrap();
     let first = store.update(|w| w.claim(3, me, &[1])).unwrap();
     let order: Vec<PageId> = first.iter().map(|c| c.page).collect();
@@ -232,7 +290,13 @@ fn frontier_is_breadth_first_and_claims_are_exclusive() {
 #[test]
 fn a_full_map_grows_without_losing_a_write() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_with(dir.path(), StoreOptions { map_size: 256 << 10 }).unwrap();
+    let store = Store::open_with(
+        dir.path(),
+        StoreOptions {
+            map_size: 256 << 10,
+        },
+    )
+    .unwrap();
     let before = store.map_size();
     let body: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
     let body: Vec<&str> = body.iter().map(String::as_str).collect();
@@ -265,9 +329,18 @@ fn a_store_of_another_schema_version_is_refused_with_both_versions() {
     }
     // heed caches open environments per path; the check runs at each open.
     match Store::open(dir.path()) {
-        Err(e @ StoreError::Schema { found: 99, expected: SCHEMA_VERSION, .. }) => {
+        Err(
+            e @ StoreError::Schema {
+                found: 99,
+                expected: SCHEMA_VERSION,
+                ..
+            },
+        ) => {
             let msg = e.to_string();
-            assert!(msg.contains("99") && msg.contains(&SCHEMA_VERSION.to_string()), "{msg}");
+            assert!(
+                msg.contains("99") && msg.contains(&SCHEMA_VERSION.to_string()),
+                "{msg}"
+            );
         }
         Err(other) => panic!("wrong error: {other}"),
         Ok(_) => panic!("a store of schema 99 was opened"),
@@ -285,9 +358,17 @@ fn bulk_ten_thousand_pages_in_batches() {
                 for n in batch * 500..(batch + 1) * 500 {
                     let id = w.page_id_for(&url(&format!("http://h/p/{n}.html")))?;
                     let words: Vec<&str> = (0..600u32)
-                        .map(|i| vocab[((n.wrapping_mul(7919) ^ i.wrapping_mul(104_729)) % 2000) as usize].as_str())
+                        .map(|i| {
+                            vocab
+                                [((n.wrapping_mul(7919) ^ i.wrapping_mul(104_729)) % 2000) as usize]
+                                .as_str()
+                        })
                         .collect();
-                    put(w, id, page(&words, &words[..3], vec![id.saturating_sub(1).max(1)]))?;
+                    put(
+                        w,
+                        id,
+                        page(&words, &words[..3], vec![id.saturating_sub(1).max(1)]),
+                    )?;
                 }
                 Ok(())
             })

@@ -116,6 +116,9 @@ pub fn serve_demo(pages: u32) -> Demo {
     std::io::BufReader::new(stdout)
         .read_line(&mut line)
         .expect("read the base URL");
-    assert!(line.starts_with("http://127.0.0.1:"), "serve-demo printed {line:?}");
+    assert!(
+        line.starts_with("http://127.0.0.1:"),
+        "serve-demo printed {line:?}"
+    );
     Demo(child, line.trim().to_string())
 }

@@ -1,0 +1,87 @@
+//! `search QUERY`: ranked results with each page's date, size, top
+//! keywords and links, for people or (`--json`) scripts.
+
+use serde::Serialize;
+
+use super::page::{keyword_line, keywords_json, rfc3339, urls, KeywordJson};
+use super::{print_json, CliResult};
+use crate::store::prelude::*;
+use crate::store::Store;
+
+/// Keywords listed per result.
+const RESULT_KEYWORDS: usize = 5;
+/// Parent and child URLs listed per result: a hub page can have tens of
+/// thousands; `page URL` lists them all.
+const RESULT_LINKS: usize = 20;
+
+#[derive(Serialize)]
+struct HitJson {
+    score: f32,
+    url: String,
+    title: Option<String>,
+    last_modified: String,
+    size: u64,
+    keywords: Vec<KeywordJson>,
+    /// The first [`RESULT_LINKS`] parents (by page id) and children (in link
+    /// order); the counts say how many there are in all.
+    parents: Vec<String>,
+    children: Vec<String>,
+    parent_count: usize,
+    child_count: usize,
+}
+
+pub fn run(store: &Store, query: &str, limit: usize, json: bool) -> CliResult {
+    let r = store.read()?;
+    let results = crate::search::search(&r, query, limit)?;
+    let mut hits = Vec::with_capacity(results.hits.len());
+    for h in results.hits {
+        let parents = r.parents(h.page)?;
+        let children = r.children(h.page)?;
+        hits.push(HitJson {
+            score: h.score,
+            url: h.url,
+            title: h.title,
+            last_modified: rfc3339(h.last_modified),
+            size: h.size,
+            keywords: keywords_json(&r, h.page, RESULT_KEYWORDS)?,
+            parents: urls(&r, &parents[..parents.len().min(RESULT_LINKS)])?,
+            children: urls(&r, &children[..children.len().min(RESULT_LINKS)])?,
+            parent_count: parents.len(),
+            child_count: children.len(),
+        });
+    }
+    if json {
+        return print_json(&hits);
+    }
+    if hits.is_empty() {
+        match results.note {
+            Some(note) => println!("{note}"),
+            None => println!("no page matches {query:?}"),
+        }
+        return Ok(());
+    }
+    for (i, h) in hits.iter().enumerate() {
+        println!(
+            "{:>3}. {:.4}  {}",
+            i + 1,
+            h.score,
+            h.title.as_deref().unwrap_or("(no title)")
+        );
+        println!("     {}", h.url);
+        println!("     {}, {} bytes", h.last_modified, h.size);
+        println!("     {}", keyword_line(&h.keywords));
+        print_links("parent", &h.parents, h.parent_count);
+        print_links("child", &h.children, h.child_count);
+        println!();
+    }
+    Ok(())
+}
+
+fn print_links(kind: &str, shown: &[String], total: usize) {
+    for u in shown {
+        println!("     {kind}: {u}");
+    }
+    if total > shown.len() {
+        println!("     ... {} more {kind} links", total - shown.len());
+    }
+}

@@ -1,0 +1,250 @@
+//! Search: queries → ranked pages. Owns the query language ([`query`]), the
+//! vector space ranking with title boost and phrases ([`rank`]), page
+//! keywords and snippets. Everything reads one store snapshot (a
+//! [`crate::store::Reader`]), so a search never blocks the crawler and never
+//! sees half a page.
+
+pub mod query;
+pub mod rank;
+mod snippet;
+
+use crate::store::{PageId, PageRead, StoreError, WordRead};
+
+pub use query::{parse, Empty, Exclusion, Phrase, Query};
+pub use rank::TITLE_BOOST;
+pub use snippet::SNIPPET_CHARS;
+
+/// Results a face shows when no limit is asked for.
+pub const DEFAULT_LIMIT: usize = 50;
+
+/// One ranked page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub page: PageId,
+    pub score: f32,
+    pub url: String,
+    pub title: Option<String>,
+    /// Unix seconds: Last-Modified, else Date, else fetch time.
+    pub last_modified: i64,
+    pub size: u64,
+}
+
+/// The answer to a query.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Results {
+    /// Best first; equal scores by page id ascending.
+    pub hits: Vec<Hit>,
+    /// Why the result is empty when the query had nothing to search for
+    /// (blank, only stopwords, only exclusions). None for an ordinary query,
+    /// even one that matches nothing.
+    pub note: Option<String>,
+}
+
+/// Ranks the pages matching `query`, at most `limit` of them.
+pub fn search<R: PageRead + WordRead>(
+    r: &R,
+    query: &str,
+    limit: usize,
+) -> Result<Results, StoreError> {
+    let q = match query::parse(query) {
+        Ok(q) => q,
+        Err(empty) => {
+            return Ok(Results {
+                hits: Vec::new(),
+                note: Some(empty.message().to_string()),
+            })
+        }
+    };
+    let mut hits = Vec::new();
+    for ranked in rank::rank(r, &q, limit)? {
+        let url = r
+            .url_of(ranked.page)?
+            .ok_or_else(|| StoreError::corrupt(format!("page {} has no URL", ranked.page)))?;
+        hits.push(Hit {
+            page: ranked.page,
+            score: ranked.score,
+            url,
+            title: ranked.record.title,
+            last_modified: ranked.record.last_modified,
+            size: ranked.record.size,
+        });
+    }
+    Ok(Results { hits, note: None })
+}
+
+/// Top keywords of a page: (stem, tf) by tf desc then stem.
+pub fn keywords<R: PageRead + WordRead>(
+    r: &R,
+    page: PageId,
+    n: usize,
+) -> Result<Vec<(String, u32)>, StoreError> {
+    let Some(forward) = r.forward(page)? else {
+        return Ok(Vec::new());
+    };
+    if n == 0 || forward.terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut terms = forward.terms;
+    terms.sort_unstable_by_key(|&(_, tf)| std::cmp::Reverse(tf));
+    // Stems are looked up only for the words that can make the cut: those
+    // at least as frequent as the nth, whose ties are broken by stem.
+    let cut = terms[terms.len().min(n) - 1].1;
+    let mut named = Vec::new();
+    for &(w, tf) in terms.iter().take_while(|&&(_, tf)| tf >= cut) {
+        let stem = r
+            .word(w)?
+            .ok_or_else(|| StoreError::corrupt(format!("word {w} has no stem")))?;
+        named.push((stem, tf));
+    }
+    named.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    named.truncate(n);
+    Ok(named)
+}
+
+/// A one-line snippet of the page's text (decoded body via crate::html)
+/// around the first match of the query, about [`SNIPPET_CHARS`] characters;
+/// the start of the text when the query does not occur. None when the page
+/// has no stored text body.
+pub fn snippet<R: PageRead + WordRead>(
+    r: &R,
+    page: PageId,
+    query: &str,
+) -> Result<Option<String>, StoreError> {
+    let q = query::parse(query).ok();
+    snippet::snippet(r, page, q.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Analyzer;
+    use crate::store::{compress_body, group_terms, PageRecord, PageWrite, Store, Writer};
+    use crate::url::Url;
+
+    /// Indexes an HTML page the way the crawler does (body and title
+    /// analysed separately, positions from 0).
+    fn put(w: &mut Writer<'_>, url: &str, html: &str) -> Result<PageId, StoreError> {
+        let url = Url::parse(url).map_err(|e| StoreError::corrupt(e.to_string()))?;
+        let id = w.page_id_for(&url)?;
+        let doc = crate::html::parse_html(html.as_bytes(), Some("text/html"), &url);
+        let a = Analyzer::global();
+        let terms = group_terms(a.terms(&doc.text));
+        let title_terms = group_terms(doc.title.as_deref().map(|t| a.terms(t)).unwrap_or_default());
+        let write = PageWrite {
+            record: PageRecord {
+                title: doc.title,
+                status: 200,
+                size: html.len() as u64,
+                last_modified: 1_717_200_000,
+                ..PageRecord::default()
+            },
+            content_type: "text/html; charset=utf-8".into(),
+            meta: doc.meta,
+            compressed_body: compress_body(html.as_bytes()),
+            terms,
+            title_terms,
+        };
+        w.put_page(id, &write, &[])?;
+        Ok(id)
+    }
+
+    fn html(title: &str, body: &str) -> String {
+        format!("<html><head><title>{title}</title></head><body><p>{body}</p></body></html>")
+    }
+
+    fn store(pages: &[(&str, &str)]) -> (tempfile::TempDir, Store, Vec<PageId>) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(dir.path()).expect("open store");
+        let ids = store
+            .update(|w| {
+                let mut ids = Vec::new();
+                for (i, (title, body)) in pages.iter().enumerate() {
+                    ids.push(put(w, &format!("http://t.test/{i}"), &html(title, body))?);
+                }
+                Ok(ids)
+            })
+            .expect("index pages");
+        (dir, store, ids)
+    }
+
+    fn pages(s: &Store, q: &str) -> Vec<PageId> {
+        let r = s.read().expect("read");
+        search(&r, q, DEFAULT_LIMIT)
+            .expect("search")
+            .hits
+            .iter()
+            .map(|h| h.page)
+            .collect()
+    }
+
+    #[test]
+    fn a_one_page_store_finds_its_own_words() {
+        // idf is log2(1/1) = 0 here: the floor keeps the match.
+        let (_d, s, ids) = store(&[("Solo", "lonely kiwi")]);
+        assert_eq!(pages(&s, "kiwi"), ids);
+        assert_eq!(pages(&s, "solo"), ids);
+    }
+
+    #[test]
+    fn phrases_match_in_titles_and_can_be_excluded() {
+        let (_d, s, ids) = store(&[
+            ("Red Apple", "orchard fruit"),
+            ("Fruit", "a red apple here"),
+            ("Fruit", "apple red"),
+        ]);
+        assert_eq!(pages(&s, "\"red apple\""), [ids[0], ids[1]]);
+        assert_eq!(pages(&s, "apple -\"red apple\""), [ids[2]]);
+        assert_eq!(pages(&s, "\"apple red\""), [ids[2]]);
+        assert!(pages(&s, "\"red zeppelin\"").is_empty());
+    }
+
+    #[test]
+    fn limits_notes_and_hits() {
+        let (_d, s, ids) = store(&[("One", "kiwi"), ("Two", "kiwi kiwi"), ("Three", "kiwi")]);
+        let r = s.read().expect("read");
+        assert!(search(&r, "kiwi", 0).expect("search").hits.is_empty());
+        let res = search(&r, "kiwi", 2).expect("search");
+        assert_eq!(res.hits.len(), 2);
+        assert_eq!(res.note, None);
+        assert_eq!(res.hits[0].url, "http://t.test/0");
+        assert_eq!(res.hits[0].title.as_deref(), Some("One"));
+        assert_eq!(res.hits[0].last_modified, 1_717_200_000);
+        // Equal scores: page id order.
+        assert_eq!(res.hits[0].page, ids[0]);
+        assert_eq!(res.hits[1].page, ids[1]);
+        let res = search(&r, "the and", 10).expect("search");
+        assert!(res.hits.is_empty());
+        assert!(res.note.is_some_and(|n| n.contains("stopwords")));
+        let res = search(&r, "zeppelin", 10).expect("search");
+        assert_eq!(res, Results::default());
+    }
+
+    #[test]
+    fn keywords_by_tf_then_stem() {
+        let (_d, s, ids) = store(&[("T", "pear fig fig kiwi kiwi apple")]);
+        let r = s.read().expect("read");
+        let k = keywords(&r, ids[0], 3).expect("keywords");
+        let k: Vec<(&str, u32)> = k.iter().map(|(s, n)| (s.as_str(), *n)).collect();
+        assert_eq!(k, [("fig", 2), ("kiwi", 2), ("appl", 1)]);
+        assert!(keywords(&r, ids[0], 0).expect("keywords").is_empty());
+        assert_eq!(keywords(&r, 999, 5).expect("keywords"), []);
+    }
+
+    #[test]
+    fn snippets_centre_on_the_match() {
+        let filler = "lorem ".repeat(60);
+        let body = format!("{filler} the kiwi orchard {filler}");
+        let (_d, s, ids) = store(&[("T", &body)]);
+        let r = s.read().expect("read");
+        let sn = snippet(&r, ids[0], "orchards")
+            .expect("snippet")
+            .expect("some text");
+        assert!(sn.contains("kiwi orchard"), "{sn}");
+        assert!(sn.starts_with('…') && sn.ends_with('…'), "{sn}");
+        let start = snippet(&r, ids[0], "zeppelin")
+            .expect("snippet")
+            .expect("some text");
+        assert!(start.starts_with("lorem lorem"), "{start}");
+        assert_eq!(snippet(&r, 999, "kiwi").expect("snippet"), None);
+    }
+}

@@ -1,0 +1,529 @@
+//! Ranking: the vector space model over the inverted index, with a title
+//! boost, positional phrase matching and exclusions.
+//!
+//! A term is a stem or a quoted phrase. Its weight in a page is
+//! `tf / max_tf × idf` with `idf = log2(N / df)`, N the number of pages (each
+//! has a forward index) and df from `doc_freq` (for a phrase: the pages it
+//! matches). The score is the cosine between the query (`qtf × idf`) and the
+//! page, plus [`TITLE_BOOST`] × the share of the query's weight found in the
+//! page's title.
+//!
+//! The cosine's page norm is an approximation. Stored norms (`PageRecord::norm`)
+//! are the norm of the `tf / max_tf` vector *without* idf, because idf changes
+//! with every page crawled and re-weighting every page each time is not an
+//! option. The idf-weighted norm is taken as `norm × idf_max`, idf_max being
+//! the largest idf among the query's terms: per query a constant, so the
+//! ranking is exactly "dot product / stored norm", while the cosine part stays
+//! within [0, 1] (Cauchy–Schwarz) and the title boost keeps its meaning.
+//!
+//! Cost: one `postings_tf` range scan per word (positions are decoded only
+//! for phrase candidates), scores accumulated by merging page-ordered lists,
+//! then one page record read per candidate for its `max_tf` and `norm`; URLs
+//! are read for the top-k only.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::query::{Exclusion, Phrase, Query};
+use crate::store::{PageId, PageRead, PageRecord, Posting, StoreError, WordId, WordRead};
+
+/// How much a title holding the whole query adds: more than any body match
+/// can score (the cosine part is at most 1), so a title match wins when the
+/// bodies are alike.
+pub const TITLE_BOOST: f32 = 1.0;
+
+/// A term on every page has idf 0; it still finds pages, it only weighs
+/// (almost) nothing, so a one-page store answers its own words.
+const IDF_FLOOR: f64 = 1e-3;
+
+/// Candidates above this share of all pages (1 / SCAN_SHARE) are scored in
+/// one pass over the page table: a sequential read costs about half a
+/// random one.
+const SCAN_SHARE: f64 = 2.0;
+
+/// One `posting(word, page)` look-up reads the page's forward record and
+/// walks a posting block: about this many entries of a full posting scan.
+/// With fewer candidates than df / LOOKUP_COST, look-ups win.
+const LOOKUP_COST: usize = 128;
+
+/// One term's matches: body (page, tf) and title pages, both in page order.
+#[derive(Debug, Default)]
+struct Matches {
+    body: Vec<(PageId, u32)>,
+    title: Vec<PageId>,
+}
+
+impl Matches {
+    /// Pages matching in body or title: the term's document frequency.
+    fn pages(&self) -> Vec<PageId> {
+        let mut all: Vec<PageId> = self.body.iter().map(|&(p, _)| p).collect();
+        all.extend_from_slice(&self.title);
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+}
+
+/// A page's partial score before the page record is read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Acc {
+    page: PageId,
+    /// Σ c_t × tf: divided by `max_tf × norm` once the record is read.
+    body: f32,
+    /// Σ over title terms of the query weight share.
+    title: f32,
+}
+
+/// A ranked page with its record.
+#[derive(Debug, Clone)]
+pub(crate) struct Ranked {
+    pub page: PageId,
+    pub score: f32,
+    pub record: PageRecord,
+}
+
+/// Ranks the pages matching `q`: best first, ties by page id ascending.
+pub(crate) fn rank<R: PageRead + WordRead>(
+    r: &R,
+    q: &Query,
+    limit: usize,
+) -> Result<Vec<Ranked>, StoreError> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let n_pages = r.page_count()?.max(1) as f64;
+
+    // (matches, query tf, df) of every term that occurs somewhere.
+    let mut terms: Vec<(Matches, u32, u32)> = Vec::new();
+    for (stem, qtf) in &q.words {
+        let Some(w) = r.word_id(stem)? else { continue };
+        let m = Matches {
+            body: r.postings_tf(w)?,
+            title: r.title_postings(w)?.into_iter().map(|(p, _)| p).collect(),
+        };
+        let df = r.doc_freq(w)?;
+        if !m.body.is_empty() || !m.title.is_empty() {
+            terms.push((m, *qtf, df));
+        }
+    }
+    for (phrase, qtf) in &q.phrases {
+        let m = phrase_matches(r, phrase)?;
+        let df = m.pages().len() as u32;
+        if df > 0 {
+            terms.push((m, *qtf, df));
+        }
+    }
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+
+    let idfs: Vec<f64> = terms
+        .iter()
+        .map(|&(_, _, df)| {
+            let df = f64::from(df.max(1)).min(n_pages);
+            (n_pages / df).log2().max(IDF_FLOOR)
+        })
+        .collect();
+    let weights: Vec<f64> = terms
+        .iter()
+        .zip(&idfs)
+        .map(|((_, qtf, _), idf)| f64::from(*qtf) * idf)
+        .collect();
+    let q_norm_sq: f64 = weights.iter().map(|w| w * w).sum();
+    let q_norm = q_norm_sq.sqrt();
+    let idf_max = idfs.iter().copied().fold(IDF_FLOOR, f64::max);
+
+    let mut acc: Vec<Acc> = Vec::new();
+    for (((m, _, _), idf), w) in terms.iter().zip(&idfs).zip(&weights) {
+        let c = (w * idf / (q_norm * idf_max)) as f32;
+        let title_share = (w * w / q_norm_sq) as f32;
+        let body = m.body.iter().map(|&(page, tf)| Acc {
+            page,
+            body: c * tf as f32,
+            title: 0.0,
+        });
+        let title = m.title.iter().map(|&page| Acc {
+            page,
+            body: 0.0,
+            title: title_share,
+        });
+        let term = merge(body, title);
+        acc = merge(acc.into_iter(), term.into_iter());
+    }
+
+    let excluded = excluded_pages(r, &q.excluded)?;
+    if !excluded.is_empty() {
+        acc.retain(|a| excluded.binary_search(&a.page).is_err());
+    }
+
+    // Every candidate's record is read for its max_tf and norm. When most
+    // pages are candidates, one ordered pass over the page table beats as
+    // many B-tree descents.
+    let mut top = TopK::new(limit);
+    if (acc.len() as f64) * SCAN_SHARE > n_pages {
+        let mut next = acc.iter().peekable();
+        r.for_each_page(|id, record| {
+            while next.next_if(|a| a.page < id).is_some() {}
+            if let Some(a) = next.next_if(|a| a.page == id) {
+                top.offer(a, record);
+            }
+            Ok(next.peek().is_some())
+        })?;
+    } else {
+        for a in &acc {
+            // Postings naming a page the snapshot does not hold are
+            // skipped rather than failing the whole search.
+            if let Some(record) = r.page(a.page)? {
+                top.offer(a, record);
+            }
+        }
+    }
+    Ok(top.into_best_first())
+}
+
+/// The best `limit` pages seen so far.
+struct TopK {
+    limit: usize,
+    heap: BinaryHeap<Worst>,
+}
+
+impl TopK {
+    fn new(limit: usize) -> Self {
+        TopK {
+            limit,
+            heap: BinaryHeap::with_capacity(limit + 1),
+        }
+    }
+
+    fn offer(&mut self, a: &Acc, record: PageRecord) {
+        let max_tf = record.max_tf.max(1) as f32;
+        let body = if record.norm > 0.0 {
+            a.body / (max_tf * record.norm)
+        } else {
+            0.0
+        };
+        let candidate = Worst(Ranked {
+            page: a.page,
+            score: body + TITLE_BOOST * a.title,
+            record,
+        });
+        if self.heap.len() < self.limit {
+            self.heap.push(candidate);
+        } else if self.heap.peek().is_some_and(|worst| candidate < *worst) {
+            self.heap.pop();
+            self.heap.push(candidate);
+        }
+    }
+
+    fn into_best_first(self) -> Vec<Ranked> {
+        // Ascending in `Worst`'s order is best first.
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|w| w.0)
+            .collect()
+    }
+}
+
+/// Orders ranked pages so that the *worst* is the greatest: the heap's top
+/// is the one to evict. Better = higher score, then lower page id.
+struct Worst(Ranked);
+
+impl Ord for Worst {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .0
+            .score
+            .total_cmp(&self.0.score)
+            .then(self.0.page.cmp(&other.0.page))
+    }
+}
+
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Worst {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Worst {}
+
+/// Merges two page-ordered lists, adding the parts of entries for the same
+/// page (each input holds a page at most once).
+fn merge(a: impl Iterator<Item = Acc>, b: impl Iterator<Item = Acc>) -> Vec<Acc> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    let mut out = Vec::with_capacity(a.size_hint().0 + b.size_hint().0);
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.page.cmp(&y.page) {
+                Ordering::Less => a.next(),
+                Ordering::Greater => b.next(),
+                Ordering::Equal => {
+                    let (x, y) = (*x, *y);
+                    a.next();
+                    b.next();
+                    Some(Acc {
+                        page: x.page,
+                        body: x.body + y.body,
+                        title: x.title + y.title,
+                    })
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => break,
+        };
+        out.extend(next);
+    }
+    out
+}
+
+/// Sorted, distinct pages holding any excluded word or phrase.
+fn excluded_pages<R: PageRead + WordRead>(
+    r: &R,
+    excluded: &[Exclusion],
+) -> Result<Vec<PageId>, StoreError> {
+    let mut out = Vec::new();
+    for e in excluded {
+        match e {
+            Exclusion::Word(stem) => {
+                if let Some(w) = r.word_id(stem)? {
+                    out.extend(r.postings_tf(w)?.into_iter().map(|(p, _)| p));
+                    out.extend(r.title_postings(w)?.into_iter().map(|(p, _)| p));
+                }
+            }
+            Exclusion::Phrase(p) => out.extend(phrase_matches(r, p)?.pages()),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// A phrase's distinct stems as word ids, and for each phrase element the
+/// index of its stem among them.
+type Resolved = (Vec<WordId>, Vec<usize>);
+
+/// None when a stem of the phrase was never indexed.
+fn resolve<R: WordRead>(r: &R, phrase: &Phrase) -> Result<Option<Resolved>, StoreError> {
+    let mut ids: Vec<WordId> = Vec::new();
+    let mut element_stem = Vec::with_capacity(phrase.stems.len());
+    for (stem, _) in &phrase.stems {
+        let Some(w) = r.word_id(stem)? else {
+            return Ok(None);
+        };
+        let i = match ids.iter().position(|&x| x == w) {
+            Some(i) => i,
+            None => {
+                ids.push(w);
+                ids.len() - 1
+            }
+        };
+        element_stem.push(i);
+    }
+    Ok(Some((ids, element_stem)))
+}
+
+/// Where a phrase matches: body pages with the number of matches, and
+/// title pages.
+fn phrase_matches<R: PageRead + WordRead>(r: &R, phrase: &Phrase) -> Result<Matches, StoreError> {
+    let Some((ids, element_stem)) = resolve(r, phrase)? else {
+        return Ok(Matches::default());
+    };
+    let offsets: Vec<u32> = phrase.stems.iter().map(|&(_, o)| o).collect();
+    let body = body_phrase(r, &ids, &element_stem, &offsets)?;
+    let title = title_phrase(r, &ids, &element_stem, &offsets)?;
+    Ok(Matches { body, title })
+}
+
+/// Body matches. The rarest stem's postings (with positions) give the
+/// candidates; each other stem's positions come from its whole posting list,
+/// or, when the candidates are few next to its df, from per-page look-ups.
+fn body_phrase<R: WordRead>(
+    r: &R,
+    ids: &[WordId],
+    element_stem: &[usize],
+    offsets: &[u32],
+) -> Result<Vec<(PageId, u32)>, StoreError> {
+    let mut order: Vec<(u32, usize)> = Vec::with_capacity(ids.len());
+    for (i, &w) in ids.iter().enumerate() {
+        order.push((r.doc_freq(w)?, i));
+    }
+    order.sort_unstable();
+    let Some(&(_, rarest)) = order.first() else {
+        return Ok(Vec::new());
+    };
+    let base = r.postings(ids[rarest])?;
+    // Per distinct stem, its postings in page order (the rarest's: empty,
+    // `base` stands in for it).
+    let mut lists: Vec<Vec<(PageId, Posting)>> = vec![Vec::new(); ids.len()];
+    for &(df, i) in order.iter().skip(1) {
+        let w = ids[i];
+        lists[i] = if base.len().saturating_mul(LOOKUP_COST) < df as usize {
+            let mut found = Vec::with_capacity(base.len());
+            for (p, _) in &base {
+                if let Some(post) = r.posting(w, *p)? {
+                    found.push((*p, post));
+                }
+            }
+            found
+        } else {
+            r.postings(w)?
+        };
+        if lists[i].is_empty() {
+            return Ok(Vec::new());
+        }
+    }
+    let mut cursors = vec![0usize; ids.len()];
+    let mut here: Vec<&[u32]> = vec![&[]; ids.len()];
+    let mut out = Vec::new();
+    'pages: for (p, post) in &base {
+        for &(_, i) in order.iter().skip(1) {
+            let list = &lists[i];
+            let c = &mut cursors[i];
+            while list.get(*c).is_some_and(|(q, _)| q < p) {
+                *c += 1;
+            }
+            match list.get(*c) {
+                Some((q, other)) if q == p => here[i] = &other.positions,
+                _ => continue 'pages,
+            }
+        }
+        here[rarest] = &post.positions;
+        let n = count_matches(&here, element_stem, offsets);
+        if n > 0 {
+            out.push((*p, n));
+        }
+    }
+    Ok(out)
+}
+
+/// Title matches: titles are short, so every stem's title list is read
+/// and intersected.
+fn title_phrase<R: WordRead>(
+    r: &R,
+    ids: &[WordId],
+    element_stem: &[usize],
+    offsets: &[u32],
+) -> Result<Vec<PageId>, StoreError> {
+    let mut cands: Vec<(PageId, Vec<Vec<u32>>)> = Vec::new();
+    for (i, &w) in ids.iter().enumerate() {
+        let list = r.title_postings(w)?;
+        if i == 0 {
+            cands = list
+                .into_iter()
+                .map(|(p, pos)| {
+                    let mut lists = vec![Vec::new(); ids.len()];
+                    lists[0] = pos;
+                    (p, lists)
+                })
+                .collect();
+            continue;
+        }
+        let mut kept = Vec::with_capacity(cands.len().min(list.len()));
+        let mut it = list.into_iter().peekable();
+        for (p, mut lists) in cands {
+            while it.peek().is_some_and(|(q, _)| *q < p) {
+                it.next();
+            }
+            if let Some((_, pos)) = it.next_if(|(q, _)| *q == p) {
+                lists[i] = pos;
+                kept.push((p, lists));
+            }
+        }
+        cands = kept;
+        if cands.is_empty() {
+            break;
+        }
+    }
+    Ok(cands
+        .into_iter()
+        .filter(|(_, lists)| {
+            let lists: Vec<&[u32]> = lists.iter().map(Vec::as_slice).collect();
+            count_matches(&lists, element_stem, offsets) > 0
+        })
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// How many start positions place every phrase element `e` at
+/// `start + offsets[e]`, given each distinct stem's ascending positions.
+fn count_matches(lists: &[&[u32]], element_stem: &[usize], offsets: &[u32]) -> u32 {
+    let (Some(&first_stem), Some(&first_off)) = (element_stem.first(), offsets.first()) else {
+        return 0;
+    };
+    let Some(first) = lists.get(first_stem) else {
+        return 0;
+    };
+    let mut n = 0;
+    for &p in first.iter() {
+        let Some(start) = p.checked_sub(first_off) else {
+            continue;
+        };
+        let all = element_stem.iter().zip(offsets).skip(1).all(|(&s, &o)| {
+            let Some(want) = start.checked_add(o) else {
+                return false;
+            };
+            lists.get(s).is_some_and(|l| l.binary_search(&want).is_ok())
+        });
+        if all {
+            n += 1;
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phrase_positions_must_line_up() {
+        // "state of the art": state@0, art@3
+        let lists: [&[u32]; 2] = [&[4, 10, 20], &[7, 12, 23, 40]];
+        assert_eq!(count_matches(&lists, &[0, 1], &[0, 3]), 2);
+        assert_eq!(count_matches(&lists, &[0, 1], &[0, 1]), 0);
+        // A repeated stem: "run run" in "run run run" matches twice.
+        let lists: [&[u32]; 1] = [&[0, 1, 2]];
+        assert_eq!(count_matches(&lists, &[0, 0], &[0, 1]), 2);
+        assert_eq!(count_matches(&[], &[], &[]), 0);
+    }
+
+    #[test]
+    fn merge_adds_parts_of_the_same_page() {
+        let a = |page, body, title| Acc { page, body, title };
+        let got = merge(
+            vec![a(1, 1.0, 0.0), a(3, 1.0, 0.0)].into_iter(),
+            vec![a(2, 0.0, 0.5), a(3, 0.5, 0.5), a(9, 0.0, 1.0)].into_iter(),
+        );
+        assert_eq!(
+            got,
+            [
+                a(1, 1.0, 0.0),
+                a(2, 0.0, 0.5),
+                a(3, 1.5, 0.5),
+                a(9, 0.0, 1.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn worst_orders_best_first_and_ties_by_page() {
+        let r = |page, score| {
+            Worst(Ranked {
+                page,
+                score,
+                record: PageRecord::default(),
+            })
+        };
+        let mut v = [r(3, 0.5), r(1, 0.5), r(2, 0.9), r(4, 0.1)];
+        v.sort();
+        let got: Vec<PageId> = v.iter().map(|w| w.0.page).collect();
+        assert_eq!(got, [2, 1, 3, 4]);
+    }
+}
