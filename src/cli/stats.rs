@@ -19,11 +19,19 @@ struct StatsJson {
     store_bytes: u64,
     urls: u64,
     skipped: u64,
+    /// Bytes per table, largest first.
+    tables: Vec<(String, u64)>,
 }
 
 pub fn run(store: &Store, json: bool) -> CliResult {
     let r = store.read()?;
     let states = r.state_counts()?;
+    let mut tables: Vec<(String, u64)> = r
+        .table_sizes()?
+        .into_iter()
+        .map(|(n, b)| (n.to_string(), b))
+        .collect();
+    tables.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let s = StatsJson {
         pages: r.page_count()?,
         fetched: states.done,
@@ -34,6 +42,7 @@ pub fn run(store: &Store, json: bool) -> CliResult {
         store_bytes: store.disk_size(),
         urls: r.url_count()?,
         skipped: states.skipped,
+        tables,
     };
     if json {
         return print_json(&s);
@@ -47,6 +56,9 @@ pub fn run(store: &Store, json: bool) -> CliResult {
     println!("words        {}", s.words);
     println!("links        {}", s.links);
     println!("store bytes  {}", s.store_bytes);
+    for (name, bytes) in s.tables.iter().filter(|(_, b)| *b > 0) {
+        println!("  {name:<15} {bytes}");
+    }
     Ok(())
 }
 

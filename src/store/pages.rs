@@ -268,6 +268,17 @@ pub trait PageRead: View {
         Ok(self.dbs().urls.len(self.txn())?)
     }
 
+    /// Bytes each table occupies (its B-tree and overflow pages), by name.
+    fn table_sizes(&self) -> Result<Vec<(&'static str, u64)>> {
+        let mut out = Vec::new();
+        for (name, db) in self.dbs().named() {
+            let st = db.stat(self.txn())?;
+            let pages = st.branch_pages + st.leaf_pages + st.overflow_pages;
+            out.push((name, pages as u64 * u64::from(st.page_size)));
+        }
+        Ok(out)
+    }
+
     fn robots(&self, origin: OriginId) -> Result<Option<super::RobotsRecord>> {
         self.dbs()
             .robots

@@ -49,6 +49,37 @@ pub struct Dbs {
 pub const DB_COUNT: u32 = 23;
 
 impl Dbs {
+    /// Every database with its name, for per-table statistics.
+    pub fn named(&self) -> [(&'static str, Db); DB_COUNT as usize] {
+        [
+            ("meta", self.meta),
+            ("origins", self.origins),
+            ("origin_ids", self.origin_ids),
+            ("urls", self.urls),
+            ("url_ids", self.url_ids),
+            ("pages", self.pages),
+            ("bodies", self.bodies),
+            ("meta_tags", self.meta_tags),
+            ("mimetypes", self.mimetypes),
+            ("mime_ids", self.mime_ids),
+            ("words", self.words),
+            ("word_ids", self.word_ids),
+            ("postings", self.postings),
+            ("title_postings", self.title_postings),
+            ("doc_freq", self.doc_freq),
+            ("forward", self.forward),
+            ("links_out", self.links_out),
+            ("links_in", self.links_in),
+            ("frontier", self.frontier),
+            ("url_state", self.url_state),
+            ("crawl_points", self.crawl_points),
+            ("instances", self.instances),
+            ("robots", self.robots),
+        ]
+    }
+}
+
+impl Dbs {
     pub fn create(env: &Env, txn: &mut RwTxn) -> heed::Result<Dbs> {
         let mut db = |name: &str| env.create_database::<Bytes, Bytes>(txn, Some(name));
         Ok(Dbs {
