@@ -18,8 +18,9 @@
 //!
 //! Cost: one `postings_tf` range scan per word (positions are decoded only
 //! for phrase candidates), scores accumulated by merging page-ordered lists,
-//! then one page record read per candidate for its `max_tf` and `norm`; URLs
-//! are read for the top-k only.
+//! then each candidate's `1 / (max_tf × norm)` from the store's `norms`
+//! table (a thousand pages per read); page records are read for the top-k
+//! only.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -35,11 +36,6 @@ pub const TITLE_BOOST: f32 = 1.0;
 /// A term on every page has idf 0; it still finds pages, it only weighs
 /// (almost) nothing, so a one-page store answers its own words.
 const IDF_FLOOR: f64 = 1e-3;
-
-/// Candidates above this share of all pages (1 / SCAN_SHARE) are scored in
-/// one pass over the page table: a sequential read costs about half a
-/// random one.
-const SCAN_SHARE: f64 = 2.0;
 
 /// One `posting(word, page)` look-up reads the page's forward record and
 /// walks a posting block: about this many entries of a full posting scan.
@@ -156,29 +152,26 @@ pub(crate) fn rank<R: PageRead + WordRead>(
         acc.retain(|a| excluded.binary_search(&a.page).is_err());
     }
 
-    // Every candidate's record is read for its max_tf and norm. When most
-    // pages are candidates, one ordered pass over the page table beats as
-    // many B-tree descents.
+    // Each candidate needs only its norm factor (a thousand pages per
+    // read); page records are read for the winners alone.
     let mut top = TopK::new(limit);
-    if (acc.len() as f64) * SCAN_SHARE > n_pages {
-        let mut next = acc.iter().peekable();
-        r.for_each_page(|id, record| {
-            while next.next_if(|a| a.page < id).is_some() {}
-            if let Some(a) = next.next_if(|a| a.page == id) {
-                top.offer(a, record);
-            }
-            Ok(next.peek().is_some())
-        })?;
-    } else {
-        for a in &acc {
-            // Postings naming a page the snapshot does not hold are
-            // skipped rather than failing the whole search.
-            if let Some(record) = r.page(a.page)? {
-                top.offer(a, record);
-            }
+    let pages: Vec<PageId> = acc.iter().map(|a| a.page).collect();
+    for (a, factor) in acc.iter().zip(r.norm_factors(&pages)?) {
+        top.offer(a, factor);
+    }
+    let mut out = Vec::with_capacity(limit);
+    for c in top.into_best_first() {
+        // Postings naming a page the snapshot does not hold are skipped
+        // rather than failing the whole search.
+        if let Some(record) = r.page(c.page)? {
+            out.push(Ranked {
+                page: c.page,
+                score: c.score,
+                record,
+            });
         }
     }
-    Ok(top.into_best_first())
+    Ok(out)
 }
 
 /// The best `limit` pages seen so far.
@@ -195,17 +188,11 @@ impl TopK {
         }
     }
 
-    fn offer(&mut self, a: &Acc, record: PageRecord) {
-        let max_tf = record.max_tf.max(1) as f32;
-        let body = if record.norm > 0.0 {
-            a.body / (max_tf * record.norm)
-        } else {
-            0.0
-        };
-        let candidate = Worst(Ranked {
+    /// `factor` is the page's `1 / (max_tf × norm)` (0 without a norm).
+    fn offer(&mut self, a: &Acc, factor: f32) {
+        let candidate = Worst(Candidate {
             page: a.page,
-            score: body + TITLE_BOOST * a.title,
-            record,
+            score: a.body * factor + TITLE_BOOST * a.title,
         });
         if self.heap.len() < self.limit {
             self.heap.push(candidate);
@@ -215,7 +202,7 @@ impl TopK {
         }
     }
 
-    fn into_best_first(self) -> Vec<Ranked> {
+    fn into_best_first(self) -> Vec<Candidate> {
         // Ascending in `Worst`'s order is best first.
         self.heap
             .into_sorted_vec()
@@ -225,9 +212,16 @@ impl TopK {
     }
 }
 
-/// Orders ranked pages so that the *worst* is the greatest: the heap's top
+/// A scored page before its record is read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Candidate {
+    page: PageId,
+    score: f32,
+}
+
+/// Orders candidates so that the *worst* is the greatest: the heap's top
 /// is the one to evict. Better = higher score, then lower page id.
-struct Worst(Ranked);
+struct Worst(Candidate);
 
 impl Ord for Worst {
     fn cmp(&self, other: &Self) -> Ordering {
@@ -514,13 +508,7 @@ mod tests {
 
     #[test]
     fn worst_orders_best_first_and_ties_by_page() {
-        let r = |page, score| {
-            Worst(Ranked {
-                page,
-                score,
-                record: PageRecord::default(),
-            })
-        };
+        let r = |page, score| Worst(Candidate { page, score });
         let mut v = [r(3, 0.5), r(1, 0.5), r(2, 0.9), r(4, 0.1)];
         v.sort();
         let got: Vec<PageId> = v.iter().map(|w| w.0.page).collect();

@@ -67,6 +67,18 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         let terms = fwd.terms.iter().copied().collect();
         forwards.insert(page, (fwd.segment, terms, fwd.title.len() as u64));
     }
+    let mut pages: Vec<PageId> = forwards.keys().copied().collect();
+    pages.sort_unstable();
+    for (page, factor) in pages.iter().zip(v.norm_factors(&pages)?) {
+        if let Some(rec) = v.page(*page)? {
+            let want = super::norm_factor(rec.max_tf, rec.norm);
+            if (want - factor).abs() > want.abs() * 1e-6 {
+                p.add(format!(
+                    "page {page}: norm factor {factor}, record says {want}"
+                ));
+            }
+        }
+    }
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
     for item in d.postings.iter(t)? {
         let (k, block) = item?;

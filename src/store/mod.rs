@@ -29,7 +29,9 @@ use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 pub use check::CheckRead;
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use links::LinkRead;
-pub use pages::{compress_body, group_terms, Forward, PageRead, PageWrite, TermPositions};
+pub use pages::{
+    compress_body, group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions,
+};
 pub use points::PointRead;
 pub use schema::{
     FrontierEntry, InstanceId, InstanceRecord, MimeId, MimeRecord, OriginId, PageId, PageRecord,

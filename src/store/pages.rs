@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use url::Url;
 
 use super::codec::{self, pair_key, put_u32_list, put_varint, u32_key, VarintReader};
-use super::schema::{meta_keys, MimeId, MimeRecord, OriginId, PageId, PageRecord, WordId};
+use super::schema::{
+    meta_keys, MimeId, MimeRecord, OriginId, PageId, PageRecord, WordId, NORMS_PER_CHUNK,
+};
 use super::sealed::View;
 use super::{postings, Result, StoreError, Writer};
 
@@ -268,6 +270,27 @@ pub trait PageRead: View {
         Ok(self.dbs().urls.len(self.txn())?)
     }
 
+    /// `1 / (max_tf × norm)` of each page of `pages` (ascending), 0 for a
+    /// page without one: what ranking needs of a page, read a thousand
+    /// pages at a time instead of one record per candidate.
+    fn norm_factors(&self, pages: &[PageId]) -> Result<Vec<f32>> {
+        let mut out = Vec::with_capacity(pages.len());
+        let mut chunk: Option<(u32, Option<&[u8]>)> = None;
+        for &p in pages {
+            let c = p / NORMS_PER_CHUNK;
+            if chunk.is_none_or(|(have, _)| have != c) {
+                chunk = Some((c, self.dbs().norms.get(self.txn(), &u32_key(c))?));
+            }
+            let slot = (p % NORMS_PER_CHUNK) as usize * 4;
+            let f = chunk
+                .and_then(|(_, bytes)| bytes)
+                .and_then(|b| b.get(slot..slot + 4))
+                .map_or(0.0, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            out.push(f);
+        }
+        Ok(out)
+    }
+
     /// Bytes each table occupies (its B-tree and overflow pages), by name.
     fn table_sizes(&self) -> Result<Vec<(&'static str, u64)>> {
         let mut out = Vec::new();
@@ -400,6 +423,7 @@ impl Writer<'_> {
         for w in forward.all_words() {
             self.add_doc_freq(w, 1);
         }
+        self.set_norm_factor(id, norm_factor(record.max_tf, record.norm))?;
         self.dbs
             .forward
             .put(&mut self.txn, &u32_key(id), &forward.encode())?;
@@ -441,6 +465,7 @@ impl Writer<'_> {
     pub fn remove_page(&mut self, id: PageId) -> Result<()> {
         self.unindex_page(id)?;
         self.unlink_children(id)?;
+        self.set_norm_factor(id, 0.0)?;
         let key = u32_key(id);
         self.dbs.pages.delete(&mut self.txn, &key)?;
         self.dbs.meta_tags.delete(&mut self.txn, &key)?;
@@ -482,11 +507,38 @@ impl Writer<'_> {
         Ok(())
     }
 
+    fn set_norm_factor(&mut self, page: PageId, factor: f32) -> Result<()> {
+        let c = page / NORMS_PER_CHUNK;
+        if !self.pending.norms.contains_key(&c) {
+            let mut values = vec![0f32; NORMS_PER_CHUNK as usize];
+            if let Some(bytes) = self.dbs.norms.get(&self.txn, &u32_key(c))? {
+                for (v, b) in values.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+            }
+            self.pending.norms.insert(c, values);
+        }
+        if let Some(values) = self.pending.norms.get_mut(&c) {
+            values[(page % NORMS_PER_CHUNK) as usize] = factor;
+        }
+        Ok(())
+    }
+
     pub fn put_robots(&mut self, origin: OriginId, rec: &super::RobotsRecord) -> Result<()> {
         self.dbs
             .robots
             .put(&mut self.txn, &u32_key(origin), &codec::encode(rec)?)?;
         Ok(())
+    }
+}
+
+/// What ranking divides a page's tf sum by: `max_tf × norm`, inverted.
+pub fn norm_factor(max_tf: u32, norm: f32) -> f32 {
+    let d = max_tf.max(1) as f32 * norm;
+    if d > 0.0 {
+        1.0 / d
+    } else {
+        0.0
     }
 }
 

@@ -137,6 +137,8 @@ pub struct Pending {
     pub blocks: HashMap<WordId, Vec<u8>>,
     pub doc_freq: HashMap<WordId, i64>,
     pub new_words: HashMap<String, WordId>,
+    /// `norms` chunks touched by this transaction.
+    pub norms: HashMap<u32, Vec<f32>>,
 }
 
 #[cfg(test)]

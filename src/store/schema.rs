@@ -7,7 +7,7 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -44,9 +44,13 @@ pub struct Dbs {
     pub crawl_points: Db,
     pub instances: Db,
     pub robots: Db,
+    pub norms: Db,
 }
 
-pub const DB_COUNT: u32 = 23;
+pub const DB_COUNT: u32 = 24;
+
+/// Pages per `norms` record: 1000 f32s fill one 4 KiB overflow page.
+pub const NORMS_PER_CHUNK: u32 = 1000;
 
 impl Dbs {
     /// Every database with its name, for per-table statistics.
@@ -75,6 +79,7 @@ impl Dbs {
             ("crawl_points", self.crawl_points),
             ("instances", self.instances),
             ("robots", self.robots),
+            ("norms", self.norms),
         ]
     }
 }
@@ -106,6 +111,7 @@ impl Dbs {
             crawl_points: db("crawl_points")?,
             instances: db("instances")?,
             robots: db("robots")?,
+            norms: db("norms")?,
         })
     }
 }

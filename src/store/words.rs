@@ -191,6 +191,12 @@ impl Writer<'_> {
                 }
             }
         }
+        let mut norms: Vec<(u32, Vec<f32>)> = self.pending.norms.drain().collect();
+        norms.sort_unstable_by_key(|(c, _)| *c);
+        for (c, values) in norms {
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            self.dbs.norms.put(&mut self.txn, &u32_key(c), &bytes)?;
+        }
         let mut deltas: Vec<(WordId, i64)> = self.pending.doc_freq.drain().collect();
         deltas.sort_unstable_by_key(|(w, _)| *w);
         for (w, delta) in deltas {
