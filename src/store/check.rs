@@ -82,7 +82,7 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
     for item in d.postings.iter(t)? {
         let (k, block) = item?;
-        let (w, segment) = split_pair_key(k)?;
+        let (w, segment) = postings::split_part_key(k)?;
         for e in postings::entries(block) {
             let e = e?;
             *body_seen.entry(e.page).or_default() += 1;

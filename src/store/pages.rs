@@ -481,16 +481,23 @@ impl Writer<'_> {
         for &(w, _) in &old.terms {
             if in_this_txn {
                 if let Some(block) = self.pending.blocks.get_mut(&w) {
-                    *block = postings::without_page(block, id)?;
+                    *block = postings::pending_without_page(block, id)?;
                 }
             } else {
-                let key = postings::block_key(w, old.segment);
-                if let Some(block) = self.dbs.postings.get(&self.txn, &key)? {
-                    let rest = postings::without_page(block, id)?;
+                let mut rewrites = Vec::new();
+                let prefix = postings::block_prefix(w, old.segment);
+                for item in self.dbs.postings.prefix_iter(&self.txn, &prefix)? {
+                    let (k, part) = item?;
+                    let rest = postings::part_without_page(part, id)?;
+                    if rest.len() != part.len() {
+                        rewrites.push((k.to_vec(), rest));
+                    }
+                }
+                for (k, rest) in rewrites {
                     if rest.is_empty() {
-                        self.dbs.postings.delete(&mut self.txn, &key)?;
+                        self.dbs.postings.delete(&mut self.txn, &k)?;
                     } else {
-                        self.dbs.postings.put(&mut self.txn, &key, &rest)?;
+                        self.dbs.postings.put(&mut self.txn, &k, &rest)?;
                     }
                 }
             }

@@ -1,9 +1,11 @@
-//! Body postings in blocks: one LMDB entry per (word, segment) under
-//! `word id ‖ segment` (big-endian), where a segment is the set of pages
-//! indexed by one write transaction. A block holds, for each of its pages,
-//! `page, tf, byte length, position deltas`, so a tf-only scan skips the
-//! positions. One put per distinct word per batch, instead of one per
-//! (word, page), is what makes batched indexing fast and the index small.
+//! Body postings in blocks: the postings of one word from one write
+//! transaction (a *segment*), sorted by page and cut into parts of at most
+//! [`PART_BYTES`], under `word id ‖ segment ‖ part` (big-endian). A part
+//! holds, for each of its pages, `page delta, tf, byte length, position
+//! deltas`, so a tf-only scan skips the positions. One put per distinct word
+//! per batch, instead of one per (word, page), is what makes batched
+//! indexing fast and the index small; parts stay below LMDB's overflow size
+//! so no value wastes most of a 4 KiB overflow page.
 //!
 //! A page's forward record names its segment, so its postings can be found
 //! and removed when it is re-indexed.
@@ -14,11 +16,31 @@ use super::codec::{self, put_varint, VarintReader};
 use super::schema::{PageId, WordId};
 use super::{Result, StoreError};
 
-pub fn block_key(word: WordId, segment: u32) -> [u8; 8] {
+/// Largest part: LMDB keeps values up to about 2 KiB inside its 4 KiB
+/// leaf pages; anything larger takes whole overflow pages.
+pub const PART_BYTES: usize = 1900;
+
+pub fn part_key(word: WordId, segment: u32, part: u16) -> [u8; 10] {
+    let mut k = [0u8; 10];
+    k[..8].copy_from_slice(&codec::pair_key(word, segment));
+    k[8..].copy_from_slice(&part.to_be_bytes());
+    k
+}
+
+/// The prefix of every part of one word's block in one segment.
+pub fn block_prefix(word: WordId, segment: u32) -> [u8; 8] {
     codec::pair_key(word, segment)
 }
 
-/// Appends one page's posting to a block.
+pub fn split_part_key(k: &[u8]) -> Result<(WordId, u32)> {
+    if k.len() != 10 {
+        return Err(StoreError::corrupt("posting key is not 10 bytes"));
+    }
+    codec::split_pair_key(&k[..8])
+}
+
+/// Appends one page's posting to a pending (unsorted) block; `page` is
+/// stored whole, as the delta from 0.
 pub fn push_entry(block: &mut Vec<u8>, page: PageId, positions: &[u32]) {
     put_varint(block, u64::from(page));
     put_varint(block, positions.len() as u64);
@@ -69,13 +91,29 @@ impl Entry<'_> {
     }
 }
 
-/// Iterates the entries of a block, failing on malformed bytes.
+/// Iterates the entries of a block, failing on malformed bytes. Stored
+/// parts carry page deltas; pending blocks carry whole page ids.
 pub struct Entries<'a> {
     rest: &'a [u8],
+    delta: bool,
+    prev: PageId,
 }
 
-pub fn entries(block: &[u8]) -> Entries<'_> {
-    Entries { rest: block }
+/// Entries of a stored part (page ids as deltas).
+pub fn entries(part: &[u8]) -> Entries<'_> {
+    Entries {
+        rest: part,
+        delta: true,
+        prev: 0,
+    }
+}
+
+fn pending_entries(block: &[u8]) -> Entries<'_> {
+    Entries {
+        rest: block,
+        delta: false,
+        prev: 0,
+    }
 }
 
 impl<'a> Iterator for Entries<'a> {
@@ -92,7 +130,14 @@ impl<'a> Iterator for Entries<'a> {
 impl<'a> Entries<'a> {
     fn read_one(&mut self) -> Result<Entry<'a>> {
         let mut r = VarintReader::new(self.rest);
-        let page = r.next_u32()?;
+        let mut page = r.next_u32()?;
+        if self.delta {
+            page = self
+                .prev
+                .checked_add(page)
+                .ok_or_else(|| StoreError::corrupt("page id overflow in a posting part"))?;
+            self.prev = page;
+        }
         let tf = r.next_u32()?;
         let len = r.next_u64()? as usize;
         let after_head = r.remaining();
@@ -112,19 +157,53 @@ impl<'a> Entries<'a> {
     }
 }
 
-/// The block without one page's entry.
-pub fn without_page(block: &[u8], page: PageId) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(block.len());
-    let mut rest = block;
-    while !rest.is_empty() {
-        let mut it = entries(rest);
-        let start_len = rest.len();
-        let e = it.read_one()?;
-        let used = start_len - it.rest.len();
-        if e.page != page {
-            out.extend_from_slice(&rest[..used]);
+/// Sorts a pending block by page and cuts it into stored parts.
+pub fn into_parts(pending: &[u8]) -> Result<Vec<Vec<u8>>> {
+    let mut list: Vec<Entry<'_>> = pending_entries(pending).collect::<Result<_>>()?;
+    list.sort_unstable_by_key(|e| e.page);
+    Ok(encode_parts(&list))
+}
+
+fn encode_parts(list: &[Entry<'_>]) -> Vec<Vec<u8>> {
+    let mut parts = Vec::new();
+    let mut part = Vec::new();
+    let mut prev = 0u32;
+    for e in list {
+        if part.len() >= PART_BYTES {
+            parts.push(std::mem::take(&mut part));
+            prev = 0;
         }
-        rest = it.rest;
+        put_varint(&mut part, u64::from(e.page - prev));
+        prev = e.page;
+        put_varint(&mut part, u64::from(e.tf));
+        put_varint(&mut part, e.raw_positions.len() as u64);
+        part.extend_from_slice(e.raw_positions);
+    }
+    if !part.is_empty() {
+        parts.push(part);
+    }
+    parts
+}
+
+/// A stored part without one page's entry (empty when it was the last).
+pub fn part_without_page(part: &[u8], page: PageId) -> Result<Vec<u8>> {
+    let kept: Vec<Entry<'_>> = entries(part)
+        .filter(|e| e.as_ref().is_err() || e.as_ref().is_ok_and(|e| e.page != page))
+        .collect::<Result<_>>()?;
+    Ok(encode_parts(&kept).concat())
+}
+
+/// A pending block without one page's entry.
+pub fn pending_without_page(block: &[u8], page: PageId) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(block.len());
+    for e in pending_entries(block) {
+        let e = e?;
+        if e.page != page {
+            put_varint(&mut out, u64::from(e.page));
+            put_varint(&mut out, u64::from(e.tf));
+            put_varint(&mut out, e.raw_positions.len() as u64);
+            out.extend_from_slice(e.raw_positions);
+        }
     }
     Ok(out)
 }
@@ -145,35 +224,60 @@ pub struct Pending {
 mod tests {
     use super::*;
 
-    #[test]
-    fn blocks_round_trip_and_drop_a_page() {
-        let mut b = Vec::new();
-        push_entry(&mut b, 7, &[1, 5, 9]);
-        push_entry(&mut b, 300_000, &[0]);
-        push_entry(&mut b, 9, &[2, 3]);
-        let got: Vec<(PageId, u32, Vec<u32>)> = entries(&b)
+    fn decode(part: &[u8]) -> Vec<(PageId, u32, Vec<u32>)> {
+        entries(part)
             .map(|e| {
                 let e = e.unwrap();
                 (e.page, e.tf, e.positions().unwrap())
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn blocks_are_sorted_cut_into_parts_and_drop_a_page() {
+        let mut b = Vec::new();
+        push_entry(&mut b, 300_000, &[0]);
+        push_entry(&mut b, 7, &[1, 5, 9]);
+        push_entry(&mut b, 9, &[2, 3]);
+        let parts = into_parts(&b).unwrap();
+        assert_eq!(parts.len(), 1);
         assert_eq!(
-            got,
+            decode(&parts[0]),
             vec![
                 (7, 3, vec![1, 5, 9]),
-                (300_000, 1, vec![0]),
-                (9, 2, vec![2, 3])
+                (9, 2, vec![2, 3]),
+                (300_000, 1, vec![0])
             ]
         );
-        let b2 = without_page(&b, 300_000).unwrap();
-        let pages: Vec<PageId> = entries(&b2).map(|e| e.unwrap().page).collect();
-        assert_eq!(pages, vec![7, 9]);
+        let rest = part_without_page(&parts[0], 9).unwrap();
+        assert_eq!(
+            decode(&rest),
+            vec![(7, 3, vec![1, 5, 9]), (300_000, 1, vec![0])]
+        );
+        let pending = pending_without_page(&b, 7).unwrap();
+        let pages: Vec<PageId> = pending_entries(&pending).map(|e| e.unwrap().page).collect();
+        assert_eq!(pages, vec![300_000, 9]);
+    }
+
+    #[test]
+    fn large_blocks_are_cut_below_the_overflow_size() {
+        let mut b = Vec::new();
+        let positions: Vec<u32> = (0..50).map(|i| i * 3).collect();
+        for page in (0..400u32).rev() {
+            push_entry(&mut b, page * 2, &positions);
+        }
+        let parts = into_parts(&b).unwrap();
+        assert!(parts.len() > 1);
+        assert!(parts.iter().all(|p| p.len() < PART_BYTES + 200));
+        let pages: Vec<PageId> = parts.iter().flat_map(|p| decode(p)).map(|e| e.0).collect();
+        assert_eq!(pages, (0..400u32).map(|p| p * 2).collect::<Vec<_>>());
     }
 
     #[test]
     fn a_lying_block_is_an_error_not_a_panic() {
         let bad = [5u8, 2, 200, 1];
         assert!(entries(&bad).any(|e| e.is_err()));
-        assert!(without_page(&bad, 1).is_err());
+        assert!(part_without_page(&bad, 1).is_err());
+        assert!(into_parts(&bad).is_err());
     }
 }

@@ -8,7 +8,7 @@ use super::pages::PageRead;
 use super::postings;
 use super::schema::{meta_keys, PageId, WordId};
 use super::sealed::View;
-use super::{Result, Writer};
+use super::{Result, StoreError, Writer};
 
 /// One body posting: how often a word occurs in a page and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,17 +84,19 @@ pub trait WordRead: View {
         let Some(fwd) = self.forward(page)? else {
             return Ok(None);
         };
-        let key = postings::block_key(word, fwd.segment);
-        let Some(block) = self.dbs().postings.get(self.txn(), &key)? else {
-            return Ok(None);
-        };
-        for e in postings::entries(block) {
-            let e = e?;
-            if e.page == page {
-                return Ok(Some(Posting {
-                    tf: e.tf,
-                    positions: e.positions()?,
-                }));
+        let prefix = postings::block_prefix(word, fwd.segment);
+        for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
+            for e in postings::entries(item?.1) {
+                let e = e?;
+                if e.page == page {
+                    return Ok(Some(Posting {
+                        tf: e.tf,
+                        positions: e.positions()?,
+                    }));
+                }
+                if e.page > page {
+                    break;
+                }
             }
         }
         Ok(None)
@@ -183,11 +185,12 @@ impl Writer<'_> {
         blocks.sort_unstable_by_key(|(w, _)| *w);
         if let Some(segment) = self.pending.segment {
             for (w, block) in blocks {
-                let key = postings::block_key(w, segment);
-                if block.is_empty() {
-                    self.dbs.postings.delete(&mut self.txn, &key)?;
-                } else {
-                    self.dbs.postings.put(&mut self.txn, &key, &block)?;
+                for (i, part) in postings::into_parts(&block)?.into_iter().enumerate() {
+                    let part_no = u16::try_from(i).map_err(|_| {
+                        StoreError::corrupt("a posting block needs over 65,535 parts")
+                    })?;
+                    let key = postings::part_key(w, segment, part_no);
+                    self.dbs.postings.put(&mut self.txn, &key, &part)?;
                 }
             }
         }
