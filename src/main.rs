@@ -6,6 +6,11 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::Parser;
 
+// Parsing a page allocates and frees a whole DOM; glibc's malloc spent
+// ~15% of a crawl's CPU on that in profiles, mimalloc a fraction of it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match crawlscope::cli::Cli::try_parse() {
         Ok(cli) => cli,

@@ -20,6 +20,7 @@ use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
 use super::parse;
 use super::politeness::Politeness;
+use super::pool::ParsePool;
 use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
 use super::writer::{Counters, Settle, WriterMsg, WriterThread};
 use super::CrawlError;
@@ -50,6 +51,7 @@ struct Ctx {
     creds: RwLock<HashMap<PointId, Credentials>>,
     writer: Sender<WriterMsg>,
     events: UnboundedSender<CrawlEvent>,
+    parsers: ParsePool,
 }
 
 fn unix_now() -> i64 {
@@ -107,6 +109,8 @@ pub fn start(
         politeness: Politeness::new(cfg.per_host, cfg.delay),
         robots: RobotsCache::default(),
         creds: RwLock::new(creds),
+        parsers: ParsePool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+            .map_err(|e| CrawlError::Setup(format!("cannot start the parser threads: {e}")))?,
         writer: w_tx,
         events: ev_tx,
         store,
@@ -426,12 +430,12 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
             let depth = claim.entry.depth;
             let fetched_at = unix_now();
             let elapsed = resp.elapsed;
-            let parsed = tokio::task::spawn_blocking(move || {
-                Url::parse(&url).map(|u| parse::parse(&resp, &u, depth, fetched_at))
-            })
-            .await;
+            let parsed = ctx
+                .parsers
+                .run(move || Url::parse(&url).map(|u| parse::parse(&resp, &u, depth, fetched_at)))
+                .await;
             match parsed {
-                Ok(Ok(page)) => WriterMsg::Fetched {
+                Some(Ok(page)) => WriterMsg::Fetched {
                     claim,
                     page: Box::new(page),
                     elapsed,

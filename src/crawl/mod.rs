@@ -8,6 +8,7 @@ mod event;
 mod fetch;
 mod parse;
 mod politeness;
+mod pool;
 mod robots;
 mod writer;
 
