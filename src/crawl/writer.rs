@@ -267,6 +267,12 @@ impl WriterThread {
                 self.store.update(|w| w.recover_claims(|by| by == me))?;
                 return Err(StoreError::DiskFull(self.store.path().to_path_buf()));
             }
+            // The dispatcher waits on a claim while its buffer drains: take
+            // it in a small transaction of its own before the batch.
+            if matches!(batch.last(), Some(WriterMsg::Claim { .. })) {
+                let claim: Vec<WriterMsg> = batch.pop().into_iter().collect();
+                self.apply(claim)?;
+            }
             self.apply(batch)?;
         }
     }
