@@ -342,18 +342,22 @@ impl sealed::View for Writer<'_> {
 
 impl Writer<'_> {
     /// Takes the next value of a counter kept in `meta`.
-    fn next_id(&mut self, key: &[u8]) -> Result<u64> {
-        let current = match self.dbs.meta.get(&self.txn, key)? {
-            Some(v) => codec::read_u64(v)?,
-            None => 1,
+    /// Takes the next value of a counter kept in `meta`. Counters are read
+    /// once per transaction and written back by `flush`: a crawl takes
+    /// several ids per page, each would otherwise be a get and a put.
+    fn next_id(&mut self, key: &'static [u8]) -> Result<u64> {
+        let current = match self.pending.counters.get(key) {
+            Some(&v) => v,
+            None => match self.dbs.meta.get(&self.txn, key)? {
+                Some(v) => codec::read_u64(v)?,
+                None => 1,
+            },
         };
-        self.dbs
-            .meta
-            .put(&mut self.txn, key, &(current + 1).to_be_bytes())?;
+        self.pending.counters.insert(key, current + 1);
         Ok(current)
     }
 
-    fn next_id32(&mut self, key: &[u8]) -> Result<u32> {
+    fn next_id32(&mut self, key: &'static [u8]) -> Result<u32> {
         u32::try_from(self.next_id(key)?).map_err(|_| StoreError::corrupt("id space exhausted"))
     }
 }

@@ -218,6 +218,8 @@ pub struct Pending {
     pub new_words: HashMap<String, WordId>,
     /// `norms` chunks touched by this transaction.
     pub norms: HashMap<u32, Vec<f32>>,
+    /// Next values of the `meta` id counters used in this transaction.
+    pub counters: HashMap<&'static [u8], u64>,
 }
 
 #[cfg(test)]

@@ -181,6 +181,10 @@ impl Writer<'_> {
 
     /// Writes what the transaction accumulated, in key order.
     pub(super) fn flush(&mut self) -> Result<()> {
+        let counters: Vec<(&'static [u8], u64)> = self.pending.counters.drain().collect();
+        for (key, next) in counters {
+            self.dbs.meta.put(&mut self.txn, key, &next.to_be_bytes())?;
+        }
         let mut blocks: Vec<(WordId, Vec<u8>)> = self.pending.blocks.drain().collect();
         blocks.sort_unstable_by_key(|(w, _)| *w);
         if let Some(segment) = self.pending.segment {
