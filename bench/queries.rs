@@ -1,6 +1,6 @@
 //! Query sets drawn from the demo site's vocabulary, shared by
-//! `bench/crawlbench.rs` and `benches/hot_paths.rs` (the same recipe as
-//! `benches/search.rs`, so their figures compare).
+//! `bench/crawlbench.rs` and `benches/hot_paths.rs`, so their figures
+//! compare.
 
 use std::collections::HashMap;
 
@@ -19,7 +19,7 @@ impl Rng {
     }
 }
 
-/// Query sets from the site's own words, as `benches/search.rs` draws them:
+/// Query sets from the site's own words:
 /// content words ranked by how many of the first 2,000 pages hold them; half
 /// the picks from the 100 most frequent, half from the rarer half. Multi-word
 /// queries have 2 to 4 such words; phrases are adjacent word pairs of real

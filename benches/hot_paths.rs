@@ -13,7 +13,7 @@
 //!
 //! `cargo bench --bench hot_paths` (a couple of minutes, most of it building
 //! the store). `CRAWLSCOPE_BENCH_DB=DIR` keeps the query store there and
-//! reuses it (the same store as `benches/search.rs` builds). Under
+//! reuses it. Under
 //! `cargo test --benches` each bench runs once on a 300-page store.
 
 use std::hint::black_box;

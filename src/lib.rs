@@ -8,5 +8,6 @@ pub mod html;
 pub mod index;
 pub mod search;
 pub mod store;
+pub mod time;
 pub mod tui;
 pub mod url;

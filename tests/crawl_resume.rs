@@ -15,6 +15,16 @@ fn done_count(db: &Path) -> u64 {
     store(db).read().unwrap().state_counts().unwrap().done
 }
 
+/// Polls the store (a crawler in another process writes it) until `n`
+/// pages are done, within a minute.
+fn wait_for_done(db: &Path, n: u64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while done_count(db) < n {
+        assert!(Instant::now() < deadline, "the crawl made no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn crawl_child(db: &Path, args: &[&str]) -> Command {
     let mut c = support::crawlscope();
     c.arg("--db").arg(db).args(["crawl", "--json"]).args(args);
@@ -29,11 +39,7 @@ fn sigkill_loses_nothing_committed_and_the_next_run_resumes() {
     let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while done_count(db.path()) < 200 {
-        assert!(Instant::now() < deadline, "the crawl made no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_done(db.path(), 200);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let committed = done_count(db.path());
@@ -88,11 +94,7 @@ fn ctrl_c_stops_gracefully_and_leaves_no_claim_behind() {
     let child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while done_count(db.path()) < 100 {
-        assert!(Instant::now() < deadline, "the crawl made no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_done(db.path(), 100);
     // SAFETY: sending SIGINT to our own child process.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let out = child.wait_with_output().unwrap();

@@ -54,26 +54,11 @@ pub fn short(d: Duration) -> String {
     }
 }
 
-/// The civil date of a count of days since 1970-01-01 (Howard Hinnant's
-/// algorithm), so dates need no calendar crate.
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 /// `YYYY-MM-DD hh:mm` of unix seconds shifted by `offset` seconds (the
 /// local zone's offset, fixed when the console starts).
 pub fn date_time(unix: i64, offset: i64) -> String {
     let t = unix.saturating_add(offset);
-    let (y, m, d) = civil(t.div_euclid(86_400));
+    let (y, m, d) = crate::time::civil_from_days(t.div_euclid(86_400));
     let secs = t.rem_euclid(86_400);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02}",
