@@ -147,6 +147,12 @@ impl<'a> Entries<'a> {
                 "posting block entry overruns its block",
             ));
         }
+        // Every position takes at least one byte: a larger tf is a lie
+        // that would otherwise make `positions` reserve gigabytes.
+        if tf as usize > len {
+            self.rest = &[];
+            return Err(StoreError::corrupt("posting tf exceeds its positions"));
+        }
         let (raw_positions, rest) = after_head.split_at(len);
         self.rest = rest;
         Ok(Entry {
