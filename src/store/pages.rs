@@ -229,10 +229,23 @@ pub trait PageRead: View {
         let Some(v) = self.dbs().bodies.get(self.txn(), &u32_key(id))? else {
             return Ok(None);
         };
-        // The cap guards against a corrupt frame that claims a huge size.
-        zstd::bulk::decompress(v, 64 << 20)
-            .map(Some)
-            .map_err(|e| StoreError::corrupt(format!("body of page {id}: {e}")))
+        // Streamed, so a 6 KB body costs 6 KB (the bulk API reserves its
+        // whole cap), and capped against a corrupt frame that never ends.
+        use std::io::Read;
+        const CAP: u64 = 64 << 20;
+        let corrupt = |e: std::io::Error| StoreError::corrupt(format!("body of page {id}: {e}"));
+        let mut out = Vec::with_capacity(v.len() * 4);
+        zstd::stream::read::Decoder::new(v)
+            .map_err(corrupt)?
+            .take(CAP + 1)
+            .read_to_end(&mut out)
+            .map_err(corrupt)?;
+        if out.len() as u64 > CAP {
+            return Err(StoreError::corrupt(format!(
+                "body of page {id} exceeds 64 MiB"
+            )));
+        }
+        Ok(Some(out))
     }
 
     fn mime(&self, id: MimeId) -> Result<Option<MimeRecord>> {
