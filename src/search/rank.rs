@@ -37,10 +37,10 @@ pub const TITLE_BOOST: f32 = 1.0;
 /// (almost) nothing, so a one-page store answers its own words.
 const IDF_FLOOR: f64 = 1e-3;
 
-/// One `posting(word, page)` look-up reads the page's forward record and
+/// One `posting(word, page)` look-up reads the segment from the page's forward record and
 /// walks a posting block: about this many entries of a full posting scan.
 /// With fewer candidates than df / LOOKUP_COST, look-ups win.
-const LOOKUP_COST: usize = 128;
+const LOOKUP_COST: usize = 32;
 
 /// One term's matches: body (page, tf) and title pages, both in page order.
 #[derive(Debug, Default)]

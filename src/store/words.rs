@@ -4,7 +4,6 @@
 //! a word's postings are one ordered range scan.
 
 use super::codec::{self, pair_key, split_pair_key, u32_key, VarintReader};
-use super::pages::PageRead;
 use super::postings;
 use super::schema::{meta_keys, PageId, WordId};
 use super::sealed::View;
@@ -81,10 +80,13 @@ pub trait WordRead: View {
 
     /// The body posting of one word in one page.
     fn posting(&self, word: WordId, page: PageId) -> Result<Option<Posting>> {
-        let Some(fwd) = self.forward(page)? else {
+        // Only the segment is needed: it leads the forward record, so the
+        // rest of it (hundreds of varints) is not decoded.
+        let Some(fwd) = self.dbs().forward.get(self.txn(), &u32_key(page))? else {
             return Ok(None);
         };
-        let prefix = postings::block_prefix(word, fwd.segment);
+        let segment = VarintReader::new(fwd).next_u32()?;
+        let prefix = postings::block_prefix(word, segment);
         for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
             for e in postings::entries(item?.1) {
                 let e = e?;
