@@ -12,14 +12,7 @@ use support::{page, Reply, Resp, TestServer};
 #[test]
 fn failures_are_recorded_and_the_crawl_goes_on() {
     let s = TestServer::start();
-    s.route(
-        "/",
-        Reply::Respond(page(
-            "Home",
-            "home",
-            &["slow", "reset", "missing", "flaky", "broken", "ok"],
-        )),
-    );
+    support::home(&s, &["slow", "reset", "missing", "flaky", "broken", "ok"]);
     s.route(
         "/slow",
         Reply::SlowBytes {
@@ -96,14 +89,7 @@ fn oversize_bodies_are_cut_and_marked_truncated() {
 #[test]
 fn encodings_and_content_types_are_handled() {
     let s = TestServer::start();
-    s.route(
-        "/",
-        Reply::Respond(page(
-            "Home",
-            "home",
-            &["latin", "notes.txt", "blob.bin", "garbage"],
-        )),
-    );
+    support::home(&s, &["latin", "notes.txt", "blob.bin", "garbage"]);
     // "café" in windows-1252 announced by a meta tag only.
     let mut latin = b"<html><head><meta charset=\"windows-1252\"><title>Caf\xe9</title></head><body>caf\xe9 cr\xe8me</body></html>".to_vec();
     latin.push(b'\n');

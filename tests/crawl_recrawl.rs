@@ -67,7 +67,7 @@ fn unchanged_pages_answer_304_and_changed_pages_are_reindexed() {
 #[test]
 fn crawl_without_url_resumes_every_active_point() {
     let s = TestServer::start();
-    s.route("/", Reply::Respond(page("Home", "home", &[])));
+    support::home(&s, &[]);
     let db = tempfile::tempdir().unwrap();
     let out = support::crawlscope()
         .args(["--db"])

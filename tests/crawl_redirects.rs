@@ -10,7 +10,7 @@ use support::{page, Reply, Resp, TestServer};
 #[test]
 fn in_scope_redirect_stores_the_target_and_records_the_hop() {
     let s = TestServer::start();
-    s.route("/", Reply::Respond(page("Home", "home", &["old"])));
+    support::home(&s, &["old"]);
     s.route("/old", Reply::Respond(Resp::redirect(301, "/new")));
     s.route("/new", Reply::Respond(page("New", "moved here", &[])));
     let db = tempfile::tempdir().unwrap();
@@ -32,7 +32,7 @@ fn out_of_scope_redirect_stops_there() {
     let s = TestServer::start();
     let other = TestServer::start();
     other.route("/landing", Reply::Respond(page("Other", "other", &[])));
-    s.route("/", Reply::Respond(page("Home", "home", &["away"])));
+    support::home(&s, &["away"]);
     s.route(
         "/away",
         Reply::Respond(Resp::redirect(302, &other.url("landing"))),
@@ -51,10 +51,7 @@ fn out_of_scope_redirect_stops_there() {
 #[test]
 fn loops_and_long_chains_end_with_an_error() {
     let s = TestServer::start();
-    s.route(
-        "/",
-        Reply::Respond(page("Home", "home", &["loop1", "chain0"])),
-    );
+    support::home(&s, &["loop1", "chain0"]);
     s.route("/loop1", Reply::Respond(Resp::redirect(301, "/loop2")));
     s.route("/loop2", Reply::Respond(Resp::redirect(301, "/loop1")));
     for i in 0..12 {

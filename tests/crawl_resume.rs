@@ -69,14 +69,9 @@ fn two_crawlers_share_one_store_without_fetching_a_page_twice() {
         .unwrap();
     let mut fetched = 0;
     for child in [a, b] {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let sum: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        fetched += sum["fetched"].as_u64().unwrap();
+        fetched += summary(&child.wait_with_output().unwrap())["fetched"]
+            .as_u64()
+            .unwrap();
     }
     assert_eq!(
         fetched,
@@ -97,13 +92,7 @@ fn ctrl_c_stops_gracefully_and_leaves_no_claim_behind() {
     wait_for_done(db.path(), 100);
     // SAFETY: sending SIGINT to our own child process.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let sum: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sum = summary(&child.wait_with_output().unwrap());
     let stopped_at = done_count(db.path());
     assert_eq!(
         sum["fetched"].as_u64().unwrap(),

@@ -14,10 +14,7 @@ fn site() -> TestServer {
             "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\n",
         )),
     );
-    s.route(
-        "/",
-        Reply::Respond(page("Home", "home", &["public", "private/secret"])),
-    );
+    support::home(&s, &["public", "private/secret"]);
     s.route("/public", Reply::Respond(page("Public", "open", &[])));
     s.route(
         "/private/secret",

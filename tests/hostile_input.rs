@@ -28,13 +28,9 @@ fn body_len(db: &std::path::Path, url: &str) -> usize {
 #[test]
 fn hostile_pages_are_bounded_and_the_crawl_goes_on() {
     let s = TestServer::start();
-    s.route(
-        "/",
-        Reply::Respond(page(
-            "Home",
-            "home",
-            &["bomb", "deep", "links", "long", "nul", "word", "after"],
-        )),
+    support::home(
+        &s,
+        &["bomb", "deep", "links", "long", "nul", "word", "after"],
     );
     // 64 MiB of zeros in ~64 KiB of gzip: the limit counts decompressed bytes.
     let bomb = gzip(&vec![b' '; 64 << 20]);
@@ -139,10 +135,7 @@ fn a_ten_megabyte_robots_txt_is_read_up_to_a_limit() {
     }
     robots.push_str("Disallow: /\n"); // beyond the limit: never read
     s.route("/robots.txt", Reply::Respond(Resp::text(&robots)));
-    s.route(
-        "/",
-        Reply::Respond(page("Home", "home", &["blocked", "open"])),
-    );
+    support::home(&s, &["blocked", "open"]);
     s.route("/blocked", Reply::Respond(page("Blocked", "no", &[])));
     s.route("/open", Reply::Respond(page("Open", "yes", &[])));
     let db = tempfile::tempdir().unwrap();
@@ -155,7 +148,7 @@ fn a_ten_megabyte_robots_txt_is_read_up_to_a_limit() {
 #[test]
 fn a_trickling_server_is_cut_by_the_total_timeout() {
     let s = TestServer::start();
-    s.route("/", Reply::Respond(page("Home", "home", &["slow", "fast"])));
+    support::home(&s, &["slow", "fast"]);
     s.route(
         "/slow",
         Reply::SlowBytes {

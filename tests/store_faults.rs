@@ -10,11 +10,12 @@ use std::process::Command;
 use crawlscope::store::prelude::*;
 use support::crawl::*;
 
-fn check(db: &Path) -> std::process::Output {
+/// `crawlscope --db DB ARGS...`
+fn on_store(db: &Path, args: &[&str]) -> std::process::Output {
     support::crawlscope()
         .arg("--db")
         .arg(db)
-        .arg("check")
+        .args(args)
         .output()
         .unwrap()
 }
@@ -60,7 +61,7 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
         store(&db).read().unwrap().page_count().unwrap() > 100,
         "pages committed before the disk filled are kept"
     );
-    let c = check(&db);
+    let c = on_store(&db, &["check"]);
     assert!(
         c.status.success(),
         "check after a full disk: {}{}",
@@ -72,12 +73,7 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
 #[test]
 fn a_store_of_another_schema_version_is_refused_with_both_versions() {
     let db = tempfile::tempdir().unwrap();
-    let out = support::crawlscope()
-        .arg("--db")
-        .arg(db.path())
-        .arg("stats")
-        .output()
-        .unwrap();
+    let out = on_store(db.path(), &["stats"]);
     assert!(out.status.success());
     {
         // Write what a future crawlscope would: schema version 99.
@@ -90,12 +86,7 @@ fn a_store_of_another_schema_version_is_refused_with_both_versions() {
         txn.commit().unwrap();
         env.prepare_for_closing().wait();
     }
-    let out = support::crawlscope()
-        .arg("--db")
-        .arg(db.path())
-        .arg("stats")
-        .output()
-        .unwrap();
+    let out = on_store(db.path(), &["stats"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.starts_with("error:"), "{err}");

@@ -11,10 +11,15 @@ use crawlscope::url::Url;
 /// `crawlscope --db DB crawl --json ARGS...`; panics with stderr unless it
 /// exits 0, returns the summary JSON.
 pub fn crawl_ok(db: &Path, args: &[&str]) -> serde_json::Value {
-    let out = crawl(db, args);
+    summary(&crawl(db, args))
+}
+
+/// The summary JSON of a finished `crawl --json`; panics with its stderr
+/// unless it exited 0.
+pub fn summary(out: &Output) -> serde_json::Value {
     assert!(
         out.status.success(),
-        "crawl {args:?} failed: {}",
+        "crawl failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -187,6 +187,12 @@ pub fn page(title: &str, body_text: &str, links: &[&str]) -> Resp {
     Resp::html(&html)
 }
 
+/// Routes `/` to a page titled "Home" that links to `links`: the entry of
+/// most small test sites.
+pub fn home(s: &TestServer, links: &[&str]) {
+    s.route("/", Reply::Respond(page("Home", "home", links)));
+}
+
 /// The real binary, for CLI tests.
 pub fn crawlscope() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_crawlscope"))
