@@ -6,6 +6,7 @@ pub mod crawl;
 pub mod demo;
 pub mod html;
 pub mod index;
+pub mod points;
 pub mod search;
 pub mod store;
 pub mod time;

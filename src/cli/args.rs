@@ -143,13 +143,13 @@ pub enum PointAction {
 #[derive(Debug, Clone, Default, Args)]
 pub struct ScopeArgs {
     /// URL prefix that is in scope (default: the start URL's origin).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::points::parse_root)]
     pub root: Option<String>,
     /// Deepest link depth fetched (the start URL is depth 0).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::points::parse_depth)]
     pub depth: Option<u32>,
     /// At most this many successful fetches per run.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::points::parse_max_pages)]
     pub max_pages: Option<u64>,
     /// URL prefix never fetched (repeatable).
     #[arg(long = "exclude")]

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::args::{RunArgs, ScopeArgs};
 use super::{point, print_json, CliError, CliResult};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlEvent, CrawlStats, Summary};
-use crate::store::prelude::*;
+use crate::points::{self, PointError};
 use crate::store::Store;
 use crate::url::Url;
 
@@ -40,23 +40,14 @@ pub fn run(
     run: RunArgs,
     json: bool,
 ) -> CliResult {
-    let points = if urls.is_empty() {
-        let r = store.read()?;
-        r.points()?
-            .into_iter()
-            .filter(|(_, p)| p.active)
-            .map(|(id, _)| id)
-            .collect()
-    } else {
-        urls.iter()
-            .map(|u| point::upsert(&store, u, &scope))
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    if points.is_empty() {
-        return Err(CliError::Msg(
-            "nothing to crawl: give a URL or add a crawl point (crawlscope point add URL)".into(),
-        ));
-    }
+    let requested = urls
+        .iter()
+        .map(|u| point::upsert(&store, u, &scope))
+        .collect::<Result<Vec<_>, _>>()?;
+    let points = points::crawl_set(&store, requested).map_err(|e| match e {
+        PointError::NothingToCrawl => CliError::NothingToCrawl,
+        e => e.into(),
+    })?;
     let rt = tokio::runtime::Runtime::new()?;
     let summary = rt.block_on(drive(store, run.config(), points))?;
     if json {

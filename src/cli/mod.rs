@@ -27,6 +27,10 @@ pub enum CliError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Crawl(#[from] crate::crawl::CrawlError),
+    #[error("crawl point: {0}")]
+    Point(#[from] crate::points::PointError),
+    #[error("nothing to crawl: give a URL or add a crawl point (crawlscope point add URL)")]
+    NothingToCrawl,
     #[error("{0}")]
     Msg(String),
 }

@@ -1,25 +1,14 @@
 //! `point add|list|update|rm|enable|disable`: persisted crawl points, and
-//! the scope flags → point record mapping that `crawl` shares.
+//! the scope flags → point record mapping that `crawl` shares. The rules
+//! (what a valid point is) live in `crate::points`.
 
 use serde::Serialize;
 
 use super::args::{PointAction, ScopeArgs};
-use super::{print_json, CliError, CliResult};
-use crate::store::prelude::*;
-use crate::store::{PointId, PointRecord, Store, StoreError};
+use super::{print_json, CliResult};
+use crate::points::{self, PointError};
+use crate::store::{PointId, PointRecord, Store};
 use crate::url::Url;
-
-/// A new point for `url` with the given scope (root defaults to its origin).
-pub fn new_point(url: &Url, scope: &ScopeArgs) -> PointRecord {
-    let mut rec = PointRecord {
-        url: url.to_string(),
-        root: crate::url::default_root(url),
-        active: true,
-        ..Default::default()
-    };
-    apply_scope(&mut rec, scope);
-    rec
-}
 
 /// Changes only what the flags name.
 pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
@@ -45,16 +34,8 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
 }
 
 /// The point for `url`, created or updated with the flags; made active.
-pub fn upsert(store: &Store, url: &Url, scope: &ScopeArgs) -> Result<PointId, StoreError> {
-    store.update(|w| match w.point_by_url(url.as_str())? {
-        Some((id, mut rec)) => {
-            apply_scope(&mut rec, scope);
-            rec.active = true;
-            w.put_point(id, &rec)?;
-            Ok(id)
-        }
-        None => w.add_point(&new_point(url, scope)),
-    })
+pub fn upsert(store: &Store, url: &Url, scope: &ScopeArgs) -> Result<PointId, PointError> {
+    points::upsert(store, url, |rec| apply_scope(rec, scope))
 }
 
 #[derive(Serialize)]
@@ -69,38 +50,16 @@ struct PointJson {
     user: Option<String>,
 }
 
-fn edit(store: &Store, id: PointId, f: impl Fn(&mut PointRecord)) -> CliResult {
-    store.update(|w| {
-        let mut rec = w
-            .point(id)?
-            .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
-        f(&mut rec);
-        w.put_point(id, &rec)
-    })?;
-    Ok(())
-}
-
 pub fn run(store: &Store, action: PointAction) -> CliResult {
     match action {
         PointAction::Add { url, scope } => {
-            let id = store.update(|w| {
-                if let Some((id, _)) = w.point_by_url(url.as_str())? {
-                    return Err(StoreError::NotFound(format!(
-                        "new point: {url} is already crawl point {id} (use point update)"
-                    )));
-                }
-                w.add_point(&new_point(&url, &scope))
-            });
-            match id {
-                Ok(id) => println!("{id}"),
-                Err(StoreError::NotFound(msg)) => {
-                    return Err(CliError::Msg(msg.trim_start_matches("new point: ").into()))
-                }
-                Err(e) => return Err(e.into()),
-            }
+            let mut rec = points::new_record(&url);
+            apply_scope(&mut rec, &scope);
+            let id = points::add(store, rec)?;
+            println!("{id}");
         }
         PointAction::List { json } => {
-            let points = store.read()?.points()?;
+            let points = points::list(store)?;
             if json {
                 let list: Vec<PointJson> = points
                     .into_iter()
@@ -136,10 +95,16 @@ pub fn run(store: &Store, action: PointAction) -> CliResult {
                 }
             }
         }
-        PointAction::Update { id, scope } => edit(store, id, |r| apply_scope(r, &scope))?,
-        PointAction::Rm { id } => store.update(|w| w.remove_point(id))?,
-        PointAction::Enable { id } => edit(store, id, |r| r.active = true)?,
-        PointAction::Disable { id } => edit(store, id, |r| r.active = false)?,
+        PointAction::Update { id, scope } => {
+            points::update(store, id, |r| apply_scope(r, &scope))?;
+        }
+        PointAction::Rm { id } => points::remove(store, id)?,
+        PointAction::Enable { id } => {
+            points::set_active(store, id, true)?;
+        }
+        PointAction::Disable { id } => {
+            points::set_active(store, id, false)?;
+        }
     }
     Ok(())
 }

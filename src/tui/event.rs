@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use super::app::{App, Clock, Command, Msg};
 use super::{jobs, TuiError};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlError, CrawlEvent, CrawlHandle, Summary};
+use crate::points::{self, PointError};
 use crate::store::{PointId, Store};
 
 /// One frame: redraws are capped at about 30 a second.
@@ -319,7 +320,7 @@ impl Runtime {
             Command::SavePoint { id, rec } => {
                 self.spawn(move |store| {
                     point_write(&store, |s| {
-                        let saved = jobs::save_point(s, id, &rec)?;
+                        let saved = points::save(s, id, rec.clone())?;
                         Ok(format!("crawl point {saved} saved"))
                     })
                 });
@@ -328,7 +329,7 @@ impl Runtime {
             Command::DeletePoint(id) => {
                 self.spawn(move |store| {
                     point_write(&store, |s| {
-                        jobs::delete_point(s, id)?;
+                        points::remove(s, id)?;
                         Ok(format!("crawl point {id} deleted"))
                     })
                 });
@@ -337,7 +338,7 @@ impl Runtime {
             Command::SetActive(id, on) => {
                 self.spawn(move |store| {
                     point_write(&store, |s| {
-                        jobs::set_active(s, id, on)?;
+                        points::set_active(s, id, on)?;
                         Ok(format!(
                             "crawl point {id} {}",
                             if on { "enabled" } else { "disabled" }
@@ -355,11 +356,8 @@ impl Runtime {
 }
 
 /// A point write, then the fresh list; the outcome is told in the footer.
-fn point_write(
-    store: &Store,
-    write: impl FnOnce(&Store) -> Result<String, crate::store::StoreError>,
-) -> Report {
-    match write(store).and_then(|done| Ok((done, jobs::points(store)?))) {
+fn point_write(store: &Store, write: impl FnOnce(&Store) -> Result<String, PointError>) -> Report {
+    match write(store).and_then(|done| Ok((done, points::list(store)?))) {
         Ok((note, points)) => {
             tracing::info!("{note}");
             Report::Msg(Box::new(Msg::Points { points, note }))
@@ -373,13 +371,11 @@ fn start_crawl(
     cfg: CrawlConfig,
     points: Vec<PointId>,
 ) -> Result<CrawlHandle, String> {
-    let points = if points.is_empty() {
-        jobs::active_points(&store).map_err(|e| e.to_string())?
-    } else {
-        points
-    };
-    if points.is_empty() {
-        return Err("nothing to crawl: add a crawl point (a) or enable one (6, Space)".into());
-    }
+    let points = points::crawl_set(&store, points).map_err(|e| match e {
+        PointError::NothingToCrawl => {
+            "nothing to crawl: add a crawl point (a) or enable one (6, Space)".to_string()
+        }
+        e => e.to_string(),
+    })?;
     crawl::start(store, cfg, points).map_err(|e| format!("cannot start the crawl: {e}"))
 }

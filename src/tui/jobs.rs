@@ -5,7 +5,7 @@
 
 use crate::search;
 use crate::store::prelude::*;
-use crate::store::{PageId, PointId, PointRecord, Reader, Store, StoreError};
+use crate::store::{PageId, Reader, Store, StoreError};
 
 use super::app::Snapshot;
 use super::panes::graph::{LinkRow, PageView};
@@ -86,50 +86,4 @@ pub fn detail(store: &Store, page: PageId, query: &str) -> Result<Detail, StoreE
         keywords: search::keywords(&r, page, KEYWORDS)?,
         snippet: search::snippet(&r, page, query)?,
     })
-}
-
-/// The ids of the active points.
-pub fn active_points(store: &Store) -> Result<Vec<PointId>, StoreError> {
-    Ok(store
-        .read()?
-        .points()?
-        .into_iter()
-        .filter(|(_, p)| p.active)
-        .map(|(id, _)| id)
-        .collect())
-}
-
-/// Stores a point (new when `id` is None); returns its id.
-pub fn save_point(
-    store: &Store,
-    id: Option<PointId>,
-    rec: &PointRecord,
-) -> Result<PointId, StoreError> {
-    store.update(|w| match id {
-        Some(id) => {
-            if w.point(id)?.is_none() {
-                return Err(StoreError::NotFound(format!("crawl point {id}")));
-            }
-            w.put_point(id, rec).map(|()| id)
-        }
-        None => w.add_point(rec),
-    })
-}
-
-pub fn delete_point(store: &Store, id: PointId) -> Result<(), StoreError> {
-    store.update(|w| w.remove_point(id))
-}
-
-pub fn set_active(store: &Store, id: PointId, active: bool) -> Result<(), StoreError> {
-    store.update(|w| {
-        let mut rec = w
-            .point(id)?
-            .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
-        rec.active = active;
-        w.put_point(id, &rec)
-    })
-}
-
-pub fn points(store: &Store) -> Result<Vec<(PointId, PointRecord)>, StoreError> {
-    store.read()?.points()
 }

@@ -12,6 +12,7 @@ use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
 use super::{input_cursor, render_input, scroll_offset, step, Action};
+use crate::points::{self, PointError};
 use crate::store::{PointId, PointRecord};
 use crate::tui::{format, theme};
 
@@ -65,65 +66,58 @@ impl Form {
         }
     }
 
+    /// A new-point form with these field values, as if typed.
+    #[cfg(test)]
+    pub(crate) fn typed(values: [&str; 7]) -> Form {
+        let mut form = Form::new(None, PointRecord::default());
+        for (field, value) in form.fields.iter_mut().zip(values) {
+            *field = Input::new(value.to_string());
+        }
+        form
+    }
+
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
 
-    /// The record the fields describe, or what is wrong with them. `points`
-    /// are the stored ones: a start URL may belong to one point only.
+    /// The record the fields describe, or what is wrong with them (the
+    /// setting's label, then the rule of `crate::points` it breaks).
+    /// `points` are the stored ones: a start URL may belong to one point only.
     pub fn validate(&self, points: &[(PointId, PointRecord)]) -> Result<PointRecord, String> {
+        self.record(points).map_err(|e| match e.setting() {
+            Some(setting) => format!("{}: {e}", setting.label()),
+            None => e.to_string(),
+        })
+    }
+
+    fn record(&self, stored: &[(PointId, PointRecord)]) -> Result<PointRecord, PointError> {
         let value = |i: usize| self.fields[i].value().trim();
-        if value(URL).is_empty() {
-            return Err("URL: required (http:// or https://)".into());
-        }
-        let url = crate::url::parse_start(value(URL)).map_err(|e| format!("URL: {e}"))?;
-        if let Some((other, _)) = points
-            .iter()
-            .find(|(id, p)| Some(*id) != self.id && p.url == url.as_str())
-        {
-            return Err(format!("URL: already crawl point {other} (edit that one)"));
-        }
-        let root = match value(ROOT) {
-            "" => crate::url::default_root(&url),
-            r if r.starts_with("http://") || r.starts_with("https://") => r.to_string(),
-            _ => return Err("Root prefix: must start with http:// or https://".into()),
+        let optional = |i: usize| Some(value(i)).filter(|v| !v.is_empty());
+        let url = match optional(URL) {
+            Some(u) => crate::url::parse_start(u)?,
+            None => return Err(PointError::MissingUrl),
         };
-        let depth = match value(DEPTH) {
-            "" => None,
-            d => Some(
-                d.parse::<u32>()
-                    .map_err(|_| format!("Depth limit: {d:?} is not a whole number"))?,
-            ),
-        };
-        let max_pages = match value(MAX_PAGES) {
-            "" => None,
-            m => match m.parse::<u64>() {
-                Ok(n) if n > 0 => Some(n),
-                _ => return Err(format!("Max pages: {m:?} is not a whole number ≥ 1")),
-            },
-        };
-        let excludes = value(EXCLUDES)
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        let (user, password) = match (value(USER), self.fields[PASSWORD].value()) {
-            ("", "") => (None, None),
-            ("", _) => return Err("User: required with a password".into()),
-            (_, "") => return Err("Password: required with a user".into()),
-            (u, p) => (Some(u.to_string()), Some(p.to_string())),
-        };
-        Ok(PointRecord {
+        let rec = points::validate(PointRecord {
             url: url.to_string(),
-            root,
-            depth,
-            max_pages,
-            excludes,
-            user,
-            password,
+            root: optional(ROOT).map_or_else(|| crate::url::default_root(&url), str::to_string),
+            depth: optional(DEPTH).map(points::parse_depth).transpose()?,
+            max_pages: optional(MAX_PAGES)
+                .map(points::parse_max_pages)
+                .transpose()?,
+            excludes: value(EXCLUDES)
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+            user: optional(USER).map(str::to_string),
+            password: Some(self.fields[PASSWORD].value())
+                .filter(|p| !p.is_empty())
+                .map(str::to_string),
             active: self.id.is_none() || self.base.active,
             ..self.base.clone()
-        })
+        })?;
+        points::unique_in(stored, self.id, &rec.url)?;
+        Ok(rec)
     }
 }
 

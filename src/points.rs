@@ -1,0 +1,402 @@
+//! Crawl points: the one home of every rule about them. What a valid point
+//! is (an http(s) start URL, a root prefix with a scheme, a page limit of at
+//! least one, a user and password together, one point per start URL), and
+//! the operations both faces offer: add, save a whole edited record, update,
+//! enable/disable, delete, and the active set a crawl starts from. The CLI,
+//! clap's value parsers and the console's form all call this module, so they
+//! accept and refuse the same settings.
+
+use crate::store::prelude::*;
+use crate::store::{PointId, PointRecord, Store, StoreError, Writer};
+use crate::url::LinkReject;
+
+/// Why a crawl point setting or operation was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PointError {
+    #[error("required (http:// or https://)")]
+    MissingUrl,
+    #[error(transparent)]
+    BadUrl(#[from] LinkReject),
+    #[error("already crawl point {id} (edit that one)")]
+    Duplicate { id: PointId },
+    #[error("must start with http:// or https://")]
+    BadRoot,
+    #[error("{value:?} is not a whole number")]
+    NotANumber { setting: Setting, value: String },
+    #[error("must be 1 or more (leave it out for no limit)")]
+    ZeroMaxPages,
+    #[error("required with a password")]
+    PasswordWithoutUser,
+    #[error("required with a user")]
+    UserWithoutPassword,
+    #[error("no crawl point {0}")]
+    NotFound(PointId),
+    #[error("nothing to crawl: no crawl point is active")]
+    NothingToCrawl,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The setting a refusal is about, named as people see it; `None` when it
+/// is about the operation, not one setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    Url,
+    Root,
+    Depth,
+    MaxPages,
+    User,
+    Password,
+}
+
+impl Setting {
+    pub fn label(self) -> &'static str {
+        match self {
+            Setting::Url => "URL",
+            Setting::Root => "Root prefix",
+            Setting::Depth => "Depth limit",
+            Setting::MaxPages => "Max pages",
+            Setting::User => "User",
+            Setting::Password => "Password",
+        }
+    }
+}
+
+impl PointError {
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            PointError::MissingUrl | PointError::BadUrl(_) | PointError::Duplicate { .. } => {
+                Some(Setting::Url)
+            }
+            PointError::BadRoot => Some(Setting::Root),
+            PointError::NotANumber { setting, .. } => Some(*setting),
+            PointError::ZeroMaxPages => Some(Setting::MaxPages),
+            PointError::PasswordWithoutUser => Some(Setting::User),
+            PointError::UserWithoutPassword => Some(Setting::Password),
+            PointError::NotFound(_) | PointError::NothingToCrawl | PointError::Store(_) => None,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, PointError>;
+
+/// A root prefix as typed: it must name its scheme, or it would match no
+/// normalised URL and the point would silently crawl nothing.
+pub fn parse_root(input: &str) -> Result<String> {
+    let root = input.trim();
+    if root.starts_with("http://") || root.starts_with("https://") {
+        Ok(root.to_string())
+    } else {
+        Err(PointError::BadRoot)
+    }
+}
+
+/// A page limit as typed: a limit of zero would fetch nothing.
+pub fn parse_max_pages(input: &str) -> Result<u64> {
+    let value = input.trim();
+    match value.parse::<u64>() {
+        Ok(0) => Err(PointError::ZeroMaxPages),
+        Ok(n) => Ok(n),
+        Err(_) => Err(PointError::NotANumber {
+            setting: Setting::MaxPages,
+            value: value.to_string(),
+        }),
+    }
+}
+
+/// A depth limit as typed.
+pub fn parse_depth(input: &str) -> Result<u32> {
+    let value = input.trim();
+    value.parse::<u32>().map_err(|_| PointError::NotANumber {
+        setting: Setting::Depth,
+        value: value.to_string(),
+    })
+}
+
+/// Every rule a stored point must satisfy on its own; the start URL is
+/// stored normalised, so a point matches the URLs the crawler records.
+pub fn validate(mut rec: PointRecord) -> Result<PointRecord> {
+    if rec.url.trim().is_empty() {
+        return Err(PointError::MissingUrl);
+    }
+    rec.url = crate::url::parse_start(rec.url.trim())?.to_string();
+    rec.root = parse_root(&rec.root)?;
+    if rec.max_pages == Some(0) {
+        return Err(PointError::ZeroMaxPages);
+    }
+    match (&rec.user, &rec.password) {
+        (None, Some(_)) => return Err(PointError::PasswordWithoutUser),
+        (Some(_), None) => return Err(PointError::UserWithoutPassword),
+        _ => {}
+    }
+    Ok(rec)
+}
+
+/// A new record for `url` with the default scope (the URL's origin), active.
+pub fn new_record(url: &crate::url::Url) -> PointRecord {
+    PointRecord {
+        url: url.to_string(),
+        root: crate::url::default_root(url),
+        active: true,
+        ..Default::default()
+    }
+}
+
+/// A start URL belongs to one point only: refuses `url` when a point of
+/// `stored` other than `id` has it.
+pub fn unique_in(stored: &[(PointId, PointRecord)], id: Option<PointId>, url: &str) -> Result<()> {
+    match stored
+        .iter()
+        .find(|(other, p)| Some(*other) != id && p.url == url)
+    {
+        Some((other, _)) => Err(PointError::Duplicate { id: *other }),
+        None => Ok(()),
+    }
+}
+
+/// Checks `rec` on its own and against the stored points.
+fn checked(w: &impl PointRead, id: Option<PointId>, rec: PointRecord) -> Result<PointRecord> {
+    let rec = validate(rec)?;
+    unique_in(&w.points()?, id, &rec.url)?;
+    Ok(rec)
+}
+
+/// Runs `f` in one write transaction, keeping its own error type.
+fn write<T>(store: &Store, f: impl FnMut(&mut Writer<'_>) -> Result<T>) -> Result<T> {
+    let mut f = f;
+    let mut outcome = None;
+    let stored = store.update(|w| match f(w) {
+        Ok(v) => Ok(Some(v)),
+        Err(PointError::Store(e)) => Err(e),
+        Err(e) => {
+            outcome = Some(e);
+            Ok(None)
+        }
+    })?;
+    match (stored, outcome) {
+        (Some(v), _) => Ok(v),
+        (None, Some(e)) => Err(e),
+        (None, None) => Err(PointError::Store(StoreError::corrupt(
+            "point write ended without an outcome",
+        ))),
+    }
+}
+
+/// Adds a new point; refuses a start URL that another point has.
+pub fn add(store: &Store, rec: PointRecord) -> Result<PointId> {
+    write(store, |w| {
+        let rec = checked(w, None, rec.clone())?;
+        Ok(w.add_point(&rec)?)
+    })
+}
+
+/// Stores a whole record: a new point when `id` is `None`, else replaces
+/// point `id` (which must exist).
+pub fn save(store: &Store, id: Option<PointId>, rec: PointRecord) -> Result<PointId> {
+    write(store, |w| {
+        let rec = checked(w, id, rec.clone())?;
+        match id {
+            Some(id) => {
+                if w.point(id)?.is_none() {
+                    return Err(PointError::NotFound(id));
+                }
+                w.put_point(id, &rec)?;
+                Ok(id)
+            }
+            None => Ok(w.add_point(&rec)?),
+        }
+    })
+}
+
+/// Changes point `id` with `edit`; the result must still be a valid point.
+pub fn update(store: &Store, id: PointId, edit: impl Fn(&mut PointRecord)) -> Result<PointRecord> {
+    write(store, |w| {
+        let mut rec = w.point(id)?.ok_or(PointError::NotFound(id))?;
+        edit(&mut rec);
+        let rec = checked(w, Some(id), rec)?;
+        w.put_point(id, &rec)?;
+        Ok(rec)
+    })
+}
+
+/// The point whose start URL is `url`, created with `edit` applied or
+/// updated with it, and made active: what `crawl URL` does.
+pub fn upsert(
+    store: &Store,
+    url: &crate::url::Url,
+    edit: impl Fn(&mut PointRecord),
+) -> Result<PointId> {
+    write(store, |w| {
+        let (id, mut rec) = match w.point_by_url(url.as_str())? {
+            Some((id, rec)) => (Some(id), rec),
+            None => (None, new_record(url)),
+        };
+        edit(&mut rec);
+        rec.active = true;
+        let rec = checked(w, id, rec)?;
+        match id {
+            Some(id) => {
+                w.put_point(id, &rec)?;
+                Ok(id)
+            }
+            None => Ok(w.add_point(&rec)?),
+        }
+    })
+}
+
+pub fn set_active(store: &Store, id: PointId, active: bool) -> Result<PointRecord> {
+    update(store, id, |r| r.active = active)
+}
+
+/// Deletes point `id` and drops its queued URLs.
+pub fn remove(store: &Store, id: PointId) -> Result<()> {
+    write(store, |w| {
+        if w.point(id)?.is_none() {
+            return Err(PointError::NotFound(id));
+        }
+        Ok(w.remove_point(id)?)
+    })
+}
+
+pub fn list(store: &Store) -> Result<Vec<(PointId, PointRecord)>> {
+    Ok(store.read()?.points()?)
+}
+
+/// The points a crawl starts from: `requested` when given, else every
+/// active point; never an empty set.
+pub fn crawl_set(store: &Store, requested: Vec<PointId>) -> Result<Vec<PointId>> {
+    let ids: Vec<PointId> = if requested.is_empty() {
+        list(store)?
+            .into_iter()
+            .filter(|(_, p)| p.active)
+            .map(|(id, _)| id)
+            .collect()
+    } else {
+        requested
+    };
+    if ids.is_empty() {
+        return Err(PointError::NothingToCrawl);
+    }
+    Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Both faces against one table: the CLI (clap's parsers, then the
+    //! command on a real store) and the console's form must accept and
+    //! refuse the same settings, and store the same record.
+
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::Cli;
+    use crate::tui::panes::points::Form;
+
+    /// url, root, depth, max pages, user, password; accepted?
+    const CASES: &[([&str; 6], bool)] = &[
+        (["http://a.test/", "", "", "", "", ""], true),
+        (
+            ["http://b.test/x", "https://b.test/", "2", "5", "", ""],
+            true,
+        ),
+        (["http://c.test/", "", "", "", "ann", "s3cret"], true),
+        (["c.test/x", "", "", "", "", ""], false),
+        (["ftp://c.test/", "", "", "", "", ""], false),
+        (["http://d.test/", "d.test/", "", "", "", ""], false),
+        (["http://e.test/", "", "", "0", "", ""], false),
+        (["http://f.test/", "", "", "ten", "", ""], false),
+        (["http://g.test/", "", "x", "", "", ""], false),
+        (["http://h.test/", "", "", "", "ann", ""], false),
+        (["http://i.test/", "", "", "", "", "s3cret"], false),
+        (["http://dup.test/", "", "", "", "", ""], false),
+        (["HTTP://DUP.test:80/", "", "", "", "", ""], false),
+    ];
+
+    fn cli_add(db: &std::path::Path, v: &[&str; 6]) -> bool {
+        let mut argv = vec![
+            "crawlscope",
+            "--db",
+            db.to_str().unwrap(),
+            "point",
+            "add",
+            v[0],
+        ];
+        for (flag, value) in ["--root", "--depth", "--max-pages", "--user", "--password"]
+            .into_iter()
+            .zip(&v[1..])
+        {
+            if !value.is_empty() {
+                argv.extend([flag, value]);
+            }
+        }
+        Cli::try_parse_from(argv).is_ok_and(|cli| crate::cli::run(cli).is_ok())
+    }
+
+    #[test]
+    fn both_faces_accept_and_refuse_the_same_points() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("store");
+        let store = Store::open(&db).unwrap();
+        add(
+            &store,
+            new_record(&crate::url::parse_start("http://dup.test/").unwrap()),
+        )
+        .unwrap();
+        drop(store);
+        for (v, accepted) in CASES {
+            let store = Store::open(&db).unwrap();
+            let stored = list(&store).unwrap();
+            drop(store);
+            let form = Form::typed([v[0], v[1], v[2], v[3], "", v[4], v[5]]).validate(&stored);
+            assert_eq!(form.is_ok(), *accepted, "console form on {v:?}: {form:?}");
+            assert_eq!(cli_add(&db, v), *accepted, "CLI point add on {v:?}");
+            if let Ok(rec) = form {
+                let store = Store::open(&db).unwrap();
+                let (_, saved) = store
+                    .read()
+                    .unwrap()
+                    .point_by_url(&rec.url)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(saved, rec, "the two faces store one record for {v:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn refusals_name_the_rule() {
+        assert!(matches!(
+            parse_root("example.com/"),
+            Err(PointError::BadRoot)
+        ));
+        assert!(matches!(
+            parse_max_pages("0"),
+            Err(PointError::ZeroMaxPages)
+        ));
+        assert!(matches!(
+            parse_depth("-1"),
+            Err(PointError::NotANumber {
+                setting: Setting::Depth,
+                ..
+            })
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s")).unwrap();
+        assert!(matches!(remove(&store, 9), Err(PointError::NotFound(9))));
+        assert!(matches!(
+            crawl_set(&store, vec![]),
+            Err(PointError::NothingToCrawl)
+        ));
+        let id = add(
+            &store,
+            new_record(&crate::url::parse_start("http://a.test/").unwrap()),
+        )
+        .unwrap();
+        set_active(&store, id, false).unwrap();
+        assert!(matches!(
+            crawl_set(&store, vec![]),
+            Err(PointError::NothingToCrawl)
+        ));
+        assert_eq!(crawl_set(&store, vec![id]).unwrap(), vec![id]);
+    }
+}
