@@ -1,5 +1,21 @@
-//! Calendar arithmetic for display: unix seconds to civil dates (UTC), so
-//! both faces print times without a date-time dependency.
+//! Time as the store and the faces keep it: the one reading of the wall
+//! clock (unix seconds and milliseconds), and calendar arithmetic for
+//! display (unix seconds to civil dates, UTC), so both faces print times
+//! without a date-time dependency.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Milliseconds since the Unix epoch; 0 for a clock set before 1970.
+pub fn unix_now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Seconds since the Unix epoch; 0 for a clock set before 1970.
+pub fn unix_now() -> i64 {
+    unix_now_ms() / 1000
+}
 
 /// Unix seconds as RFC 3339 in UTC (`2024-06-01T00:00:00Z`), clamped to the
 /// years RFC 3339 can write (0000–9999).

@@ -48,7 +48,7 @@ pub fn run(
         PointError::NothingToCrawl => CliError::NothingToCrawl,
         e => e.into(),
     })?;
-    let rt = tokio::runtime::Runtime::new()?;
+    let rt = super::runtime()?;
     let summary = rt.block_on(drive(store, run.config(), points))?;
     if json {
         print_json(&summary)?;
@@ -92,10 +92,10 @@ async fn drive(store: Arc<Store>, cfg: CrawlConfig, points: Vec<u32>) -> Result<
         }
     }
     progress.finish();
-    let summary = handle
-        .done
-        .await
-        .map_err(|e| CliError::Msg(format!("crawl task: {e}")))??;
+    let summary = handle.done.await.map_err(|source| CliError::Task {
+        what: "crawl task",
+        source,
+    })??;
     Ok(summary)
 }
 

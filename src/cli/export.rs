@@ -21,10 +21,10 @@ pub(super) const SEPARATOR: &str =
 
 pub fn run(store: &Store, format: ExportFormat, out: Option<PathBuf>) -> CliResult {
     let sink: Box<dyn Write> = match &out {
-        Some(path) => Box::new(
-            File::create(path)
-                .map_err(|e| CliError::Msg(format!("cannot write {}: {e}", path.display())))?,
-        ),
+        Some(path) => Box::new(File::create(path).map_err(|source| CliError::Write {
+            path: path.clone(),
+            source,
+        })?),
         None => Box::new(io::stdout().lock()),
     };
     let mut w = BufWriter::new(sink);
@@ -48,12 +48,10 @@ pub fn run(store: &Store, format: ExportFormat, out: Option<PathBuf>) -> CliResu
         None => w.flush().map_err(CliError::from),
     };
     match (result, &out) {
-        // `export | head` closing the pipe early is not a failure.
-        (Err(CliError::Msg(m)), None) if m.contains("Broken pipe") => Ok(()),
-        (Err(CliError::Msg(m)), Some(path)) => Err(CliError::Msg(format!(
-            "cannot write {}: {m}",
-            path.display()
-        ))),
+        (Err(CliError::Output(source)), Some(path)) => Err(CliError::Write {
+            path: path.clone(),
+            source,
+        }),
         (other, _) => other,
     }
 }
@@ -91,7 +89,7 @@ fn jsonl(r: &Reader<'_>, w: &mut impl Write, id: PageId) -> CliResult {
         return Ok(());
     };
     let p = page_json(r, id, url)?;
-    serde_json::to_writer(&mut *w, &p).map_err(|e| CliError::Msg(e.to_string()))?;
+    serde_json::to_writer(&mut *w, &p).map_err(io::Error::from)?;
     writeln!(w)?;
     Ok(())
 }

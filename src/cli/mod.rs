@@ -29,16 +29,42 @@ pub enum CliError {
     Crawl(#[from] crate::crawl::CrawlError),
     #[error("crawl point: {0}")]
     Point(#[from] crate::points::PointError),
+    #[error(transparent)]
+    Tui(#[from] crate::tui::TuiError),
     #[error("nothing to crawl: give a URL or add a crawl point (crawlscope point add URL)")]
     NothingToCrawl,
-    #[error("{0}")]
-    Msg(String),
+    #[error("no such page: {0}")]
+    NoSuchPage(String),
+    #[error("the store has {0} problem(s)")]
+    CheckFailed(usize),
+    #[error("no home directory: pass --db PATH")]
+    NoHome,
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot serve the demo site on 127.0.0.1:{port}: {source}")]
+    Serve { port: u16, source: std::io::Error },
+    #[error("demo server: {0}")]
+    DemoServer(#[source] std::io::Error),
+    #[error("{what}: {source}")]
+    Task {
+        what: &'static str,
+        source: tokio::task::JoinError,
+    },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// Writing the answer to stdout failed.
+    #[error("output: {0}")]
+    Output(#[from] std::io::Error),
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
 }
 
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        CliError::Msg(e.to_string())
-    }
+/// The tokio runtime a command drives its async work on.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Runtime::new().map_err(CliError::Runtime)
 }
 
 pub type CliResult = Result<(), CliError>;
@@ -50,7 +76,7 @@ pub fn store_path(db: Option<PathBuf>) -> Result<PathBuf, CliError> {
     }
     directories::ProjectDirs::from("", "", "crawlscope")
         .map(|d| d.data_dir().join("store"))
-        .ok_or_else(|| CliError::Msg("no home directory: pass --db PATH".into()))
+        .ok_or(CliError::NoHome)
 }
 
 pub fn open_store(db: Option<PathBuf>) -> Result<Arc<Store>, CliError> {
@@ -58,7 +84,7 @@ pub fn open_store(db: Option<PathBuf>) -> Result<Arc<Store>, CliError> {
 }
 
 pub fn print_json<T: serde::Serialize>(value: &T) -> CliResult {
-    let s = serde_json::to_string_pretty(value).map_err(|e| CliError::Msg(e.to_string()))?;
+    let s = serde_json::to_string_pretty(value)?;
     println!("{s}");
     Ok(())
 }

@@ -136,7 +136,7 @@ pub(super) fn keyword_line(keywords: &[KeywordJson]) -> String {
 pub fn run(store: &Store, url: &Url, json: bool) -> CliResult {
     let r = store.read()?;
     let Some(id) = r.page_id(url)? else {
-        return Err(CliError::Msg(format!("no such page: {url}")));
+        return Err(CliError::NoSuchPage(url.to_string()));
     };
     let p = page_json(&r, id, url.to_string())?;
     if json {

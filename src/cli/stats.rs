@@ -86,7 +86,7 @@ pub fn check(store: &Store, json: bool) -> CliResult {
         }
     }
     if n > 0 {
-        return Err(CliError::Msg(format!("the store has {n} problem(s)")));
+        return Err(CliError::CheckFailed(n));
     }
     Ok(())
 }

@@ -13,10 +13,6 @@ use crate::store::Store;
 use crate::tui;
 use crate::url::Url;
 
-fn tui_error(e: tui::TuiError) -> CliError {
-    CliError::Msg(e.to_string())
-}
-
 /// Logs go to `crawlscope.log` in the data dir (beside the store when
 /// there is no home directory); the console cannot show them.
 fn start_logging(store: &Path) {
@@ -33,7 +29,7 @@ pub fn run(
     scope: &ScopeArgs,
     cfg: CrawlConfig,
 ) -> CliResult {
-    tui::ensure_terminal().map_err(tui_error)?;
+    tui::ensure_terminal()?;
     let path = store_path(db)?;
     let store = Arc::new(Store::open(&path)?);
     start_logging(&path);
@@ -41,22 +37,24 @@ pub fn run(
         Some(u) => vec![point::upsert(&store, &u, scope)?],
         None => Vec::new(),
     };
-    let rt = tokio::runtime::Runtime::new()?;
-    rt.block_on(tui::console(store, cfg, start, &path))
-        .map_err(tui_error)
+    let rt = super::runtime()?;
+    Ok(rt.block_on(tui::console(store, cfg, start, &path))?)
 }
 
 /// A store directory removed when the demo ends.
 struct Throwaway(PathBuf);
 
 impl Throwaway {
-    fn new() -> std::io::Result<Throwaway> {
+    fn new() -> Result<Throwaway, CliError> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let dir =
             std::env::temp_dir().join(format!("crawlscope-demo-{}-{nanos:x}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
+        std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
+            path: dir.clone(),
+            source,
+        })?;
         Ok(Throwaway(dir))
     }
 }
@@ -68,7 +66,7 @@ impl Drop for Throwaway {
 }
 
 pub fn demo(db: Option<PathBuf>, pages: u32) -> CliResult {
-    tui::ensure_terminal().map_err(tui_error)?;
+    tui::ensure_terminal()?;
     let throwaway = match db {
         Some(_) => None,
         None => Some(Throwaway::new()?),
@@ -79,18 +77,18 @@ pub fn demo(db: Option<PathBuf>, pages: u32) -> CliResult {
     };
     let store = Arc::new(Store::open(&path)?);
     start_logging(&path);
-    let rt = tokio::runtime::Runtime::new()?;
+    let rt = super::runtime()?;
     let result = rt.block_on(async {
         let (addr, server) = crate::demo::spawn(0, pages)
             .await
-            .map_err(|e| CliError::Msg(format!("cannot serve the demo site on 127.0.0.1: {e}")))?;
+            .map_err(|source| CliError::Serve { port: 0, source })?;
         tracing::info!(%addr, pages, "demo site up");
         let url = crate::url::parse_start(&format!("http://{addr}/"))
-            .map_err(|e| CliError::Msg(e.to_string()))?;
+            .map_err(|e| CliError::Point(crate::points::PointError::BadUrl(e)))?;
         let id = point::upsert(&store, &url, &ScopeArgs::default())?;
         let r = tui::console(store.clone(), CrawlConfig::default(), vec![id], &path).await;
         server.abort();
-        r.map_err(tui_error)
+        Ok::<(), CliError>(r?)
     });
     // The store closes before its directory goes.
     drop(rt);

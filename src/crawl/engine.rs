@@ -26,6 +26,7 @@ use super::writer::{Counters, Settle, WriterMsg, WriterThread};
 use super::CrawlError;
 use crate::store::prelude::*;
 use crate::store::{Claim, PointId, PointRecord, SkipReason, Store};
+use crate::time::unix_now;
 
 const STATS_EVERY: Duration = Duration::from_millis(500);
 /// When the frontier ran dry, wait this long before asking again, so a
@@ -52,13 +53,6 @@ struct Ctx {
     writer: Sender<WriterMsg>,
     events: UnboundedSender<CrawlEvent>,
     parsers: ParsePool,
-}
-
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }
 
 fn credentials(rec: &PointRecord) -> Credentials {
@@ -94,7 +88,10 @@ pub fn start(
     let writer_thread = std::thread::Builder::new()
         .name("crawlscope-writer".into())
         .spawn(move || writer.run(w_rx, batch_interval))
-        .map_err(|e| CrawlError::Setup(format!("cannot start the writer thread: {e}")))?;
+        .map_err(|source| CrawlError::Spawn {
+            what: "writer",
+            source,
+        })?;
     let mut creds = HashMap::new();
     {
         let r = store.read()?;
@@ -105,12 +102,15 @@ pub fn start(
         }
     }
     let ctx = Arc::new(Ctx {
-        fetcher: Fetcher::new(&cfg).map_err(CrawlError::Setup)?,
+        fetcher: Fetcher::new(&cfg).map_err(CrawlError::Client)?,
         politeness: Politeness::new(cfg.per_host, cfg.delay),
         robots: RobotsCache::default(),
         creds: RwLock::new(creds),
         parsers: ParsePool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .map_err(|e| CrawlError::Setup(format!("cannot start the parser threads: {e}")))?,
+            .map_err(|source| CrawlError::Spawn {
+                what: "parser",
+                source,
+            })?,
         writer: w_tx,
         events: ev_tx,
         store,
@@ -126,8 +126,8 @@ pub fn start(
         drop(ctx);
         let written = tokio::task::spawn_blocking(move || writer_thread.join())
             .await
-            .map_err(|e| CrawlError::Setup(format!("writer thread: {e}")))?
-            .map_err(|_| CrawlError::Setup("the writer thread panicked".into()))?;
+            .map_err(CrawlError::Join)?
+            .map_err(|_| CrawlError::WriterPanicked)?;
         written?;
         result?;
         // Counted by the writer, so only complete once it has committed.

@@ -54,7 +54,7 @@ pub struct Fetcher {
 }
 
 impl Fetcher {
-    pub fn new(cfg: &CrawlConfig) -> Result<Fetcher, String> {
+    pub fn new(cfg: &CrawlConfig) -> Result<Fetcher, reqwest::Error> {
         let client = reqwest::Client::builder()
             .user_agent(cfg.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
@@ -62,8 +62,7 @@ impl Fetcher {
             .connect_timeout(cfg.connect_timeout)
             .pool_max_idle_per_host(cfg.per_host.max(1) * 2)
             .tcp_nodelay(true)
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+            .build()?;
         Ok(Fetcher {
             client,
             max_body: cfg.max_body_bytes,

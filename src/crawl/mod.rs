@@ -25,8 +25,17 @@ use crate::store::StoreError;
 pub enum CrawlError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("{0}")]
-    Setup(String),
+    #[error("cannot start the {what} thread: {source}")]
+    Spawn {
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("cannot build the HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    #[error("waiting for the store writer: {0}")]
+    Join(#[source] tokio::task::JoinError),
+    #[error("the store writer thread panicked")]
+    WriterPanicked,
     #[error("the store writer stopped unexpectedly")]
     WriterGone,
 }

@@ -20,6 +20,7 @@ use crate::store::{
     Claim, FrontierEntry, InstanceId, InstanceRecord, PageId, PointId, PointRecord, RobotsRecord,
     SkipReason, Store, StoreError, UrlState, Writer,
 };
+use crate::time::unix_now_ms;
 use crate::url::{Scope, Verdict};
 
 /// Redirect chains longer than this end with an error.
@@ -140,13 +141,6 @@ enum Done {
     Nothing,
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 pub fn pid_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;
@@ -160,7 +154,7 @@ pub fn pid_alive(pid: u32) -> bool {
 pub fn instance_dead(instances: &HashMap<InstanceId, InstanceRecord>, id: InstanceId) -> bool {
     match instances.get(&id) {
         None => true,
-        Some(r) => !pid_alive(r.pid) || now_ms() - r.heartbeat_ms > STALE_HEARTBEAT_MS,
+        Some(r) => !pid_alive(r.pid) || unix_now_ms() - r.heartbeat_ms > STALE_HEARTBEAT_MS,
     }
 }
 
@@ -191,7 +185,7 @@ impl WriterThread {
             w.recover_claims(|by| instance_dead(&instances, by))?;
             let instance = w.register_instance(InstanceRecord {
                 pid,
-                heartbeat_ms: now_ms(),
+                heartbeat_ms: unix_now_ms(),
             })?;
             let mut runs = HashMap::new();
             let mut queued = 0;
@@ -293,7 +287,7 @@ impl WriterThread {
                     self.instance,
                     InstanceRecord {
                         pid: self.pid,
-                        heartbeat_ms: now_ms(),
+                        heartbeat_ms: unix_now_ms(),
                     },
                 )?;
             }
@@ -320,22 +314,24 @@ impl WriterThread {
             Ok(())
         });
         if let Err(e) = result {
-            let msg = e.to_string();
+            // Everyone waiting on this batch learns the one real cause.
+            let e = Arc::new(e);
             for m in batch {
+                let shared = || StoreError::Batch(e.clone());
                 match m {
                     WriterMsg::Claim { reply, .. } => {
-                        let _ = reply.send(Err(StoreError::Lmdb(msg.clone())));
+                        let _ = reply.send(Err(shared()));
                     }
                     WriterMsg::Settle { reply, .. } => {
-                        let _ = reply.send(Err(StoreError::Lmdb(msg.clone())));
+                        let _ = reply.send(Err(shared()));
                     }
                     WriterMsg::AddPoint { reply, .. } => {
-                        let _ = reply.send(Err(StoreError::Lmdb(msg.clone())));
+                        let _ = reply.send(Err(shared()));
                     }
                     _ => {}
                 }
             }
-            return Err(e);
+            return Err(Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch));
         }
         if heartbeat {
             self.last_heartbeat = Instant::now();

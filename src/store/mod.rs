@@ -63,7 +63,10 @@ pub enum StoreError {
     #[error("disk full while writing the store at {0}: free some space and run again (everything committed before is kept)")]
     DiskFull(PathBuf),
     #[error("store error: {0}")]
-    Lmdb(String),
+    Lmdb(#[source] heed::Error),
+    /// One failed batch transaction, told to each request it carried.
+    #[error(transparent)]
+    Batch(std::sync::Arc<StoreError>),
     /// LMDB's map is full; `Store::update` grows it and retries, so callers
     /// only see this if growing itself failed.
     #[error("store map is full")]
@@ -85,7 +88,7 @@ impl From<heed::Error> for StoreError {
             heed::Error::Io(io) if io.raw_os_error() == Some(libc::ENOSPC) => {
                 StoreError::DiskFull(PathBuf::new())
             }
-            other => StoreError::Lmdb(other.to_string()),
+            other => StoreError::Lmdb(other),
         }
     }
 }
