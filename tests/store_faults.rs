@@ -73,7 +73,8 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
 #[test]
 fn a_store_of_another_schema_version_is_refused_with_both_versions() {
     let db = tempfile::tempdir().unwrap();
-    let out = on_store(db.path(), &["stats"]);
+    // Read commands never create a store: `point add` makes this one.
+    let out = on_store(db.path(), &["point", "add", "http://127.0.0.1:9/"]);
     assert!(out.status.success());
     {
         // Write what a future crawlscope would: schema version 99.

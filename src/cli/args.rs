@@ -164,6 +164,21 @@ pub struct ScopeArgs {
     pub headers: Vec<(String, String)>,
 }
 
+impl ScopeArgs {
+    /// The first flag given that only a crawl point can hold (`--depth` and
+    /// `--max-pages` also limit a run, so they are not among them).
+    pub fn point_only_flag(&self) -> Option<&'static str> {
+        [
+            (self.root.is_some(), "--root"),
+            (!self.excludes.is_empty(), "--exclude"),
+            (self.user.is_some(), "--user"),
+            (!self.headers.is_empty(), "--header"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+}
+
 /// How a crawl behaves.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {

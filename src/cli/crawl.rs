@@ -40,6 +40,16 @@ pub fn run(
     run: RunArgs,
     json: bool,
 ) -> CliResult {
+    let mut cfg = run.config();
+    if urls.is_empty() {
+        // No URL: the flags shape this run of the stored points. Scope and
+        // credentials belong to a point, so without one they mean nothing.
+        if let Some(flag) = scope.point_only_flag() {
+            return Err(CliError::FlagNeedsUrl { flag });
+        }
+        cfg.depth = scope.depth;
+        cfg.max_pages = scope.max_pages;
+    }
     let requested = urls
         .iter()
         .map(|u| point::upsert(&store, u, &scope))
@@ -49,11 +59,11 @@ pub fn run(
         e => e.into(),
     })?;
     let rt = super::runtime()?;
-    let summary = rt.block_on(drive(store, run.config(), points))?;
+    let summary = rt.block_on(drive(store, cfg, points))?;
     if json {
         print_json(&summary)?;
     } else {
-        println!(
+        outln!(
             "fetched {} · not modified {} · failed {} · robots {} · out of scope {} · excluded {} · {:.1}s · {:.0} pages/s",
             summary.fetched,
             summary.not_modified,

@@ -1,6 +1,18 @@
 //! The headless face: one module per command, each reading the store or
 //! driving the engine, printing for people or (`--json`) for scripts.
 
+/// `println!` for a command's answer on stdout, except that a closed pipe
+/// (`crawlscope ... | head`) comes back as [`CliError::Output`] for `main`
+/// to end quietly on, instead of a panic.
+macro_rules! outln {
+    () => {
+        $crate::cli::write_line(format_args!(""))?
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::write_line(format_args!($($arg)*))?
+    };
+}
+
 pub mod args;
 mod crawl;
 mod export;
@@ -31,6 +43,9 @@ pub enum CliError {
     Point(#[from] crate::points::PointError),
     #[error(transparent)]
     Tui(#[from] crate::tui::TuiError),
+    /// A point's scope flag on a bare `crawl`: a usage error (exit 2).
+    #[error("{flag} needs a URL: it changes a crawl point's scope (crawlscope crawl URL {flag} ..., or crawlscope point update ID {flag} ...)")]
+    FlagNeedsUrl { flag: &'static str },
     #[error("nothing to crawl: give a URL or add a crawl point (crawlscope point add URL)")]
     NothingToCrawl,
     #[error("no such page: {0}")]
@@ -79,14 +94,45 @@ pub fn store_path(db: Option<PathBuf>) -> Result<PathBuf, CliError> {
         .ok_or(CliError::NoHome)
 }
 
+/// The store, created when missing: for the commands that write one.
 pub fn open_store(db: Option<PathBuf>) -> Result<Arc<Store>, CliError> {
     Ok(Arc::new(Store::open(&store_path(db)?)?))
 }
 
+/// The store, which must exist: for every command that only reads or
+/// changes what is there.
+pub fn open_existing(db: Option<PathBuf>) -> Result<Store, CliError> {
+    Ok(Store::open_existing(&store_path(db)?)?)
+}
+
 pub fn print_json<T: serde::Serialize>(value: &T) -> CliResult {
     let s = serde_json::to_string_pretty(value)?;
-    println!("{s}");
+    outln!("{s}");
     Ok(())
+}
+
+/// One line on stdout; see `outln!`.
+pub(crate) fn write_line(args: std::fmt::Arguments<'_>) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+impl CliError {
+    /// Whoever read our stdout has gone (`| head`): not a failure.
+    pub fn is_closed_stdout(&self) -> bool {
+        matches!(self, CliError::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
+    /// The exit code: 2 for usage, 1 for everything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::FlagNeedsUrl { .. } => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// Runs one command line.
@@ -99,16 +145,16 @@ pub fn run(cli: Cli) -> CliResult {
             run,
             json,
         }) => crawl::run(open_store(db)?, urls, scope, run, json),
-        Some(Command::Point { action }) => point::run(&*open_store(db)?, action),
-        Some(Command::Stats { json }) => stats::run(&*open_store(db)?, json),
+        Some(Command::Point { action }) => point::run(db, action),
+        Some(Command::Stats { json }) => stats::run(&open_existing(db)?, json),
         Some(Command::ServeDemo { port, pages }) => serve_demo::run(port, pages),
-        Some(Command::Check { json }) => stats::check(&*open_store(db)?, json),
+        Some(Command::Check { json }) => stats::check(&open_existing(db)?, json),
         Some(Command::Search { query, limit, json }) => {
-            search::run(&*open_store(db)?, &query, limit, json)
+            search::run(&open_existing(db)?, &query, limit, json)
         }
-        Some(Command::Page { url, json }) => page::run(&*open_store(db)?, &url, json),
-        Some(Command::Word { word, json }) => word::run(&*open_store(db)?, &word, json),
-        Some(Command::Export { format, out }) => export::run(&*open_store(db)?, format, out),
+        Some(Command::Page { url, json }) => page::run(&open_existing(db)?, &url, json),
+        Some(Command::Word { word, json }) => word::run(&open_existing(db)?, &word, json),
+        Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),
         None => tui::run(

@@ -142,33 +142,33 @@ pub fn run(store: &Store, url: &Url, json: bool) -> CliResult {
     if json {
         return print_json(&p);
     }
-    println!("id             {}", p.id);
-    println!("url            {}", p.url);
-    println!("state          {}", p.state);
+    outln!("id             {}", p.id);
+    outln!("url            {}", p.url);
+    outln!("state          {}", p.state);
     if let Some(to) = &p.redirect_to {
-        println!("redirect to    {to}");
+        outln!("redirect to    {to}");
     }
-    println!("title          {}", or_dash(&p.title));
-    println!("status         {}", or_dash(&p.status));
-    println!("mime           {}", or_dash(&p.mime));
-    println!(
+    outln!("title          {}", or_dash(&p.title));
+    outln!("status         {}", or_dash(&p.status));
+    outln!("mime           {}", or_dash(&p.mime));
+    outln!(
         "size           {}",
         p.size.map_or_else(|| "-".into(), |s| format!("{s} bytes"))
     );
-    println!("last modified  {}", or_dash(&p.last_modified));
-    println!("fetched at     {}", or_dash(&p.fetched_at));
-    println!("depth          {}", or_dash(&p.depth));
-    println!("keywords       {}", keyword_line(&p.keywords));
+    outln!("last modified  {}", or_dash(&p.last_modified));
+    outln!("fetched at     {}", or_dash(&p.fetched_at));
+    outln!("depth          {}", or_dash(&p.depth));
+    outln!("keywords       {}", keyword_line(&p.keywords));
     for m in &p.meta {
-        println!("meta           {}: {}", m.name, m.content);
+        outln!("meta           {}: {}", m.name, m.content);
     }
-    println!("parents ({})", p.parents.len());
+    outln!("parents ({})", p.parents.len());
     for u in &p.parents {
-        println!("  {u}");
+        outln!("  {u}");
     }
-    println!("children ({})", p.children.len());
+    outln!("children ({})", p.children.len());
     for u in &p.children {
-        println!("  {u}");
+        outln!("  {u}");
     }
     Ok(())
 }

@@ -50,13 +50,18 @@ struct PointJson {
     user: Option<String>,
 }
 
-pub fn run(store: &Store, action: PointAction) -> CliResult {
+pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
+    // Only `add` may create the store; the others act on points that exist.
+    let store = &match &action {
+        PointAction::Add { .. } => super::open_store(db)?,
+        _ => std::sync::Arc::new(super::open_existing(db)?),
+    };
     match action {
         PointAction::Add { url, scope } => {
             let mut rec = points::new_record(&url);
             apply_scope(&mut rec, &scope);
             let id = points::add(store, rec)?;
-            println!("{id}");
+            outln!("{id}");
         }
         PointAction::List { json } => {
             let points = points::list(store)?;
@@ -76,12 +81,12 @@ pub fn run(store: &Store, action: PointAction) -> CliResult {
                     .collect();
                 print_json(&list)?;
             } else if points.is_empty() {
-                println!("no crawl points (add one: crawlscope point add URL)");
+                outln!("no crawl points (add one: crawlscope point add URL)");
             } else {
                 for (id, p) in points {
                     let depth = p.depth.map_or("any".into(), |d| d.to_string());
                     let max = p.max_pages.map_or("any".into(), |d| d.to_string());
-                    println!(
+                    outln!(
                         "{id:>3} {} {}  root {}  depth {depth}  max pages {max}{}",
                         if p.active { "on " } else { "off" },
                         p.url,

@@ -55,33 +55,34 @@ pub fn run(store: &Store, query: &str, limit: usize, json: bool) -> CliResult {
     }
     if hits.is_empty() {
         match results.note {
-            Some(note) => println!("{note}"),
-            None => println!("no page matches {query:?}"),
+            Some(note) => outln!("{note}"),
+            None => outln!("no page matches {query:?}"),
         }
         return Ok(());
     }
     for (i, h) in hits.iter().enumerate() {
-        println!(
+        outln!(
             "{:>3}. {:.4}  {}",
             i + 1,
             h.score,
             h.title.as_deref().unwrap_or("(no title)")
         );
-        println!("     {}", h.url);
-        println!("     {}, {} bytes", h.last_modified, h.size);
-        println!("     {}", keyword_line(&h.keywords));
-        print_links("parent", &h.parents, h.parent_count);
-        print_links("child", &h.children, h.child_count);
-        println!();
+        outln!("     {}", h.url);
+        outln!("     {}, {} bytes", h.last_modified, h.size);
+        outln!("     {}", keyword_line(&h.keywords));
+        print_links("parent", &h.parents, h.parent_count)?;
+        print_links("child", &h.children, h.child_count)?;
+        outln!();
     }
     Ok(())
 }
 
-fn print_links(kind: &str, shown: &[String], total: usize) {
+fn print_links(kind: &str, shown: &[String], total: usize) -> CliResult {
     for u in shown {
-        println!("     {kind}: {u}");
+        outln!("     {kind}: {u}");
     }
     if total > shown.len() {
-        println!("     ... {} more {kind} links", total - shown.len());
+        outln!("     ... {} more {kind} links", total - shown.len());
     }
+    Ok(())
 }

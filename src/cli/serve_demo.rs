@@ -8,7 +8,7 @@ pub fn run(port: u16, pages: u32) -> CliResult {
         let (addr, server) = crate::demo::spawn(port, pages)
             .await
             .map_err(|source| CliError::Serve { port, source })?;
-        println!("http://{addr}/");
+        outln!("http://{addr}/");
         eprintln!("serving {pages} demo pages; Ctrl-C stops");
         tokio::select! {
             r = server => match r {

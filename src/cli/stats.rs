@@ -47,17 +47,17 @@ pub fn run(store: &Store, json: bool) -> CliResult {
     if json {
         return print_json(&s);
     }
-    println!("pages        {}", s.pages);
-    println!("fetched      {}", s.fetched);
-    println!("failed       {}", s.failed);
-    println!("queued       {}", s.queued);
-    println!("skipped      {}", s.skipped);
-    println!("urls seen    {}", s.urls);
-    println!("words        {}", s.words);
-    println!("links        {}", s.links);
-    println!("store bytes  {}", s.store_bytes);
+    outln!("pages        {}", s.pages);
+    outln!("fetched      {}", s.fetched);
+    outln!("failed       {}", s.failed);
+    outln!("queued       {}", s.queued);
+    outln!("skipped      {}", s.skipped);
+    outln!("urls seen    {}", s.urls);
+    outln!("words        {}", s.words);
+    outln!("links        {}", s.links);
+    outln!("store bytes  {}", s.store_bytes);
     for (name, bytes) in s.tables.iter().filter(|(_, b)| *b > 0) {
-        println!("  {name:<15} {bytes}");
+        outln!("  {name:<15} {bytes}");
     }
     Ok(())
 }
@@ -79,10 +79,10 @@ pub fn check(store: &Store, json: bool) -> CliResult {
             problems,
         })?;
     } else if n == 0 {
-        println!("store is whole");
+        outln!("store is whole");
     } else {
         for p in &problems {
-            println!("{p}");
+            outln!("{p}");
         }
     }
     if n > 0 {

@@ -49,15 +49,15 @@ pub fn run(store: &Store, word: &str, json: bool) -> CliResult {
         return print_json(&out);
     }
     let Some(stem) = &out.stem else {
-        println!("{word:?} is a stopword or not a single word: nothing is indexed under it");
+        outln!("{word:?} is a stopword or not a single word: nothing is indexed under it");
         return Ok(());
     };
-    println!("word   {word}");
-    println!("stem   {stem}");
-    println!("df     {}", out.df);
+    outln!("word   {word}");
+    outln!("stem   {stem}");
+    outln!("df     {}", out.df);
     for p in &out.postings {
         let positions: Vec<String> = p.positions.iter().map(u32::to_string).collect();
-        println!("{:>6}  {}  [{}]", p.freq, p.url, positions.join(" "));
+        outln!("{:>6}  {}  [{}]", p.freq, p.url, positions.join(" "));
     }
     Ok(())
 }

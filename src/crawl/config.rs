@@ -24,6 +24,10 @@ pub struct CrawlConfig {
     pub retries: u32,
     /// Commit at least this often, so a kill loses little work.
     pub batch_interval: Duration,
+    /// Replaces every crawled point's depth limit for this run.
+    pub depth: Option<u32>,
+    /// Replaces every crawled point's page limit for this run.
+    pub max_pages: Option<u64>,
 }
 
 pub const DEFAULT_USER_AGENT: &str = concat!(
@@ -45,6 +49,8 @@ impl Default for CrawlConfig {
             ignore_robots: false,
             retries: 2,
             batch_interval: Duration::from_millis(100),
+            depth: None,
+            max_pages: None,
         }
     }
 }

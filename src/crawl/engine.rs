@@ -76,8 +76,13 @@ pub fn start(
     let (ev_tx, ev_rx) = unbounded_channel();
     let (cmd_tx, cmd_rx) = unbounded_channel();
     let counters = Arc::new(Counters::default());
-    let (writer, initially_queued) =
-        WriterThread::start(store.clone(), &points, ev_tx.clone(), counters.clone())?;
+    let (writer, initially_queued) = WriterThread::start(
+        store.clone(),
+        &points,
+        &cfg,
+        ev_tx.clone(),
+        counters.clone(),
+    )?;
     if initially_queued > 0 {
         let _ = ev_tx.send(CrawlEvent::Queued {
             count: initially_queued,
@@ -169,7 +174,7 @@ impl Dispatcher {
         if let Ok(r) = ctx.store.read() {
             for &id in &points {
                 if let Ok(Some(rec)) = r.point(id) {
-                    if let Some(m) = rec.max_pages {
+                    if let Some(m) = ctx.cfg.max_pages.or(rec.max_pages) {
                         max_pages.insert(id, m);
                     }
                 }
@@ -359,7 +364,7 @@ impl Dispatcher {
             CrawlCommand::Stop => self.stopping = true,
             CrawlCommand::AddPoint(rec) => {
                 let creds = credentials(&rec);
-                let max = rec.max_pages;
+                let max = self.ctx.cfg.max_pages.or(rec.max_pages);
                 let id = self
                     .ask(|reply| WriterMsg::AddPoint { point: rec, reply })
                     .await?;

@@ -15,6 +15,7 @@ use url::Url;
 
 use super::event::{CrawlEvent, FetchedPage};
 use super::parse::ParsedPage;
+use super::CrawlConfig;
 use crate::store::prelude::*;
 use crate::store::{
     Claim, FrontierEntry, InstanceId, InstanceRecord, PageId, PointId, PointRecord, RobotsRecord,
@@ -170,6 +171,7 @@ impl WriterThread {
     pub fn start(
         store: Arc<Store>,
         points: &[PointId],
+        cfg: &CrawlConfig,
         events: UnboundedSender<CrawlEvent>,
         counters: Arc<Counters>,
     ) -> Result<(WriterThread, u64), StoreError> {
@@ -193,7 +195,8 @@ impl WriterThread {
                 let rec = w
                     .point(id)?
                     .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
-                let (run, q) = begin_run(w, id, rec, &instances)?;
+                let (mut run, q) = begin_run(w, id, rec, &instances)?;
+                run.depth = cfg.depth.or(run.depth);
                 queued += q;
                 runs.insert(id, run);
             }

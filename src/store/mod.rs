@@ -50,6 +50,8 @@ use schema::{meta_keys, Dbs, DB_COUNT};
 /// Errors of the store, each with what a user needs to act on it.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    #[error("no store at {}", .0.display())]
+    Missing(PathBuf),
     #[error("cannot open store at {path}: {reason}")]
     Open { path: PathBuf, reason: String },
     #[error("store at {path} has schema version {found}; this crawlscope reads version {expected} (use a new --db path)")]
@@ -129,6 +131,15 @@ const WORD_CACHE_MAX: usize = 1 << 20;
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         Store::open_with(path, StoreOptions::default())
+    }
+
+    /// Opens a store that must already exist: readers never create one, so
+    /// a mistyped `--db` is an error rather than an empty answer.
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        if !path.join("data.mdb").is_file() {
+            return Err(StoreError::Missing(path.to_path_buf()));
+        }
+        Store::open(path)
     }
 
     pub fn open_with(path: &Path, options: StoreOptions) -> Result<Store> {

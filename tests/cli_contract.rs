@@ -1,0 +1,183 @@
+//! The command line never falls back silently: read commands refuse a store
+//! that is not there, usage errors say everything clap knows, run flags on a
+//! bare `crawl` shape the run, and a closed stdout ends a command quietly.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use support::crawl::{crawl, crawl_ok, serve_demo};
+use support::crawlscope;
+
+fn run(db: &Path, args: &[&str]) -> Output {
+    crawlscope()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .expect("run crawlscope")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn read_commands_never_create_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("mistyped");
+    let reads: &[&[&str]] = &[
+        &["search", "harbor"],
+        &["page", "http://127.0.0.1:9/"],
+        &["word", "harbor"],
+        &["stats"],
+        &["stats", "--json"],
+        &["export"],
+        &["check"],
+        &["point", "list"],
+        &["point", "rm", "1"],
+        &["point", "disable", "1"],
+    ];
+    for args in reads {
+        let out = run(&db, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out).trim(),
+            format!("error: no store at {}", db.display()),
+            "{args:?}"
+        );
+        assert!(!db.exists(), "{args:?} created {}", db.display());
+    }
+}
+
+#[test]
+fn an_empty_store_variable_neither_names_a_store_nor_hides_db() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    assert!(run(&db, &["point", "add", "http://127.0.0.1:9/"])
+        .status
+        .success());
+    let out = crawlscope()
+        .env("CRAWLSCOPE_DB", "")
+        .arg("--db")
+        .arg(&db)
+        .args(["point", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list[0]["url"], "http://127.0.0.1:9/");
+    // Unset means the default store under the data dir, here a fresh HOME.
+    let out = crawlscope()
+        .env("CRAWLSCOPE_DB", "")
+        .env("HOME", dir.path())
+        .env_remove("XDG_DATA_HOME")
+        .args(["stats"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let expected = dir.path().join(".local/share/crawlscope/store");
+    assert_eq!(
+        stderr(&out).trim(),
+        format!("error: no store at {}", expected.display())
+    );
+}
+
+#[test]
+fn usage_errors_print_clap_whole_message() {
+    let out = crawlscope().args(["serch", "harbor"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: unrecognized subcommand 'serch'"),
+        "{err}"
+    );
+    assert!(err.contains("similar subcommand exists: 'search'"), "{err}");
+    let out = crawlscope().args(["point", "add"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("required arguments were not provided"),
+        "{err}"
+    );
+    assert!(err.contains("<URL>"), "{err}");
+    assert!(err.contains("Usage: crawlscope point add"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let demo = serve_demo(60);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&demo.1]);
+    let cases: &[&[&str]] = &[
+        &["word", "harbor", "--json"],
+        &["search", "harbor lantern"],
+        &["search", "harbor", "--json"],
+        &["stats", "--json"],
+        &["page", &demo.1],
+        &["export", "--format", "jsonl"],
+        &["point", "list"],
+    ];
+    for args in cases {
+        let mut child = crawlscope()
+            .arg("--db")
+            .arg(&db)
+            .args(*args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before the command writes a byte: every
+        // write it makes meets a closed pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}");
+    }
+}
+
+#[test]
+fn run_flags_on_a_bare_crawl_limit_that_run() {
+    let demo = serve_demo(300);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    assert!(run(&db, &["point", "add", &demo.1]).status.success());
+    let s = crawl_ok(&db, &["--max-pages", "10"]);
+    assert_eq!(s["fetched"], 10, "{s}");
+    // The limit was for that run: the point keeps no limit.
+    let list: serde_json::Value =
+        serde_json::from_slice(&run(&db, &["point", "list", "--json"]).stdout).unwrap();
+    assert_eq!(list[0]["max_pages"], serde_json::Value::Null);
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    assert!(run(&db, &["point", "add", &demo.1]).status.success());
+    let s = crawl_ok(&db, &["--depth", "0"]);
+    assert_eq!(s["fetched"], 1, "only the start page is at depth 0: {s}");
+}
+
+#[test]
+fn scope_flags_without_a_url_are_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    assert!(run(&db, &["point", "add", "http://127.0.0.1:9/"])
+        .status
+        .success());
+    for flag in [
+        &["--root", "http://127.0.0.1:9/a/"][..],
+        &["--exclude", "http://127.0.0.1:9/b/"],
+        &["--user", "ann", "--password", "pw"],
+        &["--header", "X-A: 1"],
+    ] {
+        let out = crawl(&db, flag);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with(&format!("error: {} needs a URL", flag[0])),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
