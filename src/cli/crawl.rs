@@ -59,7 +59,7 @@ pub fn run(
         e => e.into(),
     })?;
     let rt = super::runtime()?;
-    let summary = rt.block_on(drive(store, cfg, points))?;
+    let (summary, first_failure) = rt.block_on(drive(store, cfg, points))?;
     if json {
         print_json(&summary)?;
     } else {
@@ -75,11 +75,27 @@ pub fn run(
             summary.pages_per_s
         );
     }
-    Ok(())
+    // Tried and got no answer at all: a dead or mistyped host is a failure,
+    // not an empty success. (A crawler that found nothing left to claim,
+    // because another took it, tried nothing and is fine.)
+    match first_failure {
+        Some((url, reason)) if summary.fetched == 0 && summary.not_modified == 0 => {
+            Err(CliError::NothingFetched { url, reason })
+        }
+        _ => Ok(()),
+    }
 }
 
-async fn drive(store: Arc<Store>, cfg: CrawlConfig, points: Vec<u32>) -> Result<Summary, CliError> {
+/// The first URL that failed in a run, and why.
+type Failure = Option<(String, String)>;
+
+async fn drive(
+    store: Arc<Store>,
+    cfg: CrawlConfig,
+    points: Vec<u32>,
+) -> Result<(Summary, Failure), CliError> {
     let mut handle = crawl::start(store, cfg, points)?;
+    let mut first_failure = None;
     let mut progress = Progress::new();
     let mut interrupts = 0;
     loop {
@@ -87,7 +103,16 @@ async fn drive(store: Arc<Store>, cfg: CrawlConfig, points: Vec<u32>) -> Result<
             ev = handle.events.recv() => match ev {
                 Some(CrawlEvent::Finished(_)) | None => break,
                 Some(CrawlEvent::Stats(s)) => progress.stats(&s),
-                Some(CrawlEvent::Failed { url, reason, .. }) => progress.line(&format!("failed {url}: {reason}")),
+                Some(CrawlEvent::Fetched(f)) if f.status >= 400 => {
+                    first_failure.get_or_insert_with(|| (f.url, crawl::status_text(f.status)));
+                }
+                Some(CrawlEvent::Failed { url, reason, .. }) => {
+                    first_failure.get_or_insert_with(|| (url.clone(), reason.clone()));
+                    progress.line(&format!("failed {url}: {reason}"));
+                }
+                Some(CrawlEvent::OriginUnreachable { origin, reason }) => progress.line(&format!(
+                    "{origin}: {reason}; its queued URLs are recorded as failed (the next run tries again)"
+                )),
                 Some(_) => {}
             },
             _ = tokio::signal::ctrl_c() => {
@@ -106,7 +131,7 @@ async fn drive(store: Arc<Store>, cfg: CrawlConfig, points: Vec<u32>) -> Result<
         what: "crawl task",
         source,
     })??;
-    Ok(summary)
+    Ok((summary, first_failure))
 }
 
 /// Progress on stderr: a bar on a terminal, a line every few seconds otherwise.

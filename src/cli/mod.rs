@@ -48,6 +48,8 @@ pub enum CliError {
     FlagNeedsUrl { flag: &'static str },
     #[error("nothing to crawl: give a URL or add a crawl point (crawlscope point add URL)")]
     NothingToCrawl,
+    #[error("nothing fetched: {url}: {reason}")]
+    NothingFetched { url: String, reason: String },
     #[error("no such page: {0}")]
     NoSuchPage(String),
     #[error("the store has {0} problem(s)")]

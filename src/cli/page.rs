@@ -34,12 +34,17 @@ pub(super) struct PageJson {
     /// `UrlState::label()`; "seen" for a URL that was linked but never
     /// considered for fetching (e.g. a link on an error page).
     state: String,
+    /// Why the URL failed or was skipped, or the status line of a 4xx/5xx.
+    reason: Option<String>,
     redirect_to: Option<String>,
     title: Option<String>,
     status: Option<u16>,
     mime: Option<String>,
     size: Option<u64>,
     last_modified: Option<String>,
+    /// Where `last_modified` comes from: `header` (Last-Modified), `date`
+    /// (the server's Date) or `fetch` (our clock at fetch time).
+    last_modified_source: Option<&'static str>,
     fetched_at: Option<String>,
     depth: Option<u32>,
     keywords: Vec<KeywordJson>,
@@ -102,9 +107,16 @@ pub(super) fn page_json(r: &Reader<'_>, id: PageId, url: String) -> Result<PageJ
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };
+    let reason = state.as_ref().and_then(UrlState::reason).or_else(|| {
+        record
+            .as_ref()
+            .filter(|p| p.status >= 400)
+            .map(|p| crate::crawl::status_text(p.status))
+    });
     Ok(PageJson {
         id,
         url,
+        reason,
         state: state.map_or_else(|| "seen".to_string(), |s| s.label()),
         redirect_to,
         title: record.as_ref().and_then(|p| p.title.clone()),
@@ -112,6 +124,15 @@ pub(super) fn page_json(r: &Reader<'_>, id: PageId, url: String) -> Result<PageJ
         mime,
         size: record.as_ref().map(|p| p.size),
         last_modified: record.as_ref().map(|p| rfc3339(p.last_modified)),
+        last_modified_source: record.as_ref().map(|p| {
+            if p.last_modified_header.is_some() {
+                "header"
+            } else if p.last_modified != p.fetched_at {
+                "date"
+            } else {
+                "fetch"
+            }
+        }),
         fetched_at: record.as_ref().map(|p| rfc3339(p.fetched_at)),
         depth: record.as_ref().map(|p| p.depth),
         keywords,
@@ -145,6 +166,9 @@ pub fn run(store: &Store, url: &Url, json: bool) -> CliResult {
     outln!("id             {}", p.id);
     outln!("url            {}", p.url);
     outln!("state          {}", p.state);
+    if let Some(reason) = &p.reason {
+        outln!("reason         {reason}");
+    }
     if let Some(to) = &p.redirect_to {
         outln!("redirect to    {to}");
     }
@@ -155,7 +179,13 @@ pub fn run(store: &Store, url: &Url, json: bool) -> CliResult {
         "size           {}",
         p.size.map_or_else(|| "-".into(), |s| format!("{s} bytes"))
     );
-    outln!("last modified  {}", or_dash(&p.last_modified));
+    let source = match p.last_modified_source {
+        Some("header") => "",
+        Some("date") => "  (no Last-Modified: the server's Date)",
+        Some(_) => "  (no Last-Modified: the fetch time)",
+        None => "",
+    };
+    outln!("last modified  {}{source}", or_dash(&p.last_modified));
     outln!("fetched at     {}", or_dash(&p.fetched_at));
     outln!("depth          {}", or_dash(&p.depth));
     outln!("keywords       {}", keyword_line(&p.keywords));

@@ -17,7 +17,8 @@ use url::Url;
 
 use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
-use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
+use super::fetch::{Credentials, Fetcher, Response, Validators};
+use super::origins::Origins;
 use super::parse;
 use super::politeness::Politeness;
 use super::pool::ParsePool;
@@ -48,6 +49,7 @@ struct Ctx {
     cfg: CrawlConfig,
     fetcher: Fetcher,
     robots: RobotsCache,
+    origins: Origins,
     politeness: Politeness,
     creds: RwLock<HashMap<PointId, Credentials>>,
     writer: Sender<WriterMsg>,
@@ -110,6 +112,7 @@ pub fn start(
         fetcher: Fetcher::new(&cfg).map_err(CrawlError::Client)?,
         politeness: Politeness::new(cfg.per_host, cfg.delay),
         robots: RobotsCache::default(),
+        origins: Origins::default(),
         creds: RwLock::new(creds),
         parsers: ParsePool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
             .map_err(|source| CrawlError::Spawn {
@@ -477,6 +480,12 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
         url: claim.url.clone(),
     });
     let origin = crate::url::origin(&url);
+    if let Some(why) = ctx.origins.down(&origin) {
+        return Outcome::Msg(WriterMsg::Failed {
+            claim: claim.clone(),
+            reason: why,
+        });
+    }
     let rules = if ctx.cfg.ignore_robots {
         None
     } else {
@@ -486,6 +495,12 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
                 .await,
         )
     };
+    if let Some(why) = rules.as_ref().and_then(|r| r.unavailable_reason()) {
+        return Outcome::Msg(WriterMsg::Failed {
+            claim: claim.clone(),
+            reason: why.to_string(),
+        });
+    }
     if rules.as_ref().is_some_and(|r| !r.allowed(url.as_str())) {
         return Outcome::Msg(WriterMsg::Skipped {
             claim: claim.clone(),
@@ -512,11 +527,29 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
     let mut attempt = 0;
     let result = loop {
         let permit = ctx.politeness.acquire(&origin, crawl_delay).await;
+        // The origin may have gone down while this fetch waited its turn.
+        if let Some(why) = ctx.origins.down(&origin) {
+            return Outcome::Msg(WriterMsg::Failed {
+                claim: claim.clone(),
+                reason: why,
+            });
+        }
         let r = ctx.fetcher.get(&url, &validators, creds.as_ref()).await;
         drop(permit);
         let retry = match &r {
-            Err(FetchError { retryable, .. }) => *retryable,
-            Ok(resp) => resp.status >= 500,
+            Err(e) => {
+                if let Some(reason) = ctx.origins.failed(&origin, e) {
+                    let _ = ctx.events.send(CrawlEvent::OriginUnreachable {
+                        origin: origin.clone(),
+                        reason,
+                    });
+                }
+                e.retryable && ctx.origins.down(&origin).is_none()
+            }
+            Ok(resp) => {
+                ctx.origins.answered(&origin);
+                resp.status >= 500
+            }
         };
         if !retry || attempt >= ctx.cfg.retries {
             break r;
@@ -574,7 +607,10 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str) -> Rules {
     if let Some(rec) = cached.filter(|r| now - r.fetched_at < ROBOTS_TTL_S) {
         return Rules::from_record(agent, &rec);
     }
-    let rec = robots::fetch(ctx.fetcher.client(), url, now).await;
+    let rec = match robots::fetch(ctx.fetcher.client(), url, now).await {
+        Ok(rec) => rec,
+        Err(e) => return Rules::unavailable(&e.reason),
+    };
     let rules = Rules::from_record(agent, &rec);
     let _ = ctx.writer.send(WriterMsg::Robots {
         origin: origin.to_string(),

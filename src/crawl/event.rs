@@ -38,6 +38,12 @@ pub enum CrawlEvent {
         url: String,
         to: String,
     },
+    /// No connection could be made to an origin several times in a row:
+    /// its URLs now fail at once with `reason`, until the next run.
+    OriginUnreachable {
+        origin: String,
+        reason: String,
+    },
     /// New URLs entered the frontier.
     Queued {
         count: u64,

@@ -41,11 +41,36 @@ pub struct Response {
     pub elapsed: Duration,
 }
 
+/// What went wrong, in the terms a person acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailKind {
+    Refused,
+    Dns,
+    ConnectTimeout,
+    Connect,
+    Timeout,
+    Reset,
+    Body,
+    Other,
+}
+
 /// Why a fetch got no usable response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchError {
+    pub kind: FailKind,
     pub reason: String,
     pub retryable: bool,
+}
+
+impl FetchError {
+    /// No connection could be made: the host is down, unknown or
+    /// unroutable, not just slow or broken on one page.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self.kind,
+            FailKind::Refused | FailKind::Dns | FailKind::ConnectTimeout | FailKind::Connect
+        )
+    }
 }
 
 pub struct Fetcher {
@@ -93,7 +118,7 @@ impl Fetcher {
                 req = req.basic_auth(user, c.password.as_ref());
             }
         }
-        let mut resp = req.send().await.map_err(classify)?;
+        let mut resp = req.send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
         let h = resp.headers();
         let text = |name: header::HeaderName| -> Option<String> {
@@ -129,7 +154,7 @@ impl Fetcher {
                     out.body.extend_from_slice(&chunk);
                 }
                 Ok(None) => break,
-                Err(e) => return Err(classify(e)),
+                Err(e) => return Err(classify(&e)),
             }
         }
         out.elapsed = started.elapsed();
@@ -161,28 +186,47 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-fn classify(e: reqwest::Error) -> FetchError {
-    let kind = if e.is_timeout() {
-        "timeout"
-    } else if e.is_connect() {
-        "connection failed"
-    } else if e.is_body() || e.is_decode() {
-        "body read failed"
-    } else {
-        "request failed"
-    };
-    let mut detail = String::new();
-    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(&e);
+/// Names a transport failure the way a person reads it: `connection
+/// refused`, `dns: ...`, `timeout`, `connection reset`.
+pub(crate) fn classify(e: &reqwest::Error) -> FetchError {
+    let mut innermost = String::new();
+    let mut io_kind = None;
+    let mut dns = false;
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e);
     while let Some(s) = source {
-        detail = s.to_string();
+        innermost = s.to_string();
+        dns |= innermost.starts_with("dns error");
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            io_kind = Some(io.kind());
+        }
         source = s.source();
     }
-    let reason = if detail.is_empty() {
-        kind.to_string()
+    let detail = |what: &str| {
+        if innermost.is_empty() {
+            what.to_string()
+        } else {
+            format!("{what}: {innermost}")
+        }
+    };
+    let (kind, reason) = if e.is_timeout() && e.is_connect() {
+        (FailKind::ConnectTimeout, "connect timeout".to_string())
+    } else if e.is_timeout() {
+        (FailKind::Timeout, "timeout".to_string())
+    } else if dns {
+        (FailKind::Dns, detail("dns"))
+    } else if io_kind == Some(std::io::ErrorKind::ConnectionRefused) {
+        (FailKind::Refused, "connection refused".to_string())
+    } else if io_kind == Some(std::io::ErrorKind::ConnectionReset) {
+        (FailKind::Reset, "connection reset".to_string())
+    } else if e.is_connect() {
+        (FailKind::Connect, detail("connection failed"))
+    } else if e.is_body() || e.is_decode() {
+        (FailKind::Body, detail("body read failed"))
     } else {
-        format!("{kind}: {detail}")
+        (FailKind::Other, detail("request failed"))
     };
     FetchError {
+        kind,
         reason,
         retryable: e.is_timeout() || e.is_connect() || e.is_body() || e.is_request(),
     }

@@ -6,6 +6,7 @@ mod config;
 mod engine;
 mod event;
 mod fetch;
+mod origins;
 mod parse;
 mod politeness;
 mod pool;
@@ -38,4 +39,16 @@ pub enum CrawlError {
     WriterPanicked,
     #[error("the store writer stopped unexpectedly")]
     WriterGone,
+}
+
+/// An HTTP status as people read it: `404 Not Found`, `599` when the code
+/// has no standard phrase.
+pub fn status_text(status: u16) -> String {
+    match reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+    {
+        Some(phrase) => format!("{status} {phrase}"),
+        None => status.to_string(),
+    }
 }

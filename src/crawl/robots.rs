@@ -1,7 +1,10 @@
 //! robots.txt: fetched once per origin (following up to five redirects, body
 //! read up to 512 KiB as RFC 9309 allows), kept in the store for a day,
 //! matched for our user agent with texting_robots, Crawl-delay honoured.
-//! Per RFC 9309: 4xx means no rules; 5xx or unreachable means disallow all.
+//! Per RFC 9309: 4xx means no rules; 5xx or unreachable means disallow all,
+//! and the rules say why, so the URLs it holds back are failures with that
+//! reason, not robots skips. An unreachable robots.txt is not cached: the
+//! next run asks again.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -10,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::OnceCell;
 use url::Url;
 
+use super::fetch::{classify, FailKind, FetchError};
 use crate::store::RobotsRecord;
 
 pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;
@@ -19,7 +23,8 @@ pub const ROBOTS_TTL_S: i64 = 24 * 3600;
 /// The rules of one origin for our agent.
 pub struct Rules {
     robot: Option<texting_robots::Robot>,
-    disallow_all: bool,
+    /// Why nothing of the origin may be fetched (robots.txt unreachable).
+    unavailable: Option<String>,
 }
 
 impl Rules {
@@ -27,25 +32,35 @@ impl Rules {
         match rec.status {
             200..=299 => Rules {
                 robot: texting_robots::Robot::new(agent, &rec.body).ok(),
-                disallow_all: false,
+                unavailable: None,
             },
             400..=499 => Rules::allow_all(),
-            _ => Rules {
-                robot: None,
-                disallow_all: true,
-            },
+            status => Rules::unavailable(&crate::crawl::status_text(status)),
         }
     }
 
     pub fn allow_all() -> Rules {
         Rules {
             robot: None,
-            disallow_all: false,
+            unavailable: None,
         }
     }
 
+    /// Disallow all, because robots.txt could not be had for `why`.
+    pub fn unavailable(why: &str) -> Rules {
+        Rules {
+            robot: None,
+            unavailable: Some(format!("robots.txt unreachable: {why}")),
+        }
+    }
+
+    /// Why no URL of the origin may be fetched, when that is so.
+    pub fn unavailable_reason(&self) -> Option<&str> {
+        self.unavailable.as_deref()
+    }
+
     pub fn allowed(&self, url: &str) -> bool {
-        if self.disallow_all {
+        if self.unavailable.is_some() {
             return false;
         }
         self.robot.as_ref().is_none_or(|r| r.allowed(url))
@@ -80,16 +95,23 @@ impl RobotsCache {
     }
 }
 
-/// Fetches `/robots.txt` of the origin of `url`.
-pub async fn fetch(client: &reqwest::Client, url: &Url, now: i64) -> RobotsRecord {
-    let mut target = match url.join("/robots.txt") {
-        Ok(u) => u,
-        Err(_) => return unreachable_record(now),
-    };
+/// Fetches `/robots.txt` of the origin of `url`; Err when no answer came.
+pub async fn fetch(
+    client: &reqwest::Client,
+    url: &Url,
+    now: i64,
+) -> Result<RobotsRecord, FetchError> {
+    let mut target = url.join("/robots.txt").map_err(|e| FetchError {
+        kind: FailKind::Other,
+        reason: format!("invalid URL: {e}"),
+        retryable: false,
+    })?;
     for _ in 0..5 {
-        let Ok(mut resp) = client.get(target.clone()).send().await else {
-            return unreachable_record(now);
-        };
+        let mut resp = client
+            .get(target.clone())
+            .send()
+            .await
+            .map_err(|e| classify(&e))?;
         let status = resp.status();
         if status.is_redirection() {
             let next = resp
@@ -113,26 +135,18 @@ pub async fn fetch(client: &reqwest::Client, url: &Url, now: i64) -> RobotsRecor
                 break;
             }
         }
-        return RobotsRecord {
+        return Ok(RobotsRecord {
             fetched_at: now,
             status: status.as_u16(),
             body,
-        };
+        });
     }
     // Too many redirects: RFC 9309 treats it as unavailable (no rules).
-    RobotsRecord {
+    Ok(RobotsRecord {
         fetched_at: now,
         status: 404,
         body: Vec::new(),
-    }
-}
-
-fn unreachable_record(now: i64) -> RobotsRecord {
-    RobotsRecord {
-        fetched_at: now,
-        status: 503,
-        body: Vec::new(),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -161,6 +175,11 @@ mod tests {
     #[test]
     fn status_codes_follow_rfc_9309() {
         assert!(Rules::from_record("a", &rec(404, "")).allowed("http://h/x"));
-        assert!(!Rules::from_record("a", &rec(503, "")).allowed("http://h/x"));
+        let unavailable = Rules::from_record("a", &rec(503, ""));
+        assert!(!unavailable.allowed("http://h/x"));
+        assert_eq!(
+            unavailable.unavailable_reason(),
+            Some("robots.txt unreachable: 503 Service Unavailable")
+        );
     }
 }

@@ -427,7 +427,7 @@ impl WriterThread {
                     UrlState::Failed {
                         point: e.point,
                         gen: e.gen,
-                        reason: format!("HTTP {status}"),
+                        reason: super::status_text(status),
                     }
                 };
                 w.set_state(claim.page, &state)?;

@@ -198,6 +198,16 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// Why, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SkipReason::OutOfScope => "outside the crawl point's root",
+            SkipReason::Excluded => "under an excluded prefix",
+            SkipReason::Robots => "disallowed by robots.txt",
+            SkipReason::TooDeep => "deeper than the depth limit",
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             SkipReason::OutOfScope => "out_of_scope",
@@ -222,6 +232,15 @@ impl UrlState {
     }
 
     /// The label the CLI shows: queued, claimed, done, failed, skipped:REASON, redirected.
+    /// Why a URL failed or was skipped; None for the other states.
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            UrlState::Failed { reason, .. } => Some(reason.clone()),
+            UrlState::Skipped { reason, .. } => Some(reason.describe().to_string()),
+            _ => None,
+        }
+    }
+
     pub fn label(&self) -> String {
         match self {
             UrlState::Queued { .. } => "queued".into(),
