@@ -181,3 +181,30 @@ fn scope_flags_without_a_url_are_a_usage_error() {
         );
     }
 }
+
+#[test]
+fn search_tells_the_true_count_whatever_the_limit() {
+    let demo = serve_demo(120);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&demo.1]);
+    let all: serde_json::Value = serde_json::from_slice(
+        &run(&db, &["search", "harbor", "--json", "--limit", "100000"]).stdout,
+    )
+    .unwrap();
+    let n = all.as_array().map_or(0, Vec::len);
+    assert!(n > 3, "the demo site has harbors: {n}");
+    let out = run(&db, &["search", "harbor", "--limit", "0"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("{n} pages match \"harbor\" (none listed: --limit 0)")
+    );
+    let out = run(&db, &["search", "harbor", "--limit", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().last(),
+        Some(format!("2 of {n} matching pages shown (--limit 2)").as_str()),
+        "{text}"
+    );
+}

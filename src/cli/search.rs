@@ -54,9 +54,10 @@ pub fn run(store: &Store, query: &str, limit: usize, json: bool) -> CliResult {
         return print_json(&hits);
     }
     if hits.is_empty() {
-        match results.note {
-            Some(note) => outln!("{note}"),
-            None => outln!("no page matches {query:?}"),
+        match (results.note, results.total) {
+            (Some(note), _) => outln!("{note}"),
+            (None, 0) => outln!("no page matches {query:?}"),
+            (None, n) => outln!("{n} pages match {query:?} (none listed: --limit {limit})"),
         }
         return Ok(());
     }
@@ -73,6 +74,13 @@ pub fn run(store: &Store, query: &str, limit: usize, json: bool) -> CliResult {
         print_links("parent", &h.parents, h.parent_count)?;
         print_links("child", &h.children, h.child_count)?;
         outln!();
+    }
+    if results.total > hits.len() {
+        outln!(
+            "{} of {} matching pages shown (--limit {limit})",
+            hits.len(),
+            results.total
+        );
     }
     Ok(())
 }

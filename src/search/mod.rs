@@ -38,7 +38,13 @@ pub struct Results {
     /// (blank, only stopwords, only exclusions). None for an ordinary query,
     /// even one that matches nothing.
     pub note: Option<String>,
+    /// Pages that match in all (`hits` holds the best `limit` of them).
+    pub total: usize,
 }
+
+/// Stems a half-typed last word expands to, at most: the most frequent
+/// ones, so the expansion stays a few posting lists.
+const PREFIX_EXPANSIONS: usize = 32;
 
 /// Ranks the pages matching `query`, at most `limit` of them.
 pub fn search<R: PageRead + WordRead>(
@@ -52,11 +58,50 @@ pub fn search<R: PageRead + WordRead>(
             return Ok(Results {
                 hits: Vec::new(),
                 note: Some(empty.message().to_string()),
+                total: 0,
             })
         }
     };
+    ranked(r, &q, limit)
+}
+
+/// Search as you type: like [`search`], but the last word, when the query
+/// does not end with a space or a quote, also matches every indexed word it
+/// begins (`north` finds "Northern"), so results follow the typing.
+pub fn search_typing<R: PageRead + WordRead>(
+    r: &R,
+    query: &str,
+    limit: usize,
+) -> Result<Results, StoreError> {
+    let (parsed, prefix) = query::parse_typing(query);
+    let mut q = match (parsed, &prefix) {
+        (Ok(q), _) => q,
+        // A half-typed word may be a stopword so far ("the" of "theatre").
+        (Err(_), Some(_)) => Query::default(),
+        (Err(empty), None) => {
+            return Ok(Results {
+                hits: Vec::new(),
+                note: Some(empty.message().to_string()),
+                total: 0,
+            })
+        }
+    };
+    if let Some(prefix) = prefix {
+        let mut expansions = r.stems_with_prefix(&prefix)?;
+        expansions.sort_unstable_by_key(|&(_, df)| std::cmp::Reverse(df));
+        for (stem, _) in expansions.into_iter().take(PREFIX_EXPANSIONS) {
+            if !q.words.iter().any(|(s, _)| *s == stem) {
+                q.words.push((stem, 1));
+            }
+        }
+    }
+    ranked(r, &q, limit)
+}
+
+fn ranked<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<Results, StoreError> {
+    let (best, total) = rank::rank(r, q, limit)?;
     let mut hits = Vec::new();
-    for ranked in rank::rank(r, &q, limit)? {
+    for ranked in best {
         let url = r
             .url_of(ranked.page)?
             .ok_or_else(|| StoreError::corrupt(format!("page {} has no URL", ranked.page)))?;
@@ -69,7 +114,11 @@ pub fn search<R: PageRead + WordRead>(
             size: ranked.record.size,
         });
     }
-    Ok(Results { hits, note: None })
+    Ok(Results {
+        hits,
+        note: None,
+        total,
+    })
 }
 
 /// Top keywords of a page: (stem, tf) by tf desc then stem.
@@ -202,9 +251,12 @@ mod tests {
     fn limits_notes_and_hits() {
         let (_d, s, ids) = store(&[("One", "kiwi"), ("Two", "kiwi kiwi"), ("Three", "kiwi")]);
         let r = s.read().expect("read");
-        assert!(search(&r, "kiwi", 0).expect("search").hits.is_empty());
+        let none = search(&r, "kiwi", 0).expect("search");
+        assert!(none.hits.is_empty());
+        assert_eq!(none.total, 3, "the count is true whatever the limit");
         let res = search(&r, "kiwi", 2).expect("search");
         assert_eq!(res.hits.len(), 2);
+        assert_eq!(res.total, 3);
         assert_eq!(res.note, None);
         assert_eq!(res.hits[0].url, "http://t.test/0");
         assert_eq!(res.hits[0].title.as_deref(), Some("One"));
@@ -217,6 +269,35 @@ mod tests {
         assert!(res.note.is_some_and(|n| n.contains("stopwords")));
         let res = search(&r, "zeppelin", 10).expect("search");
         assert_eq!(res, Results::default());
+    }
+
+    #[test]
+    fn the_word_being_typed_matches_as_a_prefix() {
+        let (_d, s, ids) = store(&[
+            ("A", "the northern lights"),
+            ("B", "a north wind"),
+            ("C", "theatre tonight"),
+            ("D", "southern cross"),
+        ]);
+        let r = s.read().expect("read");
+        let ids_of = |res: Results| -> Vec<PageId> {
+            let mut p: Vec<PageId> = res.hits.iter().map(|h| h.page).collect();
+            p.sort_unstable();
+            p
+        };
+        let typed = |q: &str| ids_of(search_typing(&r, q, 10).expect("search"));
+        assert_eq!(typed("north"), [ids[0], ids[1]]);
+        assert_eq!(
+            ids_of(search(&r, "north", 10).expect("search")),
+            [ids[1]],
+            "a finished word is a word"
+        );
+        assert_eq!(typed("north "), [ids[1]], "a space ends the word");
+        assert_eq!(typed("the"), [ids[2]], "a stopword so far, a prefix still");
+        assert_eq!(typed("wind nort"), [ids[0], ids[1]]);
+        assert_eq!(typed("\"north"), [ids[1]], "inside a phrase: no prefix");
+        assert!(typed("zz").is_empty());
+        assert!(typed("n").len() < 2, "one letter expands nothing");
     }
 
     #[test]

@@ -167,6 +167,19 @@ pub fn parse(q: &str) -> Result<Query, Empty> {
     Ok(query)
 }
 
+/// Parses a query being typed: the query as [`parse`] reads it, and the
+/// last word lowercased when the typing is still inside it (no space or
+/// quote after it, not negated, at least two characters).
+pub fn parse_typing(q: &str) -> (Result<Query, Empty>, Option<String>) {
+    let prefix = match pieces(q).last() {
+        Some(Piece::Words(text)) if !q.ends_with(char::is_whitespace) => {
+            crate::index::tokens(text).last().map(|t| t.to_lowercase())
+        }
+        _ => None,
+    };
+    (parse(q), prefix.filter(|p| p.chars().count() >= 2))
+}
+
 impl Query {
     /// Every stem the query asks for (not the excluded ones), each once.
     pub fn positive_stems(&self) -> Vec<&str> {

@@ -78,15 +78,13 @@ pub(crate) struct Ranked {
     pub record: PageRecord,
 }
 
-/// Ranks the pages matching `q`: best first, ties by page id ascending.
+/// Ranks the pages matching `q`: the best `limit`, best first, ties by page
+/// id ascending, and how many pages match in all.
 pub(crate) fn rank<R: PageRead + WordRead>(
     r: &R,
     q: &Query,
     limit: usize,
-) -> Result<Vec<Ranked>, StoreError> {
-    if limit == 0 {
-        return Ok(Vec::new());
-    }
+) -> Result<(Vec<Ranked>, usize), StoreError> {
     let n_pages = r.page_count()?.max(1) as f64;
 
     // (matches, query tf, df) of every term that occurs somewhere.
@@ -110,7 +108,7 @@ pub(crate) fn rank<R: PageRead + WordRead>(
         }
     }
     if terms.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
 
     let idfs: Vec<f64> = terms
@@ -151,6 +149,10 @@ pub(crate) fn rank<R: PageRead + WordRead>(
     if !excluded.is_empty() {
         acc.retain(|a| excluded.binary_search(&a.page).is_err());
     }
+    let total = acc.len();
+    if limit == 0 {
+        return Ok((Vec::new(), total));
+    }
 
     // Each candidate needs only its norm factor (a thousand pages per
     // read); page records are read for the winners alone.
@@ -171,7 +173,7 @@ pub(crate) fn rank<R: PageRead + WordRead>(
             });
         }
     }
-    Ok(out)
+    Ok((out, total))
 }
 
 /// The best `limit` pages seen so far.

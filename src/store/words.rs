@@ -26,6 +26,21 @@ pub trait WordRead: View {
             .transpose()
     }
 
+    /// Every stem that begins with `prefix`, with its document frequency.
+    fn stems_with_prefix(&self, prefix: &str) -> Result<Vec<(String, u32)>> {
+        let mut out = Vec::new();
+        for item in self
+            .dbs()
+            .word_ids
+            .prefix_iter(self.txn(), prefix.as_bytes())?
+        {
+            let (stem, id) = item?;
+            let df = self.doc_freq(codec::read_u32(id)?)?;
+            out.push((String::from_utf8_lossy(stem).into_owned(), df));
+        }
+        Ok(out)
+    }
+
     fn word(&self, id: WordId) -> Result<Option<String>> {
         self.dbs()
             .words
