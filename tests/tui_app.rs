@@ -275,6 +275,7 @@ fn searched() -> Harness {
                 hit(42, 0.101, "Orchard Gate — page 42", "/o/42/"),
             ],
             note: None,
+            total: 3,
         }),
     });
     assert_eq!(
@@ -662,6 +663,7 @@ fn stale_search_results_are_dropped() {
     let stale = Ok(Results {
         hits: vec![hit(5, 0.3, "Stale", "/stale/")],
         note: None,
+        total: 1,
     });
     assert_eq!(
         h.send(Msg::SearchDone {
@@ -678,6 +680,7 @@ fn stale_search_results_are_dropped() {
         result: Ok(Results {
             hits: vec![hit(1, 0.9, "Fresh", "/")],
             note: None,
+            total: 1,
         }),
     });
     assert_eq!(h.app.lookup().hits().len(), 1);
