@@ -92,6 +92,7 @@ fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec
         meta: doc.meta,
         compressed_body: compress_body(body),
         terms,
+        forms: Vec::new(),
         title_terms,
     };
     (write, doc.links)

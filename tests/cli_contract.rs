@@ -208,3 +208,42 @@ fn search_tells_the_true_count_whatever_the_limit() {
         "{text}"
     );
 }
+
+#[test]
+fn keywords_are_shown_as_words_with_their_stems_beside() {
+    use support::{page, Reply, TestServer};
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(page(
+            "Admissions",
+            "Admissions open soon. Movies, movies and a movie about sorcerers; sorcerers again.",
+            &["/other"],
+        )),
+    );
+    s.route(
+        "/other",
+        Reply::Respond(page("Other", "movies tonight, admissions closed", &[])),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&s.base()]);
+    let out = run(&db, &["page", &s.base(), "--json"]);
+    let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kw = |stem: &str| {
+        p["keywords"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["stem"] == stem)
+            .cloned()
+            .unwrap_or_else(|| panic!("no keyword {stem}: {p}"))
+    };
+    assert_eq!(kw("movi")["word"], "movies");
+    assert_eq!(kw("movi")["freq"], 3);
+    assert_eq!(kw("admiss")["word"], "admissions");
+    assert_eq!(kw("sorcer")["word"], "sorcerers");
+    let text = String::from_utf8_lossy(&run(&db, &["page", &s.base()]).stdout).into_owned();
+    assert!(text.contains("movies 3"), "{text}");
+    assert!(!text.contains("movi 3"), "{text}");
+}

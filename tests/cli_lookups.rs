@@ -116,14 +116,14 @@ fn page_answers_for_fetched_unfetched_redirected_and_unknown_urls() {
     assert_eq!(a["last_modified"], "2024-06-01T00:00:00Z");
     assert!(is_rfc3339_utc(&a["fetched_at"]), "{}", a["fetched_at"]);
     assert_eq!(a["depth"], 1);
-    // tf desc, then stem.
+    // tf desc, then stem; each word as the page wrote it, its stem beside.
     assert_eq!(
         a["keywords"],
         json!([
-            {"word": "beta", "freq": 2},
-            {"word": "alpha", "freq": 1},
-            {"word": "gamma", "freq": 1},
-            {"word": "run", "freq": 1},
+            {"word": "beta", "stem": "beta", "freq": 2},
+            {"word": "alpha", "stem": "alpha", "freq": 1},
+            {"word": "gamma", "stem": "gamma", "freq": 1},
+            {"word": "running", "stem": "run", "freq": 1},
         ])
     );
     let meta = a["meta"].as_array().expect("meta");

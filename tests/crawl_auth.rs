@@ -64,10 +64,17 @@ fn wrong_credentials_are_a_recorded_failure() {
         },
     );
     let db = tempfile::tempdir().unwrap();
-    let sum = crawl_ok(
+    let out = crawl(
         db.path(),
         &[&s.base(), "--user", "ann", "--password", "wrong"],
     );
+    // Nothing could be fetched: a failure, with the reason.
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).ends_with(&format!(
+        "error: nothing fetched: {}: 401 Unauthorized\n",
+        s.base()
+    )));
+    let sum: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(sum["failed"], 1);
     assert_eq!(stored_page(db.path(), &s.base()).unwrap().status, 401);
 }

@@ -75,6 +75,7 @@ fn store_with_a_page(dir: &Path) -> (Store, PageId, WordId) {
                 },
                 content_type: "text/html".into(),
                 terms: vec![("harbor".into(), vec![0]), ("light".into(), vec![1])],
+                forms: Vec::new(),
                 title_terms: vec![("harbor".into(), vec![0])],
                 ..PageWrite::default()
             };

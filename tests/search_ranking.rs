@@ -295,8 +295,8 @@ fn spider_result_export_lists_a_known_page() {
         "Kiwi".to_string(),
         url.clone(),
         format!("2024-06-01T00:00:00Z, {} bytes", html.len()),
-        // Every stem once: tf ties are listed by stem.
-        "grow 1; kiwi 1; note 1; orchard 1; vine 1".to_string(),
+        // Every stem once, shown as the word written: tf ties by stem.
+        "grows 1; kiwi 1; notes 1; orchard 1; vines 1".to_string(),
         c.server.url("/kiwi-body"),
         c.server.url("/mango-three"),
         separator.clone(),

@@ -282,6 +282,7 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
             meta: doc.meta.clone(),
             compressed_body: compress_body(body.as_bytes()),
             terms: group_terms(a.terms(&doc.text)),
+            forms: Vec::new(),
             title_terms,
         };
         let mut children = Vec::new();
@@ -547,6 +548,7 @@ fn exercise(f: &Fixture, ops: &[Op<'_>]) {
                     meta: vec![("a".into(), "b".into())],
                     compressed_body: Vec::new(),
                     terms: vec![("harbor".into(), vec![0, 3]), ("new".into(), vec![1])],
+                    forms: Vec::new(),
                     title_terms: vec![("harbor".into(), vec![0])],
                 },
                 &[1, 2],

@@ -15,7 +15,9 @@ pub(super) const PAGE_KEYWORDS: usize = 10;
 
 #[derive(Serialize)]
 pub(super) struct KeywordJson {
+    /// As most pages write it (lowercased).
     pub word: String,
+    pub stem: String,
     pub freq: u32,
 }
 
@@ -77,7 +79,11 @@ pub(super) fn keywords_json(
 ) -> Result<Vec<KeywordJson>, CliError> {
     Ok(crate::search::keywords(r, id, n)?
         .into_iter()
-        .map(|(word, freq)| KeywordJson { word, freq })
+        .map(|k| KeywordJson {
+            word: k.word,
+            stem: k.stem,
+            freq: k.tf,
+        })
         .collect())
 }
 

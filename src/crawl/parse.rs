@@ -53,11 +53,21 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
         _ => Document::default(),
     };
     let analyzer = Analyzer::global();
-    let mut body_terms: HashMap<String, Vec<u32>> = HashMap::default();
-    let token_count = analyzer.analyze(&doc.text, 0, |stem, pos| match body_terms.get_mut(stem) {
-        Some(v) => v.push(pos),
-        None => {
-            body_terms.insert(stem.to_string(), vec![pos]);
+    // Per stem: its positions, and the word as first written on the page
+    // (empty when that is the stem itself), the page's vote for how the
+    // word is shown.
+    let mut body_terms: HashMap<String, (Vec<u32>, String)> = HashMap::default();
+    let token_count = analyzer.analyze_forms(&doc.text, 0, |stem, form, pos| {
+        match body_terms.get_mut(stem) {
+            Some((v, _)) => v.push(pos),
+            None => {
+                let form = if form == stem {
+                    String::new()
+                } else {
+                    form.to_string()
+                };
+                body_terms.insert(stem.to_string(), (vec![pos], form));
+            }
         }
     });
     let mut title_terms: HashMap<String, Vec<u32>> = HashMap::default();
@@ -87,6 +97,12 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
         ..Default::default()
     };
     let keep_body = ok && body_kind(ct) != BodyKind::Other;
+    let mut body: Vec<(String, (Vec<u32>, String))> = body_terms.into_iter().collect();
+    body.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let (terms, forms): (TermPositions, Vec<String>) = body
+        .into_iter()
+        .map(|(stem, (positions, form))| ((stem, positions), form))
+        .unzip();
     ParsedPage {
         write: PageWrite {
             record,
@@ -97,7 +113,8 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
             } else {
                 Vec::new()
             },
-            terms: into_sorted(body_terms),
+            forms,
+            terms,
             title_terms: into_sorted(title_terms),
         },
         links: doc.links,

@@ -49,6 +49,18 @@ impl Analyzer {
     /// starting at `first_position`; returns the position after the last
     /// token, so callers can continue counting across fields.
     pub fn analyze(&self, text: &str, first_position: u32, mut emit: impl FnMut(&str, u32)) -> u32 {
+        self.analyze_forms(text, first_position, |stem, _, pos| emit(stem, pos))
+    }
+
+    /// Like [`Analyzer::analyze`], and also hands over each kept token as
+    /// written (lowercased): `emit(stem, form, position)`, so the store can
+    /// show people words rather than stems.
+    pub fn analyze_forms(
+        &self,
+        text: &str,
+        first_position: u32,
+        mut emit: impl FnMut(&str, &str, u32),
+    ) -> u32 {
         // An `emit` that analyses again on this thread, or a call during
         // thread teardown, finds the cache unavailable and goes uncached.
         let cached = STEM_CACHE.try_with(|cell| {
@@ -66,7 +78,7 @@ impl Analyzer {
         &self,
         text: &str,
         first_position: u32,
-        emit: &mut impl FnMut(&str, u32),
+        emit: &mut impl FnMut(&str, &str, u32),
         mut cache: Option<&mut StemCache>,
     ) -> u32 {
         let mut lower = String::new();
@@ -80,13 +92,13 @@ impl Analyzer {
             lowercase_into(token, &mut lower);
             let Some(cache) = cache.as_deref_mut() else {
                 if !self.stopwords.contains(&lower) {
-                    emit(&self.stemmer.stem(&lower), here);
+                    emit(&self.stemmer.stem(&lower), &lower, here);
                 }
                 continue;
             };
             if let Some(known) = cache.get(lower.as_str()) {
                 if let Some(stem) = known {
-                    emit(stem, here);
+                    emit(stem, &lower, here);
                 }
                 continue;
             }
@@ -95,7 +107,7 @@ impl Analyzer {
             }
             let stem = (!self.stopwords.contains(&lower)).then(|| self.stemmer.stem(&lower).into());
             if let Some(stem) = cache.entry(lower.as_str().into()).or_insert(stem) {
-                emit(stem, here);
+                emit(stem, &lower, here);
             }
         }
         position

@@ -121,12 +121,21 @@ fn ranked<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<Resu
     })
 }
 
-/// Top keywords of a page: (stem, tf) by tf desc then stem.
+/// One keyword of a page: the word as most pages write it, its stem, and
+/// how often the page holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keyword {
+    pub word: String,
+    pub stem: String,
+    pub tf: u32,
+}
+
+/// Top keywords of a page, by tf desc then stem.
 pub fn keywords<R: PageRead + WordRead>(
     r: &R,
     page: PageId,
     n: usize,
-) -> Result<Vec<(String, u32)>, StoreError> {
+) -> Result<Vec<Keyword>, StoreError> {
     let Some(forward) = r.forward(page)? else {
         return Ok(Vec::new());
     };
@@ -143,11 +152,16 @@ pub fn keywords<R: PageRead + WordRead>(
         let stem = r
             .word(w)?
             .ok_or_else(|| StoreError::corrupt(format!("word {w} has no stem")))?;
-        named.push((stem, tf));
+        named.push((w, stem, tf));
     }
-    named.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    named.sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
     named.truncate(n);
-    Ok(named)
+    let mut out = Vec::with_capacity(named.len());
+    for (w, stem, tf) in named {
+        let word = r.word_form(w)?.unwrap_or_else(|| stem.clone());
+        out.push(Keyword { word, stem, tf });
+    }
+    Ok(out)
 }
 
 /// A one-line snippet of the page's text (decoded body via crate::html)
@@ -191,6 +205,7 @@ mod tests {
             meta: doc.meta,
             compressed_body: compress_body(html.as_bytes()),
             terms,
+            forms: Vec::new(),
             title_terms,
         };
         w.put_page(id, &write, &[])?;
@@ -305,7 +320,7 @@ mod tests {
         let (_d, s, ids) = store(&[("T", "pear fig fig kiwi kiwi apple")]);
         let r = s.read().expect("read");
         let k = keywords(&r, ids[0], 3).expect("keywords");
-        let k: Vec<(&str, u32)> = k.iter().map(|(s, n)| (s.as_str(), *n)).collect();
+        let k: Vec<(&str, u32)> = k.iter().map(|k| (k.stem.as_str(), k.tf)).collect();
         assert_eq!(k, [("fig", 2), ("kiwi", 2), ("appl", 1)]);
         assert!(keywords(&r, ids[0], 0).expect("keywords").is_empty());
         assert_eq!(keywords(&r, 999, 5).expect("keywords"), []);

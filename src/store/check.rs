@@ -144,7 +144,7 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         let (k, val) = item?;
         stored += 1;
         let w = read_u32(k)?;
-        let got = read_u32(val)?;
+        let got = super::words::DocFreq::decode(val)?.df;
         let want = df.get(&w).copied().unwrap_or(0);
         if got != want {
             p.add(format!(

@@ -60,9 +60,19 @@ impl<'a> VarintReader<'a> {
         VarintReader { bytes }
     }
 
-    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
+    }
+
+    /// The next `len` bytes; corrupt when the record is shorter.
+    pub fn take(&mut self, len: u64) -> Result<&'a [u8], StoreError> {
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|&l| l <= self.bytes.len())
+            .ok_or_else(|| StoreError::corrupt("length exceeds record"))?;
+        let (head, rest) = self.bytes.split_at(len);
+        self.bytes = rest;
+        Ok(head)
     }
 
     /// The bytes not read yet.

@@ -27,6 +27,9 @@ pub struct PageWrite {
     /// The body as [`compress_body`] returned it (empty: none kept).
     pub compressed_body: Vec<u8>,
     pub terms: TermPositions,
+    /// Each body term as written on the page, in the order of `terms`
+    /// (empty: as its stem; absent: no vote).
+    pub forms: Vec<String>,
     pub title_terms: TermPositions,
 }
 
@@ -397,8 +400,12 @@ impl Writer<'_> {
 
         let mut forward = Forward::default();
         let mut body_ids: Vec<(WordId, &Vec<u32>)> = Vec::with_capacity(page.terms.len());
-        for (stem, positions) in &page.terms {
-            body_ids.push((self.word_id_for(stem)?, positions));
+        for (i, (stem, positions)) in page.terms.iter().enumerate() {
+            let w = self.word_id_for(stem)?;
+            if let Some(form) = page.forms.get(i) {
+                self.vote_form(w, if form.is_empty() { stem } else { form });
+            }
+            body_ids.push((w, positions));
         }
         body_ids.sort_unstable_by_key(|&(w, _)| w);
         body_ids.dedup_by_key(|&mut (w, _)| w);

@@ -221,6 +221,8 @@ pub struct Pending {
     pub segment: Option<u32>,
     pub blocks: HashMap<WordId, Vec<u8>>,
     pub doc_freq: HashMap<WordId, i64>,
+    /// Pages of this transaction that wrote a word each way.
+    pub forms: HashMap<WordId, Vec<(Box<str>, u32)>>,
     pub new_words: HashMap<String, WordId>,
     /// `norms` chunks touched by this transaction.
     pub norms: HashMap<u32, Vec<f32>>,

@@ -36,6 +36,7 @@ fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<Pa
             meta: vec![("description".into(), "d".into())],
             compressed_body: compress_body(body.join(" ").as_bytes()),
             terms: terms(body),
+            forms: Vec::new(),
             title_terms: terms(title),
         },
         links,

@@ -56,9 +56,18 @@ pub trait WordRead: View {
             .dbs()
             .doc_freq
             .get(self.txn(), &u32_key(id))?
-            .map(codec::read_u32)
+            .map(|v| codec::read_u32(v.get(..4).unwrap_or(v)))
             .transpose()?
             .unwrap_or(0))
+    }
+
+    /// The word as most pages write it (lowercased), for showing people
+    /// words rather than stems; None when no page said.
+    fn word_form(&self, id: WordId) -> Result<Option<String>> {
+        let Some(v) = self.dbs().doc_freq.get(self.txn(), &u32_key(id))? else {
+            return Ok(None);
+        };
+        Ok(DocFreq::decode(v)?.forms.into_iter().next().map(|(f, _)| f))
     }
 
     /// Body postings of a word in page order, tf only (the ranking scan).
@@ -150,6 +159,61 @@ pub trait WordRead: View {
 
 impl<T: View + ?Sized> WordRead for T {}
 
+/// Forms kept per word: enough to tell the usual spelling from a stray one.
+const FORMS_KEPT: usize = 3;
+
+/// A `doc_freq` value: the document frequency (4 bytes, big-endian, so the
+/// ranking reads it alone), then the word's most written forms with their
+/// page counts, most first: `varint count, varint len, bytes` each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct DocFreq {
+    pub df: u32,
+    pub forms: Vec<(String, u32)>,
+}
+
+impl DocFreq {
+    pub fn decode(v: &[u8]) -> Result<DocFreq> {
+        let (head, rest) = v
+            .split_at_checked(4)
+            .ok_or_else(|| StoreError::corrupt("doc_freq record shorter than 4 bytes"))?;
+        let mut r = VarintReader::new(rest);
+        let mut forms = Vec::new();
+        while !r.is_empty() {
+            let count = r.next_u32()?;
+            let len = r.next_u64()?;
+            let bytes = r.take(len)?;
+            forms.push((String::from_utf8_lossy(bytes).into_owned(), count));
+        }
+        Ok(DocFreq {
+            df: codec::read_u32(head)?,
+            forms,
+        })
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = self.df.to_be_bytes().to_vec();
+        for (form, count) in &self.forms {
+            codec::put_varint(&mut out, u64::from(*count));
+            codec::put_varint(&mut out, form.len() as u64);
+            out.extend_from_slice(form.as_bytes());
+        }
+        out
+    }
+
+    /// Adds one transaction's votes and keeps the most written forms.
+    fn add_votes(&mut self, votes: Vec<(Box<str>, u32)>) {
+        for (form, n) in votes {
+            match self.forms.iter_mut().find(|(f, _)| **f == *form) {
+                Some((_, c)) => *c = c.saturating_add(n),
+                None => self.forms.push((form.into(), n)),
+            }
+        }
+        self.forms
+            .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        self.forms.truncate(FORMS_KEPT);
+    }
+}
+
 impl Writer<'_> {
     pub fn word_id_for(&mut self, stem: &str) -> Result<WordId> {
         if let Some(&id) = self.pending.new_words.get(stem) {
@@ -184,6 +248,15 @@ impl Writer<'_> {
 
     pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i64) {
         *self.pending.doc_freq.entry(id).or_default() += delta;
+    }
+
+    /// One page writes word `id` as `form`.
+    pub(super) fn vote_form(&mut self, id: WordId, form: &str) {
+        let votes = self.pending.forms.entry(id).or_default();
+        match votes.iter_mut().find(|(f, _)| &**f == form) {
+            Some((_, n)) => *n += 1,
+            None => votes.push((form.into(), 1)),
+        }
     }
 
     /// The posting segment of this transaction, allocated on first use.
@@ -227,16 +300,60 @@ impl Writer<'_> {
             if delta == 0 {
                 continue;
             }
-            let df = i64::from(self.doc_freq(w)?) + delta;
+            let mut rec = match self.dbs.doc_freq.get(&self.txn, &u32_key(w))? {
+                Some(v) => DocFreq::decode(v)?,
+                None => DocFreq::default(),
+            };
+            let df = i64::from(rec.df) + delta;
             if df <= 0 {
                 self.dbs.doc_freq.delete(&mut self.txn, &u32_key(w))?;
             } else {
-                let df = u32::try_from(df).unwrap_or(u32::MAX);
+                rec.df = u32::try_from(df).unwrap_or(u32::MAX);
+                if let Some(votes) = self.pending.forms.remove(&w) {
+                    rec.add_votes(votes);
+                }
                 self.dbs
                     .doc_freq
-                    .put(&mut self.txn, &u32_key(w), &df.to_be_bytes())?;
+                    .put(&mut self.txn, &u32_key(w), &rec.encode())?;
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_freq_keeps_the_most_written_forms() {
+        let mut rec = DocFreq {
+            df: 7,
+            ..DocFreq::default()
+        };
+        rec.add_votes(vec![("movies".into(), 3), ("movie".into(), 1)]);
+        rec.add_votes(vec![
+            ("movie".into(), 1),
+            ("moving".into(), 1),
+            ("movi".into(), 1),
+        ]);
+        assert_eq!(
+            rec.forms,
+            [
+                ("movies".into(), 3),
+                ("movie".into(), 2),
+                ("movi".into(), 1)
+            ],
+            "most votes first, ties by spelling, three kept"
+        );
+        assert_eq!(DocFreq::decode(&rec.encode()).unwrap(), rec);
+        // The ranking reads the count alone from the first four bytes.
+        assert_eq!(&rec.encode()[..4], &7u32.to_be_bytes());
+        assert_eq!(DocFreq::decode(&9u32.to_be_bytes()).unwrap().df, 9);
+        assert!(DocFreq::decode(&[0, 0, 1]).is_err());
+        assert!(
+            DocFreq::decode(&[0, 0, 0, 1, 5, 200]).is_err(),
+            "form past the end"
+        );
     }
 }

@@ -83,7 +83,10 @@ pub fn detail(store: &Store, page: PageId, query: &str) -> Result<Detail, StoreE
     let r = store.read()?;
     Ok(Detail {
         page,
-        keywords: search::keywords(&r, page, KEYWORDS)?,
+        keywords: search::keywords(&r, page, KEYWORDS)?
+            .into_iter()
+            .map(|k| (k.word, k.tf))
+            .collect(),
         snippet: search::snippet(&r, page, query)?,
     })
 }
