@@ -182,11 +182,12 @@ fn write<T>(store: &Store, f: impl FnMut(&mut Writer<'_>) -> Result<T>) -> Resul
     }
 }
 
-/// Adds a new point; refuses a start URL that another point has.
-pub fn add(store: &Store, rec: PointRecord) -> Result<PointId> {
+/// Adds a new point; refuses a start URL that another point has. Returns
+/// its id and the record as stored (normalised).
+pub fn add(store: &Store, rec: PointRecord) -> Result<(PointId, PointRecord)> {
     write(store, |w| {
         let rec = checked(w, None, rec.clone())?;
-        Ok(w.add_point(&rec)?)
+        Ok((w.add_point(&rec)?, rec))
     })
 }
 
@@ -387,7 +388,7 @@ mod tests {
             crawl_set(&store, vec![]),
             Err(PointError::NothingToCrawl)
         ));
-        let id = add(
+        let (id, _) = add(
             &store,
             new_record(&crate::url::parse_start("http://a.test/").unwrap()),
         )

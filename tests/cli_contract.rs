@@ -247,3 +247,32 @@ fn keywords_are_shown_as_words_with_their_stems_beside() {
     assert!(text.contains("movies 3"), "{text}");
     assert!(!text.contains("movi 3"), "{text}");
 }
+
+#[test]
+fn point_changes_are_confirmed_in_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let said = |args: &[&str]| {
+        let out = run(&db, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(
+        said(&["point", "add", "http://a.test/x", "--max-pages", "5"]),
+        "crawl point 1 added:\n  1 on  http://a.test/x  root http://a.test/  depth any  max pages 5\n"
+    );
+    assert_eq!(
+        said(&["point", "update", "1", "--depth", "2"]),
+        "crawl point 1 updated:\n  1 on  http://a.test/x  root http://a.test/  depth 2  max pages 5\n"
+    );
+    assert!(said(&["point", "disable", "1"])
+        .starts_with("crawl point 1 disabled (kept, not crawled until enabled):\n  1 off "));
+    assert!(said(&["point", "enable", "1"]).starts_with("crawl point 1 enabled"));
+    let json: serde_json::Value =
+        serde_json::from_str(&said(&["point", "add", "http://b.test/", "--json"])).unwrap();
+    assert_eq!(json["id"], 2);
+    assert_eq!(
+        said(&["point", "rm", "2"]),
+        "crawl point 2 deleted, and its queued URLs with it\n"
+    );
+}

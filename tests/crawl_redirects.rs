@@ -28,6 +28,29 @@ fn in_scope_redirect_stores_the_target_and_records_the_hop() {
 }
 
 #[test]
+fn each_redirect_keeps_its_status_code() {
+    let s = TestServer::start();
+    support::home(&s, &["a", "b", "c", "d"]);
+    for (path, code) in [("/a", 301), ("/b", 302), ("/c", 307), ("/d", 308)] {
+        s.route(path, Reply::Respond(Resp::redirect(code, "/end")));
+    }
+    s.route("/end", Reply::Respond(page("End", "end", &[])));
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    for (path, code) in [("a", 301), ("b", 302), ("c", 307), ("d", 308)] {
+        let out = support::crawlscope()
+            .arg("--db")
+            .arg(db.path())
+            .args(["page", "--json", &s.url(path)])
+            .output()
+            .unwrap();
+        let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(p["redirect_status"], code, "{p}");
+        assert_eq!(p["redirect_to"], s.url("end"));
+    }
+}
+
+#[test]
 fn out_of_scope_redirect_stops_there() {
     let s = TestServer::start();
     let other = TestServer::start();

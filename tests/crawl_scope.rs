@@ -109,3 +109,26 @@ fn max_pages_counts_successful_fetches_only() {
     assert_eq!(sum["failed"], 1, "the 500 page failed and did not count");
     assert_whole(db.path());
 }
+
+#[test]
+fn a_new_point_crawls_its_own_scope_under_pages_another_point_fetched() {
+    let s = TestServer::start();
+    support::home(&s, &["docs/"]);
+    s.route(
+        "/docs/",
+        Reply::Respond(site_page("Docs", "docs", &["a", "b"])),
+    );
+    s.route("/docs/a", Reply::Respond(site_page("A", "alpha", &[])));
+    s.route("/docs/b", Reply::Respond(site_page("B", "beta", &[])));
+    let db = tempfile::tempdir().unwrap();
+    assert_eq!(crawl_ok(db.path(), &[&s.base()])["fetched"], 4);
+    // A second point whose start page the first one already fetched.
+    let docs = s.url("docs/");
+    let sum = crawl_ok(db.path(), &[&docs, "--root", &docs]);
+    assert_eq!(
+        (s.hits("/docs/a"), s.hits("/docs/b")),
+        (2, 2),
+        "the new point walked its own scope: {sum}"
+    );
+    assert_eq!(s.hits("/"), 1, "and nothing outside it");
+}

@@ -213,6 +213,7 @@ fn crawling() -> Harness {
             page: 6,
             url: url("/old"),
             to: url("/new"),
+            status: 301,
         },
         CrawlEvent::NotModified {
             page: 7,

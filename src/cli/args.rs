@@ -117,6 +117,9 @@ pub enum PointAction {
         url: Url,
         #[command(flatten)]
         scope: ScopeArgs,
+        /// Print the saved point as JSON.
+        #[arg(long)]
+        json: bool,
     },
     List {
         #[arg(long)]
@@ -127,6 +130,9 @@ pub enum PointAction {
         id: u32,
         #[command(flatten)]
         scope: ScopeArgs,
+        /// Print the saved point as JSON.
+        #[arg(long)]
+        json: bool,
     },
     Rm {
         id: u32,

@@ -39,6 +39,8 @@ pub(super) struct PageJson {
     /// Why the URL failed or was skipped, or the status line of a 4xx/5xx.
     reason: Option<String>,
     redirect_to: Option<String>,
+    /// The redirect's status code (301, 302, 303, 307, 308).
+    redirect_status: Option<u16>,
     title: Option<String>,
     status: Option<u16>,
     mime: Option<String>,
@@ -90,9 +92,9 @@ pub(super) fn keywords_json(
 /// Everything about page `id` (whose URL is `url`).
 pub(super) fn page_json(r: &Reader<'_>, id: PageId, url: String) -> Result<PageJson, CliError> {
     let state = r.url_state(id)?;
-    let redirect_to = match &state {
-        Some(UrlState::Redirected { to, .. }) => r.url_of(*to)?,
-        _ => None,
+    let (redirect_to, redirect_status) = match &state {
+        Some(UrlState::Redirected { to, status, .. }) => (r.url_of(*to)?, Some(*status)),
+        _ => (None, None),
     };
     let record = r.page(id)?;
     let mime = match &record {
@@ -123,6 +125,7 @@ pub(super) fn page_json(r: &Reader<'_>, id: PageId, url: String) -> Result<PageJ
         id,
         url,
         reason,
+        redirect_status,
         state: state.map_or_else(|| "seen".to_string(), |s| s.label()),
         redirect_to,
         title: record.as_ref().and_then(|p| p.title.clone()),
@@ -175,8 +178,11 @@ pub fn run(store: &Store, url: &Url, json: bool) -> CliResult {
     if let Some(reason) = &p.reason {
         outln!("reason         {reason}");
     }
-    if let Some(to) = &p.redirect_to {
-        outln!("redirect to    {to}");
+    if let (Some(to), Some(status)) = (&p.redirect_to, p.redirect_status) {
+        outln!(
+            "redirect to    {to}  ({})",
+            crate::crawl::status_text(status)
+        );
     }
     outln!("title          {}", or_dash(&p.title));
     outln!("status         {}", or_dash(&p.status));

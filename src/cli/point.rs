@@ -50,6 +50,48 @@ struct PointJson {
     user: Option<String>,
 }
 
+impl PointJson {
+    fn of(id: PointId, p: PointRecord) -> PointJson {
+        PointJson {
+            id,
+            url: p.url,
+            root: p.root,
+            depth: p.depth,
+            max_pages: p.max_pages,
+            excludes: p.excludes,
+            active: p.active,
+            user: p.user,
+        }
+    }
+}
+
+/// One point on one line: what `list` shows and what a change confirms.
+fn describe(id: PointId, p: &PointRecord) -> String {
+    let depth = p.depth.map_or("any".into(), |d| d.to_string());
+    let max = p.max_pages.map_or("any".into(), |d| d.to_string());
+    format!(
+        "{id:>3} {} {}  root {}  depth {depth}  max pages {max}{}",
+        if p.active { "on " } else { "off" },
+        p.url,
+        p.root,
+        if p.excludes.is_empty() {
+            String::new()
+        } else {
+            format!("  excludes {}", p.excludes.join(", "))
+        }
+    )
+}
+
+/// Says what a change did, in a sentence, or (`--json`) the point itself.
+fn confirm(done: &str, id: PointId, p: PointRecord, json: bool) -> CliResult {
+    if json {
+        return print_json(&PointJson::of(id, p));
+    }
+    outln!("crawl point {id} {done}:");
+    outln!("{}", describe(id, &p));
+    Ok(())
+}
+
 pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
     // Only `add` may create the store; the others act on points that exist.
     let store = &match &action {
@@ -57,58 +99,48 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
         _ => std::sync::Arc::new(super::open_existing(db)?),
     };
     match action {
-        PointAction::Add { url, scope } => {
+        PointAction::Add { url, scope, json } => {
             let mut rec = points::new_record(&url);
             apply_scope(&mut rec, &scope);
-            let id = points::add(store, rec)?;
-            outln!("{id}");
+            let (id, saved) = points::add(store, rec)?;
+            confirm("added", id, saved, json)?;
         }
         PointAction::List { json } => {
             let points = points::list(store)?;
             if json {
                 let list: Vec<PointJson> = points
                     .into_iter()
-                    .map(|(id, p)| PointJson {
-                        id,
-                        url: p.url,
-                        root: p.root,
-                        depth: p.depth,
-                        max_pages: p.max_pages,
-                        excludes: p.excludes,
-                        active: p.active,
-                        user: p.user,
-                    })
+                    .map(|(id, p)| PointJson::of(id, p))
                     .collect();
                 print_json(&list)?;
             } else if points.is_empty() {
                 outln!("no crawl points (add one: crawlscope point add URL)");
             } else {
                 for (id, p) in points {
-                    let depth = p.depth.map_or("any".into(), |d| d.to_string());
-                    let max = p.max_pages.map_or("any".into(), |d| d.to_string());
-                    outln!(
-                        "{id:>3} {} {}  root {}  depth {depth}  max pages {max}{}",
-                        if p.active { "on " } else { "off" },
-                        p.url,
-                        p.root,
-                        if p.excludes.is_empty() {
-                            String::new()
-                        } else {
-                            format!("  excludes {}", p.excludes.join(", "))
-                        }
-                    );
+                    outln!("{}", describe(id, &p));
                 }
             }
         }
-        PointAction::Update { id, scope } => {
-            points::update(store, id, |r| apply_scope(r, &scope))?;
+        PointAction::Update { id, scope, json } => {
+            let p = points::update(store, id, |r| apply_scope(r, &scope))?;
+            confirm("updated", id, p, json)?;
         }
-        PointAction::Rm { id } => points::remove(store, id)?,
+        PointAction::Rm { id } => {
+            points::remove(store, id)?;
+            outln!("crawl point {id} deleted, and its queued URLs with it");
+        }
         PointAction::Enable { id } => {
-            points::set_active(store, id, true)?;
+            let p = points::set_active(store, id, true)?;
+            confirm(
+                "enabled (the next `crawl` without a URL crawls it)",
+                id,
+                p,
+                false,
+            )?;
         }
         PointAction::Disable { id } => {
-            points::set_active(store, id, false)?;
+            let p = points::set_active(store, id, false)?;
+            confirm("disabled (kept, not crawled until enabled)", id, p, false)?;
         }
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! `stats` (counts) and `check` (the store's invariants).
 
 use std::collections::HashMap;
+use std::io::IsTerminal;
 
 use serde::Serialize;
 
@@ -69,9 +70,24 @@ struct CheckJson {
 }
 
 pub fn check(store: &Store, json: bool) -> CliResult {
+    // A large store takes seconds to read through: say so on a terminal.
+    let spinner = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_message(format!(
+            "checking every table of {} ({:.1} MB)",
+            store.path().display(),
+            store.disk_size() as f64 / 1e6
+        ));
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        bar
+    });
     let r = store.read()?;
     let instances: HashMap<_, _> = r.instances()?.into_iter().collect();
-    let problems = r.check(&|id| crate::crawl::instance_dead(&instances, id))?;
+    let problems = r.check(&|id| crate::crawl::instance_dead(&instances, id));
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
+    let problems = problems?;
     let n = problems.len();
     if json {
         print_json(&CheckJson {

@@ -581,6 +581,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
             Some(Ok(target)) => WriterMsg::Redirect {
                 claim: claim.clone(),
                 target,
+                status: resp.status,
             },
             Some(Err(e)) => WriterMsg::Failed {
                 claim: claim.clone(),

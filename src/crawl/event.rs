@@ -37,6 +37,7 @@ pub enum CrawlEvent {
         page: PageId,
         url: String,
         to: String,
+        status: u16,
     },
     /// No connection could be made to an origin several times in a row:
     /// its URLs now fail at once with `reason`, until the next run.

@@ -55,6 +55,7 @@ pub enum WriterMsg {
     Redirect {
         claim: Claim,
         target: Url,
+        status: u16,
     },
     Skipped {
         claim: Claim,
@@ -505,7 +506,11 @@ impl WriterThread {
                     reason: reason.as_str().to_string(),
                 }))
             }
-            WriterMsg::Redirect { claim, target } => return self.redirect(w, claim, target),
+            WriterMsg::Redirect {
+                claim,
+                target,
+                status,
+            } => return self.redirect(w, claim, target, *status),
             WriterMsg::Robots { origin, record } => {
                 let id = w.origin_id_for(origin)?;
                 w.put_robots(id, record)?;
@@ -541,6 +546,7 @@ impl WriterThread {
         w: &mut Writer<'_>,
         claim: &Claim,
         target: &Url,
+        status: u16,
     ) -> Result<(Done, u64), StoreError> {
         let e = claim.entry;
         let to = w.page_id_for(target)?;
@@ -548,6 +554,7 @@ impl WriterThread {
             page: claim.page,
             url: claim.url.clone(),
             to: target.to_string(),
+            status,
         });
         if e.hops >= MAX_REDIRECTS {
             self.fail(w, claim, &format!("more than {MAX_REDIRECTS} redirects"))?;
@@ -563,11 +570,12 @@ impl WriterThread {
                 point: e.point,
                 gen: e.gen,
                 to,
+                status,
             },
         )?;
         let mut queued = 0;
         if let Some(run) = self.runs.get(&e.point) {
-            if !visited(&w.url_state(to)?, e.point, run.gen) {
+            if !self.visited(&w.url_state(to)?, e.point, run.gen) {
                 let verdict = run.scope.verdict(target.as_str());
                 if verdict == Verdict::In {
                     queued = 1;
@@ -602,7 +610,7 @@ impl WriterThread {
         let Some(run) = self.runs.get(&point) else {
             return Ok(0);
         };
-        if visited(&w.url_state(id)?, point, run.gen) {
+        if self.visited(&w.url_state(id)?, point, run.gen) {
             return Ok(0);
         }
         let verdict = run.scope.verdict(link);
@@ -635,6 +643,21 @@ impl WriterThread {
         Ok(1)
     }
 
+    /// Whether a URL is dealt with for this run of `point`: done in this
+    /// run, or in the hands of another point that is queued on it, has it
+    /// claimed, or is crawling it in this process now. What another point
+    /// left in an earlier run is this point's to crawl again (with a
+    /// conditional GET), so a point always covers its own scope.
+    fn visited(&self, state: &Option<UrlState>, point: PointId, gen: u32) -> bool {
+        let Some(s) = state else { return false };
+        let (p, g) = s.run();
+        if p == point {
+            return g == gen;
+        }
+        matches!(s, UrlState::Queued { .. } | UrlState::Claimed { .. })
+            || self.runs.get(&p).is_some_and(|run| run.gen == g)
+    }
+
     fn skip_out_of_scope(
         &self,
         w: &mut Writer<'_>,
@@ -659,18 +682,6 @@ fn needs_reply(m: &WriterMsg) -> bool {
         m,
         WriterMsg::Claim { .. } | WriterMsg::Settle { .. } | WriterMsg::AddPoint { .. }
     )
-}
-
-/// Whether a URL was already dealt with in this run of `point`. A URL that
-/// another point owns is left to that point.
-fn visited(state: &Option<UrlState>, point: PointId, gen: u32) -> bool {
-    match state {
-        None => false,
-        Some(s) => {
-            let (p, g) = s.run();
-            p != point || g == gen
-        }
-    }
 }
 
 /// Whether following redirects from `from` leads back to `to`.

@@ -186,6 +186,8 @@ pub enum UrlState {
         point: PointId,
         gen: u32,
         to: PageId,
+        /// 301, 302, 303, 307 or 308.
+        status: u16,
     },
 }
 

@@ -146,9 +146,12 @@ impl LogPane {
             CrawlEvent::Skipped { page, url, reason } => {
                 (Kind::Skipped, *page, url, reason.clone())
             }
-            CrawlEvent::Redirected { page, url, to } => {
-                (Kind::Redirected, *page, url, format!("→ {to}"))
-            }
+            CrawlEvent::Redirected {
+                page,
+                url,
+                to,
+                status,
+            } => (Kind::Redirected, *page, url, format!("{status} → {to}")),
             _ => return,
         };
         let mut line = LogLine {
