@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use crawlscope::crawl::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, Summary};
+use crawlscope::crawl::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};
 use crawlscope::search::{Hit, Results};
-use crawlscope::store::{PageRecord, PointRecord};
+use crawlscope::store::{PageRecord, PointRecord, SkipReason};
 use crawlscope::tui::panes::graph::{LinkRow, PageView};
 use crawlscope::tui::panes::lookup::Detail;
 use crawlscope::tui::panes::queue::QueueRow;
@@ -207,7 +207,7 @@ fn crawling() -> Harness {
         CrawlEvent::Skipped {
             page: 5,
             url: "https://elsewhere.example/".into(),
-            reason: "out_of_scope".into(),
+            reason: SkipReason::OutOfScope,
         },
         CrawlEvent::Redirected {
             page: 6,
@@ -236,6 +236,10 @@ fn crawling() -> Harness {
             not_modified: 1,
             failed: 1,
             skipped: 1,
+            skipped_by: SkipCounts {
+                out_of_scope: 1,
+                ..Default::default()
+            },
             queued: 1234,
             in_flight: 1,
             elapsed: Duration::from_secs(83),

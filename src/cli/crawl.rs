@@ -64,13 +64,14 @@ pub fn run(
         print_json(&summary)?;
     } else {
         outln!(
-            "fetched {} · not modified {} · failed {} · robots {} · out of scope {} · excluded {} · {:.1}s · {:.0} pages/s",
+            "fetched {} · not modified {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · {:.1}s · {:.0} pages/s",
             summary.fetched,
             summary.not_modified,
             summary.failed,
             summary.skipped_robots,
             summary.out_of_scope,
             summary.excluded,
+            summary.too_deep,
             summary.elapsed_s,
             summary.pages_per_s
         );

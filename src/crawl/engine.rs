@@ -388,6 +388,7 @@ impl Dispatcher {
 
     fn stats(&self) {
         let c = &self.counters;
+        let skipped_by = c.skips();
         let queued = self
             .ctx
             .store
@@ -398,9 +399,8 @@ impl Dispatcher {
             fetched: c.fetched.load(Ordering::Relaxed),
             not_modified: c.not_modified.load(Ordering::Relaxed),
             failed: c.failed.load(Ordering::Relaxed),
-            skipped: c.skipped_robots.load(Ordering::Relaxed)
-                + c.out_of_scope.load(Ordering::Relaxed)
-                + c.excluded.load(Ordering::Relaxed),
+            skipped: skipped_by.total(),
+            skipped_by,
             queued,
             in_flight: self.workers.len() as u64,
             elapsed: self.started.elapsed(),
@@ -419,6 +419,7 @@ fn summary(c: &Counters, elapsed: Duration) -> Summary {
         skipped_robots: c.skipped_robots.load(Ordering::Relaxed),
         out_of_scope: c.out_of_scope.load(Ordering::Relaxed),
         excluded: c.excluded.load(Ordering::Relaxed),
+        too_deep: c.too_deep.load(Ordering::Relaxed),
         elapsed_s,
         pages_per_s: if elapsed_s > 0.0 {
             fetched as f64 / elapsed_s

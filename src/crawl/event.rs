@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::store::{PageId, PointRecord};
+use crate::store::{PageId, PointRecord, SkipReason};
 
 /// One thing that happened in the crawl. Page events are sent after the
 /// transaction that records them commits, so a face that reacts by reading
@@ -31,7 +31,7 @@ pub enum CrawlEvent {
     Skipped {
         page: PageId,
         url: String,
-        reason: String,
+        reason: SkipReason,
     },
     Redirected {
         page: PageId,
@@ -73,11 +73,28 @@ pub struct CrawlStats {
     pub fetched: u64,
     pub not_modified: u64,
     pub failed: u64,
+    /// Every skip; `skipped_by` splits it by reason.
     pub skipped: u64,
+    pub skipped_by: SkipCounts,
     pub queued: u64,
     pub in_flight: u64,
     pub elapsed: Duration,
     pub store_bytes: u64,
+}
+
+/// Skipped URLs by reason.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SkipCounts {
+    pub robots: u64,
+    pub out_of_scope: u64,
+    pub excluded: u64,
+    pub too_deep: u64,
+}
+
+impl SkipCounts {
+    pub fn total(&self) -> u64 {
+        self.robots + self.out_of_scope + self.excluded + self.too_deep
+    }
 }
 
 /// The final report of a run (this process's work), as `crawl --json` prints it.
@@ -89,6 +106,7 @@ pub struct Summary {
     pub skipped_robots: u64,
     pub out_of_scope: u64,
     pub excluded: u64,
+    pub too_deep: u64,
     pub elapsed_s: f64,
     pub pages_per_s: f64,
 }

@@ -15,7 +15,7 @@ mod writer;
 
 pub use config::{CrawlConfig, DEFAULT_USER_AGENT};
 pub use engine::{start, CrawlHandle};
-pub use event::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, Summary};
+pub use event::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};
 pub use fetch::parse_header;
 pub use writer::{instance_dead, pid_alive};
 

@@ -4,6 +4,7 @@
 //! only then announces them as events. It also decides where each newly
 //! found link goes: queued, or recorded as skipped (scope, excludes, depth).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc::UnboundedSender, oneshot};
 use url::Url;
 
-use super::event::{CrawlEvent, FetchedPage};
+use super::event::{CrawlEvent, FetchedPage, SkipCounts};
 use super::parse::ParsedPage;
 use super::CrawlConfig;
 use crate::store::prelude::*;
@@ -104,6 +105,34 @@ pub struct Counters {
     pub too_deep: AtomicU64,
 }
 
+impl Counters {
+    pub fn skips(&self) -> SkipCounts {
+        SkipCounts {
+            robots: self.skipped_robots.load(Ordering::Relaxed),
+            out_of_scope: self.out_of_scope.load(Ordering::Relaxed),
+            excluded: self.excluded.load(Ordering::Relaxed),
+            too_deep: self.too_deep.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Counts one committed outcome.
+    fn count(&self, e: &CrawlEvent) {
+        let counter = match e {
+            CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => &self.fetched,
+            CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => &self.failed,
+            CrawlEvent::NotModified { .. } => &self.not_modified,
+            CrawlEvent::Skipped { reason, .. } => match reason {
+                SkipReason::Robots => &self.skipped_robots,
+                SkipReason::OutOfScope => &self.out_of_scope,
+                SkipReason::Excluded => &self.excluded,
+                SkipReason::TooDeep => &self.too_deep,
+            },
+            _ => return,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// What the writer knows of each point crawled in this run.
 #[derive(Debug, Clone)]
 pub struct PointRun {
@@ -133,6 +162,9 @@ pub struct WriterThread {
     events: UnboundedSender<CrawlEvent>,
     counters: Arc<Counters>,
     last_heartbeat: Instant,
+    /// Links recorded as skipped in the transaction being applied; their
+    /// events go out with the batch's after the commit.
+    skipped: RefCell<Vec<CrawlEvent>>,
 }
 
 /// Outcome of applying one message, turned into events and replies after
@@ -212,6 +244,7 @@ impl WriterThread {
                 events,
                 counters,
                 last_heartbeat: Instant::now(),
+                skipped: RefCell::default(),
             },
             queued,
         ))
@@ -283,6 +316,7 @@ impl WriterThread {
         let mut added: Vec<(PointId, PointRun)> = Vec::new();
         let result = self.store.update(|w| {
             outcomes.clear();
+            self.skipped.borrow_mut().clear();
             claims.clear();
             settles.clear();
             added.clear();
@@ -361,9 +395,13 @@ impl WriterThread {
             }
         }
         let mut queued = 0;
-        for o in outcomes {
+        let skipped = self.skipped.take().into_iter().map(Done::Event);
+        for o in outcomes.into_iter().chain(skipped) {
             match o {
                 Done::Event(e) => {
+                    // Counted from the committed events alone, so the
+                    // counts and the log always agree, reason by reason.
+                    self.counters.count(&e);
                     let _ = self.events.send(e);
                 }
                 Done::Queued(n) => queued += n,
@@ -397,7 +435,6 @@ impl WriterThread {
 
     /// Applies one result; returns its event and how many URLs it queued.
     fn apply_result(&self, w: &mut Writer<'_>, msg: &WriterMsg) -> Result<(Done, u64), StoreError> {
-        let c = &self.counters;
         let done = match msg {
             WriterMsg::Fetched {
                 claim,
@@ -418,13 +455,11 @@ impl WriterThread {
                 w.put_page(claim.page, write, &children)?;
                 let status = write.record.status;
                 let state = if (200..300).contains(&status) {
-                    c.fetched.fetch_add(1, Ordering::Relaxed);
                     UrlState::Done {
                         point: e.point,
                         gen: e.gen,
                     }
                 } else {
-                    c.failed.fetch_add(1, Ordering::Relaxed);
                     UrlState::Failed {
                         point: e.point,
                         gen: e.gen,
@@ -471,7 +506,6 @@ impl WriterThread {
                         gen: claim.entry.gen,
                     },
                 )?;
-                c.not_modified.fetch_add(1, Ordering::Relaxed);
                 return Ok((
                     Done::Event(CrawlEvent::NotModified {
                         page: claim.page,
@@ -497,13 +531,10 @@ impl WriterThread {
                         reason: *reason,
                     },
                 )?;
-                if *reason == SkipReason::Robots {
-                    c.skipped_robots.fetch_add(1, Ordering::Relaxed);
-                }
                 Ok(Done::Event(CrawlEvent::Skipped {
                     page: claim.page,
                     url: claim.url.clone(),
-                    reason: reason.as_str().to_string(),
+                    reason: *reason,
                 }))
             }
             WriterMsg::Redirect {
@@ -530,7 +561,6 @@ impl WriterThread {
     }
 
     fn fail(&self, w: &mut Writer<'_>, claim: &Claim, reason: &str) -> Result<(), StoreError> {
-        self.counters.failed.fetch_add(1, Ordering::Relaxed);
         w.set_state(
             claim.page,
             &UrlState::Failed {
@@ -556,13 +586,21 @@ impl WriterThread {
             to: target.to_string(),
             status,
         });
-        if e.hops >= MAX_REDIRECTS {
-            self.fail(w, claim, &format!("more than {MAX_REDIRECTS} redirects"))?;
-            return Ok((event, 0));
-        }
-        if to == claim.page || redirects_back(w, to, claim.page)? {
-            self.fail(w, claim, "redirect loop")?;
-            return Ok((event, 0));
+        let failure = if e.hops >= MAX_REDIRECTS {
+            Some(format!("more than {MAX_REDIRECTS} redirects"))
+        } else if to == claim.page || redirects_back(w, to, claim.page)? {
+            Some(format!("redirect loop ({status} to {target})"))
+        } else {
+            None
+        };
+        if let Some(reason) = failure {
+            self.fail(w, claim, &reason)?;
+            let failed = CrawlEvent::Failed {
+                page: claim.page,
+                url: claim.url.clone(),
+                reason,
+            };
+            return Ok((Done::Event(failed), 0));
         }
         w.set_state(
             claim.page,
@@ -590,7 +628,7 @@ impl WriterThread {
                         },
                     )?;
                 } else {
-                    self.skip_out_of_scope(w, to, e.point, run.gen, verdict)?;
+                    self.skip_out_of_scope(w, to, target.as_str(), e.point, run.gen, verdict)?;
                 }
             }
         }
@@ -615,19 +653,11 @@ impl WriterThread {
         }
         let verdict = run.scope.verdict(link);
         if verdict != Verdict::In {
-            self.skip_out_of_scope(w, id, point, run.gen, verdict)?;
+            self.skip_out_of_scope(w, id, link, point, run.gen, verdict)?;
             return Ok(0);
         }
         if run.depth.is_some_and(|max| depth > max) {
-            self.counters.too_deep.fetch_add(1, Ordering::Relaxed);
-            w.set_state(
-                id,
-                &UrlState::Skipped {
-                    point,
-                    gen: run.gen,
-                    reason: SkipReason::TooDeep,
-                },
-            )?;
+            self.skip(w, id, link, point, run.gen, SkipReason::TooDeep)?;
             return Ok(0);
         }
         w.enqueue(
@@ -662,18 +692,37 @@ impl WriterThread {
         &self,
         w: &mut Writer<'_>,
         id: PageId,
+        url: &str,
         point: PointId,
         gen: u32,
         verdict: Verdict,
     ) -> Result<(), StoreError> {
         let reason = if verdict == Verdict::Excluded {
-            self.counters.excluded.fetch_add(1, Ordering::Relaxed);
             SkipReason::Excluded
         } else {
-            self.counters.out_of_scope.fetch_add(1, Ordering::Relaxed);
             SkipReason::OutOfScope
         };
-        w.set_state(id, &UrlState::Skipped { point, gen, reason })
+        self.skip(w, id, url, point, gen, reason)
+    }
+
+    /// Records a URL that will not be fetched, and tells the faces after
+    /// the commit, like every other outcome.
+    fn skip(
+        &self,
+        w: &mut Writer<'_>,
+        id: PageId,
+        url: &str,
+        point: PointId,
+        gen: u32,
+        reason: SkipReason,
+    ) -> Result<(), StoreError> {
+        w.set_state(id, &UrlState::Skipped { point, gen, reason })?;
+        self.skipped.borrow_mut().push(CrawlEvent::Skipped {
+            page: id,
+            url: url.to_string(),
+            reason,
+        });
+        Ok(())
     }
 }
 

@@ -144,7 +144,7 @@ impl LogPane {
             CrawlEvent::NotModified { page, url } => (Kind::NotModified, *page, url, String::new()),
             CrawlEvent::Failed { page, url, reason } => (Kind::Failed, *page, url, reason.clone()),
             CrawlEvent::Skipped { page, url, reason } => {
-                (Kind::Skipped, *page, url, reason.clone())
+                (Kind::Skipped, *page, url, reason.as_str().to_string())
             }
             CrawlEvent::Redirected {
                 page,
