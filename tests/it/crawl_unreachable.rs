@@ -2,12 +2,10 @@
 //! robots skip; a crawl that fetched nothing says why and exits 1; an origin
 //! that goes on refusing connections stops being dispatched to.
 
-mod support;
-
 use crawlscope::store::prelude::*;
 use serde_json::Value;
-use support::crawl::{crawl, store};
-use support::{crawlscope, home, Reply, Resp, TestServer};
+use crate::support::crawl::{crawl, store};
+use crate::support::{crawlscope, home, Reply, Resp, TestServer};
 
 /// A loopback port nothing listens on (bound, then released).
 fn closed_port() -> u16 {

@@ -1,13 +1,11 @@
 //! Hostile input, each served for real on 127.0.0.1: nothing panics,
 //! nothing grows without bound, the crawl goes on and the store stays whole.
 
-mod support;
-
 use std::io::Write;
 
 use crawlscope::store::prelude::*;
-use support::crawl::*;
-use support::{page, Reply, Resp, TestServer};
+use crate::support::crawl::*;
+use crate::support::{page, Reply, Resp, TestServer};
 
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -28,7 +26,7 @@ fn body_len(db: &std::path::Path, url: &str) -> usize {
 #[test]
 fn hostile_pages_are_bounded_and_the_crawl_goes_on() {
     let s = TestServer::start();
-    support::home(
+    crate::support::home(
         &s,
         &["bomb", "deep", "links", "long", "nul", "word", "after"],
     );
@@ -135,7 +133,7 @@ fn a_ten_megabyte_robots_txt_is_read_up_to_a_limit() {
     }
     robots.push_str("Disallow: /\n"); // beyond the limit: never read
     s.route("/robots.txt", Reply::Respond(Resp::text(&robots)));
-    support::home(&s, &["blocked", "open"]);
+    crate::support::home(&s, &["blocked", "open"]);
     s.route("/blocked", Reply::Respond(page("Blocked", "no", &[])));
     s.route("/open", Reply::Respond(page("Open", "yes", &[])));
     let db = tempfile::tempdir().unwrap();
@@ -148,7 +146,7 @@ fn a_ten_megabyte_robots_txt_is_read_up_to_a_limit() {
 #[test]
 fn a_trickling_server_is_cut_by_the_total_timeout() {
     let s = TestServer::start();
-    support::home(&s, &["slow", "fast"]);
+    crate::support::home(&s, &["slow", "fast"]);
     s.route(
         "/slow",
         Reply::SlowBytes {

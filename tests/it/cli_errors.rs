@@ -2,10 +2,8 @@
 //! whole message (its `error:` line first), runtime errors exit 1 with one
 //! line naming what failed, never a panic.
 
-mod support;
-
 fn run(args: &[&str]) -> std::process::Output {
-    support::crawlscope().args(args).output().unwrap()
+    crate::support::crawlscope().args(args).output().unwrap()
 }
 
 fn assert_usage_error(out: &std::process::Output, needle: &str) {

@@ -7,10 +7,6 @@
 //! own thread with its own tokio runtime, so sync `#[test]`s and
 //! `#[tokio::test]`s can both use it, and it stops when the `TestServer` drops.
 
-// Each test crate includes this module with `mod support;` and uses a
-// different subset of it; without this, every crate warns about the rest.
-#![allow(dead_code)]
-
 pub mod crawl;
 
 use std::collections::HashMap;

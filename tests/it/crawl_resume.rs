@@ -2,14 +2,12 @@
 //! committed and the next run goes on from there; two crawlers on one store
 //! share the frontier and never fetch the same page twice.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crawlscope::store::prelude::*;
-use support::crawl::*;
+use crate::support::crawl::*;
 
 fn done_count(db: &Path) -> u64 {
     store(db).read().unwrap().state_counts().unwrap().done
@@ -26,7 +24,7 @@ fn wait_for_done(db: &Path, n: u64) {
 }
 
 fn crawl_child(db: &Path, args: &[&str]) -> Command {
-    let mut c = support::crawlscope();
+    let mut c = crate::support::crawlscope();
     c.arg("--db").arg(db).args(["crawl", "--json"]).args(args);
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
     c

@@ -1,10 +1,8 @@
 //! Credentials: HTTP basic and extra headers go to the crawl point's origin
 //! and never to another origin, not even through a redirect.
 
-mod support;
-
-use support::crawl::*;
-use support::{page, Reply, Resp, TestServer};
+use crate::support::crawl::*;
+use crate::support::{page, Reply, Resp, TestServer};
 
 #[test]
 fn basic_auth_and_headers_reach_only_the_point_origin() {

@@ -1,10 +1,8 @@
 //! Re-crawl: known pages are revisited with conditional GETs; a 304 leaves
 //! the page as it was, a changed page is re-indexed without its old words.
 
-mod support;
-
-use support::crawl::*;
-use support::{page, Reply, Resp, TestServer};
+use crate::support::crawl::*;
+use crate::support::{page, Reply, Resp, TestServer};
 
 const LM: &str = "Tue, 02 Jan 2024 10:00:00 GMT";
 
@@ -67,9 +65,9 @@ fn unchanged_pages_answer_304_and_changed_pages_are_reindexed() {
 #[test]
 fn crawl_without_url_resumes_every_active_point() {
     let s = TestServer::start();
-    support::home(&s, &[]);
+    crate::support::home(&s, &[]);
     let db = tempfile::tempdir().unwrap();
-    let out = support::crawlscope()
+    let out = crate::support::crawlscope()
         .args(["--db"])
         .arg(db.path())
         .args(["point", "add", &s.base(), "--depth", "3"])
@@ -83,7 +81,7 @@ fn crawl_without_url_resumes_every_active_point() {
     let sum = crawl_ok(db.path(), &[]);
     assert_eq!(sum["fetched"], 1);
     // Nothing is active: a clear error, exit 1.
-    let list = support::crawlscope()
+    let list = crate::support::crawlscope()
         .args(["--db"])
         .arg(db.path())
         .args(["point", "disable", "1"])

@@ -1,15 +1,13 @@
 //! The numbers agree: every outcome the engine counts is an event a face
 //! shows, reason by reason, and the store holds the same states.
 
-mod support;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use crawlscope::crawl::{self, CrawlConfig, CrawlEvent, Summary};
 use crawlscope::store::prelude::*;
 use crawlscope::store::Store;
-use support::{page, Reply, Resp, TestServer};
+use crate::support::{page, Reply, Resp, TestServer};
 
 fn site() -> TestServer {
     let s = TestServer::start();
@@ -17,7 +15,7 @@ fn site() -> TestServer {
         "/robots.txt",
         Reply::Respond(Resp::text("User-agent: *\nDisallow: /private\n")),
     );
-    support::home(
+    crate::support::home(
         &s,
         &[
             "a",

@@ -1,10 +1,8 @@
 //! robots.txt: disallowed URLs are never requested, our agent's group is
 //! the one that applies, --ignore-robots turns it off.
 
-mod support;
-
-use support::crawl::*;
-use support::{page, Reply, Resp, TestServer};
+use crate::support::crawl::*;
+use crate::support::{page, Reply, Resp, TestServer};
 
 fn site() -> TestServer {
     let s = TestServer::start();
@@ -14,7 +12,7 @@ fn site() -> TestServer {
             "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\n",
         )),
     );
-    support::home(&s, &["public", "private/secret"]);
+    crate::support::home(&s, &["public", "private/secret"]);
     s.route("/public", Reply::Respond(page("Public", "open", &[])));
     s.route(
         "/private/secret",

@@ -7,15 +7,13 @@
 //! CI runs a reduced site; the full size is
 //! `CRAWLSCOPE_SOAK_PAGES=20000 cargo test --release --test soak -- --nocapture`.
 
-mod support;
-
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crawlscope::demo::DemoSite;
 use crawlscope::store::prelude::*;
-use support::crawl::*;
-use support::{Reply, Resp, TestServer};
+use crate::support::crawl::*;
+use crate::support::{Reply, Resp, TestServer};
 
 const KILLS: usize = 10;
 const CONCURRENCY: usize = 8;
@@ -39,7 +37,7 @@ fn serve(site: &DemoSite) -> TestServer {
 }
 
 fn crawler(db: &std::path::Path, url: &str) -> Child {
-    let mut c: Command = support::crawlscope();
+    let mut c: Command = crate::support::crawlscope();
     c.arg("--db")
         .arg(db)
         .args([
@@ -105,7 +103,7 @@ fn crawl_survives_ten_sigkills_and_a_second_crawler() {
     // The last run goes to the end.
     crawl_ok(db.path(), &[&url, "--concurrency", "8"]);
 
-    let out = support::crawlscope()
+    let out = crate::support::crawlscope()
         .arg("--db")
         .arg(db.path())
         .args(["check", "--json"])

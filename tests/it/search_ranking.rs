@@ -7,13 +7,11 @@
 //! first, so it gets the lower page id and would win the tie-break: the
 //! ranking has to come from the score, not from the order of discovery.
 
-mod support;
-
 use std::path::Path;
 
 use serde_json::Value;
-use support::crawl::crawl_ok;
-use support::{crawlscope, Reply, Resp, TestServer};
+use crate::support::crawl::crawl_ok;
+use crate::support::{crawlscope, Reply, Resp, TestServer};
 
 const LAST_MODIFIED: &str = "Sat, 01 Jun 2024 00:00:00 GMT";
 

@@ -2,8 +2,6 @@
 //! site served over real loopback HTTP, and the scriptable `support` server,
 //! one test per kind of scripted reply.
 
-mod support;
-
 use std::collections::{HashSet, VecDeque};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
@@ -11,7 +9,7 @@ use std::time::{Duration, Instant};
 use crawlscope::demo::{self, DemoSite};
 use reqwest::header;
 use reqwest::StatusCode;
-use support::{Reply, Resp, TestServer};
+use crate::support::{Reply, Resp, TestServer};
 
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
@@ -442,9 +440,9 @@ async fn support_basic_auth_is_enforced() {
         log[2].header("authorization"),
         Some("Basic YW5uOnMzY3JldA==")
     );
-    assert_eq!(support::base64(b"ann:s3cret"), "YW5uOnMzY3JldA==");
-    assert_eq!(support::base64(b"a"), "YQ==");
-    assert_eq!(support::base64(b"ab"), "YWI=");
+    assert_eq!(crate::support::base64(b"ann:s3cret"), "YW5uOnMzY3JldA==");
+    assert_eq!(crate::support::base64(b"a"), "YQ==");
+    assert_eq!(crate::support::base64(b"ab"), "YWI=");
 }
 
 #[tokio::test]
@@ -597,13 +595,13 @@ async fn support_gzip_round_trips() {
 
 #[test]
 fn support_page_helper_builds_a_linked_page() {
-    let resp = support::page("A & B", "hello <world>", &["/x", "y.html?a=1&b=2"]);
+    let resp = crate::support::page("A & B", "hello <world>", &["/x", "y.html?a=1&b=2"]);
     let html = String::from_utf8(resp.body).expect("utf8");
     assert!(html.contains("<title>A &amp; B</title>"));
     assert!(html.contains("hello &lt;world&gt;"));
     assert_eq!(hrefs(&html), ["/x", "y.html?a=1&amp;b=2"]);
     assert_eq!(resp.status, 200);
-    assert!(std::path::Path::new(support::crawlscope().get_program()).exists());
+    assert!(std::path::Path::new(crate::support::crawlscope().get_program()).exists());
 }
 
 /// Keep-alive, pipelining, `Connection: close` and the head size cap, from a

@@ -2,15 +2,13 @@
 //! loops and long chains stop with an error, the page is stored under its
 //! final URL and the redirecting URL records where it points.
 
-mod support;
-
-use support::crawl::*;
-use support::{page, Reply, Resp, TestServer};
+use crate::support::crawl::*;
+use crate::support::{page, Reply, Resp, TestServer};
 
 #[test]
 fn in_scope_redirect_stores_the_target_and_records_the_hop() {
     let s = TestServer::start();
-    support::home(&s, &["old"]);
+    crate::support::home(&s, &["old"]);
     s.route("/old", Reply::Respond(Resp::redirect(301, "/new")));
     s.route("/new", Reply::Respond(page("New", "moved here", &[])));
     let db = tempfile::tempdir().unwrap();
@@ -30,7 +28,7 @@ fn in_scope_redirect_stores_the_target_and_records_the_hop() {
 #[test]
 fn each_redirect_keeps_its_status_code() {
     let s = TestServer::start();
-    support::home(&s, &["a", "b", "c", "d"]);
+    crate::support::home(&s, &["a", "b", "c", "d"]);
     for (path, code) in [("/a", 301), ("/b", 302), ("/c", 307), ("/d", 308)] {
         s.route(path, Reply::Respond(Resp::redirect(code, "/end")));
     }
@@ -38,7 +36,7 @@ fn each_redirect_keeps_its_status_code() {
     let db = tempfile::tempdir().unwrap();
     crawl_ok(db.path(), &[&s.base()]);
     for (path, code) in [("a", 301), ("b", 302), ("c", 307), ("d", 308)] {
-        let out = support::crawlscope()
+        let out = crate::support::crawlscope()
             .arg("--db")
             .arg(db.path())
             .args(["page", "--json", &s.url(path)])
@@ -55,7 +53,7 @@ fn out_of_scope_redirect_stops_there() {
     let s = TestServer::start();
     let other = TestServer::start();
     other.route("/landing", Reply::Respond(page("Other", "other", &[])));
-    support::home(&s, &["away"]);
+    crate::support::home(&s, &["away"]);
     s.route(
         "/away",
         Reply::Respond(Resp::redirect(302, &other.url("landing"))),
@@ -74,7 +72,7 @@ fn out_of_scope_redirect_stops_there() {
 #[test]
 fn loops_and_long_chains_end_with_an_error() {
     let s = TestServer::start();
-    support::home(&s, &["loop1", "chain0"]);
+    crate::support::home(&s, &["loop1", "chain0"]);
     s.route("/loop1", Reply::Respond(Resp::redirect(301, "/loop2")));
     s.route("/loop2", Reply::Respond(Resp::redirect(301, "/loop1")));
     for i in 0..12 {

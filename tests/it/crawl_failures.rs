@@ -2,17 +2,15 @@
 //! timeouts, resets mid-body, 4xx, 5xx (retried), oversize bodies, bad
 //! encodings and non-HTML content.
 
-mod support;
-
 use std::time::Duration;
 
-use support::crawl::*;
-use support::{page, Reply, Resp, TestServer};
+use crate::support::crawl::*;
+use crate::support::{page, Reply, Resp, TestServer};
 
 #[test]
 fn failures_are_recorded_and_the_crawl_goes_on() {
     let s = TestServer::start();
-    support::home(&s, &["slow", "reset", "missing", "flaky", "broken", "ok"]);
+    crate::support::home(&s, &["slow", "reset", "missing", "flaky", "broken", "ok"]);
     s.route(
         "/slow",
         Reply::SlowBytes {
@@ -89,7 +87,7 @@ fn oversize_bodies_are_cut_and_marked_truncated() {
 #[test]
 fn encodings_and_content_types_are_handled() {
     let s = TestServer::start();
-    support::home(&s, &["latin", "notes.txt", "blob.bin", "garbage"]);
+    crate::support::home(&s, &["latin", "notes.txt", "blob.bin", "garbage"]);
     // "café" in windows-1252 announced by a meta tag only.
     let mut latin = b"<html><head><meta charset=\"windows-1252\"><title>Caf\xe9</title></head><body>caf\xe9 cr\xe8me</body></html>".to_vec();
     latin.push(b'\n');

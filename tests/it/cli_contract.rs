@@ -2,13 +2,11 @@
 //! that is not there, usage errors say everything clap knows, run flags on a
 //! bare `crawl` shape the run, and a closed stdout ends a command quietly.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Output, Stdio};
 
-use support::crawl::{crawl, crawl_ok, serve_demo};
-use support::crawlscope;
+use crate::support::crawl::{crawl, crawl_ok, serve_demo};
+use crate::support::crawlscope;
 
 fn run(db: &Path, args: &[&str]) -> Output {
     crawlscope()
@@ -211,7 +209,7 @@ fn search_tells_the_true_count_whatever_the_limit() {
 
 #[test]
 fn keywords_are_shown_as_words_with_their_stems_beside() {
-    use support::{page, Reply, TestServer};
+    use crate::support::{page, Reply, TestServer};
     let s = TestServer::start();
     s.route(
         "/",

@@ -2,14 +2,12 @@
 //! (fetched, skipped, failed, redirected, queued and never-seen URLs),
 //! `word`, `stats` and `export --format jsonl`.
 
-mod support;
-
 use std::path::Path;
 use std::process::Output;
 
 use serde_json::{json, Value};
-use support::crawl::crawl_ok;
-use support::{crawlscope, Reply, Resp, TestServer};
+use crate::support::crawl::crawl_ok;
+use crate::support::{crawlscope, Reply, Resp, TestServer};
 
 const LAST_MODIFIED: &str = "Sat, 01 Jun 2024 00:00:00 GMT";
 const OFFSITE: &str = "http://127.0.0.1:1/offsite";

@@ -2,17 +2,15 @@
 //! and a store that `check` still finds whole; a store written by another
 //! schema version is refused with both versions named.
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 
 use crawlscope::store::prelude::*;
-use support::crawl::*;
+use crate::support::crawl::*;
 
 /// `crawlscope --db DB ARGS...`
 fn on_store(db: &Path, args: &[&str]) -> std::process::Output {
-    support::crawlscope()
+    crate::support::crawlscope()
         .arg("--db")
         .arg(db)
         .args(args)

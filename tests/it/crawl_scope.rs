@@ -1,10 +1,8 @@
 //! Scope: root prefix, excludes, depth limit, max pages, and out-of-scope
 //! links recorded in the graph but never fetched.
 
-mod support;
-
-use support::crawl::*;
-use support::{page as site_page, Reply, TestServer};
+use crate::support::crawl::*;
+use crate::support::{page as site_page, Reply, TestServer};
 
 /// / → /a, /b, /ext (other root), /docs/x (excluded in one test), depth chain /a → /a/1 → /a/1/2
 fn site() -> TestServer {
@@ -99,7 +97,7 @@ fn root_prefix_and_excludes_limit_the_crawl() {
 #[test]
 fn max_pages_counts_successful_fetches_only() {
     let s = site();
-    s.route("/b", Reply::Respond(support::Resp::status(500)));
+    s.route("/b", Reply::Respond(crate::support::Resp::status(500)));
     let db = tempfile::tempdir().unwrap();
     let sum = crawl_ok(
         db.path(),
@@ -113,7 +111,7 @@ fn max_pages_counts_successful_fetches_only() {
 #[test]
 fn a_new_point_crawls_its_own_scope_under_pages_another_point_fetched() {
     let s = TestServer::start();
-    support::home(&s, &["docs/"]);
+    crate::support::home(&s, &["docs/"]);
     s.route(
         "/docs/",
         Reply::Respond(site_page("Docs", "docs", &["a", "b"])),

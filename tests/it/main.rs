@@ -1,0 +1,26 @@
+//! The integration tests, one binary: each module is one capability,
+//! driving the real binary or the library against a loopback server and a
+//! real store. (One binary links tokio, reqwest and ratatui once instead of
+//! once per file.)
+
+mod support;
+
+mod cli_contract;
+mod cli_errors;
+mod cli_lookups;
+mod crawl_auth;
+mod crawl_counts;
+mod crawl_failures;
+mod crawl_recrawl;
+mod crawl_redirects;
+mod crawl_resume;
+mod crawl_robots;
+mod crawl_scope;
+mod crawl_unreachable;
+mod demo_site;
+mod fuzz_regressions;
+mod hostile_input;
+mod search_ranking;
+mod soak;
+mod store_faults;
+mod tui_e2e;
