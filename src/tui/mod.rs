@@ -5,7 +5,7 @@
 //! background store jobs; each pane is a module under [`panes`].
 
 pub mod app;
-mod event;
+mod runtime;
 mod format;
 mod jobs;
 pub mod keymap;
@@ -13,13 +13,16 @@ pub mod panes;
 mod terminal;
 mod theme;
 
+#[cfg(test)]
+mod tests;
+
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use app::{App, Clock, Command, Modal, Msg, Options, Snapshot, MIN_HEIGHT, MIN_WIDTH};
-pub use event::{Engine, Runtime};
+pub use runtime::{Engine, Runtime};
 pub use terminal::{local_offset, log_to_file, TerminalGuard};
 
 use crate::crawl::CrawlConfig;
@@ -34,8 +37,8 @@ pub enum TuiError {
     NoTerminal,
     #[error("terminal: {0}")]
     Io(#[from] std::io::Error),
-    #[error("{0}")]
-    Internal(String),
+    #[error("a background job of the console failed: {0}")]
+    Job(#[source] tokio::task::JoinError),
 }
 
 /// The console draws on stdout and reads keys from stdin: both must be a

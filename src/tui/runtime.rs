@@ -32,7 +32,7 @@ enum Report {
     Started(Result<CrawlHandle, String>),
     /// A job panicked: the terminal is already restored by the panic hook,
     /// so the console cannot go on.
-    Fatal(String),
+    Fatal(tokio::task::JoinError),
 }
 
 /// A crawl still running when the console ends.
@@ -179,7 +179,7 @@ impl Runtime {
                 report = self.rx.recv() => match report {
                     Some(Report::Msg(m)) => app.update(*m),
                     Some(Report::Started(r)) => self.started(app, r),
-                    Some(Report::Fatal(e)) => return Err(TuiError::Internal(e)),
+                    Some(Report::Fatal(e)) => return Err(TuiError::Job(e)),
                     None => None,
                 },
                 ev = next_event(&mut self.events) => match (ev, self.events.as_mut()) {
@@ -251,7 +251,7 @@ impl Runtime {
         tokio::spawn(async move {
             let report = match handle.await {
                 Ok(r) => r,
-                Err(e) => Report::Fatal(format!("a background job failed: {e}")),
+                Err(e) => Report::Fatal(e),
             };
             let _ = tx.send(report);
         });

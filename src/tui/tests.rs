@@ -6,15 +6,15 @@
 
 use std::time::{Duration, Instant};
 
-use crawlscope::crawl::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};
-use crawlscope::search::{Hit, Results};
-use crawlscope::store::{PageRecord, PointRecord, SkipReason};
-use crawlscope::tui::panes::graph::{LinkRow, PageView};
-use crawlscope::tui::panes::lookup::Detail;
-use crawlscope::tui::panes::queue::QueueRow;
-use crawlscope::tui::panes::status::RunState;
-use crawlscope::tui::panes::PaneId;
-use crawlscope::tui::{App, Clock, Command, Modal, Msg, Options, Runtime, Snapshot};
+use crate::crawl::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};
+use crate::search::{Hit, Results};
+use crate::store::{PageRecord, PointRecord, SkipReason};
+use crate::tui::panes::graph::{LinkRow, PageView};
+use crate::tui::panes::lookup::Detail;
+use crate::tui::panes::queue::QueueRow;
+use crate::tui::panes::status::RunState;
+use crate::tui::panes::PaneId;
+use crate::tui::{App, Clock, Command, Modal, Msg, Options, Runtime, Snapshot};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -799,10 +799,10 @@ fn ticks_ask_for_store_snapshots_and_idle_ticks_do_not_redraw() {
 async fn runtime_draws_and_quits_on_a_test_backend() {
     let dir = tempfile::tempdir().unwrap();
     let store =
-        std::sync::Arc::new(crawlscope::store::Store::open(&dir.path().join("store")).unwrap());
+        std::sync::Arc::new(crate::store::Store::open(&dir.path().join("store")).unwrap());
     let mut h = Harness::new();
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let mut runtime = Runtime::new(store, crawlscope::crawl::CrawlConfig::default());
+    let mut runtime = Runtime::new(store, crate::crawl::CrawlConfig::default());
     let keys = [KeyCode::Char('?'), KeyCode::Esc, KeyCode::Char('q')]
         .map(|c| Ok(Event::Key(KeyEvent::new(c, KeyModifiers::NONE))));
     runtime
