@@ -8,211 +8,31 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
-use ratatui::layout::{Alignment, Constraint, Layout, Position, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::layout::{Alignment, Position, Rect};
+use ratatui::text::Line;
 use ratatui::Frame;
 
 use super::keymap::{self, Global};
-use super::panes::graph::{GraphPane, PageView};
+use super::layout::{areas, inner, tab_label, tab_ranges, too_small, Areas, MIN_HEIGHT, MIN_WIDTH};
+use super::msg::batch;
+use super::msg::Flash;
+pub(crate) use super::msg::{Clock, Command, Modal, Msg, Options, Snapshot};
+use super::overlay;
+use super::panes::graph::GraphPane;
 use super::panes::log::LogPane;
-use super::panes::lookup::{Detail, LookupPane};
+use super::panes::lookup::LookupPane;
 use super::panes::points::PointsPane;
-use super::panes::queue::{QueuePane, QueueRow};
+use super::panes::queue::QueuePane;
 use super::panes::status::{RunState, StatusPane};
-use super::panes::{Action, PaneId};
+use super::panes::{Action, KeyCtx, Keys, Pane, PaneId};
 use super::theme;
 use crate::crawl::{CrawlCommand, CrawlEvent};
-use crate::search::Results;
-use crate::store::{PageId, PointId, PointRecord};
 
-/// Below this the layout cannot show every pane legibly.
-pub const MIN_WIDTH: u16 = 80;
-pub const MIN_HEIGHT: u16 = 24;
 /// How often the queue, the store size and the points are read again.
 const REFRESH_EVERY: Duration = Duration::from_secs(1);
 const FLASH_FOR: Duration = Duration::from_secs(4);
 
-/// The time as the model sees it. Ticks bring it; tests fix it.
-#[derive(Debug, Clone, Copy)]
-pub struct Clock {
-    pub now: Instant,
-    /// Unix seconds, for the log's time of day.
-    pub unix: i64,
-}
-
-impl Clock {
-    pub fn system() -> Clock {
-        let unix = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        Clock {
-            now: Instant::now(),
-            unix,
-        }
-    }
-}
-
-/// What the store looks like now, read off the render path.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Snapshot {
-    pub frontier: Vec<QueueRow>,
-    pub frontier_len: u64,
-    pub store_bytes: u64,
-    pub points: Vec<(PointId, PointRecord)>,
-}
-
-/// Everything that can change the model.
-#[derive(Debug, Clone)]
-pub enum Msg {
-    Key(KeyEvent),
-    Mouse(MouseEvent),
-    Resize(u16, u16),
-    Tick(Clock),
-    /// Engine events, drained in one go.
-    Engine(Vec<CrawlEvent>),
-    CrawlStarted,
-    /// The engine's task ended (Err: why it failed).
-    CrawlEnded(Result<(), String>),
-    Snapshot(Snapshot),
-    SearchDone {
-        seq: u64,
-        query: String,
-        result: Result<Results, String>,
-    },
-    DetailDone(Detail),
-    PageLoaded {
-        seq: u64,
-        result: Result<PageView, String>,
-    },
-    /// The points after a write, and what the write did.
-    Points {
-        points: Vec<(PointId, PointRecord)>,
-        note: String,
-    },
-    /// Something to tell the user for a moment.
-    Info(String),
-    Error(String),
-}
-
-/// What the model asks the runtime to do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    Quit,
-    Engine(CrawlCommand),
-    /// Start a crawl of these points; empty: every active point.
-    StartCrawl(Vec<PointId>),
-    Search {
-        seq: u64,
-        query: String,
-    },
-    LoadDetail {
-        page: PageId,
-        query: String,
-    },
-    LoadPage {
-        seq: u64,
-        page: PageId,
-    },
-    Refresh,
-    SavePoint {
-        id: Option<PointId>,
-        rec: PointRecord,
-    },
-    DeletePoint(PointId),
-    SetActive(PointId, bool),
-    Batch(Vec<Command>),
-}
-
-fn batch(mut cmds: Vec<Command>) -> Option<Command> {
-    match cmds.len() {
-        0 => None,
-        1 => cmds.pop(),
-        _ => Some(Command::Batch(cmds)),
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Modal {
-    Help,
-    ConfirmQuit,
-}
-
-#[derive(Debug, Clone)]
-struct Flash {
-    text: String,
-    error: bool,
-    until: Instant,
-}
-
-/// How the console starts.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Shown in the status bar's corner (the store path).
-    pub db_label: String,
-    /// Seconds east of UTC for times of day and dates.
-    pub tz_offset: i64,
-    pub clock: Clock,
-}
-
-/// Where each pane sits for a screen size and focus.
-#[derive(Debug, Clone, Copy)]
-struct Areas {
-    status: Rect,
-    queue: Rect,
-    log: Rect,
-    explorer: Rect,
-    footer: Rect,
-}
-
-fn areas(area: Rect, focus: PaneId) -> Areas {
-    let [status, body, footer] = Layout::vertical([
-        Constraint::Length(4),
-        Constraint::Fill(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    // The half holding the focus gets more room.
-    let top = if focus.is_explorer() { 40 } else { 55 };
-    let [upper, explorer] =
-        Layout::vertical([Constraint::Percentage(top), Constraint::Fill(1)]).areas(body);
-    let [queue, log] =
-        Layout::horizontal([Constraint::Percentage(35), Constraint::Fill(1)]).areas(upper);
-    Areas {
-        status,
-        queue,
-        log,
-        explorer,
-        footer,
-    }
-}
-
-fn inner(area: Rect) -> Rect {
-    Block::bordered().inner(area)
-}
-
-fn too_small(area: Rect) -> bool {
-    area.width < MIN_WIDTH || area.height < MIN_HEIGHT
-}
-
-const EXPLORERS: [PaneId; 3] = [PaneId::Lookup, PaneId::Graph, PaneId::Points];
-
-/// Column ranges of the explorer's tab labels in its title, from `x0`.
-fn tab_ranges(x0: u16) -> [(PaneId, u16, u16); 3] {
-    let mut x = x0;
-    EXPLORERS.map(|p| {
-        let w = tab_label(p).chars().count() as u16;
-        let r = (p, x, x + w);
-        x += w + 1;
-        r
-    })
-}
-
-fn tab_label(p: PaneId) -> String {
-    format!(" {} {} ", p.index() + 1, p.name())
-}
-
-pub struct App {
+pub(crate) struct App {
     focus: PaneId,
     /// Which of lookup, graph and points the lower half shows.
     explorer: PaneId,
@@ -234,7 +54,7 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(opts: Options) -> App {
+    pub(crate) fn new(opts: Options) -> App {
         let now = opts.clock.now;
         App {
             focus: PaneId::Log,
@@ -257,58 +77,83 @@ impl App {
         }
     }
 
-    pub fn focus(&self) -> PaneId {
+    #[cfg(test)]
+    pub(crate) fn focus(&self) -> PaneId {
         self.focus
     }
 
-    pub fn modal(&self) -> Option<Modal> {
+    #[cfg(test)]
+    pub(crate) fn modal(&self) -> Option<Modal> {
         self.modal
     }
 
-    pub fn run_state(&self) -> RunState {
+    #[cfg(test)]
+    pub(crate) fn run_state(&self) -> RunState {
         self.status.run_state()
     }
 
-    pub fn log(&self) -> &LogPane {
+    #[cfg(test)]
+    pub(crate) fn log(&self) -> &LogPane {
         &self.log
     }
 
-    pub fn lookup(&self) -> &LookupPane {
+    #[cfg(test)]
+    pub(crate) fn lookup(&self) -> &LookupPane {
         &self.lookup
     }
 
-    pub fn graph(&self) -> &GraphPane {
+    #[cfg(test)]
+    pub(crate) fn graph(&self) -> &GraphPane {
         &self.graph
     }
 
-    pub fn points(&self) -> &PointsPane {
+    #[cfg(test)]
+    pub(crate) fn points(&self) -> &PointsPane {
         &self.points
     }
 
     /// Whether the screen needs drawing; clears the flag.
-    pub fn take_dirty(&mut self) -> bool {
+    pub(crate) fn take_dirty(&mut self) -> bool {
         std::mem::take(&mut self.dirty)
     }
 
     /// A crawl engine is attached (running, paused or stopping).
-    pub fn crawling(&self) -> bool {
+    pub(crate) fn crawling(&self) -> bool {
         matches!(
             self.status.run_state(),
             RunState::Running | RunState::Paused | RunState::Stopping
         )
     }
 
-    /// A text box has the keys.
-    fn editing(&self) -> bool {
-        match self.focus {
-            PaneId::Log => self.log.editing(),
-            PaneId::Lookup => self.lookup.editing(),
-            PaneId::Points => self.points.editing(),
-            _ => false,
+    /// The one place that maps a pane's id to the pane.
+    fn pane(&self, p: PaneId) -> &dyn Pane {
+        match p {
+            PaneId::Status => &self.status,
+            PaneId::Queue => &self.queue,
+            PaneId::Log => &self.log,
+            PaneId::Lookup => &self.lookup,
+            PaneId::Graph => &self.graph,
+            PaneId::Points => &self.points,
         }
     }
 
-    pub fn update(&mut self, msg: Msg) -> Option<Command> {
+    fn pane_mut(&mut self, p: PaneId) -> &mut dyn Pane {
+        match p {
+            PaneId::Status => &mut self.status,
+            PaneId::Queue => &mut self.queue,
+            PaneId::Log => &mut self.log,
+            PaneId::Lookup => &mut self.lookup,
+            PaneId::Graph => &mut self.graph,
+            PaneId::Points => &mut self.points,
+        }
+    }
+
+    /// A text box has the keys.
+    fn editing(&self) -> bool {
+        self.pane(self.focus).editing()
+    }
+
+    pub(crate) fn update(&mut self, msg: Msg) -> Option<Command> {
         // Ticks decide for themselves; a pointer moving changes nothing.
         let quiet = match &msg {
             Msg::Tick(_) => true,
@@ -454,8 +299,7 @@ impl App {
         // A search or filter box left behind stops taking keys; a half
         // filled point form stays open for when the user comes back.
         if p != self.focus {
-            self.lookup.stop_editing();
-            self.log.stop_editing();
+            self.pane_mut(self.focus).stop_editing();
         }
         self.focus = p;
         if p.is_explorer() {
@@ -471,7 +315,11 @@ impl App {
             return self.quit();
         }
         let editing = self.editing();
-        let action = self.pane_key(&key);
+        let ctx = KeyCtx {
+            now: self.now,
+            height: self.pane_height(self.focus),
+        };
+        let action = self.pane_mut(self.focus).key(&key, &ctx);
         match action {
             Action::Unhandled if !editing => match keymap::global(&key) {
                 Some(g) => self.global(g),
@@ -497,27 +345,7 @@ impl App {
     /// The inner height of a pane, for page-sized scrolling.
     fn pane_height(&self, p: PaneId) -> usize {
         let a = areas(Rect::new(0, 0, self.size.0, self.size.1), self.focus);
-        let r = match p {
-            PaneId::Status => a.status,
-            PaneId::Queue => a.queue,
-            PaneId::Log => a.log,
-            _ => a.explorer,
-        };
-        inner(r).height as usize
-    }
-
-    fn pane_key(&mut self, key: &KeyEvent) -> Action {
-        match self.focus {
-            PaneId::Status => Action::Unhandled,
-            PaneId::Queue => self.queue.handle_key(key),
-            PaneId::Log => {
-                let h = self.pane_height(PaneId::Log);
-                self.log.handle_key(key, h)
-            }
-            PaneId::Lookup => self.lookup.handle_key(key, self.now),
-            PaneId::Graph => self.graph.handle_key(key),
-            PaneId::Points => self.points.handle_key(key),
-        }
+        inner(a.of(p)).height as usize
     }
 
     fn quit(&mut self) -> Option<Command> {
@@ -610,15 +438,7 @@ impl App {
         }
         let a = areas(area, self.focus);
         let at = Position::new(m.column, m.row);
-        let pane = [
-            (PaneId::Status, a.status),
-            (PaneId::Queue, a.queue),
-            (PaneId::Log, a.log),
-            (self.explorer, a.explorer),
-        ]
-        .into_iter()
-        .find(|(_, r)| r.contains(at))
-        .map(|(p, _)| p)?;
+        let pane = a.pane_at(at, self.explorer)?;
         match m.kind {
             MouseEventKind::Down(MouseButton::Left) => self.click(pane, a, at),
             MouseEventKind::ScrollUp => self.wheel(pane, -3),
@@ -640,243 +460,54 @@ impl App {
             return None;
         }
         self.set_focus(pane);
-        let (x, y) = (at.x, at.y);
-        match pane {
-            PaneId::Status => None,
-            PaneId::Queue => {
-                self.queue.click(inner(a.queue), y);
-                None
-            }
-            PaneId::Log => {
-                self.log.click(inner(a.log), y);
-                None
-            }
-            PaneId::Lookup => {
-                let action = self.lookup.click(inner(a.explorer), y);
-                self.act(action)
-            }
-            PaneId::Graph => {
-                self.graph.click(inner(a.explorer), x, y);
-                None
-            }
-            PaneId::Points => {
-                self.points.click(inner(a.explorer), y);
-                None
-            }
-        }
+        let action = self.pane_mut(pane).click(inner(a.of(pane)), at);
+        self.act(action)
     }
 
     fn wheel(&mut self, pane: PaneId, delta: isize) -> Option<Command> {
-        match pane {
-            PaneId::Queue => {
-                self.queue.move_by(delta);
-                None
-            }
-            PaneId::Log => {
-                let h = self.pane_height(PaneId::Log).saturating_sub(1);
-                self.log.scroll(delta, h);
-                None
-            }
-            PaneId::Lookup => {
-                let action = self.lookup.select(delta);
-                self.act(action)
-            }
-            PaneId::Graph => {
-                self.graph.move_by(delta);
-                None
-            }
-            PaneId::Points => {
-                self.points.move_by(delta);
-                None
-            }
-            PaneId::Status => None,
-        }
-    }
-
-    fn block(&self, p: PaneId) -> Block<'static> {
-        let focused = self.focus == p;
-        Block::bordered()
-            .border_style(theme::border(focused))
-            .title(Span::styled(tab_label(p), theme::title(focused)))
-    }
-
-    fn explorer_block(&self) -> Block<'static> {
-        let focused = self.focus.is_explorer();
-        let mut spans = Vec::new();
-        for (i, p) in EXPLORERS.into_iter().enumerate() {
-            if i > 0 {
-                spans.push(Span::styled("│", theme::border(focused)));
-            }
-            let style = if p == self.explorer {
-                theme::title(focused)
-            } else {
-                theme::dim()
-            };
-            spans.push(Span::styled(tab_label(p), style));
-        }
-        Block::bordered()
-            .border_style(theme::border(focused))
-            .title(Line::from(spans))
+        let height = self.pane_height(pane);
+        let action = self.pane_mut(pane).scroll(delta, height);
+        self.act(action)
     }
 
     /// Draws the whole screen; the model is not changed.
-    pub fn render(&self, frame: &mut Frame) {
+    pub(crate) fn render(&self, frame: &mut Frame) {
         let area = frame.area();
         if too_small(area) {
-            self.render_too_small(frame, area);
+            overlay::too_small(frame, area);
             return;
         }
         let a = areas(area, self.focus);
-        let status_block = self.block(PaneId::Status).title(
+        let status_block = overlay::pane_block(PaneId::Status, self.focus).title(
             Line::styled(format!(" {} ", self.db_label), theme::dim()).alignment(Alignment::Right),
         );
         frame.render_widget(&status_block, a.status);
-        frame.render_widget(&self.status, status_block.inner(a.status));
-        frame.render_widget(self.block(PaneId::Queue), a.queue);
-        frame.render_widget(&self.queue, inner(a.queue));
-        frame.render_widget(self.block(PaneId::Log), a.log);
-        frame.render_widget(&self.log, inner(a.log));
-        frame.render_widget(self.explorer_block(), a.explorer);
-        let ex = inner(a.explorer);
-        match self.explorer {
-            PaneId::Graph => frame.render_widget(&self.graph, ex),
-            PaneId::Points => frame.render_widget(&self.points, ex),
-            _ => frame.render_widget(&self.lookup, ex),
+        frame.render_widget(overlay::pane_block(PaneId::Queue, self.focus), a.queue);
+        frame.render_widget(overlay::pane_block(PaneId::Log, self.focus), a.log);
+        frame.render_widget(
+            overlay::explorer_block(self.focus, self.explorer),
+            a.explorer,
+        );
+        for p in [PaneId::Status, PaneId::Queue, PaneId::Log, self.explorer] {
+            self.pane(p).draw(inner(a.of(p)), frame.buffer_mut());
         }
-        self.render_footer(frame, a.footer);
+        let flash = self.flash.as_ref().map(|f| (f.text.as_str(), f.error));
+        let focused = self.pane(self.focus);
+        overlay::footer(frame, a.footer, focused.footer(), focused.editing(), flash);
         match self.modal {
-            Some(Modal::Help) => self.render_help(frame, area),
-            Some(Modal::ConfirmQuit) => render_confirm_quit(frame, area),
+            Some(Modal::Help) => {
+                let sections: Vec<(String, Keys)> = PaneId::ALL
+                    .into_iter()
+                    .map(|p| (tab_label(p).trim().to_string(), self.pane(p).help()))
+                    .collect();
+                overlay::help(frame, area, &sections);
+            }
+            Some(Modal::ConfirmQuit) => overlay::confirm_quit(frame, area),
             None => {
-                let cursor = match self.focus {
-                    PaneId::Log => self.log.cursor(inner(a.log)),
-                    PaneId::Lookup => self.lookup.cursor(ex),
-                    PaneId::Points => self.points.cursor(ex),
-                    _ => None,
-                };
-                if let Some(pos) = cursor {
+                if let Some(pos) = focused.cursor(inner(a.of(self.focus))) {
                     frame.set_cursor_position(pos);
                 }
             }
         }
-    }
-
-    fn render_too_small(&self, frame: &mut Frame, area: Rect) {
-        let text = vec![
-            Line::styled("Terminal too small", theme::error()),
-            Line::from(format!(
-                "{}×{} here; crawlscope needs at least {MIN_WIDTH}×{MIN_HEIGHT}.",
-                area.width, area.height
-            )),
-            Line::from("Enlarge the window, or press q to quit."),
-        ];
-        let y = area.y + area.height.saturating_sub(text.len() as u16) / 2;
-        frame.render_widget(
-            Paragraph::new(text)
-                .alignment(Alignment::Center)
-                .wrap(Wrap { trim: true }),
-            Rect {
-                y,
-                height: area.bottom() - y,
-                ..area
-            },
-        );
-    }
-
-    fn render_footer(&self, frame: &mut Frame, area: Rect) {
-        let mut spans = Vec::new();
-        let editing = self.editing();
-        // In a text box `?` and `q` are text: only Ctrl-C still quits.
-        let always: &[(&str, &str)] = if editing {
-            &[("Ctrl-C", "quit")]
-        } else {
-            &[("?", "help"), ("q", "quit")]
-        };
-        for (key, what) in keymap::footer(self.focus, editing).iter().chain(always) {
-            spans.push(Span::styled(format!(" {key}"), theme::key()));
-            spans.push(Span::styled(format!(" {what} "), theme::label()));
-        }
-        frame.render_widget(Line::from(spans), area);
-        if let Some(f) = &self.flash {
-            let w = (f.text.chars().count() as u16 + 2).min(area.width);
-            let r = Rect {
-                x: area.right() - w,
-                width: w,
-                ..area
-            };
-            let style = if f.error {
-                theme::error()
-            } else {
-                theme::heading()
-            };
-            frame.render_widget(Clear, r);
-            frame.render_widget(Line::styled(format!(" {} ", f.text), style), r);
-        }
-    }
-
-    fn render_help(&self, frame: &mut Frame, area: Rect) {
-        let r = centered(area, 84, 22);
-        frame.render_widget(Clear, r);
-        let block = Block::bordered()
-            .border_style(theme::border(true))
-            .title(Span::styled(" Keys (any key closes) ", theme::title(true)));
-        let body = block.inner(r);
-        frame.render_widget(block, r);
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .spacing(1)
-                .areas(body);
-        let entry = |(k, what): &(&str, &str)| {
-            Line::from(vec![
-                Span::styled(format!("{k:<13}"), theme::key()),
-                Span::raw(what.to_string()),
-            ])
-        };
-        let mut lines = vec![Line::styled("Everywhere", theme::heading())];
-        lines.extend(keymap::GLOBAL.iter().map(entry));
-        frame.render_widget(Paragraph::new(lines), left);
-        let mut lines = Vec::new();
-        for p in PaneId::ALL {
-            lines.push(Line::styled(
-                tab_label(p).trim().to_string(),
-                theme::heading(),
-            ));
-            lines.extend(keymap::pane(p).iter().map(entry));
-        }
-        frame.render_widget(Paragraph::new(lines), right);
-    }
-}
-
-fn render_confirm_quit(frame: &mut Frame, area: Rect) {
-    let r = centered(area, 50, 5);
-    frame.render_widget(Clear, r);
-    let block = Block::bordered()
-        .border_style(theme::error())
-        .title(Span::styled(" Quit? ", theme::error()));
-    let text = vec![
-        Line::from("A crawl is running. Stop it and quit?"),
-        Line::from(vec![
-            Span::styled("y", theme::key()),
-            Span::raw(" quit   "),
-            Span::styled("n", theme::key()),
-            Span::raw(" keep crawling"),
-        ]),
-    ];
-    frame.render_widget(
-        Paragraph::new(text)
-            .alignment(Alignment::Center)
-            .block(block),
-        r,
-    );
-}
-
-fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width);
-    let h = h.min(area.height);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
     }
 }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 /// `1234567` -> `1,234,567`.
-pub fn count(n: u64) -> String {
+pub(crate) fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -17,7 +17,7 @@ pub fn count(n: u64) -> String {
 }
 
 /// Bytes in the largest unit that keeps the number short: `512 B`, `12.3 KB`.
-pub fn bytes(n: u64) -> String {
+pub(crate) fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];
     if n < 1024 {
         return format!("{n} B");
@@ -36,13 +36,13 @@ pub fn bytes(n: u64) -> String {
 }
 
 /// `hh:mm:ss` of a run's elapsed time.
-pub fn clock(d: Duration) -> String {
+pub(crate) fn clock(d: Duration) -> String {
     let s = d.as_secs();
     format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
 /// A short duration for a fetch: `850ms`, `2.4s`, `1m05s`.
-pub fn short(d: Duration) -> String {
+pub(crate) fn short(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms}ms")
@@ -56,7 +56,7 @@ pub fn short(d: Duration) -> String {
 
 /// `YYYY-MM-DD hh:mm` of unix seconds shifted by `offset` seconds (the
 /// local zone's offset, fixed when the console starts).
-pub fn date_time(unix: i64, offset: i64) -> String {
+pub(crate) fn date_time(unix: i64, offset: i64) -> String {
     let t = unix.saturating_add(offset);
     let (y, m, d) = crate::time::civil_from_days(t.div_euclid(86_400));
     let secs = t.rem_euclid(86_400);
@@ -68,13 +68,13 @@ pub fn date_time(unix: i64, offset: i64) -> String {
 }
 
 /// `hh:mm:ss` of the time of day of unix seconds shifted by `offset`.
-pub fn time_of_day(unix: i64, offset: i64) -> String {
+pub(crate) fn time_of_day(unix: i64, offset: i64) -> String {
     let secs = unix.saturating_add(offset).rem_euclid(86_400);
     format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
 /// Cuts `s` to at most `max` characters, marking the cut with `…`.
-pub fn ellipsize(s: &str, max: usize) -> String {
+pub(crate) fn ellipsize(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_string();
     }
@@ -85,7 +85,7 @@ pub fn ellipsize(s: &str, max: usize) -> String {
 
 /// A URL without its `http://` or `https://`, for columns where every
 /// character counts.
-pub fn bare_url(url: &str) -> &str {
+pub(crate) fn bare_url(url: &str) -> &str {
     url.strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))
         .unwrap_or(url)
@@ -93,7 +93,7 @@ pub fn bare_url(url: &str) -> &str {
 
 /// Fits `s` in `max` characters by cutting its middle: the end of a URL
 /// (the path) says more than the part after its origin.
-pub fn squeeze(s: &str, max: usize) -> String {
+pub(crate) fn squeeze(s: &str, max: usize) -> String {
     let len = s.chars().count();
     if len <= max {
         return s.to_string();

@@ -18,7 +18,7 @@ const QUEUE_ROWS: usize = 100;
 const LINK_ROWS: usize = 500;
 const KEYWORDS: usize = 8;
 
-pub fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
+pub(crate) fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
     let r = store.read()?;
     let mut frontier = Vec::with_capacity(QUEUE_ROWS);
     for e in r.frontier_peek(QUEUE_ROWS)? {
@@ -50,7 +50,7 @@ fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
     })
 }
 
-pub fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreError> {
+pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreError> {
     let r = store.read()?;
     let url = r
         .url_of(page)?
@@ -75,11 +75,11 @@ pub fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreError> {
     })
 }
 
-pub fn search(store: &Store, query: &str) -> Result<search::Results, StoreError> {
+pub(crate) fn search(store: &Store, query: &str) -> Result<search::Results, StoreError> {
     search::search(&store.read()?, query, search::DEFAULT_LIMIT)
 }
 
-pub fn detail(store: &Store, page: PageId, query: &str) -> Result<Detail, StoreError> {
+pub(crate) fn detail(store: &Store, page: PageId, query: &str) -> Result<Detail, StoreError> {
     let r = store.read()?;
     Ok(Detail {
         page,

@@ -1,6 +1,6 @@
-//! The keys: which key is which global action, and the key lists that the
-//! help overlay and the footer show. One table serves both, so the help
-//! never disagrees with what the keys do.
+//! The global keys: which key is which app-wide action, and their list for
+//! the help overlay. Each pane lists its own keys beside the code that
+//! handles them (the `Pane` trait), for both the footer and the help.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -8,7 +8,7 @@ use super::panes::PaneId;
 
 /// What a key means when no pane claims it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Global {
+pub(crate) enum Global {
     Quit,
     Help,
     NextPane,
@@ -22,7 +22,7 @@ pub enum Global {
 }
 
 /// The global meaning of a key, if it has one.
-pub fn global(key: &KeyEvent) -> Option<Global> {
+pub(crate) fn global(key: &KeyEvent) -> Option<Global> {
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         return (key.code == KeyCode::Char('c')).then_some(Global::Quit);
     }
@@ -42,12 +42,12 @@ pub fn global(key: &KeyEvent) -> Option<Global> {
 }
 
 /// Whether a key is Ctrl-C, which quits even from a text input.
-pub fn is_interrupt(key: &KeyEvent) -> bool {
+pub(crate) fn is_interrupt(key: &KeyEvent) -> bool {
     key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c')
 }
 
 /// Keys that work everywhere (help overlay, left column).
-pub const GLOBAL: &[(&str, &str)] = &[
+pub(crate) const GLOBAL: &[(&str, &str)] = &[
     ("Tab / S-Tab", "next / previous pane"),
     ("1-6", "focus a pane"),
     ("click", "focus a pane, select a row"),
@@ -60,77 +60,3 @@ pub const GLOBAL: &[(&str, &str)] = &[
     ("q / Ctrl-C", "quit (asks if crawling)"),
     ("Esc", "leave a text box / close"),
 ];
-
-/// The keys of one pane, as the help overlay lists them.
-pub fn pane(p: PaneId) -> &'static [(&'static str, &'static str)] {
-    match p {
-        PaneId::Status => &[("p s c", "pause · stop · crawl")],
-        PaneId::Queue => &[("↑↓ Enter", "select · open in graph")],
-        PaneId::Log => &[
-            ("↑↓ PgUp PgDn", "scroll"),
-            ("Home End", "top · follow the tail"),
-            ("f  Enter", "filter · open in graph"),
-        ],
-        PaneId::Lookup => &[("/ ↑↓ Enter", "edit · select · open")],
-        PaneId::Graph => &[
-            ("←→ ↑↓", "parents/children · select"),
-            ("Enter  Bksp", "jump to page · go back"),
-        ],
-        PaneId::Points => &[
-            ("a e d", "add · edit · delete"),
-            ("Space  c", "enable/disable · crawl it"),
-        ],
-    }
-}
-
-/// The footer's keys for the focused pane; `editing` when a text box has
-/// the keys.
-pub fn footer(p: PaneId, editing: bool) -> &'static [(&'static str, &'static str)] {
-    match (p, editing) {
-        (PaneId::Lookup, true) => &[
-            ("type", "search"),
-            ("↑↓", "select"),
-            ("Enter", "open"),
-            ("Esc", "leave"),
-        ],
-        (PaneId::Log, true) => &[
-            ("type", "filter: text, 404, 4xx, failed"),
-            ("Enter/Esc", "leave"),
-        ],
-        (PaneId::Points, true) => &[
-            ("Tab/↓", "next field"),
-            ("S-Tab/↑", "previous"),
-            ("Enter", "save"),
-            ("Esc", "cancel"),
-        ],
-        (PaneId::Status, _) => &[
-            ("p", "pause/resume"),
-            ("s", "stop"),
-            ("c", "crawl active points"),
-        ],
-        (PaneId::Queue, _) => &[("↑↓", "select"), ("Enter", "open in graph")],
-        (PaneId::Log, _) => &[
-            ("↑↓", "scroll"),
-            ("End", "follow"),
-            ("f", "filter"),
-            ("Enter", "open"),
-        ],
-        (PaneId::Lookup, _) => &[
-            ("/", "edit query"),
-            ("↑↓", "select"),
-            ("Enter", "open in graph"),
-        ],
-        (PaneId::Graph, _) => &[
-            ("←→", "parents/children"),
-            ("Enter", "jump"),
-            ("Bksp", "back"),
-        ],
-        (PaneId::Points, _) => &[
-            ("a", "add"),
-            ("e", "edit"),
-            ("d", "delete"),
-            ("Space", "on/off"),
-            ("c", "crawl"),
-        ],
-    }
-}

@@ -4,12 +4,15 @@
 //! it terminal events, engine events in batches and the answers of
 //! background store jobs; each pane is a module under [`panes`].
 
-pub mod app;
-mod runtime;
+mod app;
 mod format;
 mod jobs;
-pub mod keymap;
-pub mod panes;
+mod keymap;
+mod layout;
+mod msg;
+mod overlay;
+pub(crate) mod panes;
+mod runtime;
 mod terminal;
 mod theme;
 
@@ -21,9 +24,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use app::{App, Clock, Command, Modal, Msg, Options, Snapshot, MIN_HEIGHT, MIN_WIDTH};
-pub use runtime::{Engine, Runtime};
-pub use terminal::{local_offset, log_to_file, TerminalGuard};
+use app::{App, Clock, Options};
+use runtime::Runtime;
+pub(crate) use terminal::log_to_file;
+use terminal::{local_offset, TerminalGuard};
 
 use crate::crawl::CrawlConfig;
 use crate::store::{PointId, Store};

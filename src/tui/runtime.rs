@@ -36,7 +36,7 @@ enum Report {
 }
 
 /// A crawl still running when the console ends.
-pub struct Engine {
+pub(crate) struct Engine {
     commands: UnboundedSender<CrawlCommand>,
     done: JoinHandle<Result<Summary, CrawlError>>,
 }
@@ -59,7 +59,7 @@ impl Engine {
 }
 
 /// Carries out the app's commands against the store and the engine.
-pub struct Runtime {
+pub(crate) struct Runtime {
     store: Arc<Store>,
     cfg: CrawlConfig,
     tx: UnboundedSender<Report>,
@@ -113,7 +113,7 @@ fn to_msg(ev: Event) -> Option<Msg> {
 }
 
 impl Runtime {
-    pub fn new(store: Arc<Store>, cfg: CrawlConfig) -> Runtime {
+    pub(crate) fn new(store: Arc<Store>, cfg: CrawlConfig) -> Runtime {
         let (tx, rx) = unbounded_channel();
         Runtime {
             store,
@@ -129,7 +129,7 @@ impl Runtime {
 
     /// The crawl still running when the loop ended, for the caller to stop
     /// once the terminal is restored.
-    pub fn take_engine(&mut self) -> Option<Engine> {
+    pub(crate) fn take_engine(&mut self) -> Option<Engine> {
         self.events = None;
         Some(Engine {
             commands: self.commands.take()?,

@@ -43,12 +43,12 @@ fn install_panic_hook() {
 }
 
 /// The console's terminal; dropping it restores the screen.
-pub struct TerminalGuard {
+pub(crate) struct TerminalGuard {
     terminal: Terminal<CrosstermBackend<Stdout>>,
 }
 
 impl TerminalGuard {
-    pub fn new() -> io::Result<TerminalGuard> {
+    pub(crate) fn new() -> io::Result<TerminalGuard> {
         install_panic_hook();
         enable_raw_mode()?;
         // From here on the guard exists, so a failure below still restores.
@@ -60,7 +60,7 @@ impl TerminalGuard {
         Ok(guard)
     }
 
-    pub fn terminal(&mut self) -> &mut Terminal<CrosstermBackend<Stdout>> {
+    pub(crate) fn terminal(&mut self) -> &mut Terminal<CrosstermBackend<Stdout>> {
         &mut self.terminal
     }
 }
@@ -74,7 +74,7 @@ impl Drop for TerminalGuard {
 /// Sends `tracing` output to `path` (appending; level from the
 /// `CRAWLSCOPE_LOG` variable, default `info`). A second call keeps the
 /// first subscriber.
-pub fn log_to_file(path: &Path) -> io::Result<()> {
+pub(crate) fn log_to_file(path: &Path) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -96,7 +96,7 @@ pub fn log_to_file(path: &Path) -> io::Result<()> {
 }
 
 /// Seconds east of UTC of the local time zone now.
-pub fn local_offset() -> i64 {
+pub(crate) fn local_offset() -> i64 {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as libc::time_t);

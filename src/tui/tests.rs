@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 use crate::crawl::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};
 use crate::search::{Hit, Results};
 use crate::store::{PageRecord, PointRecord, SkipReason};
+use crate::tui::app::{App, Clock, Command, Modal, Msg, Options, Snapshot};
 use crate::tui::panes::graph::{LinkRow, PageView};
 use crate::tui::panes::lookup::Detail;
 use crate::tui::panes::queue::QueueRow;
 use crate::tui::panes::status::RunState;
-use crate::tui::panes::PaneId;
-use crate::tui::{App, Clock, Command, Modal, Msg, Options, Runtime, Snapshot};
+use crate::tui::panes::{Pane, PaneId};
+use crate::tui::runtime::Runtime;
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -798,8 +799,7 @@ fn ticks_ask_for_store_snapshots_and_idle_ticks_do_not_redraw() {
 #[tokio::test]
 async fn runtime_draws_and_quits_on_a_test_backend() {
     let dir = tempfile::tempdir().unwrap();
-    let store =
-        std::sync::Arc::new(crate::store::Store::open(&dir.path().join("store")).unwrap());
+    let store = std::sync::Arc::new(crate::store::Store::open(&dir.path().join("store")).unwrap());
     let mut h = Harness::new();
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut runtime = Runtime::new(store, crate::crawl::CrawlConfig::default());

@@ -3,7 +3,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
-pub fn border(focused: bool) -> Style {
+pub(crate) fn border(focused: bool) -> Style {
     if focused {
         Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
     } else {
@@ -11,7 +11,7 @@ pub fn border(focused: bool) -> Style {
     }
 }
 
-pub fn title(focused: bool) -> Style {
+pub(crate) fn title(focused: bool) -> Style {
     if focused {
         Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
     } else {
@@ -19,46 +19,46 @@ pub fn title(focused: bool) -> Style {
     }
 }
 
-pub fn selected() -> Style {
+pub(crate) fn selected() -> Style {
     Style::new()
         .bg(Color::DarkGray)
         .add_modifier(Modifier::BOLD)
 }
 
-pub fn dim() -> Style {
+pub(crate) fn dim() -> Style {
     Style::new().fg(Color::DarkGray)
 }
 
-pub fn label() -> Style {
+pub(crate) fn label() -> Style {
     Style::new().fg(Color::Gray)
 }
 
-pub fn value() -> Style {
+pub(crate) fn value() -> Style {
     Style::new().add_modifier(Modifier::BOLD)
 }
 
-pub fn heading() -> Style {
+pub(crate) fn heading() -> Style {
     Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
 }
 
-pub fn key() -> Style {
+pub(crate) fn key() -> Style {
     Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
 }
 
-pub fn error() -> Style {
+pub(crate) fn error() -> Style {
     Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
 }
 
-pub fn ok() -> Style {
+pub(crate) fn ok() -> Style {
     Style::new().fg(Color::Green)
 }
 
-pub fn url() -> Style {
+pub(crate) fn url() -> Style {
     Style::new().fg(Color::Blue)
 }
 
 /// An input box: highlighted while it takes keys.
-pub fn input(editing: bool) -> Style {
+pub(crate) fn input(editing: bool) -> Style {
     if editing {
         Style::new().fg(Color::Black).bg(Color::Cyan)
     } else {
@@ -68,7 +68,7 @@ pub fn input(editing: bool) -> Style {
 
 /// An HTTP status by class: success green, not modified and redirects
 /// cyan, client errors yellow, server errors red.
-pub fn status(code: u16) -> Style {
+pub(crate) fn status(code: u16) -> Style {
     match code {
         200..=299 => Style::new().fg(Color::Green),
         300..=399 => Style::new().fg(Color::Cyan),
@@ -79,7 +79,7 @@ pub fn status(code: u16) -> Style {
 
 /// A URL state label as the store names it (`done`, `failed`,
 /// `skipped:out_of_scope`, ...).
-pub fn state(label: &str) -> Style {
+pub(crate) fn state(label: &str) -> Style {
     match label {
         "done" => Style::new().fg(Color::Green),
         "queued" | "claimed" => Style::new().fg(Color::Cyan),
@@ -90,14 +90,14 @@ pub fn state(label: &str) -> Style {
     }
 }
 
-pub fn failed() -> Style {
+pub(crate) fn failed() -> Style {
     Style::new().fg(Color::Red)
 }
 
-pub fn skipped() -> Style {
+pub(crate) fn skipped() -> Style {
     Style::new().fg(Color::Magenta)
 }
 
-pub fn redirected() -> Style {
+pub(crate) fn redirected() -> Style {
     Style::new().fg(Color::Blue)
 }

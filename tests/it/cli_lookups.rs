@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::process::Output;
 
-use serde_json::{json, Value};
 use crate::support::crawl::crawl_ok;
 use crate::support::{crawlscope, Reply, Resp, TestServer};
+use serde_json::{json, Value};
 
 const LAST_MODIFIED: &str = "Sat, 01 Jun 2024 00:00:00 GMT";
 const OFFSITE: &str = "http://127.0.0.1:1/offsite";

@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::support::{page, Reply, Resp, TestServer};
 use crawlscope::crawl::{self, CrawlConfig, CrawlEvent, Summary};
 use crawlscope::store::prelude::*;
 use crawlscope::store::Store;
-use crate::support::{page, Reply, Resp, TestServer};
 
 fn site() -> TestServer {
     let s = TestServer::start();

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crawlscope::store::prelude::*;
 use crate::support::crawl::*;
+use crawlscope::store::prelude::*;
 
 fn done_count(db: &Path) -> u64 {
     store(db).read().unwrap().state_counts().unwrap().done

@@ -2,10 +2,10 @@
 //! robots skip; a crawl that fetched nothing says why and exits 1; an origin
 //! that goes on refusing connections stops being dispatched to.
 
-use crawlscope::store::prelude::*;
-use serde_json::Value;
 use crate::support::crawl::{crawl, store};
 use crate::support::{crawlscope, home, Reply, Resp, TestServer};
+use crawlscope::store::prelude::*;
+use serde_json::Value;
 
 /// A loopback port nothing listens on (bound, then released).
 fn closed_port() -> u16 {

@@ -6,10 +6,10 @@ use std::collections::{HashSet, VecDeque};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
+use crate::support::{Reply, Resp, TestServer};
 use crawlscope::demo::{self, DemoSite};
 use reqwest::header;
 use reqwest::StatusCode;
-use crate::support::{Reply, Resp, TestServer};
 
 fn client() -> reqwest::Client {
     reqwest::Client::builder()

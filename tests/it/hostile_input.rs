@@ -3,9 +3,9 @@
 
 use std::io::Write;
 
-use crawlscope::store::prelude::*;
 use crate::support::crawl::*;
 use crate::support::{page, Reply, Resp, TestServer};
+use crawlscope::store::prelude::*;
 
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

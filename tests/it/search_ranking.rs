@@ -9,9 +9,9 @@
 
 use std::path::Path;
 
-use serde_json::Value;
 use crate::support::crawl::crawl_ok;
 use crate::support::{crawlscope, Reply, Resp, TestServer};
+use serde_json::Value;
 
 const LAST_MODIFIED: &str = "Sat, 01 Jun 2024 00:00:00 GMT";
 

@@ -10,10 +10,10 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crawlscope::demo::DemoSite;
-use crawlscope::store::prelude::*;
 use crate::support::crawl::*;
 use crate::support::{Reply, Resp, TestServer};
+use crawlscope::demo::DemoSite;
+use crawlscope::store::prelude::*;
 
 const KILLS: usize = 10;
 const CONCURRENCY: usize = 8;

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crawlscope::store::prelude::*;
 use crate::support::crawl::*;
+use crawlscope::store::prelude::*;
 
 /// `crawlscope --db DB ARGS...`
 fn on_store(db: &Path, args: &[&str]) -> std::process::Output {

@@ -6,11 +6,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{scroll_offset, step, Action};
+use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane};
 use crate::store::{PageId, PageRecord};
 use crate::tui::{format, theme};
 
@@ -20,7 +20,7 @@ const HEADER_ROWS: u16 = 4;
 
 /// A linked URL as the graph lists it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LinkRow {
+pub(crate) struct LinkRow {
     pub page: PageId,
     pub url: String,
     pub title: Option<String>,
@@ -51,7 +51,7 @@ impl LinkRow {
 
 /// One page with its links, read from one store snapshot.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PageView {
+pub(crate) struct PageView {
     pub page: PageId,
     pub url: String,
     /// None for a URL that was seen but never fetched.
@@ -80,7 +80,7 @@ enum Side {
     Children,
 }
 
-pub struct GraphPane {
+pub(crate) struct GraphPane {
     view: Option<PageView>,
     /// Pages shown before this one: (id, breadcrumb label).
     trail: Vec<(PageId, String)>,
@@ -94,7 +94,7 @@ pub struct GraphPane {
 }
 
 impl GraphPane {
-    pub fn new(tz_offset: i64) -> Self {
+    pub(crate) fn new(tz_offset: i64) -> Self {
         GraphPane {
             view: None,
             trail: Vec::new(),
@@ -107,21 +107,23 @@ impl GraphPane {
         }
     }
 
-    pub fn current(&self) -> Option<&PageView> {
+    #[cfg(test)]
+    pub(crate) fn current(&self) -> Option<&PageView> {
         self.view.as_ref()
     }
 
-    pub fn trail_len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn trail_len(&self) -> usize {
         self.trail.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.view.is_none() && self.loading.is_none()
     }
 
     /// Shows `page` next, remembering the current page for Backspace.
     /// Returns the load to run: `(seq, page)`.
-    pub fn open(&mut self, page: PageId) -> (u64, PageId) {
+    pub(crate) fn open(&mut self, page: PageId) -> (u64, PageId) {
         if let Some(v) = &self.view {
             if v.page != page && self.trail.last().map(|t| t.0) != Some(v.page) {
                 if self.trail.len() == TRAIL_MAX {
@@ -134,7 +136,7 @@ impl GraphPane {
     }
 
     /// Reads the shown page again (its links' states change as a crawl runs).
-    pub fn reload(&mut self) -> Option<(u64, PageId)> {
+    pub(crate) fn reload(&mut self) -> Option<(u64, PageId)> {
         if self.loading.is_some() {
             return None;
         }
@@ -149,13 +151,13 @@ impl GraphPane {
         (self.seq, page)
     }
 
-    pub fn back(&mut self) -> Option<(u64, PageId)> {
+    pub(crate) fn back(&mut self) -> Option<(u64, PageId)> {
         let (page, _) = self.trail.pop()?;
         Some(self.load(page))
     }
 
     /// The answer to load `seq`; a stale one is dropped.
-    pub fn set_view(&mut self, seq: u64, view: Result<PageView, String>) {
+    pub(crate) fn set_view(&mut self, seq: u64, view: Result<PageView, String>) {
         if seq != self.seq {
             return;
         }
@@ -195,7 +197,7 @@ impl GraphPane {
         }
     }
 
-    pub fn handle_key(&mut self, key: &KeyEvent) -> Action {
+    fn on_key(&mut self, key: &KeyEvent) -> Action {
         match key.code {
             KeyCode::Left | KeyCode::Char('h') => self.side = Side::Parents,
             KeyCode::Right | KeyCode::Char('l') => self.side = Side::Children,
@@ -221,7 +223,7 @@ impl GraphPane {
         Action::Done
     }
 
-    pub fn move_by(&mut self, delta: isize) {
+    pub(crate) fn move_by(&mut self, delta: isize) {
         let len = self.list(self.side).len();
         let i = Self::side_index(self.side);
         self.sel[i] = step(self.sel[i], delta, len);
@@ -240,7 +242,7 @@ impl GraphPane {
     }
 
     /// A click in the inner `area` picks a list and a row in it.
-    pub fn click(&mut self, area: Rect, x: u16, y: u16) {
+    fn click_row(&mut self, area: Rect, x: u16, y: u16) {
         let (p, c) = Self::columns(area);
         let (side, col) = if x < c.x {
             (Side::Parents, p)
@@ -349,6 +351,41 @@ impl GraphPane {
             lines.push(Line::styled("  none", theme::dim()));
         }
         Paragraph::new(lines).render(area, buf);
+    }
+}
+
+impl Pane for GraphPane {
+    fn help(&self) -> Keys {
+        &[
+            ("←→ ↑↓", "parents/children · select"),
+            ("Enter  Bksp", "jump to page · go back"),
+        ]
+    }
+
+    fn footer(&self) -> Keys {
+        &[
+            ("←→", "parents/children"),
+            ("Enter", "jump"),
+            ("Bksp", "back"),
+        ]
+    }
+
+    fn key(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
+        self.on_key(key)
+    }
+
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        self.click_row(area, at.x, at.y);
+        Action::Done
+    }
+
+    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
+        self.move_by(delta);
+        Action::Done
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer) {
+        Widget::render(self, area, buf);
     }
 }
 

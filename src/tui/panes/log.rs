@@ -14,13 +14,13 @@ use ratatui::widgets::{Paragraph, Widget};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, Action};
+use super::{input_cursor, render_input, Action, KeyCtx, Keys, Pane};
 use crate::crawl::CrawlEvent;
 use crate::store::PageId;
 use crate::tui::{format, theme};
 
 /// Lines kept; older ones are dropped.
-pub const CAPACITY: usize = 10_000;
+pub(crate) const CAPACITY: usize = 10_000;
 const FILTER_LABEL: &str = "filter ";
 
 #[derive(Debug, Clone, PartialEq)]
@@ -79,7 +79,7 @@ impl LogLine {
     }
 }
 
-pub struct LogPane {
+pub(crate) struct LogPane {
     lines: VecDeque<LogLine>,
     next_seq: u64,
     filter: Input,
@@ -94,7 +94,7 @@ pub struct LogPane {
 }
 
 impl LogPane {
-    pub fn new(tz_offset: i64) -> Self {
+    pub(crate) fn new(tz_offset: i64) -> Self {
         LogPane {
             lines: VecDeque::with_capacity(1024),
             next_seq: 0,
@@ -107,29 +107,24 @@ impl LogPane {
         }
     }
 
-    pub fn editing(&self) -> bool {
-        self.editing
-    }
-
-    pub fn stop_editing(&mut self) {
-        self.editing = false;
-    }
-
-    pub fn filter(&self) -> &str {
+    #[cfg(test)]
+    pub(crate) fn filter(&self) -> &str {
         self.filter.value()
     }
 
-    pub fn following(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn following(&self) -> bool {
         self.selected.is_none()
     }
 
+    #[cfg(test)]
     /// Lines the filter keeps (all when there is none).
-    pub fn shown(&self) -> usize {
+    pub(crate) fn shown(&self) -> usize {
         self.view_len()
     }
 
     /// Records a page outcome at `unix` seconds; other events are ignored.
-    pub fn on_event(&mut self, ev: &CrawlEvent, unix: i64) {
+    pub(crate) fn on_event(&mut self, ev: &CrawlEvent, unix: i64) {
         let (kind, page, url, text) = match ev {
             CrawlEvent::Fetched(f) => (
                 Kind::Page {
@@ -245,7 +240,7 @@ impl LogPane {
 
     /// Moves the selection by `delta` rows of a view `height` rows tall;
     /// moving down past the last line follows the tail again.
-    pub fn scroll(&mut self, delta: isize, height: usize) {
+    fn scroll_rows(&mut self, delta: isize, height: usize) {
         let len = self.view_len();
         if len == 0 {
             return;
@@ -276,7 +271,7 @@ impl LogPane {
     }
 
     /// `height` is the pane's inner height (the list is one row shorter).
-    pub fn handle_key(&mut self, key: &KeyEvent, height: usize) -> Action {
+    fn on_key(&mut self, key: &KeyEvent, height: usize) -> Action {
         let rows = height.saturating_sub(1).max(1);
         if self.editing {
             match key.code {
@@ -290,10 +285,10 @@ impl LogPane {
             return Action::Done;
         }
         match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.scroll(-1, rows),
-            KeyCode::Down | KeyCode::Char('j') => self.scroll(1, rows),
-            KeyCode::PageUp => self.scroll(-(rows as isize), rows),
-            KeyCode::PageDown => self.scroll(rows as isize, rows),
+            KeyCode::Up | KeyCode::Char('k') => self.scroll_rows(-1, rows),
+            KeyCode::Down | KeyCode::Char('j') => self.scroll_rows(1, rows),
+            KeyCode::PageUp => self.scroll_rows(-(rows as isize), rows),
+            KeyCode::PageDown => self.scroll_rows(rows as isize, rows),
             KeyCode::Home | KeyCode::Char('g') => self.select_first(),
             KeyCode::End | KeyCode::Char('G') => self.selected = None,
             KeyCode::Char('f') => self.editing = true,
@@ -311,7 +306,7 @@ impl LogPane {
 
     /// A click in the pane's inner `area`: the filter row edits the
     /// filter, a line selects it.
-    pub fn click(&mut self, area: Rect, y: u16) {
+    fn click_row(&mut self, area: Rect, y: u16) {
         if y == area.y {
             self.editing = true;
             return;
@@ -325,7 +320,7 @@ impl LogPane {
         }
     }
 
-    pub fn cursor(&self, area: Rect) -> Option<Position> {
+    fn cursor_at(&self, area: Rect) -> Option<Position> {
         self.editing
             .then(|| input_cursor(&self.filter, FILTER_LABEL, filter_row(area)))
     }
@@ -391,6 +386,63 @@ fn filter_row(area: Rect) -> Rect {
         height: area.height.min(1),
         width: (area.width / 2).min(40),
         ..area
+    }
+}
+
+impl Pane for LogPane {
+    fn help(&self) -> Keys {
+        &[
+            ("↑↓ PgUp PgDn", "scroll"),
+            ("Home End", "top · follow the tail"),
+            ("f  Enter", "filter · open in graph"),
+        ]
+    }
+
+    fn footer(&self) -> Keys {
+        if self.editing {
+            &[
+                ("type", "filter: text, 404, 4xx, failed"),
+                ("Enter/Esc", "leave"),
+            ]
+        } else {
+            &[
+                ("↑↓", "scroll"),
+                ("End", "follow"),
+                ("f", "filter"),
+                ("Enter", "open"),
+            ]
+        }
+    }
+
+    fn key(&mut self, key: &KeyEvent, ctx: &KeyCtx) -> Action {
+        self.on_key(key, ctx.height)
+    }
+
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        self.click_row(area, at.y);
+        Action::Done
+    }
+
+    /// The list is one row shorter than the pane (the filter row).
+    fn scroll(&mut self, delta: isize, height: usize) -> Action {
+        self.scroll_rows(delta, height.saturating_sub(1));
+        Action::Done
+    }
+
+    fn cursor(&self, area: Rect) -> Option<Position> {
+        self.cursor_at(area)
+    }
+
+    fn editing(&self) -> bool {
+        self.editing
+    }
+
+    fn stop_editing(&mut self) {
+        self.editing = false;
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer) {
+        Widget::render(self, area, buf);
     }
 }
 

@@ -14,25 +14,25 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, scroll_offset, step, Action};
+use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane};
 use crate::search::{Hit, Results};
 use crate::store::PageId;
 use crate::tui::{format, theme};
 
 /// Typing pauses this long before a search runs.
-pub const DEBOUNCE: Duration = Duration::from_millis(150);
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(150);
 const LABEL: &str = "search ";
 const DETAIL_ROWS: u16 = 6;
 
 /// The selected hit's details, read off the UI thread.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Detail {
+pub(crate) struct Detail {
     pub page: PageId,
     pub keywords: Vec<(String, u32)>,
     pub snippet: Option<String>,
 }
 
-pub struct LookupPane {
+pub(crate) struct LookupPane {
     input: Input,
     editing: bool,
     /// The number of the latest search asked for; older answers are stale.
@@ -50,7 +50,7 @@ pub struct LookupPane {
 }
 
 impl LookupPane {
-    pub fn new(tz_offset: i64) -> Self {
+    pub(crate) fn new(tz_offset: i64) -> Self {
         LookupPane {
             input: Input::default(),
             editing: false,
@@ -67,23 +67,11 @@ impl LookupPane {
         }
     }
 
-    pub fn editing(&self) -> bool {
-        self.editing
-    }
-
-    pub fn start_editing(&mut self) {
+    pub(crate) fn start_editing(&mut self) {
         self.editing = true;
     }
 
-    pub fn stop_editing(&mut self) {
-        self.editing = false;
-    }
-
-    pub fn query(&self) -> &str {
-        self.input.value()
-    }
-
-    pub fn hits(&self) -> &[Hit] {
+    pub(crate) fn hits(&self) -> &[Hit] {
         &self.hits
     }
 
@@ -92,7 +80,7 @@ impl LookupPane {
     }
 
     /// The search to run now, if typing has paused: `(seq, query)`.
-    pub fn poll(&mut self, now: Instant) -> Option<(u64, String)> {
+    pub(crate) fn poll(&mut self, now: Instant) -> Option<(u64, String)> {
         match self.due {
             Some(due) if now >= due => {}
             _ => return None,
@@ -115,7 +103,7 @@ impl LookupPane {
 
     /// The answer to search `seq`; returns the hit whose details to load.
     /// A stale answer (the user typed since) is dropped.
-    pub fn set_results(
+    pub(crate) fn set_results(
         &mut self,
         seq: u64,
         query: String,
@@ -144,18 +132,18 @@ impl LookupPane {
     }
 
     /// Details arrive; kept only if that hit is still the selected one.
-    pub fn set_detail(&mut self, detail: Detail) {
+    pub(crate) fn set_detail(&mut self, detail: Detail) {
         if self.selected_page() == Some(detail.page) {
             self.detail = Some(detail);
         }
     }
 
     /// The query the current details should highlight.
-    pub fn results_query(&self) -> &str {
+    pub(crate) fn results_query(&self) -> &str {
         &self.query
     }
 
-    pub fn handle_key(&mut self, key: &KeyEvent, now: Instant) -> Action {
+    fn on_key(&mut self, key: &KeyEvent, now: Instant) -> Action {
         match key.code {
             KeyCode::Up => return self.select(-1),
             KeyCode::Down => return self.select(1),
@@ -186,7 +174,7 @@ impl LookupPane {
         }
     }
 
-    pub fn select(&mut self, delta: isize) -> Action {
+    pub(crate) fn select(&mut self, delta: isize) -> Action {
         let before = self.selected;
         self.selected = step(self.selected, delta, self.hits.len());
         self.selection_changed(before)
@@ -212,7 +200,7 @@ impl LookupPane {
     }
 
     /// A click in the inner `area`: the box edits, a row selects its hit.
-    pub fn click(&mut self, area: Rect, y: u16) -> Action {
+    fn click_row(&mut self, area: Rect, y: u16) -> Action {
         let (input, list, _) = self.areas(area);
         if y == input.y {
             self.editing = true;
@@ -230,7 +218,7 @@ impl LookupPane {
         self.selection_changed(before)
     }
 
-    pub fn cursor(&self, area: Rect) -> Option<Position> {
+    fn cursor_at(&self, area: Rect) -> Option<Position> {
         let (input, _, _) = self.areas(area);
         self.editing
             .then(|| input_cursor(&self.input, LABEL, input_box(input)))
@@ -333,6 +321,57 @@ fn highlight<'a>(snippet: &'a str, query: &str) -> Line<'a> {
         }
     }
     Line::from(spans)
+}
+
+impl Pane for LookupPane {
+    fn help(&self) -> Keys {
+        &[("/ ↑↓ Enter", "edit · select · open")]
+    }
+
+    fn footer(&self) -> Keys {
+        if self.editing {
+            &[
+                ("type", "search"),
+                ("↑↓", "select"),
+                ("Enter", "open"),
+                ("Esc", "leave"),
+            ]
+        } else {
+            &[
+                ("/", "edit query"),
+                ("↑↓", "select"),
+                ("Enter", "open in graph"),
+            ]
+        }
+    }
+
+    fn key(&mut self, key: &KeyEvent, ctx: &KeyCtx) -> Action {
+        self.on_key(key, ctx.now)
+    }
+
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        self.click_row(area, at.y)
+    }
+
+    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
+        self.select(delta)
+    }
+
+    fn cursor(&self, area: Rect) -> Option<Position> {
+        self.cursor_at(area)
+    }
+
+    fn editing(&self) -> bool {
+        self.editing
+    }
+
+    fn stop_editing(&mut self) {
+        self.editing = false;
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer) {
+        Widget::render(self, area, buf);
+    }
 }
 
 impl Widget for &LookupPane {

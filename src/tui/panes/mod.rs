@@ -3,13 +3,16 @@
 //! here: the pane names, what a pane asks of the app, list scrolling and
 //! the text input box.
 
-pub mod graph;
-pub mod log;
-pub mod lookup;
-pub mod points;
-pub mod queue;
-pub mod status;
+pub(crate) mod graph;
+pub(crate) mod log;
+pub(crate) mod lookup;
+pub(crate) mod points;
+pub(crate) mod queue;
+pub(crate) mod status;
 
+use std::time::Instant;
+
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
@@ -22,7 +25,7 @@ use super::theme;
 
 /// The six panes, in focus order (keys 1-6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PaneId {
+pub(crate) enum PaneId {
     Status,
     Queue,
     Log,
@@ -32,7 +35,7 @@ pub enum PaneId {
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 6] = [
+    pub(crate) const ALL: [PaneId; 6] = [
         PaneId::Status,
         PaneId::Queue,
         PaneId::Log,
@@ -41,7 +44,7 @@ impl PaneId {
         PaneId::Points,
     ];
 
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         match self {
             PaneId::Status => 0,
             PaneId::Queue => 1,
@@ -52,7 +55,7 @@ impl PaneId {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             PaneId::Status => "Status",
             PaneId::Queue => "Queue",
@@ -63,24 +66,68 @@ impl PaneId {
         }
     }
 
-    pub fn next(self) -> PaneId {
+    pub(crate) fn next(self) -> PaneId {
         PaneId::ALL[(self.index() + 1) % PaneId::ALL.len()]
     }
 
-    pub fn prev(self) -> PaneId {
+    pub(crate) fn prev(self) -> PaneId {
         PaneId::ALL[(self.index() + PaneId::ALL.len() - 1) % PaneId::ALL.len()]
     }
 
     /// Lookup, graph and points share the lower half of the screen, one at a
     /// time.
-    pub fn is_explorer(self) -> bool {
+    pub(crate) fn is_explorer(self) -> bool {
         matches!(self, PaneId::Lookup | PaneId::Graph | PaneId::Points)
     }
 }
 
+/// Keys as the footer and the help list them: (keys, what they do).
+pub(crate) type Keys = &'static [(&'static str, &'static str)];
+
+/// What a key handler may need to know besides the key.
+pub(crate) struct KeyCtx {
+    pub now: Instant,
+    /// The pane's inner height, for page-sized moves.
+    pub height: usize,
+}
+
+/// Everything the app asks of a pane, so that it dispatches by focus once
+/// and a new pane is one new file plus its line in [`PaneId`]. A pane owns
+/// its state, its keys (the same lists feed the footer and the `?` help,
+/// so they cannot drift from each other) and its drawing.
+pub(crate) trait Pane {
+    /// The keys for the help overlay.
+    fn help(&self) -> Keys;
+    /// The keys for the footer while the pane has focus (they may change
+    /// while a text box is being edited).
+    fn footer(&self) -> Keys;
+    fn key(&mut self, _key: &KeyEvent, _ctx: &KeyCtx) -> Action {
+        Action::Unhandled
+    }
+    /// A left click at `at` inside the pane's inner `area`.
+    fn click(&mut self, _area: Rect, _at: Position) -> Action {
+        Action::Done
+    }
+    /// The mouse wheel: `delta` rows in a pane `height` rows tall.
+    fn scroll(&mut self, _delta: isize, _height: usize) -> Action {
+        Action::Done
+    }
+    /// Where the terminal cursor goes while a text box is edited.
+    fn cursor(&self, _area: Rect) -> Option<Position> {
+        None
+    }
+    /// A text box has the keys (global keys are then text).
+    fn editing(&self) -> bool {
+        false
+    }
+    /// Focus moved away: a search or filter box stops taking keys.
+    fn stop_editing(&mut self) {}
+    fn draw(&self, area: Rect, buf: &mut Buffer);
+}
+
 /// What a pane asks of the app after a key or a click.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Action {
+pub(crate) enum Action {
     /// The pane had no use for the key: the app's global keys get it.
     Unhandled,
     /// Handled; the pane's state may have changed.
@@ -106,7 +153,7 @@ pub enum Action {
 
 /// The first row shown so that `selected` stays visible in `height` rows;
 /// the same rule serves drawing and mapping a click to a row.
-pub fn scroll_offset(selected: usize, height: usize) -> usize {
+pub(crate) fn scroll_offset(selected: usize, height: usize) -> usize {
     if height == 0 {
         0
     } else {
@@ -115,7 +162,7 @@ pub fn scroll_offset(selected: usize, height: usize) -> usize {
 }
 
 /// Moves a selection by `delta` within `len` rows.
-pub fn step(selected: usize, delta: isize, len: usize) -> usize {
+pub(crate) fn step(selected: usize, delta: isize, len: usize) -> usize {
     if len == 0 {
         return 0;
     }
@@ -124,7 +171,7 @@ pub fn step(selected: usize, delta: isize, len: usize) -> usize {
 
 /// A one-line text box: `label` then the value, scrolled so the cursor
 /// shows; `masked` hides a password.
-pub fn render_input(
+pub(crate) fn render_input(
     input: &Input,
     label: &str,
     editing: bool,
@@ -151,7 +198,7 @@ pub fn render_input(
 }
 
 /// Where the terminal cursor goes in a box drawn by [`render_input`].
-pub fn input_cursor(input: &Input, label: &str, area: Rect) -> Position {
+pub(crate) fn input_cursor(input: &Input, label: &str, area: Rect) -> Position {
     let field = input_field(label, area);
     let scroll = input.visual_scroll(field.width.saturating_sub(1) as usize);
     let x = input.visual_cursor().saturating_sub(scroll) as u16;

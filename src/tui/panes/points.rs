@@ -11,7 +11,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, scroll_offset, step, Action};
+use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane};
 use crate::points::{self, PointError};
 use crate::store::{PointId, PointRecord};
 use crate::tui::{format, theme};
@@ -35,7 +35,7 @@ const PASSWORD: usize = 6;
 
 /// The add/edit form.
 #[derive(Debug, Clone)]
-pub struct Form {
+pub(crate) struct Form {
     /// The point being edited; None adds one.
     id: Option<PointId>,
     /// What the form does not show (headers, run generation) is kept.
@@ -76,14 +76,18 @@ impl Form {
         form
     }
 
-    pub fn error(&self) -> Option<&str> {
+    #[cfg(test)]
+    pub(crate) fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
 
     /// The record the fields describe, or what is wrong with them (the
     /// setting's label, then the rule of `crate::points` it breaks).
     /// `points` are the stored ones: a start URL may belong to one point only.
-    pub fn validate(&self, points: &[(PointId, PointRecord)]) -> Result<PointRecord, String> {
+    pub(crate) fn validate(
+        &self,
+        points: &[(PointId, PointRecord)],
+    ) -> Result<PointRecord, String> {
         self.record(points).map_err(|e| match e.setting() {
             Some(setting) => format!("{}: {e}", setting.label()),
             None => e.to_string(),
@@ -122,7 +126,7 @@ impl Form {
 }
 
 #[derive(Default)]
-pub struct PointsPane {
+pub(crate) struct PointsPane {
     points: Vec<(PointId, PointRecord)>,
     selected: usize,
     form: Option<Form>,
@@ -130,25 +134,17 @@ pub struct PointsPane {
 }
 
 impl PointsPane {
-    pub fn points(&self) -> &[(PointId, PointRecord)] {
-        &self.points
-    }
-
-    pub fn form(&self) -> Option<&Form> {
+    #[cfg(test)]
+    pub(crate) fn form(&self) -> Option<&Form> {
         self.form.as_ref()
     }
 
-    /// The form has the keys.
-    pub fn editing(&self) -> bool {
-        self.form.is_some()
-    }
-
-    pub fn set_points(&mut self, points: Vec<(PointId, PointRecord)>) {
+    pub(crate) fn set_points(&mut self, points: Vec<(PointId, PointRecord)>) {
         self.points = points;
         self.selected = self.selected.min(self.points.len().saturating_sub(1));
     }
 
-    pub fn open_add(&mut self) {
+    pub(crate) fn open_add(&mut self) {
         self.confirm_delete = None;
         self.form = Some(Form::new(None, PointRecord::default()));
     }
@@ -157,7 +153,7 @@ impl PointsPane {
         self.points.get(self.selected)
     }
 
-    pub fn handle_key(&mut self, key: &KeyEvent) -> Action {
+    fn on_key(&mut self, key: &KeyEvent) -> Action {
         if let Some(form) = &mut self.form {
             return match key.code {
                 KeyCode::Esc => {
@@ -228,13 +224,13 @@ impl PointsPane {
         Action::Done
     }
 
-    pub fn move_by(&mut self, delta: isize) {
+    pub(crate) fn move_by(&mut self, delta: isize) {
         self.selected = step(self.selected, delta, self.points.len());
     }
 
     /// A click in the inner `area`: a form field takes focus, a list row is
     /// selected.
-    pub fn click(&mut self, area: Rect, y: u16) {
+    fn click_row(&mut self, area: Rect, y: u16) {
         if let Some(form) = &mut self.form {
             let row = y.saturating_sub(area.y + 1) as usize;
             if y > area.y && row < LABELS.len() {
@@ -251,7 +247,7 @@ impl PointsPane {
         }
     }
 
-    pub fn cursor(&self, area: Rect) -> Option<Position> {
+    fn cursor_at(&self, area: Rect) -> Option<Position> {
         let form = self.form.as_ref()?;
         let row = field_row(area, form.focus)?;
         Some(input_cursor(
@@ -303,6 +299,61 @@ fn field_row(area: Rect, i: usize) -> Option<Rect> {
         width: area.width.min(72),
         ..area
     })
+}
+
+impl Pane for PointsPane {
+    fn help(&self) -> Keys {
+        &[
+            ("a e d", "add · edit · delete"),
+            ("Space  c", "enable/disable · crawl it"),
+        ]
+    }
+
+    fn footer(&self) -> Keys {
+        if self.form.is_some() {
+            &[
+                ("Tab/↓", "next field"),
+                ("S-Tab/↑", "previous"),
+                ("Enter", "save"),
+                ("Esc", "cancel"),
+            ]
+        } else {
+            &[
+                ("a", "add"),
+                ("e", "edit"),
+                ("d", "delete"),
+                ("Space", "on/off"),
+                ("c", "crawl"),
+            ]
+        }
+    }
+
+    fn key(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
+        self.on_key(key)
+    }
+
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        self.click_row(area, at.y);
+        Action::Done
+    }
+
+    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
+        self.move_by(delta);
+        Action::Done
+    }
+
+    fn cursor(&self, area: Rect) -> Option<Position> {
+        self.cursor_at(area)
+    }
+
+    /// The form has the keys; it stays open when focus moves away.
+    fn editing(&self) -> bool {
+        self.form.is_some()
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer) {
+        Widget::render(self, area, buf);
+    }
 }
 
 impl Widget for &PointsPane {

@@ -6,18 +6,18 @@ use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{scroll_offset, step, Action};
+use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane};
 use crate::crawl::CrawlEvent;
 use crate::store::{PageId, PointId};
 use crate::tui::{format, theme};
 
 /// A frontier entry with its URL, as a snapshot read it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct QueueRow {
+pub(crate) struct QueueRow {
     pub page: PageId,
     pub url: String,
     pub depth: u32,
@@ -31,7 +31,7 @@ struct InFlight {
     since: Instant,
 }
 
-pub struct QueuePane {
+pub(crate) struct QueuePane {
     frontier: Vec<QueueRow>,
     frontier_len: u64,
     in_flight: Vec<InFlight>,
@@ -40,7 +40,7 @@ pub struct QueuePane {
 }
 
 impl QueuePane {
-    pub fn new(now: Instant) -> Self {
+    pub(crate) fn new(now: Instant) -> Self {
         QueuePane {
             frontier: Vec::new(),
             frontier_len: 0,
@@ -50,26 +50,26 @@ impl QueuePane {
         }
     }
 
-    pub fn set_now(&mut self, now: Instant) {
+    pub(crate) fn set_now(&mut self, now: Instant) {
         self.now = now;
     }
 
-    pub fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.in_flight.len()
     }
 
-    pub fn set_frontier(&mut self, rows: Vec<QueueRow>, len: u64) {
+    pub(crate) fn set_frontier(&mut self, rows: Vec<QueueRow>, len: u64) {
         self.frontier = rows;
         self.frontier_len = len;
         self.selected = self.selected.min(self.frontier.len().saturating_sub(1));
     }
 
     /// The engine ended: nothing is in flight any more.
-    pub fn clear_in_flight(&mut self) {
+    pub(crate) fn clear_in_flight(&mut self) {
         self.in_flight.clear();
     }
 
-    pub fn on_event(&mut self, ev: &CrawlEvent) {
+    pub(crate) fn on_event(&mut self, ev: &CrawlEvent) {
         let done = match ev {
             CrawlEvent::Started { page, url } => {
                 // A retried fetch starts again: keep its first start time.
@@ -105,7 +105,7 @@ impl QueuePane {
         (a, b)
     }
 
-    pub fn handle_key(&mut self, key: &KeyEvent) -> Action {
+    fn on_key(&mut self, key: &KeyEvent) -> Action {
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
             KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
@@ -119,13 +119,13 @@ impl QueuePane {
         }
     }
 
-    pub fn move_by(&mut self, delta: isize) -> Action {
+    pub(crate) fn move_by(&mut self, delta: isize) -> Action {
         self.selected = step(self.selected, delta, self.frontier.len());
         Action::Done
     }
 
     /// A click at row `y` of the pane's inner `area` selects that URL.
-    pub fn click(&mut self, area: Rect, y: u16) {
+    fn click_row(&mut self, area: Rect, y: u16) {
         let (_, list) = self.split(area);
         let height = list.height.saturating_sub(1) as usize;
         if y > list.y && y < list.bottom() {
@@ -134,6 +134,33 @@ impl QueuePane {
                 self.selected = row;
             }
         }
+    }
+}
+
+impl Pane for QueuePane {
+    fn help(&self) -> Keys {
+        &[("↑↓ Enter", "select · open in graph")]
+    }
+
+    fn footer(&self) -> Keys {
+        &[("↑↓", "select"), ("Enter", "open in graph")]
+    }
+
+    fn key(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
+        self.on_key(key)
+    }
+
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        self.click_row(area, at.y);
+        Action::Done
+    }
+
+    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
+        self.move_by(delta)
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer) {
+        Widget::render(self, area, buf);
     }
 }
 

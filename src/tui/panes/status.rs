@@ -12,6 +12,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Sparkline, Widget};
 
+use super::{Keys, Pane};
 use crate::crawl::{CrawlEvent, CrawlStats, Summary};
 use crate::tui::format;
 use crate::tui::theme;
@@ -20,7 +21,7 @@ use crate::tui::theme;
 const RATE_SAMPLES: usize = 120;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunState {
+pub(crate) enum RunState {
     /// No crawl has run in this session.
     Idle,
     Running,
@@ -42,7 +43,7 @@ impl RunState {
     }
 }
 
-pub struct StatusPane {
+pub(crate) struct StatusPane {
     run: RunState,
     stats: CrawlStats,
     in_flight: u64,
@@ -66,16 +67,16 @@ impl Default for StatusPane {
 }
 
 impl StatusPane {
-    pub fn run_state(&self) -> RunState {
+    pub(crate) fn run_state(&self) -> RunState {
         self.run
     }
 
-    pub fn set_run_state(&mut self, run: RunState) {
+    pub(crate) fn set_run_state(&mut self, run: RunState) {
         self.run = run;
     }
 
     /// A new run starts: counters restart at zero, as the engine's do.
-    pub fn started(&mut self) {
+    pub(crate) fn started(&mut self) {
         let store_bytes = self.stats.store_bytes;
         let queued = self.stats.queued;
         *self = StatusPane::default();
@@ -84,17 +85,17 @@ impl StatusPane {
         self.run = RunState::Running;
     }
 
-    pub fn set_in_flight(&mut self, n: usize) {
+    pub(crate) fn set_in_flight(&mut self, n: usize) {
         self.in_flight = n as u64;
     }
 
     /// The store's own numbers, read off the render path.
-    pub fn set_store(&mut self, bytes: u64, queued: u64) {
+    pub(crate) fn set_store(&mut self, bytes: u64, queued: u64) {
         self.stats.store_bytes = bytes;
         self.stats.queued = queued;
     }
 
-    pub fn on_event(&mut self, ev: &CrawlEvent) {
+    pub(crate) fn on_event(&mut self, ev: &CrawlEvent) {
         match ev {
             CrawlEvent::Fetched(_) => self.stats.fetched += 1,
             CrawlEvent::NotModified { .. } => self.stats.not_modified += 1,
@@ -146,6 +147,24 @@ fn field<'a>(name: &'a str, value: String) -> [Span<'a>; 3] {
         Span::styled(value, theme::value()),
         Span::raw("  "),
     ]
+}
+
+impl Pane for StatusPane {
+    fn help(&self) -> Keys {
+        &[("p s c", "pause · stop · crawl")]
+    }
+
+    fn footer(&self) -> Keys {
+        &[
+            ("p", "pause/resume"),
+            ("s", "stop"),
+            ("c", "crawl active points"),
+        ]
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer) {
+        Widget::render(self, area, buf);
+    }
 }
 
 impl Widget for &StatusPane {

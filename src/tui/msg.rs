@@ -1,0 +1,135 @@
+//! The console's vocabulary: the messages that change the model ([`Msg`]),
+//! the commands it asks of the runtime ([`Command`]), the time it sees
+//! ([`Clock`]) and the store snapshot it is refreshed with.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::panes::graph::PageView;
+use super::panes::lookup::Detail;
+use super::panes::queue::QueueRow;
+use crate::crawl::{CrawlCommand, CrawlEvent};
+use crate::search::Results;
+use crate::store::{PageId, PointId, PointRecord};
+
+/// The time as the model sees it. Ticks bring it; tests fix it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Clock {
+    pub now: Instant,
+    /// Unix seconds, for the log's time of day.
+    pub unix: i64,
+}
+
+impl Clock {
+    pub(crate) fn system() -> Clock {
+        Clock {
+            now: Instant::now(),
+            unix: crate::time::unix_now(),
+        }
+    }
+}
+
+/// What the store looks like now, read off the render path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Snapshot {
+    pub frontier: Vec<QueueRow>,
+    pub frontier_len: u64,
+    pub store_bytes: u64,
+    pub points: Vec<(PointId, PointRecord)>,
+}
+
+/// Everything that can change the model.
+#[derive(Debug, Clone)]
+pub(crate) enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    Tick(Clock),
+    /// Engine events, drained in one go.
+    Engine(Vec<CrawlEvent>),
+    CrawlStarted,
+    /// The engine's task ended (Err: why it failed).
+    CrawlEnded(Result<(), String>),
+    Snapshot(Snapshot),
+    SearchDone {
+        seq: u64,
+        query: String,
+        result: Result<Results, String>,
+    },
+    DetailDone(Detail),
+    PageLoaded {
+        seq: u64,
+        result: Result<PageView, String>,
+    },
+    /// The points after a write, and what the write did.
+    Points {
+        points: Vec<(PointId, PointRecord)>,
+        note: String,
+    },
+    /// Something to tell the user for a moment.
+    Info(String),
+    Error(String),
+}
+
+/// What the model asks the runtime to do.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Command {
+    Quit,
+    Engine(CrawlCommand),
+    /// Start a crawl of these points; empty: every active point.
+    StartCrawl(Vec<PointId>),
+    Search {
+        seq: u64,
+        query: String,
+    },
+    LoadDetail {
+        page: PageId,
+        query: String,
+    },
+    LoadPage {
+        seq: u64,
+        page: PageId,
+    },
+    Refresh,
+    SavePoint {
+        id: Option<PointId>,
+        rec: PointRecord,
+    },
+    DeletePoint(PointId),
+    SetActive(PointId, bool),
+    Batch(Vec<Command>),
+}
+
+pub(crate) fn batch(mut cmds: Vec<Command>) -> Option<Command> {
+    match cmds.len() {
+        0 => None,
+        1 => cmds.pop(),
+        _ => Some(Command::Batch(cmds)),
+    }
+}
+
+/// A box over the panes that takes the next key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Modal {
+    Help,
+    ConfirmQuit,
+}
+
+#[derive(Debug, Clone)]
+/// A message shown for a moment in the footer.
+pub(crate) struct Flash {
+    pub text: String,
+    pub error: bool,
+    pub until: Instant,
+}
+
+/// How the console starts.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    /// Shown in the status bar's corner (the store path).
+    pub db_label: String,
+    /// Seconds east of UTC for times of day and dates.
+    pub tz_offset: i64,
+    pub clock: Clock,
+}
