@@ -46,11 +46,12 @@ struct Throwaway(PathBuf);
 
 impl Throwaway {
     fn new() -> Result<Throwaway, CliError> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("crawlscope-demo-{}-{nanos:x}", std::process::id()));
+        // The pid and the clock make the name unique to this run.
+        let dir = std::env::temp_dir().join(format!(
+            "crawlscope-demo-{}-{:x}",
+            std::process::id(),
+            crate::time::unix_now_ms()
+        ));
         std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
             path: dir.clone(),
             source,

@@ -97,9 +97,7 @@ pub(crate) fn log_to_file(path: &Path) -> io::Result<()> {
 
 /// Seconds east of UTC of the local time zone now.
 pub(crate) fn local_offset() -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as libc::time_t);
+    let now = crate::time::unix_now() as libc::time_t;
     // SAFETY: localtime_r only writes the `tm` we own; a zeroed `tm` is a
     // valid value of that plain C struct.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
