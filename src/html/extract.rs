@@ -1,0 +1,202 @@
+//! The parsed tree walked once, without recursion: title, meta tags, links
+//! (resolved against `<base href>`, deduplicated, capped) and the visible
+//! text with one space between words.
+
+use rustc_hash::FxHashSet as HashSet;
+
+use scraper::node::Element;
+use scraper::{ElementRef, Html, Node};
+
+use super::{
+    Document, MAX_LINKS_PER_PAGE, MAX_META_CONTENT_CHARS, MAX_META_NAME_CHARS, MAX_META_TAGS,
+    MAX_TITLE_CHARS,
+};
+use crate::url::{resolve, Url};
+
+pub(super) const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
+
+pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
+    let html = Html::parse_document(source);
+
+    let mut doc = Document {
+        text: String::with_capacity(source.len() / 2),
+        ..Document::default()
+    };
+    let mut base: Option<&str> = None;
+    // Raw hrefs are resolved after the walk: a <base href> applies to every
+    // link of the document, including links that come before it.
+    let mut hrefs: Vec<&str> = Vec::new();
+
+    // Iterative pre-order walk: pages nested 100,000 deep must not overflow
+    // the stack. Ancestors are kept on an explicit stack rather than read
+    // back through `parent()`: ego-tree 0.6 (under scraper 0.20) leaves stale
+    // parent links on nodes the parser moves during misnested-tag recovery
+    // ("<em><div><p/></em>word"), and climbing through those loses the rest
+    // of the page. Sibling links stay right.
+    let root = html.tree.root();
+    let mut ancestors = vec![root];
+    let mut next = root.first_child();
+    loop {
+        let Some(node) = next else {
+            match ancestors.pop() {
+                Some(ancestor) => {
+                    next = ancestor.next_sibling();
+                    continue;
+                }
+                None => break,
+            }
+        };
+        let mut descend = true;
+        match node.value() {
+            Node::Element(el) => {
+                let name = el.name();
+                // An svg <title> is a tooltip and may hold HTML content.
+                let html_title = name == "title" && &*el.name.ns == XHTML_NS;
+                match name {
+                    "title" if html_title && doc.title.is_none() => {
+                        doc.title = ElementRef::wrap(node).and_then(|e| title_text(e.text()));
+                    }
+                    "meta" => push_meta(&mut doc.meta, el),
+                    "base" if base.is_none() => base = el.attr("href"),
+                    "a" | "area" => hrefs.extend(el.attr("href")),
+                    "frame" | "iframe" => hrefs.extend(el.attr("src")),
+                    _ => {}
+                }
+                // Nothing visible or linkable lives inside these (the parser
+                // keeps their content as raw text, or as template contents).
+                descend = !html_title
+                    && !matches!(
+                        name,
+                        "script" | "style" | "noscript" | "template" | "iframe"
+                    );
+            }
+            // The head needs no case of its own: the parser moves non-blank
+            // text out of it into the body, and its title, script, style,
+            // noscript and template contents are not descended into.
+            Node::Text(text) => push_words(&mut doc.text, text),
+            _ => {}
+        }
+        match node.first_child() {
+            Some(child) if descend => {
+                ancestors.push(node);
+                next = Some(child);
+            }
+            _ => next = node.next_sibling(),
+        }
+    }
+
+    let base_url = base.and_then(|href| resolve(page_url, href).ok());
+    doc.links = resolve_links(base_url.as_ref().unwrap_or(page_url), &hrefs);
+    doc
+}
+
+pub(super) fn title_text<'a>(pieces: impl Iterator<Item = &'a str>) -> Option<String> {
+    let raw: String = pieces.collect();
+    let title = clean(&raw, MAX_TITLE_CHARS);
+    (!title.is_empty()).then_some(title)
+}
+
+pub(super) fn push_meta(meta: &mut Vec<(String, String)>, el: &Element) {
+    if meta.len() >= MAX_META_TAGS {
+        return;
+    }
+    let Some(name) = el.attr("name").or_else(|| el.attr("property")) else {
+        return;
+    };
+    let Some(content) = el.attr("content") else {
+        return;
+    };
+    let name = clean(name, MAX_META_NAME_CHARS).to_lowercase();
+    if !name.is_empty() {
+        meta.push((name, clean(content, MAX_META_CONTENT_CHARS)));
+    }
+}
+
+/// Whitespace runs collapsed to one space, trimmed, control characters
+/// (NUL included) dropped, at most `max_chars` characters.
+pub(super) fn clean(s: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max_chars));
+    let mut chars = 0;
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = chars > 0;
+        } else if !c.is_control() {
+            let needed = 1 + usize::from(space);
+            if chars + needed > max_chars {
+                break;
+            }
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+            chars += needed;
+        }
+    }
+    out
+}
+
+/// Appends a text node's words, one space between words and between nodes,
+/// so that "<p>a</p><p>b</p>" gives "a b" and never "ab". Whitespace is
+/// Unicode's (`char::is_whitespace`, so &nbsp; separates words); a byte loop
+/// rather than `split_whitespace`, which costs a char decode per byte.
+pub(super) fn push_words(out: &mut String, text: &str) {
+    let mut word_start = None;
+    let mut i = 0;
+    while i < text.len() {
+        let space = whitespace_len(text, i);
+        if space == 0 {
+            word_start.get_or_insert(i);
+            i += 1;
+            continue;
+        }
+        if let Some(start) = word_start.take() {
+            push_word(out, text.get(start..i).unwrap_or(""));
+        }
+        i += space;
+    }
+    if let Some(start) = word_start {
+        push_word(out, text.get(start..).unwrap_or(""));
+    }
+}
+
+pub(super) fn push_word(out: &mut String, word: &str) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(word);
+}
+
+/// Byte length of the whitespace char at byte `i` of `s`, 0 when there is
+/// none. Only the lead bytes 0xC2, 0xE1, 0xE2 and 0xE3 can begin a non-ASCII
+/// whitespace char; continuation bytes never match, so a word's bytes can be
+/// stepped over one at a time.
+pub(super) fn whitespace_len(s: &str, i: usize) -> usize {
+    match s.as_bytes().get(i) {
+        Some(b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') => 1,
+        Some(0xC2 | 0xE1..=0xE3) => s
+            .get(i..)
+            .and_then(|rest| rest.chars().next())
+            .filter(|c| c.is_whitespace())
+            .map_or(0, char::len_utf8),
+        _ => 0,
+    }
+}
+
+/// Resolves, drops rejects, deduplicates in first-seen order, caps.
+pub(super) fn resolve_links(base: &Url, hrefs: &[&str]) -> Vec<Url> {
+    let mut links = Vec::new();
+    let mut seen = HashSet::default();
+    for href in hrefs {
+        if links.len() >= MAX_LINKS_PER_PAGE {
+            break;
+        }
+        if let Ok(url) = resolve(base, href) {
+            if seen.insert(url.as_str().to_owned()) {
+                links.push(url);
+            }
+        }
+    }
+    links
+}

@@ -1,0 +1,65 @@
+//! One fetched body turned into a `Document`: charset decoding, title, meta
+//! tags, outgoing links and visible text. Pure functions, no I/O; hostile
+//! input (binary garbage, absurd nesting, link floods) is bounded, never fatal.
+//! The parts: [`charset`] decodes, [`flatten`] defuses hostile markup (on the
+//! one tag scanner of [`scan`]), [`extract`] walks the parsed tree.
+
+mod charset;
+mod extract;
+mod flatten;
+mod scan;
+#[cfg(test)]
+mod tests;
+
+use crate::url::Url;
+use charset::decode_with;
+use extract::parse_source;
+use flatten::{flatten, needs_flatten};
+
+pub const MAX_TITLE_CHARS: usize = 300;
+
+/// Links beyond this many distinct ones are ignored (hostile pages).
+pub const MAX_LINKS_PER_PAGE: usize = 5_000;
+
+pub const MAX_META_TAGS: usize = 100;
+
+pub const MAX_META_CONTENT_CHARS: usize = 1_000;
+
+/// Meta names are keys, not prose: a long one is garbage.
+pub const MAX_META_NAME_CHARS: usize = 100;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Document {
+    pub title: Option<String>,
+    pub meta: Vec<(String, String)>,
+    pub links: Vec<Url>,
+    pub text: String,
+}
+
+/// Decode bytes to text. The encoding comes from a byte order mark, else the
+/// Content-Type header's charset parameter, else a `<meta charset>` or
+/// `<meta http-equiv=content-type content="...charset=...">` in the first
+/// 1024 bytes, else UTF-8. Malformed bytes become U+FFFD; NUL bytes are
+/// removed.
+pub fn decode(body: &[u8], content_type: Option<&str>) -> String {
+    decode_with(body, content_type, true)
+}
+
+/// Parse an HTML body fetched from `page_url`.
+pub fn parse_html(body: &[u8], content_type: Option<&str>, page_url: &Url) -> Document {
+    let mut source = decode(body, content_type);
+    if needs_flatten(&source) {
+        source = flatten(&source);
+    }
+    parse_source(&source, page_url)
+}
+
+/// A text/plain body: no title, no links, the decoded text.
+pub fn parse_text(body: &[u8], content_type: Option<&str>) -> Document {
+    Document {
+        // Plain text is never sniffed for <meta>: a .txt quoting HTML would
+        // otherwise pick the quoted page's charset.
+        text: decode_with(body, content_type, false),
+        ..Document::default()
+    }
+}
