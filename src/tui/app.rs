@@ -126,7 +126,7 @@ impl App {
     }
 
     /// The one place that maps a pane's id to the pane.
-    fn pane(&self, p: PaneId) -> &dyn Pane {
+    pub(crate) fn pane(&self, p: PaneId) -> &dyn Pane {
         match p {
             PaneId::Status => &self.status,
             PaneId::Queue => &self.queue,

@@ -4,6 +4,8 @@
 //! the model asks for. Times are fixed (`Clock` values, UTC), so snapshots
 //! are stable.
 
+mod real_crawl;
+
 use std::time::{Duration, Instant};
 
 use crate::crawl::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};

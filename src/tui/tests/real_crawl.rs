@@ -1,0 +1,161 @@
+//! The status, log and graph panes fed by a real crawl: the demo site served
+//! on loopback, the engine crawling it into a store in a temp dir, every
+//! `CrawlEvent` it sent going into `App::update`, and the graph's page read
+//! from that store by the console's own job. The crawl is set up so that
+//! its events come in the same order on every run; what still
+//! varies (the port, fetch times, the store's size, the elapsed time and
+//! the rate) is masked in the snapshots.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use super::*;
+use crate::crawl::{CrawlConfig, Summary};
+use crate::store::Store;
+use crate::tui::panes::status::RunState;
+use crate::tui::panes::PaneId;
+use crate::tui::{format, jobs};
+
+/// Pages of the demo site: `/`, its ten children and one grandchild.
+const PAGES: u32 = 12;
+
+struct Crawled {
+    /// Holds the store's directory until the test ends.
+    _dir: tempfile::TempDir,
+    store: Arc<Store>,
+    site: SocketAddr,
+    events: Vec<CrawlEvent>,
+}
+
+async fn crawl_demo() -> Crawled {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Arc::new(Store::open(&dir.path().join("store")).expect("open store"));
+    let (addr, server) = crate::demo::spawn(0, PAGES).await.expect("serve demo");
+    let url = crate::url::parse_start(&format!("http://{addr}/")).expect("start URL");
+    let (point, _) = crate::points::add(&store, crate::points::new_record(&url)).expect("point");
+    // One fetch at a time, and writer batches cut only where the
+    // dispatcher asks for more work (never by a timer): the events come in
+    // the same order however slow the machine.
+    let cfg = CrawlConfig {
+        concurrency: 1,
+        per_host: 1,
+        batch_interval: Duration::from_secs(60),
+        ..CrawlConfig::default()
+    };
+    let mut handle = crate::crawl::start(store.clone(), cfg, vec![point]).expect("start crawl");
+    let mut events = Vec::new();
+    while let Some(ev) = handle.events.recv().await {
+        let last = matches!(ev, CrawlEvent::Finished(_));
+        events.push(ev);
+        if last {
+            break;
+        }
+    }
+    handle.done.await.expect("crawl task").expect("crawl");
+    server.abort();
+    Crawled {
+        _dir: dir,
+        store,
+        site: addr,
+        events,
+    }
+}
+
+impl Crawled {
+    fn summary(&self) -> Summary {
+        self.events
+            .iter()
+            .find_map(|e| match e {
+                CrawlEvent::Finished(s) => Some(*s),
+                _ => None,
+            })
+            .expect("the crawl finished")
+    }
+}
+
+/// One pane drawn alone on a `w`×`h` buffer, as text.
+fn pane(h: &Harness, p: PaneId, w: u16, rows: u16) -> String {
+    let area = ratatui::layout::Rect::new(0, 0, w, rows);
+    let mut buf = Buffer::empty(area);
+    h.app.pane(p).draw(area, &mut buf);
+    text(&buf)
+}
+
+/// The console after the whole crawl: started, every event in one batch
+/// (as the runtime drains them), ended, the store read, and the page the
+/// first fetch opened in the graph loaded from the store. Also returns
+/// the store's size as the console was told it.
+fn console_after(c: &Crawled) -> (Harness, u64) {
+    let mut h = Harness::new();
+    h.send(Msg::CrawlStarted);
+    h.tick(0);
+    let cmd = h.send(Msg::Engine(c.events.clone()));
+    h.send(Msg::CrawlEnded(Ok(())));
+    let Some(Command::LoadPage { seq, page }) = cmd else {
+        panic!("the first page fetched opens in the graph, got {cmd:?}");
+    };
+    let view = jobs::page_view(&c.store, page).map_err(|e| e.to_string());
+    h.send(Msg::PageLoaded { seq, result: view });
+    let snapshot = jobs::snapshot(&c.store).expect("store snapshot");
+    let store_bytes = snapshot.store_bytes;
+    h.send(Msg::Snapshot(snapshot));
+    (h, store_bytes)
+}
+
+/// `text` with what differs between runs masked: the site's address, the
+/// elapsed time, the store's size, the rate and its sparkline (a sample a
+/// second, so its shape depends on the machine's speed), and fetch times
+/// (right-aligned in the same width, so the columns stay put).
+fn stable(text: &str, c: &Crawled, store_bytes: u64) -> String {
+    let elapsed = Duration::from_secs_f64(c.summary().elapsed_s.max(0.0));
+    let text = text
+        .replace(&c.site.to_string(), "127.0.0.1:[port]")
+        .replace(&format::clock(elapsed), "[elapsed]")
+        .replace(
+            &format!("store {}", format::bytes(store_bytes)),
+            "store [size]",
+        );
+    let mut out = String::new();
+    for line in text.lines() {
+        let line = line
+            .trim_end_matches(|ch| "▁▂▃▄▅▆▇█".contains(ch))
+            .trim_end();
+        let mut rest = line;
+        while let Some(start) = rest.find(|ch: char| ch != ' ') {
+            let (blanks, tail) = rest.split_at(start);
+            let end = tail.find(' ').unwrap_or(tail.len());
+            let (word, after) = tail.split_at(end);
+            let number = |s: &str| !s.is_empty() && s.parse::<f64>().is_ok();
+            if word.strip_suffix("ms").is_some_and(number) {
+                let w = blanks.len() + word.len();
+                out.push_str(&format!("{:>w$}", "[ms]"));
+            } else if word.strip_suffix("/s").is_some_and(number) {
+                out.push_str(blanks);
+                out.push_str("[rate]/s");
+            } else {
+                out.push_str(blanks);
+                out.push_str(word);
+            }
+            rest = after;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[tokio::test]
+async fn status_log_and_graph_of_a_real_crawl() {
+    let c = crawl_demo().await;
+    let fetched = c
+        .events
+        .iter()
+        .filter(|e| matches!(e, CrawlEvent::Fetched(_)))
+        .count();
+    assert!(fetched >= PAGES as usize, "{:#?}", c.events);
+    let (h, store_bytes) = console_after(&c);
+    assert_eq!(h.app.run_state(), RunState::Finished);
+    let shown = |p, w, rows| stable(&pane(&h, p, w, rows), &c, store_bytes);
+    insta::assert_snapshot!("status", shown(PaneId::Status, 100, 2));
+    insta::assert_snapshot!("log", shown(PaneId::Log, 140, 48));
+    insta::assert_snapshot!("graph", shown(PaneId::Graph, 140, 24));
+}
