@@ -18,13 +18,10 @@ use super::msg::batch;
 use super::msg::Flash;
 pub(crate) use super::msg::{Clock, Command, Modal, Msg, Options, Snapshot};
 use super::overlay;
-use super::panes::graph::GraphPane;
-use super::panes::log::LogPane;
-use super::panes::lookup::LookupPane;
-use super::panes::points::PointsPane;
-use super::panes::queue::QueuePane;
-use super::panes::status::{RunState, StatusPane};
-use super::panes::{Action, KeyCtx, Keys, Pane, PaneId};
+use super::panes::status::RunState;
+#[cfg(test)]
+use super::panes::{graph::GraphPane, log::LogPane, lookup::LookupPane, points::PointsPane};
+use super::panes::{Action, KeyCtx, Keys, Pane, PaneId, Panes, Setup, Slot};
 use super::theme;
 use crate::crawl::{CrawlCommand, CrawlEvent};
 
@@ -45,12 +42,7 @@ pub(crate) struct App {
     refresh_at: Instant,
     refreshing: bool,
     db_label: String,
-    status: StatusPane,
-    queue: QueuePane,
-    log: LogPane,
-    lookup: LookupPane,
-    graph: GraphPane,
-    points: PointsPane,
+    panes: Panes,
 }
 
 impl App {
@@ -68,12 +60,10 @@ impl App {
             refresh_at: now,
             refreshing: false,
             db_label: opts.db_label,
-            status: StatusPane::default(),
-            queue: QueuePane::new(now),
-            log: LogPane::new(opts.tz_offset),
-            lookup: LookupPane::new(opts.tz_offset),
-            graph: GraphPane::new(opts.tz_offset),
-            points: PointsPane::default(),
+            panes: Panes::new(&Setup {
+                now,
+                tz_offset: opts.tz_offset,
+            }),
         }
     }
 
@@ -89,27 +79,27 @@ impl App {
 
     #[cfg(test)]
     pub(crate) fn run_state(&self) -> RunState {
-        self.status.run_state()
+        self.panes.status.run_state()
     }
 
     #[cfg(test)]
     pub(crate) fn log(&self) -> &LogPane {
-        &self.log
+        &self.panes.log
     }
 
     #[cfg(test)]
     pub(crate) fn lookup(&self) -> &LookupPane {
-        &self.lookup
+        &self.panes.lookup
     }
 
     #[cfg(test)]
     pub(crate) fn graph(&self) -> &GraphPane {
-        &self.graph
+        &self.panes.graph
     }
 
     #[cfg(test)]
     pub(crate) fn points(&self) -> &PointsPane {
-        &self.points
+        &self.panes.points
     }
 
     /// Whether the screen needs drawing; clears the flag.
@@ -120,32 +110,17 @@ impl App {
     /// A crawl engine is attached (running, paused or stopping).
     pub(crate) fn crawling(&self) -> bool {
         matches!(
-            self.status.run_state(),
+            self.panes.status.run_state(),
             RunState::Running | RunState::Paused | RunState::Stopping
         )
     }
 
-    /// The one place that maps a pane's id to the pane.
     pub(crate) fn pane(&self, p: PaneId) -> &dyn Pane {
-        match p {
-            PaneId::Status => &self.status,
-            PaneId::Queue => &self.queue,
-            PaneId::Log => &self.log,
-            PaneId::Lookup => &self.lookup,
-            PaneId::Graph => &self.graph,
-            PaneId::Points => &self.points,
-        }
+        self.panes.get(p)
     }
 
     fn pane_mut(&mut self, p: PaneId) -> &mut dyn Pane {
-        match p {
-            PaneId::Status => &mut self.status,
-            PaneId::Queue => &mut self.queue,
-            PaneId::Log => &mut self.log,
-            PaneId::Lookup => &mut self.lookup,
-            PaneId::Graph => &mut self.graph,
-            PaneId::Points => &mut self.points,
-        }
+        self.panes.get_mut(p)
     }
 
     /// A text box has the keys.
@@ -172,7 +147,7 @@ impl App {
             Msg::Tick(clock) => self.on_tick(clock),
             Msg::Engine(events) => self.on_engine(events),
             Msg::CrawlStarted => {
-                self.status.started();
+                self.panes.status.started();
                 None
             }
             Msg::CrawlEnded(result) => {
@@ -180,35 +155,35 @@ impl App {
                     self.error(format!("crawl failed: {e}"));
                 }
                 if self.crawling() {
-                    self.status.set_run_state(RunState::Finished);
+                    self.panes.status.set_run_state(RunState::Finished);
                 }
-                self.queue.clear_in_flight();
-                self.status.set_in_flight(0);
+                self.panes.queue.clear_in_flight();
+                self.panes.status.set_in_flight(0);
                 self.refresh_at = self.now;
                 None
             }
             Msg::Snapshot(s) => {
-                self.queue.set_frontier(s.frontier, s.frontier_len);
-                self.status.set_store(s.store_bytes, s.frontier_len);
-                self.points.set_points(s.points);
+                self.panes.queue.set_frontier(s.frontier, s.frontier_len);
+                self.panes.status.set_store(s.store_bytes, s.frontier_len);
+                self.panes.points.set_points(s.points);
                 self.refreshing = false;
                 self.refresh_at = self.now + REFRESH_EVERY;
                 None
             }
             Msg::SearchDone { seq, query, result } => {
-                let page = self.lookup.set_results(seq, query.clone(), result)?;
+                let page = self.panes.lookup.set_results(seq, query.clone(), result)?;
                 Some(Command::LoadDetail { page, query })
             }
             Msg::DetailDone(d) => {
-                self.lookup.set_detail(d);
+                self.panes.lookup.set_detail(d);
                 None
             }
             Msg::PageLoaded { seq, result } => {
-                self.graph.set_view(seq, result);
+                self.panes.graph.set_view(seq, result);
                 None
             }
             Msg::Points { points, note } => {
-                self.points.set_points(points);
+                self.panes.points.set_points(points);
                 self.info(note);
                 None
             }
@@ -245,22 +220,22 @@ impl App {
 
     fn on_tick(&mut self, clock: Clock) -> Option<Command> {
         // Fetches in flight show running times; nothing else moves by itself.
-        if self.queue.in_flight() > 0 {
+        if self.panes.queue.in_flight() > 0 {
             self.dirty = true;
         }
         self.now = clock.now;
         self.unix = clock.unix;
-        self.queue.set_now(clock.now);
+        self.panes.queue.set_now(clock.now);
         if self.flash.as_ref().is_some_and(|f| f.until <= self.now) {
             self.flash = None;
             self.dirty = true;
         }
         let mut cmds = Vec::new();
-        let before = self.lookup.hits().len();
-        if let Some((seq, query)) = self.lookup.poll(self.now) {
+        let before = self.panes.lookup.hits().len();
+        if let Some((seq, query)) = self.panes.lookup.poll(self.now) {
             cmds.push(Command::Search { seq, query });
             self.dirty = true;
-        } else if before != self.lookup.hits().len() {
+        } else if before != self.panes.lookup.hits().len() {
             self.dirty = true;
         }
         if !self.refreshing && self.now >= self.refresh_at {
@@ -268,7 +243,7 @@ impl App {
             cmds.push(Command::Refresh);
             // A shown page's links change state as the crawl goes on.
             if self.crawling() && self.explorer == PaneId::Graph {
-                if let Some((seq, page)) = self.graph.reload() {
+                if let Some((seq, page)) = self.panes.graph.reload() {
                     cmds.push(Command::LoadPage { seq, page });
                 }
             }
@@ -279,19 +254,21 @@ impl App {
     fn on_engine(&mut self, events: Vec<CrawlEvent>) -> Option<Command> {
         let mut cmd = None;
         for ev in &events {
-            self.status.on_event(ev);
-            self.queue.on_event(ev);
-            self.log.on_event(ev, self.unix);
+            self.panes.status.on_event(ev);
+            self.panes.queue.on_event(ev);
+            self.panes.log.on_event(ev, self.unix);
             // The first start page fetched gives an empty graph something
             // to show.
             if let CrawlEvent::Fetched(f) = ev {
-                if f.depth == 0 && self.graph.is_empty() {
-                    let (seq, page) = self.graph.open(f.page);
+                if f.depth == 0 && self.panes.graph.is_empty() {
+                    let (seq, page) = self.panes.graph.open(f.page);
                     cmd = Some(Command::LoadPage { seq, page });
                 }
             }
         }
-        self.status.set_in_flight(self.queue.in_flight());
+        self.panes
+            .status
+            .set_in_flight(self.panes.queue.in_flight());
         cmd
     }
 
@@ -366,21 +343,21 @@ impl App {
             Global::Focus(p) => self.set_focus(p),
             Global::Search => {
                 self.set_focus(PaneId::Lookup);
-                self.lookup.start_editing();
+                self.panes.lookup.start_editing();
             }
             Global::AddPoint => {
                 self.set_focus(PaneId::Points);
-                self.points.open_add();
+                self.panes.points.open_add();
             }
             Global::Crawl => return self.act(Action::Crawl(Vec::new())),
-            Global::Pause => match self.status.run_state() {
+            Global::Pause => match self.panes.status.run_state() {
                 RunState::Running => return Some(Command::Engine(CrawlCommand::Pause)),
                 RunState::Paused => return Some(Command::Engine(CrawlCommand::Resume)),
                 _ => self.info("no crawl is running".into()),
             },
-            Global::Stop => match self.status.run_state() {
+            Global::Stop => match self.panes.status.run_state() {
                 RunState::Running | RunState::Paused => {
-                    self.status.set_run_state(RunState::Stopping);
+                    self.panes.status.set_run_state(RunState::Stopping);
                     return Some(Command::Engine(CrawlCommand::Stop));
                 }
                 RunState::Stopping => self.info("stopping: in-flight fetches finish".into()),
@@ -395,13 +372,13 @@ impl App {
             Action::Unhandled | Action::Done => None,
             Action::Open(page) => {
                 self.set_focus(PaneId::Graph);
-                let (seq, page) = self.graph.open(page);
+                let (seq, page) = self.panes.graph.open(page);
                 Some(Command::LoadPage { seq, page })
             }
             Action::Load { seq, page } => Some(Command::LoadPage { seq, page }),
             Action::Detail(page) => Some(Command::LoadDetail {
                 page,
-                query: self.lookup.results_query().to_string(),
+                query: self.panes.lookup.results_query().to_string(),
             }),
             Action::SavePoint { id: None, rec } if self.crawling() => {
                 self.info(format!("{} joins the running crawl", rec.url));
@@ -478,17 +455,20 @@ impl App {
             return;
         }
         let a = areas(area, self.focus);
-        let status_block = overlay::pane_block(PaneId::Status, self.focus).title(
-            Line::styled(format!(" {} ", self.db_label), theme::dim()).alignment(Alignment::Right),
-        );
-        frame.render_widget(&status_block, a.status);
-        frame.render_widget(overlay::pane_block(PaneId::Queue, self.focus), a.queue);
-        frame.render_widget(overlay::pane_block(PaneId::Log, self.focus), a.log);
-        frame.render_widget(
-            overlay::explorer_block(self.focus, self.explorer),
-            a.explorer,
-        );
-        for p in [PaneId::Status, PaneId::Queue, PaneId::Log, self.explorer] {
+        let shown = PaneId::ALL
+            .into_iter()
+            .filter(|&p| !p.is_explorer() || p == self.explorer);
+        for p in shown {
+            let block = match p.slot() {
+                Slot::Explorer => overlay::explorer_block(self.focus, self.explorer),
+                // The store's path in the status bar's corner.
+                Slot::Bar => overlay::pane_block(p, self.focus).title(
+                    Line::styled(format!(" {} ", self.db_label), theme::dim())
+                        .alignment(Alignment::Right),
+                ),
+                _ => overlay::pane_block(p, self.focus),
+            };
+            frame.render_widget(block, a.of(p));
             self.pane(p).draw(inner(a.of(p)), frame.buffer_mut());
         }
         let flash = self.flash.as_ref().map(|f| (f.text.as_str(), f.error));

@@ -31,7 +31,9 @@ pub(crate) fn global(key: &KeyEvent) -> Option<Global> {
         KeyCode::Char('?') => Global::Help,
         KeyCode::Tab => Global::NextPane,
         KeyCode::BackTab => Global::PrevPane,
-        KeyCode::Char(c @ '1'..='6') => Global::Focus(PaneId::ALL[(c as u8 - b'1') as usize]),
+        KeyCode::Char(c @ '1'..='9') => {
+            Global::Focus(*PaneId::ALL.get(usize::from(c as u8 - b'1'))?)
+        }
         KeyCode::Char('/') => Global::Search,
         KeyCode::Char('a') => Global::AddPoint,
         KeyCode::Char('c') => Global::Crawl,

@@ -5,7 +5,7 @@
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::widgets::Block;
 
-use super::panes::PaneId;
+use super::panes::{PaneId, Slot};
 
 /// Below this the layout cannot show every pane legibly.
 pub(crate) const MIN_WIDTH: u16 = 80;
@@ -51,17 +51,17 @@ pub(crate) fn too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT
 }
 
-pub(crate) const EXPLORERS: [PaneId; 3] = [PaneId::Lookup, PaneId::Graph, PaneId::Points];
-
 /// Column ranges of the explorer's tab labels in its title, from `x0`.
-pub(crate) fn tab_ranges(x0: u16) -> [(PaneId, u16, u16); 3] {
+pub(crate) fn tab_ranges(x0: u16) -> Vec<(PaneId, u16, u16)> {
     let mut x = x0;
-    EXPLORERS.map(|p| {
-        let w = tab_label(p).chars().count() as u16;
-        let r = (p, x, x + w);
-        x += w + 1;
-        r
-    })
+    PaneId::explorers()
+        .map(|p| {
+            let w = tab_label(p).chars().count() as u16;
+            let r = (p, x, x + w);
+            x += w + 1;
+            r
+        })
+        .collect()
 }
 
 pub(crate) fn tab_label(p: PaneId) -> String {
@@ -82,18 +82,19 @@ pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
 impl Areas {
     /// The pane under `at`; `explorer` is the one the lower half shows.
     pub(crate) fn pane_at(&self, at: Position, explorer: PaneId) -> Option<PaneId> {
-        [PaneId::Status, PaneId::Queue, PaneId::Log, explorer]
+        PaneId::ALL
             .into_iter()
+            .filter(|&p| !p.is_explorer() || p == explorer)
             .find(|&p| self.of(p).contains(at))
     }
 
     /// The rectangle pane `p` is drawn in (the explorer's panes share one).
     pub(crate) fn of(&self, p: PaneId) -> Rect {
-        match p {
-            PaneId::Status => self.status,
-            PaneId::Queue => self.queue,
-            PaneId::Log => self.log,
-            _ => self.explorer,
+        match p.slot() {
+            Slot::Bar => self.status,
+            Slot::Left => self.queue,
+            Slot::Right => self.log,
+            Slot::Explorer => self.explorer,
         }
     }
 }

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::keymap;
-use super::layout::{centered, tab_label, EXPLORERS, MIN_HEIGHT, MIN_WIDTH};
+use super::layout::{centered, tab_label, MIN_HEIGHT, MIN_WIDTH};
 use super::panes::{Keys, PaneId};
 use super::theme;
 
@@ -24,7 +24,7 @@ pub(crate) fn pane_block(p: PaneId, focus: PaneId) -> Block<'static> {
 pub(crate) fn explorer_block(focus: PaneId, shown: PaneId) -> Block<'static> {
     let focused = focus.is_explorer();
     let mut spans = Vec::new();
-    for (i, p) in EXPLORERS.into_iter().enumerate() {
+    for (i, p) in PaneId::explorers().enumerate() {
         if i > 0 {
             spans.push(Span::styled("│", theme::border(focused)));
         }

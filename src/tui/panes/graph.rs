@@ -10,7 +10,7 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane};
+use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
 use crate::store::{PageId, PageRecord};
 use crate::tui::{format, theme};
 
@@ -355,6 +355,10 @@ impl GraphPane {
 }
 
 impl Pane for GraphPane {
+    fn new(setup: &Setup) -> Self {
+        GraphPane::new(setup.tz_offset)
+    }
+
     fn help(&self) -> Keys {
         &[
             ("←→ ↑↓", "parents/children · select"),

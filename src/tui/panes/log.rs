@@ -14,7 +14,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, Action, KeyCtx, Keys, Pane};
+use super::{input_cursor, render_input, Action, KeyCtx, Keys, Pane, Setup};
 use crate::crawl::CrawlEvent;
 use crate::store::PageId;
 use crate::tui::{format, theme};
@@ -390,6 +390,10 @@ fn filter_row(area: Rect) -> Rect {
 }
 
 impl Pane for LogPane {
+    fn new(setup: &Setup) -> Self {
+        LogPane::new(setup.tz_offset)
+    }
+
     fn help(&self) -> Keys {
         &[
             ("↑↓ PgUp PgDn", "scroll"),

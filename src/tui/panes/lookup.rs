@@ -14,7 +14,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane};
+use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
 use crate::search::{Hit, Results};
 use crate::store::PageId;
 use crate::tui::{format, theme};
@@ -324,6 +324,10 @@ fn highlight<'a>(snippet: &'a str, query: &str) -> Line<'a> {
 }
 
 impl Pane for LookupPane {
+    fn new(setup: &Setup) -> Self {
+        LookupPane::new(setup.tz_offset)
+    }
+
     fn help(&self) -> Keys {
         &[("/ ↑↓ Enter", "edit · select · open")]
     }

@@ -20,50 +20,97 @@ use ratatui::widgets::Widget;
 use tui_input::Input;
 
 use crate::store::{PageId, PointId, PointRecord};
+use graph::GraphPane;
+use log::LogPane;
+use lookup::LookupPane;
+use points::PointsPane;
+use queue::QueuePane;
+use status::StatusPane;
 
 use super::theme;
 
-/// The six panes, in focus order (keys 1-6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum PaneId {
-    Status,
-    Queue,
-    Log,
-    Lookup,
-    Graph,
-    Points,
+/// What every pane is built from.
+pub(crate) struct Setup {
+    pub now: Instant,
+    /// Seconds east of UTC for times of day and dates.
+    pub tz_offset: i64,
+}
+
+/// Where a pane sits: the status bar, the upper left and right, or the
+/// lower half that the explorer panes share one at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    Bar,
+    Left,
+    Right,
+    Explorer,
+}
+
+/// Declares the panes: their ids in focus order (keys 1-9), the struct that
+/// holds them all, and the one mapping from id to pane.
+macro_rules! panes {
+    ($($id:ident => $field:ident: $ty:ident in $slot:ident,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) enum PaneId {
+            $($id,)*
+        }
+
+        impl PaneId {
+            pub(crate) const ALL: [PaneId; [$(PaneId::$id,)*].len()] = [$(PaneId::$id,)*];
+
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $(PaneId::$id => stringify!($id),)*
+                }
+            }
+
+            pub(crate) fn slot(self) -> Slot {
+                match self {
+                    $(PaneId::$id => Slot::$slot,)*
+                }
+            }
+        }
+
+        /// Every pane's state.
+        pub(crate) struct Panes {
+            $(pub(crate) $field: $ty,)*
+        }
+
+        impl Panes {
+            pub(crate) fn new(setup: &Setup) -> Panes {
+                Panes {
+                    $($field: <$ty as Pane>::new(setup),)*
+                }
+            }
+
+            pub(crate) fn get(&self, id: PaneId) -> &dyn Pane {
+                match id {
+                    $(PaneId::$id => &self.$field,)*
+                }
+            }
+
+            pub(crate) fn get_mut(&mut self, id: PaneId) -> &mut dyn Pane {
+                match id {
+                    $(PaneId::$id => &mut self.$field,)*
+                }
+            }
+        }
+    };
+}
+
+// A new pane: its file, and its line here.
+panes! {
+    Status => status: StatusPane in Bar,
+    Queue => queue: QueuePane in Left,
+    Log => log: LogPane in Right,
+    Lookup => lookup: LookupPane in Explorer,
+    Graph => graph: GraphPane in Explorer,
+    Points => points: PointsPane in Explorer,
 }
 
 impl PaneId {
-    pub(crate) const ALL: [PaneId; 6] = [
-        PaneId::Status,
-        PaneId::Queue,
-        PaneId::Log,
-        PaneId::Lookup,
-        PaneId::Graph,
-        PaneId::Points,
-    ];
-
     pub(crate) fn index(self) -> usize {
-        match self {
-            PaneId::Status => 0,
-            PaneId::Queue => 1,
-            PaneId::Log => 2,
-            PaneId::Lookup => 3,
-            PaneId::Graph => 4,
-            PaneId::Points => 5,
-        }
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            PaneId::Status => "Status",
-            PaneId::Queue => "Queue",
-            PaneId::Log => "Log",
-            PaneId::Lookup => "Lookup",
-            PaneId::Graph => "Graph",
-            PaneId::Points => "Points",
-        }
+        PaneId::ALL.iter().position(|&p| p == self).unwrap_or(0)
     }
 
     pub(crate) fn next(self) -> PaneId {
@@ -77,7 +124,12 @@ impl PaneId {
     /// Lookup, graph and points share the lower half of the screen, one at a
     /// time.
     pub(crate) fn is_explorer(self) -> bool {
-        matches!(self, PaneId::Lookup | PaneId::Graph | PaneId::Points)
+        self.slot() == Slot::Explorer
+    }
+
+    /// The panes that share the lower half, in order.
+    pub(crate) fn explorers() -> impl Iterator<Item = PaneId> {
+        PaneId::ALL.into_iter().filter(|p| p.is_explorer())
     }
 }
 
@@ -96,6 +148,9 @@ pub(crate) struct KeyCtx {
 /// its state, its keys (the same lists feed the footer and the `?` help,
 /// so they cannot drift from each other) and its drawing.
 pub(crate) trait Pane {
+    fn new(setup: &Setup) -> Self
+    where
+        Self: Sized;
     /// The keys for the help overlay.
     fn help(&self) -> Keys;
     /// The keys for the footer while the pane has focus (they may change

@@ -11,7 +11,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane};
+use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
 use crate::points::{self, PointError};
 use crate::store::{PointId, PointRecord};
 use crate::tui::{format, theme};
@@ -302,6 +302,10 @@ fn field_row(area: Rect, i: usize) -> Option<Rect> {
 }
 
 impl Pane for PointsPane {
+    fn new(_setup: &Setup) -> Self {
+        PointsPane::default()
+    }
+
     fn help(&self) -> Keys {
         &[
             ("a e d", "add · edit · delete"),

@@ -10,7 +10,7 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane};
+use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
 use crate::crawl::CrawlEvent;
 use crate::store::{PageId, PointId};
 use crate::tui::{format, theme};
@@ -138,6 +138,10 @@ impl QueuePane {
 }
 
 impl Pane for QueuePane {
+    fn new(setup: &Setup) -> Self {
+        QueuePane::new(setup.now)
+    }
+
     fn help(&self) -> Keys {
         &[("↑↓ Enter", "select · open in graph")]
     }

@@ -12,7 +12,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Sparkline, Widget};
 
-use super::{Keys, Pane};
+use super::{Keys, Pane, Setup};
 use crate::crawl::{CrawlEvent, CrawlStats, Summary};
 use crate::tui::format;
 use crate::tui::theme;
@@ -150,6 +150,10 @@ fn field<'a>(name: &'a str, value: String) -> [Span<'a>; 3] {
 }
 
 impl Pane for StatusPane {
+    fn new(_setup: &Setup) -> Self {
+        StatusPane::default()
+    }
+
     fn help(&self) -> Keys {
         &[("p s c", "pause · stop · crawl")]
     }
