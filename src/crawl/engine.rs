@@ -125,7 +125,6 @@ pub fn start(
         cfg,
     });
     let done = tokio::spawn(async move {
-        let started = Instant::now();
         let result = Dispatcher::new(ctx.clone(), points, counters.clone(), cmd_rx)
             .run()
             .await;
@@ -137,9 +136,9 @@ pub fn start(
             .map_err(CrawlError::Join)?
             .map_err(|_| CrawlError::WriterPanicked)?;
         written?;
-        result?;
+        let active = result?;
         // Counted by the writer, so only complete once it has committed.
-        let summary = summary(&counters, started.elapsed());
+        let summary = summary(&counters, active);
         let _ = events.send(CrawlEvent::Finished(summary));
         Ok(summary)
     });
@@ -163,7 +162,7 @@ struct Dispatcher {
     paused: bool,
     stopping: bool,
     next_claim: Instant,
-    started: Instant,
+    clock: ActiveClock,
 }
 
 impl Dispatcher {
@@ -196,7 +195,7 @@ impl Dispatcher {
             paused: false,
             stopping: false,
             next_claim: Instant::now(),
-            started: Instant::now(),
+            clock: ActiveClock::default(),
         }
     }
 
@@ -229,7 +228,8 @@ impl Dispatcher {
         Ok(rx.await.map_err(|_| CrawlError::WriterGone)??)
     }
 
-    async fn run(mut self) -> Result<(), CrawlError> {
+    /// Crawls until done or stopped; returns the time spent not paused.
+    async fn run(mut self) -> Result<Duration, CrawlError> {
         let mut ticker = tokio::time::interval(STATS_EVERY);
         // A claim waits for a commit; the dispatcher keeps reaping and
         // starting fetches meanwhile instead of stalling on it.
@@ -327,7 +327,7 @@ impl Dispatcher {
             let _ = self.ctx.writer.send(WriterMsg::Requeue(rest));
         }
         self.stats();
-        Ok(())
+        Ok(self.clock.elapsed())
     }
 
     fn dispatch(&mut self) {
@@ -358,10 +358,12 @@ impl Dispatcher {
         match cmd {
             CrawlCommand::Pause => {
                 self.paused = true;
+                self.clock.pause();
                 let _ = self.ctx.events.send(CrawlEvent::Paused);
             }
             CrawlCommand::Resume => {
                 self.paused = false;
+                self.clock.resume();
                 let _ = self.ctx.events.send(CrawlEvent::Resumed);
             }
             CrawlCommand::Stop => self.stopping = true,
@@ -403,9 +405,46 @@ impl Dispatcher {
             skipped_by,
             queued,
             in_flight: self.workers.len() as u64,
-            elapsed: self.started.elapsed(),
+            elapsed: self.clock.elapsed(),
             store_bytes: self.ctx.store.disk_size(),
         }));
+    }
+}
+
+/// The time a crawl spent working: a pause stops it, so the elapsed time
+/// and the rate a face shows stand still while paused.
+struct ActiveClock {
+    started: Instant,
+    paused_at: Option<Instant>,
+    paused_for: Duration,
+}
+
+impl Default for ActiveClock {
+    fn default() -> Self {
+        ActiveClock {
+            started: Instant::now(),
+            paused_at: None,
+            paused_for: Duration::ZERO,
+        }
+    }
+}
+
+impl ActiveClock {
+    fn pause(&mut self) {
+        self.paused_at.get_or_insert_with(Instant::now);
+    }
+
+    fn resume(&mut self) {
+        if let Some(at) = self.paused_at.take() {
+            self.paused_for += at.elapsed();
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        let pausing = self.paused_at.map_or(Duration::ZERO, |at| at.elapsed());
+        self.started
+            .elapsed()
+            .saturating_sub(self.paused_for + pausing)
     }
 }
 
@@ -619,4 +658,22 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str) -> Rules {
         record: rec,
     });
     rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_paused_crawl_clock_stands_still() {
+        let mut clock = ActiveClock::default();
+        clock.pause();
+        let before = clock.elapsed();
+        std::thread::sleep(Duration::from_millis(100));
+        // A running clock would have moved by the whole sleep.
+        assert!(clock.elapsed() - before < Duration::from_millis(25));
+        clock.resume();
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(clock.elapsed() >= before + Duration::from_millis(30));
+    }
 }

@@ -154,17 +154,23 @@ impl App {
                 if let Err(e) = result {
                     self.error(format!("crawl failed: {e}"));
                 }
-                if self.crawling() {
-                    self.panes.status.set_run_state(RunState::Finished);
+                // Ended without its Finished event (a failure): say how.
+                match self.panes.status.run_state() {
+                    RunState::Stopping => self.panes.status.set_run_state(RunState::Stopped),
+                    RunState::Running | RunState::Paused => {
+                        self.panes.status.set_run_state(RunState::Finished)
+                    }
+                    _ => {}
                 }
                 self.panes.queue.clear_in_flight();
-                self.panes.status.set_in_flight(0);
                 self.refresh_at = self.now;
                 None
             }
             Msg::Snapshot(s) => {
                 self.panes.queue.set_frontier(s.frontier, s.frontier_len);
-                self.panes.status.set_store(s.store_bytes, s.frontier_len);
+                self.panes
+                    .status
+                    .set_store(s.store_bytes, s.frontier_len, s.totals);
                 self.panes.points.set_points(s.points);
                 self.refreshing = false;
                 self.refresh_at = self.now + REFRESH_EVERY;
@@ -232,8 +238,8 @@ impl App {
         }
         let mut cmds = Vec::new();
         let before = self.panes.lookup.hits().len();
-        if let Some((seq, query)) = self.panes.lookup.poll(self.now) {
-            cmds.push(Command::Search { seq, query });
+        if let Some((seq, query, limit)) = self.panes.lookup.poll(self.now) {
+            cmds.push(Command::Search { seq, query, limit });
             self.dirty = true;
         } else if before != self.panes.lookup.hits().len() {
             self.dirty = true;
@@ -266,9 +272,6 @@ impl App {
                 }
             }
         }
-        self.panes
-            .status
-            .set_in_flight(self.panes.queue.in_flight());
         cmd
     }
 

@@ -35,6 +35,7 @@ pub(crate) fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
         frontier,
         frontier_len: r.frontier_len()?,
         store_bytes: store.disk_size(),
+        totals: r.state_counts()?,
         points: r.points()?,
     })
 }
@@ -75,8 +76,13 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
     })
 }
 
-pub(crate) fn search(store: &Store, query: &str) -> Result<search::Results, StoreError> {
-    search::search(&store.read()?, query, search::DEFAULT_LIMIT)
+/// Search as you type: the half-typed last word matches as a prefix.
+pub(crate) fn search(
+    store: &Store,
+    query: &str,
+    limit: usize,
+) -> Result<search::Results, StoreError> {
+    search::search_typing(&store.read()?, query, limit)
 }
 
 pub(crate) fn detail(store: &Store, page: PageId, query: &str) -> Result<Detail, StoreError> {

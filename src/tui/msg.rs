@@ -11,7 +11,7 @@ use super::panes::lookup::Detail;
 use super::panes::queue::QueueRow;
 use crate::crawl::{CrawlCommand, CrawlEvent};
 use crate::search::Results;
-use crate::store::{PageId, PointId, PointRecord};
+use crate::store::{PageId, PointId, PointRecord, StateCounts};
 
 /// The time as the model sees it. Ticks bring it; tests fix it.
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +36,8 @@ pub(crate) struct Snapshot {
     pub frontier: Vec<QueueRow>,
     pub frontier_len: u64,
     pub store_bytes: u64,
+    /// Every URL of the store by state: the totals beside this run's counts.
+    pub totals: StateCounts,
     pub points: Vec<(PointId, PointRecord)>,
 }
 
@@ -79,9 +81,11 @@ pub(crate) enum Command {
     Engine(CrawlCommand),
     /// Start a crawl of these points; empty: every active point.
     StartCrawl(Vec<PointId>),
+    /// Search `query`, the best `limit` pages (more as the list scrolls).
     Search {
         seq: u64,
         query: String,
+        limit: usize,
     },
     LoadDetail {
         page: PageId,

@@ -289,9 +289,9 @@ impl Runtime {
                     None
                 }
             }
-            Command::Search { seq, query } => {
+            Command::Search { seq, query, limit } => {
                 self.spawn(move |store| {
-                    let result = jobs::search(&store, &query).map_err(|e| e.to_string());
+                    let result = jobs::search(&store, &query, limit).map_err(|e| e.to_string());
                     Report::Msg(Box::new(Msg::SearchDone { seq, query, result }))
                 });
                 None

@@ -15,7 +15,7 @@ use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
 use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
-use crate::search::{Hit, Results};
+use crate::search::{self, Hit, Results};
 use crate::store::PageId;
 use crate::tui::{format, theme};
 
@@ -42,6 +42,8 @@ pub(crate) struct LookupPane {
     /// The query the results answer.
     query: String,
     hits: Vec<Hit>,
+    /// Pages that match in all (`hits` holds the best of them so far).
+    total: usize,
     note: Option<String>,
     error: Option<String>,
     selected: usize,
@@ -59,6 +61,7 @@ impl LookupPane {
             searching: false,
             query: String::new(),
             hits: Vec::new(),
+            total: 0,
             note: None,
             error: None,
             selected: 0,
@@ -80,10 +83,13 @@ impl LookupPane {
     }
 
     /// The search to run now, if typing has paused: `(seq, query)`.
-    pub(crate) fn poll(&mut self, now: Instant) -> Option<(u64, String)> {
+    /// The search to run now, if any: the query once typing paused, or
+    /// the next page of hits once the selection reached the last one.
+    pub(crate) fn poll(&mut self, now: Instant) -> Option<(u64, String, usize)> {
         match self.due {
             Some(due) if now >= due => {}
-            _ => return None,
+            Some(_) => return None,
+            None => return self.wants_more(),
         }
         self.due = None;
         let query = self.input.value().trim().to_string();
@@ -92,13 +98,29 @@ impl LookupPane {
             self.searching = false;
             self.query.clear();
             self.hits.clear();
+            self.total = 0;
             self.note = None;
             self.error = None;
             self.detail = None;
             return None;
         }
         self.searching = true;
-        Some((self.seq, query))
+        Some((self.seq, query, search::DEFAULT_LIMIT))
+    }
+
+    /// The selection reached the last hit loaded while more match: the
+    /// same search again with room for the next page of hits.
+    fn wants_more(&mut self) -> Option<(u64, String, usize)> {
+        let at_end = self.selected + 1 >= self.hits.len();
+        if self.searching || !at_end || self.total <= self.hits.len() {
+            return None;
+        }
+        self.searching = true;
+        Some((
+            self.seq,
+            self.query.clone(),
+            self.hits.len() + search::DEFAULT_LIMIT,
+        ))
     }
 
     /// The answer to search `seq`; returns the hit whose details to load.
@@ -113,17 +135,26 @@ impl LookupPane {
             return None;
         }
         self.searching = false;
+        // More of the same search keeps the place in the list.
+        let more = query == self.query && !self.hits.is_empty();
+        if !more {
+            self.selected = 0;
+            self.detail = None;
+        }
         self.query = query;
-        self.selected = 0;
-        self.detail = None;
         match result {
             Ok(r) => {
                 self.hits = r.hits;
+                self.total = r.total;
                 self.note = r.note;
                 self.error = None;
+                if more {
+                    return None;
+                }
             }
             Err(e) => {
                 self.hits.clear();
+                self.total = 0;
                 self.note = None;
                 self.error = Some(e);
             }
@@ -237,9 +268,11 @@ impl LookupPane {
         if self.query.is_empty() {
             return Line::styled("type words; \"a phrase\"; -exclude", theme::dim());
         }
+        let shown = self.hits.len();
         Line::styled(
-            match self.hits.len() {
+            match self.total {
                 1 => "1 result".to_string(),
+                n if n > shown => format!("{n} results ({shown} loaded: scroll for more)"),
                 n => format!("{n} results"),
             },
             theme::dim(),

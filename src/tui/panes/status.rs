@@ -13,7 +13,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Sparkline, Widget};
 
 use super::{Keys, Pane, Setup};
-use crate::crawl::{CrawlEvent, CrawlStats, Summary};
+use crate::crawl::{CrawlEvent, CrawlStats, SkipCounts, Summary};
+use crate::store::{SkipReason, StateCounts};
 use crate::tui::format;
 use crate::tui::theme;
 
@@ -28,6 +29,9 @@ pub(crate) enum RunState {
     Paused,
     /// Stop was asked; in-flight fetches are finishing.
     Stopping,
+    /// Stopped by the user: what was queued stays queued.
+    Stopped,
+    /// Nothing left to crawl.
     Finished,
 }
 
@@ -38,6 +42,7 @@ impl RunState {
             RunState::Running => ("running", Color::Green),
             RunState::Paused => ("paused", Color::Yellow),
             RunState::Stopping => ("stopping", Color::Yellow),
+            RunState::Stopped => ("stopped", Color::Yellow),
             RunState::Finished => ("finished", Color::Cyan),
         }
     }
@@ -46,7 +51,8 @@ impl RunState {
 pub(crate) struct StatusPane {
     run: RunState,
     stats: CrawlStats,
-    in_flight: u64,
+    /// The store's own counts, whatever this session did.
+    totals: StateCounts,
     /// Pages per second, one sample per stats interval of at least a second.
     rates: VecDeque<f64>,
     last_sample: (Duration, u64),
@@ -58,7 +64,7 @@ impl Default for StatusPane {
         StatusPane {
             run: RunState::Idle,
             stats: CrawlStats::default(),
-            in_flight: 0,
+            totals: StateCounts::default(),
             rates: VecDeque::with_capacity(RATE_SAMPLES),
             last_sample: (Duration::ZERO, 0),
             summary: None,
@@ -79,28 +85,38 @@ impl StatusPane {
     pub(crate) fn started(&mut self) {
         let store_bytes = self.stats.store_bytes;
         let queued = self.stats.queued;
+        let totals = self.totals;
         *self = StatusPane::default();
         self.stats.store_bytes = store_bytes;
         self.stats.queued = queued;
+        self.totals = totals;
         self.run = RunState::Running;
     }
 
-    pub(crate) fn set_in_flight(&mut self, n: usize) {
-        self.in_flight = n as u64;
-    }
-
     /// The store's own numbers, read off the render path.
-    pub(crate) fn set_store(&mut self, bytes: u64, queued: u64) {
+    pub(crate) fn set_store(&mut self, bytes: u64, queued: u64, totals: StateCounts) {
         self.stats.store_bytes = bytes;
         self.stats.queued = queued;
+        self.totals = totals;
     }
 
     pub(crate) fn on_event(&mut self, ev: &CrawlEvent) {
         match ev {
-            CrawlEvent::Fetched(_) => self.stats.fetched += 1,
+            // Counted as the engine counts (a 4xx or 5xx is an error), so the
+            // numbers between two stats ticks agree with the log.
+            CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => self.stats.fetched += 1,
+            CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => self.stats.failed += 1,
             CrawlEvent::NotModified { .. } => self.stats.not_modified += 1,
-            CrawlEvent::Failed { .. } => self.stats.failed += 1,
-            CrawlEvent::Skipped { .. } => self.stats.skipped += 1,
+            CrawlEvent::Skipped { reason, .. } => {
+                self.stats.skipped += 1;
+                let by = &mut self.stats.skipped_by;
+                *match reason {
+                    SkipReason::Robots => &mut by.robots,
+                    SkipReason::OutOfScope => &mut by.out_of_scope,
+                    SkipReason::Excluded => &mut by.excluded,
+                    SkipReason::TooDeep => &mut by.too_deep,
+                } += 1;
+            }
             CrawlEvent::Stats(s) => {
                 self.stats = *s;
                 let (at, fetched) = self.last_sample;
@@ -117,12 +133,26 @@ impl StatusPane {
             CrawlEvent::Paused => self.run = RunState::Paused,
             CrawlEvent::Resumed => self.run = RunState::Running,
             CrawlEvent::Finished(summary) => {
-                self.run = RunState::Finished;
+                self.run = if self.run == RunState::Stopping {
+                    RunState::Stopped
+                } else {
+                    RunState::Finished
+                };
                 self.summary = Some(*summary);
-                self.stats.fetched = summary.fetched;
-                self.stats.failed = summary.failed;
-                self.stats.not_modified = summary.not_modified;
-                self.stats.elapsed = Duration::from_secs_f64(summary.elapsed_s.max(0.0));
+                // The engine's own final count, reason by reason.
+                let s = &mut self.stats;
+                s.fetched = summary.fetched;
+                s.failed = summary.failed;
+                s.not_modified = summary.not_modified;
+                s.skipped_by = SkipCounts {
+                    robots: summary.skipped_robots,
+                    out_of_scope: summary.out_of_scope,
+                    excluded: summary.excluded,
+                    too_deep: summary.too_deep,
+                };
+                s.skipped = s.skipped_by.total();
+                s.in_flight = 0;
+                s.elapsed = Duration::from_secs_f64(summary.elapsed_s.max(0.0));
             }
             _ => {}
         }
@@ -130,7 +160,7 @@ impl StatusPane {
 
     fn rate(&self) -> String {
         let (rate, avg) = match (self.run, self.summary) {
-            (RunState::Finished, Some(s)) => (s.pages_per_s, " avg"),
+            (RunState::Finished | RunState::Stopped, Some(s)) => (s.pages_per_s, " avg"),
             _ => (self.rates.back().copied().unwrap_or(0.0), ""),
         };
         if rate < 10.0 {
@@ -138,6 +168,25 @@ impl StatusPane {
         } else {
             format!("{rate:.0}/s{avg}")
         }
+    }
+}
+
+/// "24 (robots 1 · out of scope 23)": the total and its reasons.
+fn skipped(total: u64, by: &SkipCounts) -> String {
+    let reasons: Vec<String> = [
+        ("robots", by.robots),
+        ("out of scope", by.out_of_scope),
+        ("excluded", by.excluded),
+        ("too deep", by.too_deep),
+    ]
+    .into_iter()
+    .filter(|&(_, n)| n > 0)
+    .map(|(why, n)| format!("{why} {}", format::count(n)))
+    .collect();
+    if reasons.is_empty() {
+        format::count(total)
+    } else {
+        format!("{} ({})", format::count(total), reasons.join(" · "))
     }
 }
 
@@ -195,11 +244,15 @@ impl Widget for &StatusPane {
         first.extend(field("", self.rate()));
         first.extend(field("errors ", format::count(s.failed)));
         first.extend(field("not modified ", format::count(s.not_modified)));
+        first.extend(field("skipped ", skipped(s.skipped, &s.skipped_by)));
+        let t = &self.totals;
         let mut second = Vec::new();
         second.extend(field("queue ", format::count(s.queued)));
-        second.extend(field("in flight ", format::count(self.in_flight)));
-        second.extend(field("skipped ", format::count(s.skipped)));
-        second.extend(field("store ", format::bytes(s.store_bytes)));
+        second.extend(field("in flight ", format::count(s.in_flight)));
+        second.extend(field("store: done ", format::count(t.done)));
+        second.extend(field("failed ", format::count(t.failed)));
+        second.extend(field("skipped ", format::count(t.skipped)));
+        second.extend(field("", format::bytes(s.store_bytes)));
         Line::from(first).render(first_row, buf);
         Line::from(second).render(second_row, buf);
         // Tenths, so that slow crawls still draw a shape.

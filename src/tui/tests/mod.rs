@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::crawl::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};
 use crate::search::{Hit, Results};
-use crate::store::{PageRecord, PointRecord, SkipReason};
+use crate::store::{PageRecord, PointRecord, SkipReason, StateCounts};
 use crate::tui::app::{App, Clock, Command, Modal, Msg, Options, Snapshot};
 use crate::tui::panes::graph::{LinkRow, PageView};
 use crate::tui::panes::lookup::Detail;
@@ -70,7 +70,7 @@ impl Harness {
         let mut cmds = vec![self.tick(ms)?];
         while let Some(c) = cmds.pop() {
             match c {
-                Command::Search { seq, query } => return Some((seq, query)),
+                Command::Search { seq, query, .. } => return Some((seq, query)),
                 Command::Batch(v) => cmds.extend(v),
                 _ => {}
             }
@@ -167,6 +167,13 @@ fn snapshot() -> Snapshot {
             .collect(),
         frontier_len: 1234,
         store_bytes: 12 << 20,
+        totals: StateCounts {
+            queued: 1234,
+            done: 45_210,
+            failed: 37,
+            skipped: 1_802,
+            ..Default::default()
+        },
         points: vec![(1, point("/", true))],
     }
 }
@@ -554,7 +561,8 @@ fn pause_resume_and_stop_go_to_the_engine() {
     assert_eq!(h.app.run_state(), RunState::Stopping);
     h.send(Msg::Engine(vec![CrawlEvent::Finished(Summary::default())]));
     h.send(Msg::CrawlEnded(Ok(())));
-    assert_eq!(h.app.run_state(), RunState::Finished);
+    // Stopped by the user, not finished: the queue is still there.
+    assert_eq!(h.app.run_state(), RunState::Stopped);
     assert_eq!(h.key(KeyCode::Char('p')), None);
     assert_eq!(h.key(KeyCode::Char('q')), Some(Command::Quit));
 }
@@ -819,4 +827,58 @@ async fn runtime_draws_and_quits_on_a_test_backend() {
     let screen = text(terminal.backend().buffer());
     assert!(screen.contains("1 Status"), "{screen}");
     assert!(runtime.take_engine().is_none());
+}
+
+#[test]
+fn in_flight_is_the_engines_count_not_started_minus_finished_events() {
+    let mut h = Harness::new();
+    h.send(Msg::CrawlStarted);
+    // Started events arrive at once; their outcomes only after a commit.
+    let started: Vec<CrawlEvent> = (0..40)
+        .map(|i| CrawlEvent::Started {
+            page: i,
+            url: url(&format!("/p/{i}")),
+        })
+        .collect();
+    h.send(Msg::Engine(started));
+    h.send(Msg::Engine(vec![CrawlEvent::Stats(CrawlStats {
+        in_flight: 3,
+        ..Default::default()
+    })]));
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("in flight 3 "), "{screen}");
+}
+
+#[test]
+fn lookup_shows_the_true_count_and_loads_more_as_the_list_scrolls() {
+    let mut h = Harness::new();
+    h.key(KeyCode::Char('/'));
+    for c in "harbor".chars() {
+        h.key(KeyCode::Char(c));
+    }
+    let (seq, query) = h.tick_search(1000).expect("a search after the pause");
+    let first: Vec<Hit> = (0..50)
+        .map(|i| hit(i + 1, 1.0 - i as f32 / 100.0, "Harbor", &format!("/h/{i}")))
+        .collect();
+    h.send(Msg::SearchDone {
+        seq,
+        query: query.clone(),
+        result: Ok(Results {
+            hits: first,
+            note: None,
+            total: 1000,
+        }),
+    });
+    let screen = h.screen(120, 40);
+    assert!(screen.contains("1000 results (50 loaded"), "{screen}");
+    // Down to the last loaded hit: the next tick asks for more.
+    for _ in 0..49 {
+        h.key(KeyCode::Down);
+    }
+    let more = h.tick(1200);
+    let found = matches!(
+        &more,
+        Some(Command::Search { limit: 100, query: q, .. }) if *q == query
+    ) || matches!(&more, Some(Command::Batch(v)) if v.iter().any(|c| matches!(c, Command::Search { limit: 100, .. })));
+    assert!(found, "{more:?}");
 }

@@ -111,10 +111,7 @@ fn stable(text: &str, c: &Crawled, store_bytes: u64) -> String {
     let text = text
         .replace(&c.site.to_string(), "127.0.0.1:[port]")
         .replace(&format::clock(elapsed), "[elapsed]")
-        .replace(
-            &format!("store {}", format::bytes(store_bytes)),
-            "store [size]",
-        );
+        .replace(&format::bytes(store_bytes), "[size]");
     let mut out = String::new();
     for line in text.lines() {
         let line = line
