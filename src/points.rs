@@ -33,6 +33,8 @@ pub enum PointError {
     NotFound(PointId),
     #[error("nothing to crawl: no crawl point is active")]
     NothingToCrawl,
+    #[error("crawl point {0} is disabled: enable it first")]
+    Disabled(PointId),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -73,7 +75,10 @@ impl PointError {
             PointError::ZeroMaxPages => Some(Setting::MaxPages),
             PointError::PasswordWithoutUser => Some(Setting::User),
             PointError::UserWithoutPassword => Some(Setting::Password),
-            PointError::NotFound(_) | PointError::NothingToCrawl | PointError::Store(_) => None,
+            PointError::NotFound(_)
+            | PointError::NothingToCrawl
+            | PointError::Disabled(_)
+            | PointError::Store(_) => None,
         }
     }
 }
@@ -263,16 +268,24 @@ pub fn list(store: &Store) -> Result<Vec<(PointId, PointRecord)>> {
     Ok(store.read()?.points()?)
 }
 
-/// The points a crawl starts from: `requested` when given, else every
-/// active point; never an empty set.
+/// The points a crawl starts from: `requested` when given (each must exist
+/// and be enabled), else every active point; never an empty set.
 pub fn crawl_set(store: &Store, requested: Vec<PointId>) -> Result<Vec<PointId>> {
+    let stored = list(store)?;
     let ids: Vec<PointId> = if requested.is_empty() {
-        list(store)?
+        stored
             .into_iter()
             .filter(|(_, p)| p.active)
             .map(|(id, _)| id)
             .collect()
     } else {
+        for &id in &requested {
+            match stored.iter().find(|(i, _)| *i == id) {
+                None => return Err(PointError::NotFound(id)),
+                Some((_, p)) if !p.active => return Err(PointError::Disabled(id)),
+                Some(_) => {}
+            }
+        }
         requested
     };
     if ids.is_empty() {
@@ -398,6 +411,9 @@ mod tests {
             crawl_set(&store, vec![]),
             Err(PointError::NothingToCrawl)
         ));
+        assert!(matches!(crawl_set(&store, vec![id]), Err(PointError::Disabled(i)) if i == id));
+        assert!(matches!(crawl_set(&store, vec![7]), Err(PointError::NotFound(7))));
+        set_active(&store, id, true).unwrap();
         assert_eq!(crawl_set(&store, vec![id]).unwrap(), vec![id]);
     }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{print_json, CliError, CliResult};
 use crate::store::prelude::*;
-use crate::store::{MimeRecord, PageId, Reader, Store, UrlState};
+use crate::store::{MimeRecord, PageId, PageRecord, Reader, Store, UrlState};
 pub(super) use crate::time::rfc3339;
 use crate::url::Url;
 
@@ -133,15 +133,7 @@ pub(super) fn page_json(r: &Reader<'_>, id: PageId, url: String) -> Result<PageJ
         mime,
         size: record.as_ref().map(|p| p.size),
         last_modified: record.as_ref().map(|p| rfc3339(p.last_modified)),
-        last_modified_source: record.as_ref().map(|p| {
-            if p.last_modified_header.is_some() {
-                "header"
-            } else if p.last_modified != p.fetched_at {
-                "date"
-            } else {
-                "fetch"
-            }
-        }),
+        last_modified_source: record.as_ref().map(PageRecord::last_modified_source),
         fetched_at: record.as_ref().map(|p| rfc3339(p.fetched_at)),
         depth: record.as_ref().map(|p| p.depth),
         keywords,

@@ -154,6 +154,29 @@ pub struct PageRecord {
     pub token_count: u32,
 }
 
+impl PageRecord {
+    /// Where `last_modified` comes from: `header` (Last-Modified), `date`
+    /// (the server's Date) or `fetch` (the fetch time).
+    pub fn last_modified_source(&self) -> &'static str {
+        if self.last_modified_header.is_some() {
+            "header"
+        } else if self.last_modified != self.fetched_at {
+            "date"
+        } else {
+            "fetch"
+        }
+    }
+
+    /// How to label `last_modified` for people.
+    pub fn last_modified_label(&self) -> &'static str {
+        match self.last_modified_source() {
+            "header" => "modified",
+            "date" => "dated",
+            _ => "fetched",
+        }
+    }
+}
+
 /// Where a URL stands in the crawl.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UrlState {
