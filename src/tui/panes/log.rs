@@ -29,7 +29,7 @@ enum Kind {
     NotModified,
     Failed,
     Skipped,
-    Redirected,
+    Redirected { status: u16 },
 }
 
 #[derive(Debug, Clone)]
@@ -52,13 +52,13 @@ impl LogLine {
             Kind::NotModified => "304".into(),
             Kind::Failed => "failed".into(),
             Kind::Skipped => "skipped".into(),
-            Kind::Redirected => "redirect".into(),
+            Kind::Redirected { status } => status.to_string(),
         }
     }
 
     fn status_code(&self) -> Option<u16> {
         match self.kind {
-            Kind::Page { status, .. } => Some(status),
+            Kind::Page { status, .. } | Kind::Redirected { status } => Some(status),
             Kind::NotModified => Some(304),
             _ => None,
         }
@@ -68,12 +68,17 @@ impl LogLine {
         terms.iter().all(|t| self.matches_term(t))
     }
 
-    /// `4xx` is a status class; anything else is a substring.
+    /// `4xx` is a status class and `404` a status: they match the status,
+    /// never a URL that happens to hold the digits. Anything else is a
+    /// substring of the status label, URL or text.
     fn matches_term(&self, term: &str) -> bool {
         let b = term.as_bytes();
         if b.len() == 3 && b[0].is_ascii_digit() && &b[1..] == b"xx" {
             let class = u16::from(b[0] - b'0');
             return self.status_code().is_some_and(|s| s / 100 == class);
+        }
+        if let Some(code) = (b.len() == 3).then(|| term.parse::<u16>().ok()).flatten() {
+            return self.status_code() == Some(code);
         }
         self.key.contains(term)
     }
@@ -139,14 +144,19 @@ impl LogPane {
             CrawlEvent::NotModified { page, url } => (Kind::NotModified, *page, url, String::new()),
             CrawlEvent::Failed { page, url, reason } => (Kind::Failed, *page, url, reason.clone()),
             CrawlEvent::Skipped { page, url, reason } => {
-                (Kind::Skipped, *page, url, reason.as_str().to_string())
+                (Kind::Skipped, *page, url, reason.describe().to_string())
             }
             CrawlEvent::Redirected {
                 page,
                 url,
                 to,
                 status,
-            } => (Kind::Redirected, *page, url, format!("{status} → {to}")),
+            } => (
+                Kind::Redirected { status: *status },
+                *page,
+                url,
+                format!("→ {to}"),
+            ),
             _ => return,
         };
         let mut line = LogLine {
@@ -335,12 +345,12 @@ impl LogPane {
             Kind::NotModified => (theme::status(304), String::new(), String::new()),
             Kind::Failed => (theme::failed(), String::new(), String::new()),
             Kind::Skipped => (theme::skipped(), String::new(), String::new()),
-            Kind::Redirected => (theme::redirected(), String::new(), String::new()),
+            Kind::Redirected { .. } => (theme::redirected(), String::new(), String::new()),
         };
         let text_style = match l.kind {
             Kind::Failed => theme::failed(),
             Kind::Skipped => theme::skipped(),
-            Kind::Redirected => theme::redirected(),
+            Kind::Redirected { .. } => theme::redirected(),
             _ => Style::new(),
         };
         let mut spans = Vec::with_capacity(8);

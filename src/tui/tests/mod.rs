@@ -882,3 +882,30 @@ fn lookup_shows_the_true_count_and_loads_more_as_the_list_scrolls() {
     ) || matches!(&more, Some(Command::Batch(v)) if v.iter().any(|c| matches!(c, Command::Search { limit: 100, .. })));
     assert!(found, "{more:?}");
 }
+
+#[test]
+fn status_filters_match_the_status_never_a_url() {
+    let mut h = crawling();
+    h.send(Msg::Engine(vec![fetched(
+        40,
+        "/docs/404.html",
+        200,
+        "How to write a 404 page",
+        1,
+    )]));
+    let shown = |h: &mut Harness, filter: &str| {
+        h.key(KeyCode::Char('3'));
+        h.key(KeyCode::Char('f'));
+        // Clear what an earlier filter left.
+        for _ in 0..10 {
+            h.key(KeyCode::Backspace);
+        }
+        h.typing(filter);
+        h.key(KeyCode::Esc);
+        h.app.log().shown()
+    };
+    assert_eq!(shown(&mut h, "404"), 1, "only the page that answered 404");
+    assert_eq!(shown(&mut h, "3xx"), 2, "the 301 redirect and the 304");
+    assert_eq!(shown(&mut h, "301"), 1);
+    assert_eq!(shown(&mut h, "docs/404"), 1, "words still search URLs");
+}
