@@ -412,7 +412,10 @@ mod tests {
             Err(PointError::NothingToCrawl)
         ));
         assert!(matches!(crawl_set(&store, vec![id]), Err(PointError::Disabled(i)) if i == id));
-        assert!(matches!(crawl_set(&store, vec![7]), Err(PointError::NotFound(7))));
+        assert!(matches!(
+            crawl_set(&store, vec![7]),
+            Err(PointError::NotFound(7))
+        ));
         set_active(&store, id, true).unwrap();
         assert_eq!(crawl_set(&store, vec![id]).unwrap(), vec![id]);
     }

@@ -25,6 +25,18 @@ pub(crate) fn selected() -> Style {
         .add_modifier(Modifier::BOLD)
 }
 
+/// A row drawn as selected. Dim text (timestamps, ids) is dark grey, the
+/// selection's background too: on a selected row it is lifted to grey so it
+/// stays readable.
+pub(crate) fn select(mut line: ratatui::text::Line<'_>) -> ratatui::text::Line<'_> {
+    for span in &mut line.spans {
+        if span.style.fg == Some(Color::DarkGray) {
+            span.style = span.style.fg(Color::Gray);
+        }
+    }
+    line.style(selected())
+}
+
 pub(crate) fn dim() -> Style {
     Style::new().fg(Color::DarkGray)
 }

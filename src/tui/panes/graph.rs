@@ -4,6 +4,8 @@
 //! (queued, out of scope, excluded, failed) show their state instead of a
 //! status.
 
+use std::collections::HashMap;
+
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
@@ -333,17 +335,29 @@ impl GraphPane {
             .max()
             .unwrap_or(0)
             .min(22);
+        // Rows that share a title are told apart by their URL.
+        let mut titles: HashMap<&str, usize> = HashMap::new();
+        for t in rows.iter().filter_map(|r| r.title.as_deref()) {
+            *titles.entry(t).or_default() += 1;
+        }
+        let text_w = (area.width as usize).saturating_sub(label_w + 1);
         for (n, row) in rows.iter().enumerate().skip(offset).take(height) {
-            let name = row.title.clone().unwrap_or_else(|| row.url.clone());
+            let name = match row.title.as_deref() {
+                Some(t) if titles.get(t).is_some_and(|&c| c > 1) => {
+                    format!("{t} · {}", format::bare_url(&row.url))
+                }
+                Some(t) => t.to_string(),
+                None => row.url.clone(),
+            };
             let line = Line::from(vec![
                 Span::styled(
                     format!("{:<label_w$} ", format::ellipsize(&row.label(), label_w)),
                     row.label_style(),
                 ),
-                Span::raw(name),
+                Span::raw(format::ellipsize(&name, text_w)),
             ]);
             lines.push(if self.side == side && n == self.sel[i] {
-                line.style(theme::selected())
+                theme::select(line)
             } else {
                 line
             });

@@ -509,7 +509,7 @@ impl Widget for &LogPane {
             .filter_map(|i| {
                 let line = self.line(self.view_line(i)?, area.width);
                 Some(if Some(i) == sel {
-                    line.style(theme::selected())
+                    theme::select(line)
                 } else {
                     line
                 })

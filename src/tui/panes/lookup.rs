@@ -450,7 +450,7 @@ impl Widget for &LookupPane {
                     Span::styled(h.url.as_str(), theme::url()),
                 ]);
                 if i == self.selected {
-                    line.style(theme::selected())
+                    theme::select(line)
                 } else {
                     line
                 }

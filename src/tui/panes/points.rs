@@ -412,7 +412,7 @@ impl Widget for &PointsPane {
             }
             let line = Line::from(spans);
             lines.push(if i == self.selected {
-                line.style(theme::selected())
+                theme::select(line)
             } else {
                 line
             });

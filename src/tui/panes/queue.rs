@@ -209,7 +209,7 @@ impl Widget for &QueuePane {
                 ),
             ]);
             lines.push(if i == self.selected {
-                line.style(theme::selected())
+                theme::select(line)
             } else {
                 line
             });

@@ -909,3 +909,52 @@ fn status_filters_match_the_status_never_a_url() {
     assert_eq!(shown(&mut h, "301"), 1);
     assert_eq!(shown(&mut h, "docs/404"), 1, "words still search URLs");
 }
+
+#[test]
+fn selected_rows_stay_readable() {
+    let mut h = crawling();
+    h.key(KeyCode::Char('2'));
+    h.key(KeyCode::Down);
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    t.draw(|f| h.app.render(f)).unwrap();
+    let buf = t.backend().buffer();
+    let mut selected = 0;
+    for cell in buf.content() {
+        if cell.bg == ratatui::style::Color::DarkGray && !cell.symbol().trim().is_empty() {
+            selected += 1;
+            assert_ne!(
+                cell.fg,
+                cell.bg,
+                "{:?} drawn in its own background",
+                cell.symbol()
+            );
+        }
+    }
+    assert!(selected > 10, "a row is drawn selected");
+}
+
+#[test]
+fn graph_rows_with_the_same_title_show_their_url() {
+    let mut h = searched();
+    h.key(KeyCode::Down);
+    let Some(Command::LoadPage { seq, .. }) = h.key(KeyCode::Enter) else {
+        panic!("expected a page load");
+    };
+    let mut v = view(17, "Docs", "/docs/");
+    v.children = vec![
+        link(30, "/docs/a/", Some("Index"), Some(200), "done"),
+        link(31, "/docs/b/", Some("Index"), Some(200), "done"),
+        link(32, "/docs/c/", Some("Setup"), Some(200), "done"),
+    ];
+    h.send(Msg::PageLoaded { seq, result: Ok(v) });
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("Index · 127.0.0.1:8080/docs/a/"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Index · 127.0.0.1:8080/docs/b/"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Setup ·"), "{screen}");
+}
