@@ -270,18 +270,23 @@ mod tests {
         assert_eq!(q.positive_stems(), ["kiwi", "farm"]);
     }
 
+    /// Lone quotes and dashes are punctuation, not syntax errors: what is
+    /// left is the words around them, or the reason there are none.
     #[test]
-    fn never_panics_on_odd_input() {
-        for q in [
-            "\"",
-            "-",
-            "-\"",
-            "\"\"\"",
-            "-\"a",
-            "ü-\"x\"-",
-            "\u{0}\"-\u{301}",
+    fn odd_quotes_and_dashes_leave_only_their_words() {
+        for (q, why) in [
+            ("\"", Empty::Blank),
+            ("-", Empty::Blank),
+            ("-\"", Empty::Blank),
+            ("\"\"\"", Empty::Blank),
+            ("\u{0}\"-\u{301}", Empty::Blank),
+            // An excluded stopword excludes nothing.
+            ("-\"a", Empty::OnlyStopwords),
         ] {
-            let _ = parse(q);
+            assert_eq!(parse(q), Err(why), "{q:?}");
         }
+        let q = parse("ü-\"x\"-").expect("has words");
+        assert_eq!(words(&q), [("ü", 1), ("x", 1)]);
+        assert!(q.phrases.is_empty() && q.excluded.is_empty());
     }
 }
