@@ -1,93 +1,120 @@
-//! Resume and sharing: a crawler killed with SIGKILL loses nothing it
-//! committed and the next run goes on from there; two crawlers on one store
-//! share the frontier and never fetch the same page twice.
+//! Resume and sharing: a crawler killed with SIGKILL or stopped with Ctrl-C
+//! in the middle of a crawl loses nothing it committed, and the next run
+//! finishes the site to the exact page; two crawlers on one store share the
+//! frontier, both get work, and no page is fetched twice.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::crawl::*;
+use crawlscope::demo::DemoSite;
 use crawlscope::store::prelude::*;
 
-fn done_count(db: &Path) -> u64 {
-    store(db).read().unwrap().state_counts().unwrap().done
+const PAGES: u32 = 1500;
+
+fn crawl_child(db: &Path, args: &[&str]) -> Child {
+    crawl_command(db, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start a crawler")
 }
 
-/// Polls the store (a crawler in another process writes it) until `n`
-/// pages are done, within a minute.
-fn wait_for_done(db: &Path, n: u64) {
+/// Polls the store (the child writes it) until `n` pages are done, within a
+/// minute.
+fn wait_for_done(db: &Path, child: &mut Child, n: u64) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while done_count(db) < n {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the crawler ended before {n} pages were done"
+        );
         assert!(Instant::now() < deadline, "the crawl made no progress");
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
-fn crawl_child(db: &Path, args: &[&str]) -> Command {
-    let mut c = crate::support::crawlscope();
-    c.arg("--db").arg(db).args(["crawl", "--json"]).args(args);
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    c
+/// Asserts that a signal sent now hits a crawl under way: the store shows
+/// work left and the child is still running.
+fn assert_under_way(db: &Path, child: &mut Child, total: u64) {
+    let st = store(db);
+    let r = st.read().unwrap();
+    let counts = r.state_counts().unwrap();
+    assert!(counts.done < total, "all {total} pages were already done");
+    assert!(
+        r.frontier_len().unwrap() + counts.claimed > 0,
+        "nothing was left to fetch"
+    );
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the crawler had already ended"
+    );
+}
+
+/// Asserts that the store holds the whole demo site, each document once.
+fn assert_complete(db: &Path, total: u64) {
+    assert_eq!(done_count(db), total);
+    assert_eq!(store(db).read().unwrap().page_count().unwrap(), total);
+    assert_whole(db);
 }
 
 #[test]
 fn sigkill_loses_nothing_committed_and_the_next_run_resumes() {
-    let demo = serve_demo(1500);
+    let demo = serve_demo(PAGES);
+    let total = documents(&DemoSite::new(PAGES));
     let db = tempfile::tempdir().unwrap();
-    let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
-        .spawn()
-        .unwrap();
-    wait_for_done(db.path(), 200);
+    let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]);
+    wait_for_done(db.path(), &mut child, 200);
+    assert_under_way(db.path(), &mut child, total);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let committed = done_count(db.path());
     assert!(committed >= 200);
+    assert!(committed < total, "the kill came after the crawl's end");
 
     let sum = crawl_ok(db.path(), &[]);
-    let total = done_count(db.path());
     assert_eq!(
         committed + sum["fetched"].as_u64().unwrap(),
         total,
-        "pages committed before the kill were fetched again"
+        "pages committed before the kill were fetched again, or some never"
     );
-    let html_pages = store(db.path()).read().unwrap().page_count().unwrap();
-    assert!(html_pages >= 1500, "only {html_pages} pages stored");
-    assert_whole(db.path());
+    assert_complete(db.path(), total);
 }
 
 #[test]
 fn two_crawlers_share_one_store_without_fetching_a_page_twice() {
-    let demo = serve_demo(1500);
+    let site = DemoSite::new(PAGES);
+    let server = serve_site(&site);
+    let total = documents(&site);
     let db = tempfile::tempdir().unwrap();
-    let a = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
-        .spawn()
-        .unwrap();
-    let b = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
-        .spawn()
-        .unwrap();
+    let a = crawl_child(db.path(), &[&server.base(), "--concurrency", "8"]);
+    let b = crawl_child(db.path(), &[&server.base(), "--concurrency", "8"]);
     let mut fetched = 0;
-    for child in [a, b] {
-        fetched += summary(&child.wait_with_output().unwrap())["fetched"]
+    for (name, child) in [("a", a), ("b", b)] {
+        let n = summary(&child.wait_with_output().unwrap())["fetched"]
             .as_u64()
             .unwrap();
+        assert!(n > 0, "crawler {name} fetched nothing");
+        fetched += n;
     }
     assert_eq!(
-        fetched,
-        done_count(db.path()),
-        "some page was fetched by both crawlers"
+        fetched_more_than_once(&server),
+        vec![],
+        "pages fetched by both crawlers"
     );
-    assert!(store(db.path()).read().unwrap().page_count().unwrap() >= 1500);
-    assert_whole(db.path());
+    assert_eq!(fetched, total);
+    assert_complete(db.path(), total);
 }
 
 #[test]
 fn ctrl_c_stops_gracefully_and_leaves_no_claim_behind() {
-    let demo = serve_demo(1500);
+    let demo = serve_demo(PAGES);
+    let total = documents(&DemoSite::new(PAGES));
     let db = tempfile::tempdir().unwrap();
-    let child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"])
-        .spawn()
-        .unwrap();
-    wait_for_done(db.path(), 100);
+    let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]);
+    wait_for_done(db.path(), &mut child, 100);
+    assert_under_way(db.path(), &mut child, total);
     // SAFETY: sending SIGINT to our own child process.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let sum = summary(&child.wait_with_output().unwrap());
@@ -97,16 +124,18 @@ fn ctrl_c_stops_gracefully_and_leaves_no_claim_behind() {
         stopped_at,
         "everything fetched was committed"
     );
+    assert!(stopped_at < total, "the crawl ended before it was stopped");
     let st = store(db.path());
+    let r = st.read().unwrap();
+    assert!(r.claims().unwrap().is_empty(), "claims were left behind");
     assert!(
-        st.read().unwrap().claims().unwrap().is_empty(),
-        "claims were left behind"
+        r.frontier_len().unwrap() > 0,
+        "what was not fetched is not back in the queue"
     );
+    drop(r);
     drop(st);
     assert_whole(db.path());
     let rest = crawl_ok(db.path(), &[]);
-    assert_eq!(
-        stopped_at + rest["fetched"].as_u64().unwrap(),
-        done_count(db.path())
-    );
+    assert_eq!(stopped_at + rest["fetched"].as_u64().unwrap(), total);
+    assert_complete(db.path(), total);
 }

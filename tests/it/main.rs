@@ -11,6 +11,7 @@ mod cli_lookups;
 mod crawl_auth;
 mod crawl_counts;
 mod crawl_failures;
+mod crawl_politeness;
 mod crawl_recrawl;
 mod crawl_redirects;
 mod crawl_resume;

@@ -1,12 +1,16 @@
 //! Running the real binary's `crawl` against a test server and reading the
 //! store it leaves behind.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::process::Output;
+use std::process::{Command, Output};
 
+use crawlscope::demo::DemoSite;
 use crawlscope::store::prelude::*;
 use crawlscope::store::{PageRecord, Store};
 use crawlscope::url::Url;
+
+use super::{Reply, Resp, TestServer};
 
 /// `crawlscope --db DB crawl --json ARGS...`; panics with stderr unless it
 /// exits 0, returns the summary JSON.
@@ -31,14 +35,19 @@ pub fn summary(out: &Output) -> serde_json::Value {
 }
 
 pub fn crawl(db: &Path, args: &[&str]) -> Output {
-    super::crawlscope()
-        .arg("--db")
-        .arg(db)
-        .arg("crawl")
-        .arg("--json")
-        .args(args)
-        .output()
-        .expect("run crawlscope")
+    crawl_command(db, args).output().expect("run crawlscope")
+}
+
+/// `crawlscope --db DB crawl --json ARGS...`, not started yet.
+pub fn crawl_command(db: &Path, args: &[&str]) -> Command {
+    let mut c = super::crawlscope();
+    c.arg("--db").arg(db).args(["crawl", "--json"]).args(args);
+    c
+}
+
+/// Pages done in the store, which a crawler in another process may be writing.
+pub fn done_count(db: &Path) -> u64 {
+    store(db).read().unwrap().state_counts().unwrap().done
 }
 
 /// The store the binary left, opened in this process.
@@ -126,4 +135,41 @@ pub fn serve_demo(pages: u32) -> Demo {
         "serve-demo printed {line:?}"
     );
     Demo(child, line.trim().to_string())
+}
+
+/// The demo site served by the recording test server (not by `serve-demo`),
+/// so that every request is counted per path.
+pub fn serve_site(site: &DemoSite) -> TestServer {
+    let s = TestServer::start();
+    let mut paths: Vec<String> = (0..site.pages()).map(|n| site.path_of(n)).collect();
+    paths.extend(site.file_paths());
+    paths.push("/robots.txt".into());
+    for p in paths {
+        if let Some(r) = site.render(&p) {
+            s.route(
+                &p,
+                Reply::Respond(Resp::bytes(r.content_type, r.body.to_vec())),
+            );
+        }
+    }
+    s
+}
+
+/// What a finished crawl of `site` holds: every page and every file it links.
+pub fn documents(site: &DemoSite) -> u64 {
+    u64::from(site.pages()) + site.file_paths().count() as u64
+}
+
+/// Every path the server got more than one GET for, with its count;
+/// robots.txt, which each crawler process reads, is left out.
+pub fn fetched_more_than_once(s: &TestServer) -> Vec<(String, usize)> {
+    let mut gets: HashMap<String, usize> = HashMap::new();
+    for r in s.requests() {
+        if r.method == "GET" && r.path != "/robots.txt" {
+            *gets.entry(r.path).or_default() += 1;
+        }
+    }
+    let mut repeated: Vec<(String, usize)> = gets.into_iter().filter(|&(_, n)| n > 1).collect();
+    repeated.sort();
+    repeated
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -38,6 +38,11 @@ pub struct Recorded {
     pub path: String,
     /// In arrival order, names lowercased, values trimmed.
     pub headers: Vec<(String, String)>,
+    /// When its head had been read.
+    pub arrived: Instant,
+    /// When the server was done with it (reply written or connection
+    /// broken); None while it is still being served.
+    pub answered: Option<Instant>,
 }
 
 impl Recorded {
@@ -181,6 +186,29 @@ pub fn page(title: &str, body_text: &str, links: &[&str]) -> Resp {
     }
     html.push_str("</ul>\n</body></html>\n");
     Resp::html(&html)
+}
+
+/// The most requests among `reqs` that the server was serving at one
+/// moment (from arrival to answer); one never answered counts to the end.
+pub fn peak_in_flight(reqs: &[Recorded]) -> usize {
+    let mut edges: Vec<(Instant, bool)> = Vec::with_capacity(reqs.len() * 2);
+    for r in reqs {
+        edges.push((r.arrived, true));
+        edges.extend(r.answered.map(|t| (t, false)));
+    }
+    // An answer sorts before an arrival at the same instant: a request that
+    // starts as another ends does not overlap it.
+    edges.sort();
+    let (mut now, mut peak) = (0usize, 0usize);
+    for (_, arrival) in edges {
+        if arrival {
+            now += 1;
+            peak = peak.max(now);
+        } else {
+            now -= 1;
+        }
+    }
+    peak
 }
 
 /// Routes `/` to a page titled "Home" that links to `links`: the entry of
@@ -376,11 +404,17 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<State>) {
         let keep_alive = req.keep_alive() && !chunked;
 
         let path = origin_form(&req.target);
-        lock(&state.log).push(Recorded {
-            method: req.method.clone(),
-            path: path.clone(),
-            headers: req.headers.clone(),
-        });
+        let logged = {
+            let mut log = lock(&state.log);
+            log.push(Recorded {
+                method: req.method.clone(),
+                path: path.clone(),
+                headers: req.headers.clone(),
+                arrived: Instant::now(),
+                answered: None,
+            });
+            log.len() - 1
+        };
         let picked = {
             let mut routes = lock(&state.routes);
             routes.get_mut(&path).map(|route| {
@@ -401,6 +435,9 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<State>) {
             }
             Some((reply, n)) => play(&mut stream, &reply, n, &req, head_only, keep_alive).await,
         };
+        if let Some(r) = lock(&state.log).get_mut(logged) {
+            r.answered = Some(Instant::now());
+        }
         if !open || !keep_alive {
             let _ = stream.shutdown().await;
             return;
