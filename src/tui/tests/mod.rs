@@ -958,3 +958,43 @@ fn graph_rows_with_the_same_title_show_their_url() {
     );
     assert!(!screen.contains("Setup ·"), "{screen}");
 }
+
+/// The end of a crawl reaches the screen with no key pressed: the runtime
+/// draws engine events by itself.
+#[tokio::test]
+async fn a_crawl_that_ends_in_failures_shows_it_ended_without_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = std::sync::Arc::new(crate::store::Store::open(&dir.path().join("store")).unwrap());
+    // A port nothing listens on: every fetch fails at once.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let url = crate::url::parse_start(&format!("http://127.0.0.1:{port}/")).unwrap();
+    let (point, _) = crate::points::add(&store, crate::points::new_record(&url)).unwrap();
+    let mut h = Harness::new();
+    let mut terminal = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let mut runtime = Runtime::new(store, crate::crawl::CrawlConfig::default());
+    // No key for three seconds, then quit (confirming, in case the console
+    // still believes the crawl runs).
+    let keys = futures_util::StreamExt::flat_map(
+        futures_util::stream::once(tokio::time::sleep(Duration::from_secs(3))),
+        |()| {
+        futures_util::stream::iter(
+            [KeyCode::Char('q'), KeyCode::Char('y')]
+                .map(|c| Ok(Event::Key(KeyEvent::new(c, KeyModifiers::NONE)))),
+            )
+        },
+    );
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        runtime.run(&mut terminal, &mut h.app, Box::pin(keys), vec![point]),
+    )
+    .await
+    .expect("the console quits")
+    .unwrap();
+    let screen = text(terminal.backend().buffer());
+    let status = screen.lines().nth(1).unwrap_or_default();
+    assert!(status.contains("finished"), "{screen}");
+    assert!(status.contains("errors 1"), "{screen}");
+}
