@@ -980,9 +980,9 @@ async fn a_crawl_that_ends_in_failures_shows_it_ended_without_input() {
     let keys = futures_util::StreamExt::flat_map(
         futures_util::stream::once(tokio::time::sleep(Duration::from_secs(3))),
         |()| {
-        futures_util::stream::iter(
-            [KeyCode::Char('q'), KeyCode::Char('y')]
-                .map(|c| Ok(Event::Key(KeyEvent::new(c, KeyModifiers::NONE)))),
+            futures_util::stream::iter(
+                [KeyCode::Char('q'), KeyCode::Char('y')]
+                    .map(|c| Ok(Event::Key(KeyEvent::new(c, KeyModifiers::NONE)))),
             )
         },
     );
