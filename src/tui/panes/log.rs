@@ -374,14 +374,16 @@ impl LogPane {
             0 => 0,
             n => (n + 2).min(rest / 3),
         };
-        let url_w = rest - text_w;
-        spans.push(Span::styled(
-            format::squeeze(format::bare_url(&l.url), url_w),
-            theme::url(),
-        ));
+        let url = format::squeeze(format::bare_url(&l.url), rest - text_w);
+        // The text gets what the URL left; a cut one ends in an ellipsis.
+        let text_room = rest.saturating_sub(url.chars().count() + 2);
+        spans.push(Span::styled(url, theme::url()));
         if !l.text.is_empty() {
             spans.push(Span::raw("  "));
-            spans.push(Span::styled(l.text.as_str(), text_style));
+            spans.push(Span::styled(
+                format::ellipsize(&l.text, text_room),
+                text_style,
+            ));
         }
         Line::from(spans)
     }
