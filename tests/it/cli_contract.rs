@@ -2,20 +2,12 @@
 //! that is not there, usage errors say everything clap knows, run flags on a
 //! bare `crawl` shape the run, and a closed stdout ends a command quietly.
 
-use std::path::Path;
 use std::process::{Output, Stdio};
 
 use crate::support::crawl::{crawl, crawl_ok, serve_demo};
 use crate::support::crawlscope;
 
-fn run(db: &Path, args: &[&str]) -> Output {
-    crawlscope()
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .expect("run crawlscope")
-}
+use crate::support::on_store as run;
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

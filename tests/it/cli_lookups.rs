@@ -3,10 +3,9 @@
 //! `word`, `stats` and `export --format jsonl`.
 
 use std::path::Path;
-use std::process::Output;
 
 use crate::support::crawl::crawl_ok;
-use crate::support::{crawlscope, Reply, Resp, TestServer};
+use crate::support::{Reply, Resp, TestServer};
 use serde_json::{json, Value};
 
 const LAST_MODIFIED: &str = "Sat, 01 Jun 2024 00:00:00 GMT";
@@ -71,14 +70,7 @@ fn crawled(s: &TestServer) -> tempfile::TempDir {
     db
 }
 
-fn run(db: &Path, args: &[&str]) -> Output {
-    crawlscope()
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .expect("run crawlscope")
-}
+use crate::support::on_store as run;
 
 /// Runs a `--json` command that must succeed; its JSON.
 fn json_of(db: &Path, args: &[&str]) -> Value {

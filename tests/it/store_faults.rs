@@ -2,21 +2,12 @@
 //! and a store that `check` still finds whole; a store written by another
 //! schema version is refused with both versions named.
 
-use std::path::Path;
 use std::process::Command;
 
 use crate::support::crawl::*;
 use crawlscope::store::prelude::*;
 
-/// `crawlscope --db DB ARGS...`
-fn on_store(db: &Path, args: &[&str]) -> std::process::Output {
-    crate::support::crawlscope()
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::support::on_store;
 
 struct Tmpfs(std::path::PathBuf);
 

@@ -222,6 +222,16 @@ pub fn crawlscope() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_crawlscope"))
 }
 
+/// `crawlscope --db DB ARGS...`, run to the end.
+pub fn on_store(db: &std::path::Path, args: &[&str]) -> std::process::Output {
+    crawlscope()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .expect("run crawlscope")
+}
+
 #[derive(Default)]
 struct State {
     routes: Mutex<HashMap<String, Route>>,
