@@ -72,6 +72,17 @@ pub trait FrontierRead: View {
     }
 
     /// Every claimed URL with the claim's state.
+    /// Every URL's state in page id order; `f` returns false to stop.
+    fn for_each_state(&self, mut f: impl FnMut(PageId, UrlState) -> Result<bool>) -> Result<()> {
+        for item in self.dbs().url_state.iter(self.txn())? {
+            let (k, v) = item?;
+            if !f(read_u32(k)?, codec::decode(v)?)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     fn claims(&self) -> Result<Vec<(PageId, UrlState)>> {
         let mut out = Vec::new();
         for item in self.dbs().url_state.iter(self.txn())? {

@@ -180,6 +180,13 @@ impl App {
                 let page = self.panes.lookup.set_results(seq, query.clone(), result)?;
                 Some(Command::LoadDetail { page, query })
             }
+            Msg::LogFound { seq, result } => {
+                match result {
+                    Ok(lines) => self.panes.log.set_store_view(seq, lines),
+                    Err(e) => self.error(format!("filtering the store: {e}")),
+                }
+                None
+            }
             Msg::DetailDone(d) => {
                 self.panes.lookup.set_detail(d);
                 None
@@ -243,6 +250,9 @@ impl App {
             self.dirty = true;
         } else if before != self.panes.lookup.hits().len() {
             self.dirty = true;
+        }
+        if let Some((seq, terms)) = self.panes.log.store_search() {
+            cmds.push(Command::LogSearch { seq, terms });
         }
         if !self.refreshing && self.now >= self.refresh_at {
             self.refreshing = true;

@@ -5,10 +5,11 @@
 
 use crate::search;
 use crate::store::prelude::*;
-use crate::store::{PageId, Reader, Store, StoreError};
+use crate::store::{PageId, Reader, Store, StoreError, UrlState};
 
 use super::app::Snapshot;
 use super::panes::graph::{LinkRow, PageView};
+use super::panes::log::{self, LogLine};
 use super::panes::lookup::Detail;
 use super::panes::queue::QueueRow;
 
@@ -95,4 +96,30 @@ pub(crate) fn detail(store: &Store, page: PageId, query: &str) -> Result<Detail,
             .collect(),
         snippet: search::snippet(&r, page, query)?,
     })
+}
+
+/// Lines a filter over the whole crawl shows, at most this many.
+const LOG_MATCHES: usize = 100_000;
+
+/// Every URL of the store with an outcome that the log filter `terms`
+/// keeps, in page id order: the whole crawl, not only this session's log.
+pub(crate) fn log_matches(store: &Store, terms: &[String]) -> Result<Vec<LogLine>, StoreError> {
+    let r = store.read()?;
+    let mut out = Vec::new();
+    r.for_each_state(|page, state| {
+        let record = r.page(page)?;
+        let target = match &state {
+            UrlState::Redirected { to, .. } => r.url_of(*to)?,
+            _ => None,
+        };
+        if let Some(url) = r.url_of(page)? {
+            if let Some(line) = log::store_line(page, url, &state, record.as_ref(), target) {
+                if line.matches(terms) {
+                    out.push(line);
+                }
+            }
+        }
+        Ok(out.len() < LOG_MATCHES)
+    })?;
+    Ok(out)
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::panes::graph::PageView;
+use super::panes::log::LogLine;
 use super::panes::lookup::Detail;
 use super::panes::queue::QueueRow;
 use crate::crawl::{CrawlCommand, CrawlEvent};
@@ -60,6 +61,10 @@ pub(crate) enum Msg {
         result: Result<Results, String>,
     },
     DetailDone(Detail),
+    LogFound {
+        seq: u64,
+        result: Result<Vec<LogLine>, String>,
+    },
     PageLoaded {
         seq: u64,
         result: Result<PageView, String>,
@@ -96,6 +101,11 @@ pub(crate) enum Command {
         page: PageId,
     },
     Refresh,
+    /// Every URL of the store the log filter `terms` keeps.
+    LogSearch {
+        seq: u64,
+        terms: Vec<String>,
+    },
     SavePoint {
         id: Option<PointId>,
         rec: PointRecord,

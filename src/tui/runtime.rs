@@ -310,6 +310,13 @@ impl Runtime {
                 });
                 None
             }
+            Command::LogSearch { seq, terms } => {
+                self.spawn(move |store| {
+                    let result = jobs::log_matches(&store, &terms).map_err(|e| e.to_string());
+                    Report::Msg(Box::new(Msg::LogFound { seq, result }))
+                });
+                None
+            }
             Command::Refresh => {
                 self.spawn(|store| match jobs::snapshot(&store) {
                     Ok(s) => Report::Msg(Box::new(Msg::Snapshot(s))),

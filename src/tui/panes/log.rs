@@ -16,7 +16,7 @@ use tui_input::Input;
 
 use super::{input_cursor, render_input, Action, KeyCtx, Keys, Pane, Setup};
 use crate::crawl::CrawlEvent;
-use crate::store::PageId;
+use crate::store::{PageId, PageRecord, UrlState};
 use crate::tui::{format, theme};
 
 /// Lines kept; older ones are dropped.
@@ -25,17 +25,25 @@ const FILTER_LABEL: &str = "filter ";
 
 #[derive(Debug, Clone, PartialEq)]
 enum Kind {
-    Page { status: u16, bytes: u64, ms: u64 },
+    /// `ms` is None for a line read from the store (it keeps no timing).
+    Page {
+        status: u16,
+        bytes: u64,
+        ms: Option<u64>,
+    },
     NotModified,
     Failed,
     Skipped,
-    Redirected { status: u16 },
+    Redirected {
+        status: u16,
+    },
 }
 
 #[derive(Debug, Clone)]
-struct LogLine {
+pub(crate) struct LogLine {
     seq: u64,
-    unix: i64,
+    /// When it happened; None for a URL the store never fetched.
+    unix: Option<i64>,
     kind: Kind,
     page: PageId,
     url: String,
@@ -46,6 +54,27 @@ struct LogLine {
 }
 
 impl LogLine {
+    fn new(
+        seq: u64,
+        unix: Option<i64>,
+        kind: Kind,
+        page: PageId,
+        url: String,
+        text: String,
+    ) -> Self {
+        let mut line = LogLine {
+            seq,
+            unix,
+            kind,
+            page,
+            url,
+            text,
+            key: String::new(),
+        };
+        line.key = format!("{} {} {}", line.status_label(), line.url, line.text).to_lowercase();
+        line
+    }
+
     fn status_label(&self) -> String {
         match self.kind {
             Kind::Page { status, .. } => status.to_string(),
@@ -64,7 +93,7 @@ impl LogLine {
         }
     }
 
-    fn matches(&self, terms: &[String]) -> bool {
+    pub(crate) fn matches(&self, terms: &[String]) -> bool {
         terms.iter().all(|t| self.matches_term(t))
     }
 
@@ -84,6 +113,37 @@ impl LogLine {
     }
 }
 
+/// The log line of a URL as the store keeps it, for a filter over the
+/// whole crawl: None for a URL still queued or claimed (no outcome yet).
+/// `target` is where a redirect leads.
+pub(crate) fn store_line(
+    page: PageId,
+    url: String,
+    state: &UrlState,
+    record: Option<&PageRecord>,
+    target: Option<String>,
+) -> Option<LogLine> {
+    let (kind, text) = match (state, record) {
+        (UrlState::Done { .. } | UrlState::Failed { .. }, Some(r)) => (
+            Kind::Page {
+                status: r.status,
+                bytes: r.size,
+                ms: None,
+            },
+            r.title.clone().unwrap_or_default(),
+        ),
+        (UrlState::Failed { reason, .. }, None) => (Kind::Failed, reason.clone()),
+        (UrlState::Skipped { reason, .. }, _) => (Kind::Skipped, reason.describe().to_string()),
+        (UrlState::Redirected { status, .. }, _) => (
+            Kind::Redirected { status: *status },
+            format!("→ {}", target.unwrap_or_default()),
+        ),
+        _ => return None,
+    };
+    let unix = record.map(|r| r.fetched_at);
+    Some(LogLine::new(0, unix, kind, page, url, text))
+}
+
 pub(crate) struct LogPane {
     lines: VecDeque<LogLine>,
     next_seq: u64,
@@ -91,6 +151,14 @@ pub(crate) struct LogPane {
     editing: bool,
     /// Seqs of the lines the filter keeps, when there is a filter.
     matches: Option<VecDeque<u64>>,
+    /// Every URL of the store the filter keeps (the whole crawl, not only
+    /// what this session saw), once the store has answered; new matching
+    /// lines are added as they come.
+    store_view: Option<Vec<LogLine>>,
+    /// Bumped with each new filter: a store answer to an older one is dropped.
+    filter_seq: u64,
+    /// The store has not been asked about the current filter yet.
+    store_due: bool,
     /// The selected line's seq; `None` follows the tail.
     selected: Option<u64>,
     /// The seq of the top line shown while scrolled.
@@ -106,6 +174,9 @@ impl LogPane {
             filter: Input::default(),
             editing: false,
             matches: None,
+            store_view: None,
+            filter_seq: 0,
+            store_due: false,
             selected: None,
             top: 0,
             tz_offset,
@@ -135,7 +206,7 @@ impl LogPane {
                 Kind::Page {
                     status: f.status,
                     bytes: f.bytes,
-                    ms: f.elapsed.as_millis() as u64,
+                    ms: Some(f.elapsed.as_millis() as u64),
                 },
                 f.page,
                 &f.url,
@@ -159,17 +230,16 @@ impl LogPane {
             ),
             _ => return,
         };
-        let mut line = LogLine {
-            seq: self.next_seq,
-            unix,
-            kind,
-            page,
-            url: url.clone(),
-            text,
-            key: String::new(),
-        };
-        line.key = format!("{} {} {}", line.status_label(), line.url, line.text).to_lowercase();
+        let line = LogLine::new(self.next_seq, Some(unix), kind, page, url.clone(), text);
         self.next_seq += 1;
+        if let Some(store) = &mut self.store_view {
+            if line.matches(&terms(self.filter.value())) {
+                store.push(LogLine {
+                    seq: store.len() as u64,
+                    ..line.clone()
+                });
+            }
+        }
         if self.lines.len() == CAPACITY {
             if let Some(old) = self.lines.pop_front() {
                 if let Some(m) = &mut self.matches {
@@ -189,6 +259,8 @@ impl LogPane {
 
     fn refilter(&mut self) {
         let t = terms(self.filter.value());
+        // The lines at hand answer at once; the store answers for the
+        // whole crawl once the filter box is left.
         self.matches = (!t.is_empty()).then(|| {
             self.lines
                 .iter()
@@ -196,10 +268,39 @@ impl LogPane {
                 .map(|l| l.seq)
                 .collect()
         });
+        self.store_view = None;
+        self.filter_seq += 1;
+        self.store_due = !t.is_empty();
+        self.selected = None;
+    }
+
+    /// The filter to search the whole store for, once typing is done.
+    pub(crate) fn store_search(&mut self) -> Option<(u64, Vec<String>)> {
+        if !self.store_due || self.editing {
+            return None;
+        }
+        self.store_due = false;
+        Some((self.filter_seq, terms(self.filter.value())))
+    }
+
+    /// The store's answer to filter `seq`: every URL of the crawl it keeps.
+    pub(crate) fn set_store_view(&mut self, seq: u64, lines: Vec<LogLine>) {
+        if seq != self.filter_seq {
+            return;
+        }
+        let lines = lines
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| LogLine { seq: i as u64, ..l })
+            .collect();
+        self.store_view = Some(lines);
         self.selected = None;
     }
 
     fn view_len(&self) -> usize {
+        if let Some(store) = &self.store_view {
+            return store.len();
+        }
         match &self.matches {
             Some(m) => m.len(),
             None => self.lines.len(),
@@ -207,6 +308,9 @@ impl LogPane {
     }
 
     fn view_line(&self, i: usize) -> Option<&LogLine> {
+        if let Some(store) = &self.store_view {
+            return store.get(i);
+        }
         let seq = match &self.matches {
             Some(m) => *m.get(i)?,
             None => return self.lines.get(i),
@@ -218,6 +322,9 @@ impl LogPane {
     /// Where the line `seq` (or the first after it) sits in the view.
     fn position(&self, seq: u64) -> usize {
         let last = self.view_len().saturating_sub(1);
+        if self.store_view.is_some() {
+            return (seq as usize).min(last);
+        }
         let pos = match &self.matches {
             Some(m) => m.partition_point(|&s| s < seq),
             None => self
@@ -340,7 +447,7 @@ impl LogPane {
             Kind::Page { status, bytes, ms } => (
                 theme::status(status),
                 format::bytes(bytes),
-                format!("{ms}ms"),
+                ms.map_or_else(String::new, |ms| format!("{ms}ms")),
             ),
             Kind::NotModified => (theme::status(304), String::new(), String::new()),
             Kind::Failed => (theme::failed(), String::new(), String::new()),
@@ -359,7 +466,10 @@ impl LogPane {
         if width >= 60 {
             used += 9;
             spans.push(Span::styled(
-                format!("{} ", format::time_of_day(l.unix, self.tz_offset)),
+                match l.unix {
+                    Some(unix) => format!("{} ", format::time_of_day(unix, self.tz_offset)),
+                    None => " ".repeat(9),
+                },
                 theme::dim(),
             ));
         }
@@ -475,7 +585,18 @@ impl Widget for &LogPane {
             filter_row(area),
             buf,
         );
-        let note = match (self.selected.is_some(), &self.matches) {
+        let note = match (self.selected.is_some(), &self.store_view) {
+            (false, Some(s)) => Some(format!(
+                "following · {} in the store",
+                format::count(s.len() as u64)
+            )),
+            (true, Some(s)) => Some(format!(
+                "scrolled · {} in the store",
+                format::count(s.len() as u64)
+            )),
+            (_, None) => None,
+        };
+        let note = note.unwrap_or_else(|| match (self.selected.is_some(), &self.matches) {
             (false, None) => format!("following · {}", format::count(self.lines.len() as u64)),
             (true, None) => format!(
                 "scrolled (End follows) · {}",
@@ -483,7 +604,7 @@ impl Widget for &LogPane {
             ),
             (false, Some(m)) => format!("following · {} of {}", m.len(), self.lines.len()),
             (true, Some(m)) => format!("scrolled · {} of {}", m.len(), self.lines.len()),
-        };
+        });
         let note_area = Rect {
             x: area.x + filter_row(area).width + 1,
             width: area.width.saturating_sub(filter_row(area).width + 1),

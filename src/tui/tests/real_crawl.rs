@@ -15,6 +15,7 @@ use crate::store::Store;
 use crate::tui::panes::status::RunState;
 use crate::tui::panes::PaneId;
 use crate::tui::{format, jobs};
+use crossterm::event::KeyCode;
 
 /// Pages of the demo site: `/`, its ten children and one grandchild.
 const PAGES: u32 = 12;
@@ -155,4 +156,45 @@ async fn status_log_and_graph_of_a_real_crawl() {
     insta::assert_snapshot!("status", shown(PaneId::Status, 100, 2));
     insta::assert_snapshot!("log", shown(PaneId::Log, 140, 48));
     insta::assert_snapshot!("graph", shown(PaneId::Graph, 140, 24));
+}
+
+/// A console opened after the crawl has an empty log; its filter still
+/// finds every URL of the crawl that matches, read from the store.
+#[tokio::test]
+async fn the_log_filter_searches_the_whole_crawl() {
+    let c = crawl_demo().await;
+    let robots_skips = c
+        .events
+        .iter()
+        .filter(|e| matches!(e, CrawlEvent::Skipped { reason, .. } if reason.as_str() == "robots"))
+        .count();
+    assert!(robots_skips > 0);
+    let mut h = Harness::new();
+    h.key(KeyCode::Char('3'));
+    h.key(KeyCode::Char('f'));
+    h.typing("robots");
+    assert_eq!(h.app.log().shown(), 0, "this session saw nothing");
+    h.key(KeyCode::Esc);
+    let mut cmds = vec![h.tick(0).expect("commands")];
+    let mut asked = None;
+    while let Some(cmd) = cmds.pop() {
+        match cmd {
+            Command::LogSearch { seq, terms } => asked = Some((seq, terms)),
+            Command::Batch(v) => cmds.extend(v),
+            _ => {}
+        }
+    }
+    let (seq, terms) = asked.expect("the filter asks the store");
+    let found = jobs::log_matches(&c.store, &terms).map_err(|e| e.to_string());
+    h.send(Msg::LogFound { seq, result: found });
+    assert_eq!(h.app.log().shown(), robots_skips);
+    let screen = h.screen(140, 40);
+    assert!(
+        screen.contains(&format!("{robots_skips} in the store")),
+        "{screen}"
+    );
+    assert!(screen.contains("disallowed by robots.txt"), "{screen}");
+    // "200" is a status: every page fetched, none of the skips.
+    let found = jobs::log_matches(&c.store, &["200".to_string()]).expect("store");
+    assert_eq!(found.len(), c.summary().fetched as usize);
 }
