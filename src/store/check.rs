@@ -1,15 +1,17 @@
 //! Proof that a store is whole: walks every table and reports each broken
-//! invariant (index ↔ forward, doc freqs, both link directions, id maps,
-//! frontier ↔ states, claims of dead processes) as one readable line.
+//! invariant (page ↔ forward, index ↔ forward, doc freqs, both link
+//! directions, id maps, frontier ↔ states, a state for every URL the crawl
+//! decided on, crawl points of queued URLs, id counters beyond every id in
+//! use, claims of dead processes) as one readable line.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use super::codec::{self, pair_key, read_u32, split_pair_key, u32_key};
+use super::codec::{self, pair_key, read_u32, read_u64, split_pair_key, u32_key};
 use super::pages::Forward;
 use super::postings;
-use super::schema::{FrontierEntry, InstanceId, PageId, UrlState, WordId};
+use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
-use super::{LinkRead, PageRead, Result};
+use super::{FrontierRead, LinkRead, PageRead, PointRead, Result};
 
 /// Problems are capped so a badly broken store still answers quickly.
 const MAX_PROBLEMS: usize = 200;
@@ -20,10 +22,14 @@ pub trait CheckRead: View {
     /// `is_dead` says whether a crawler instance no longer runs.
     fn check(&self, is_dead: &dyn Fn(InstanceId) -> bool) -> Result<Vec<String>> {
         let mut p = Problems::default();
-        check_index(self, &mut p)?;
+        let mut in_use = InUse::default();
+        check_pages(self, &mut p)?;
+        check_index(self, &mut in_use, &mut p)?;
         check_links(self, &mut p)?;
         check_id_maps(self, &mut p)?;
-        check_frontier(self, is_dead, &mut p)?;
+        check_frontier(self, is_dead, &mut in_use, &mut p)?;
+        check_seen_urls(self, &mut p)?;
+        check_counters(self, &in_use, &mut p)?;
         Ok(p.list)
     }
 }
@@ -43,7 +49,55 @@ impl Problems {
     }
 }
 
-fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+/// The largest id of each kind that records name, beyond the keys of the
+/// kind's own table: `meta`'s counter must be past all of them, or the next
+/// id handed out would be one already in use.
+#[derive(Default)]
+struct InUse {
+    segment: u64,
+    point: u64,
+    instance: u64,
+    frontier_seq: u64,
+}
+
+/// Every page record has its forward record (both are written and removed
+/// together); bodies, meta tags and robots records belong to something.
+fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    for item in d.pages.iter(t)? {
+        let (k, _) = item?;
+        if d.forward.get(t, k)?.is_none() {
+            p.add(format!(
+                "page {}: page record without a forward index",
+                read_u32(k)?
+            ));
+        }
+    }
+    for (db, what) in [(&d.bodies, "body"), (&d.meta_tags, "meta tags")] {
+        for item in db.iter(t)? {
+            let (k, _) = item?;
+            if d.pages.get(t, k)?.is_none() {
+                p.add(format!(
+                    "page {}: {what} without a page record",
+                    read_u32(k)?
+                ));
+            }
+        }
+    }
+    for item in d.robots.iter(t)? {
+        let (k, _) = item?;
+        if d.origins.get(t, k)?.is_none() {
+            p.add(format!(
+                "robots record of origin {}, which has no record",
+                read_u32(k)?
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     let mut df: HashMap<WordId, u32> = HashMap::new();
@@ -64,6 +118,7 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         for w in fwd.all_words() {
             *df.entry(w).or_default() += 1;
         }
+        in_use.segment = in_use.segment.max(u64::from(fwd.segment));
         let terms = fwd.terms.iter().copied().collect();
         forwards.insert(page, (fwd.segment, terms, fwd.title.len() as u64));
     }
@@ -83,6 +138,7 @@ fn check_index<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for item in d.postings.iter(t)? {
         let (k, block) = item?;
         let (w, segment) = postings::split_part_key(k)?;
+        in_use.segment = in_use.segment.max(u64::from(segment));
         for e in postings::entries(block) {
             let e = e?;
             *body_seen.entry(e.page).or_default() += 1;
@@ -245,15 +301,32 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
 fn check_frontier<V: View + ?Sized>(
     v: &V,
     is_dead: &dyn Fn(InstanceId) -> bool,
+    in_use: &mut InUse,
     p: &mut Problems,
 ) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
+    let points = point_ids(v)?;
+    // Removing a point drops its queued URLs, frontier entries and states
+    // alike; a queued URL of a missing point is a lost point record.
+    let no_point = |page: PageId, point: PointId, p: &mut Problems| {
+        if !points.contains(&point) {
+            p.add(format!(
+                "page {page} is queued for crawl point {point}, which does not exist"
+            ));
+        }
+    };
     let mut entries = 0u64;
     for item in d.frontier.iter(t)? {
-        let (_, val) = item?;
+        let (k, val) = item?;
         entries += 1;
+        match k.get(4..12) {
+            Some(seq) => in_use.frontier_seq = in_use.frontier_seq.max(read_u64(seq)?),
+            None => p.add("frontier key is not 12 bytes".to_string()),
+        }
         let e: FrontierEntry = codec::decode(val)?;
+        in_use.point = in_use.point.max(u64::from(e.point));
+        no_point(e.page, e.point, p);
         match d.url_state.get(t, &u32_key(e.page))? {
             Some(s) => {
                 if !matches!(codec::decode::<UrlState>(s)?, UrlState::Queued { .. }) {
@@ -270,11 +343,21 @@ fn check_frontier<V: View + ?Sized>(
     for item in d.url_state.iter(t)? {
         let (k, val) = item?;
         let page = read_u32(k)?;
-        match codec::decode::<UrlState>(val)? {
-            UrlState::Queued { .. } => queued += 1,
-            UrlState::Claimed { by, .. } if is_dead(by) => p.add(format!(
-                "page {page} is claimed by crawler {by}, which is gone"
-            )),
+        let state = codec::decode::<UrlState>(val)?;
+        in_use.point = in_use.point.max(u64::from(state.run().0));
+        match state {
+            UrlState::Queued { point, .. } => {
+                queued += 1;
+                no_point(page, point, p);
+            }
+            UrlState::Claimed { by, .. } => {
+                in_use.instance = in_use.instance.max(u64::from(by));
+                if is_dead(by) {
+                    p.add(format!(
+                        "page {page} is claimed by crawler {by}, which is gone"
+                    ));
+                }
+            }
             _ => {}
         }
         if d.urls.get(t, &u32_key(page))?.is_none() {
@@ -285,6 +368,99 @@ fn check_frontier<V: View + ?Sized>(
         p.add(format!(
             "{queued} URLs queued but {entries} frontier entries"
         ));
+    }
+    Ok(())
+}
+
+fn point_ids<V: View + ?Sized>(v: &V) -> Result<HashSet<PointId>> {
+    Ok(v.points()?.into_iter().map(|(id, _)| id).collect())
+}
+
+/// Every URL the crawl decided on has a state: each start URL of a crawl
+/// point, and each link of a page followed (done) for a point that still
+/// exists, since following a page queues, skips or leaves to its owner
+/// every link. Links of pages not followed (an error status) are recorded
+/// without a state, and removing a point drops the states of its queued
+/// URLs: those are the only URLs seen without one.
+fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    let has_state =
+        |page: PageId| -> Result<bool> { Ok(d.url_state.get(t, &u32_key(page))?.is_some()) };
+    let points = point_ids(v)?;
+    for (point, rec) in v.points()? {
+        let Ok(url) = url::Url::parse(&rec.url) else {
+            p.add(format!("crawl point {point}: start URL does not parse"));
+            continue;
+        };
+        if let Some(page) = v.page_id(&url)? {
+            if !has_state(page)? {
+                p.add(format!(
+                    "page {page}: start URL of crawl point {point} without a state"
+                ));
+            }
+        }
+    }
+    for item in d.links_out.iter(t)? {
+        let (k, _) = item?;
+        let parent = read_u32(k)?;
+        let followed = match v.url_state(parent)? {
+            Some(UrlState::Done { point, .. }) => points.contains(&point),
+            _ => false,
+        };
+        if !followed {
+            continue;
+        }
+        for child in v.children(parent)? {
+            if !has_state(child)? {
+                p.add(format!(
+                    "page {child}: linked from page {parent}, which was followed, but without a state"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each id counter in `meta` is past every id in use (a missing counter
+/// starts again at 1).
+fn check_counters<V: View + ?Sized>(v: &V, in_use: &InUse, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    let last_key = |db: &Db| -> Result<u64> {
+        db.last(t)?
+            .map_or(Ok(0), |(k, _)| read_u32(k).map(u64::from))
+    };
+    for (key, what, used) in [
+        (meta_keys::NEXT_PAGE, "page", last_key(&d.urls)?),
+        (meta_keys::NEXT_WORD, "word", last_key(&d.words)?),
+        (meta_keys::NEXT_ORIGIN, "origin", last_key(&d.origins)?),
+        (meta_keys::NEXT_MIME, "mimetype", last_key(&d.mimetypes)?),
+        (
+            meta_keys::NEXT_POINT,
+            "crawl point",
+            last_key(&d.crawl_points)?.max(in_use.point),
+        ),
+        (
+            meta_keys::NEXT_INSTANCE,
+            "crawler",
+            last_key(&d.instances)?.max(in_use.instance),
+        ),
+        (meta_keys::NEXT_SEGMENT, "segment", in_use.segment),
+        (
+            meta_keys::FRONTIER_SEQ,
+            "frontier sequence",
+            in_use.frontier_seq,
+        ),
+    ] {
+        let next = d.meta.get(t, key)?.map(read_u64).transpose()?;
+        if used >= next.unwrap_or(1) {
+            let name = String::from_utf8_lossy(key);
+            p.add(match next {
+                Some(n) => format!("counter {name} is {n}, but {what} id {used} is in use"),
+                None => format!("counter {name} is missing, but {what} id {used} is in use"),
+            });
+        }
     }
     Ok(())
 }
