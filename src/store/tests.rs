@@ -247,6 +247,9 @@ fn frontier_is_breadth_first_and_claims_are_exclusive() {
     let (_d, store) = temp_store();
     let ids = store
         .update(|w| {
+            // Queued URLs belong to a crawl point.
+            let point = w.add_point(&PointRecord::default())?;
+            assert_eq!(point, 1);
             let mut ids = vec![];
             for (i, depth) in [2u32, 0, 1, 0].iter().enumerate() {
                 let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
