@@ -5,6 +5,7 @@
 
 mod support;
 
+mod check_invariants;
 mod cli_contract;
 mod cli_errors;
 mod cli_lookups;

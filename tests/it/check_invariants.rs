@@ -9,16 +9,14 @@
 //! process opens its environment once per path (heed keeps one per path
 //! per process) and holds no transaction while `check` runs.
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::support::crawl::crawl_ok;
+use crate::support::{page, Reply, Resp, TestServer};
 use crawlscope::store::{UrlState, SCHEMA_VERSION};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RwTxn};
-use support::crawl::crawl_ok;
-use support::{page, Reply, Resp, TestServer};
 
 type Db = Database<Bytes, Bytes>;
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;
@@ -33,7 +31,7 @@ fn site() -> TestServer {
         "/robots.txt",
         Reply::Respond(Resp::text("User-agent: *\nDisallow: /private\n")),
     );
-    support::home(
+    crate::support::home(
         &s,
         &[
             "/a",
@@ -186,7 +184,7 @@ impl Crawled {
 
 /// `crawlscope --db DB check`: (exit code, stdout and stderr).
 fn check(db: &Path, json: bool) -> (Option<i32>, String, String) {
-    let mut c = support::crawlscope();
+    let mut c = crate::support::crawlscope();
     c.arg("--db").arg(db).arg("check");
     if json {
         c.arg("--json");
