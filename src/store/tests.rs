@@ -248,7 +248,10 @@ fn frontier_is_breadth_first_and_claims_are_exclusive() {
     let ids = store
         .update(|w| {
             // Queued URLs belong to a crawl point.
-            let point = w.add_point(&PointRecord::default())?;
+            let point = w.add_point(&PointRecord {
+                url: "http://h/0".into(),
+                ..PointRecord::default()
+            })?;
             assert_eq!(point, 1);
             let mut ids = vec![];
             for (i, depth) in [2u32, 0, 1, 0].iter().enumerate() {
