@@ -277,7 +277,7 @@ impl App {
             // to show.
             if let CrawlEvent::Fetched(f) = ev {
                 if f.depth == 0 && self.panes.graph.is_empty() {
-                    let (seq, page) = self.panes.graph.open(f.page);
+                    let (seq, page) = self.panes.graph.show(f.page);
                     cmd = Some(Command::LoadPage { seq, page });
                 }
             }

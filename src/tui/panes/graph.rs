@@ -86,6 +86,9 @@ pub(crate) struct GraphPane {
     view: Option<PageView>,
     /// Pages shown before this one: (id, breadcrumb label).
     trail: Vec<(PageId, String)>,
+    /// The shown page was put there by the crawl, not opened by the user:
+    /// the trail starts at the first page the user opens.
+    shown_for_user: bool,
     seq: u64,
     loading: Option<PageId>,
     error: Option<String>,
@@ -100,6 +103,7 @@ impl GraphPane {
         GraphPane {
             view: None,
             trail: Vec::new(),
+            shown_for_user: false,
             seq: 0,
             loading: None,
             error: None,
@@ -126,7 +130,8 @@ impl GraphPane {
     /// Shows `page` next, remembering the current page for Backspace.
     /// Returns the load to run: `(seq, page)`.
     pub(crate) fn open(&mut self, page: PageId) -> (u64, PageId) {
-        if let Some(v) = &self.view {
+        let user_page = std::mem::replace(&mut self.shown_for_user, true);
+        if let Some(v) = self.view.as_ref().filter(|_| user_page) {
             if v.page != page && self.trail.last().map(|t| t.0) != Some(v.page) {
                 if self.trail.len() == TRAIL_MAX {
                     self.trail.remove(0);
@@ -134,6 +139,13 @@ impl GraphPane {
                 self.trail.push((v.page, v.crumb()));
             }
         }
+        self.load(page)
+    }
+
+    /// Shows `page` because the crawl reached it (the first page fetched):
+    /// it is not part of the user's trail.
+    pub(crate) fn show(&mut self, page: PageId) -> (u64, PageId) {
+        self.shown_for_user = false;
         self.load(page)
     }
 

@@ -998,3 +998,36 @@ async fn a_crawl_that_ends_in_failures_shows_it_ended_without_input() {
     assert!(status.contains("finished"), "{screen}");
     assert!(status.contains("errors 1"), "{screen}");
 }
+
+#[test]
+fn the_breadcrumb_starts_at_the_first_page_the_user_opens() {
+    let mut h = Harness::new();
+    h.send(Msg::CrawlStarted);
+    // The crawl's first page shows itself in the empty graph.
+    let Some(Command::LoadPage { seq, page }) =
+        h.send(Msg::Engine(vec![fetched(1, "/", 200, "Home", 0)]))
+    else {
+        panic!("the start page opens in the graph");
+    };
+    h.send(Msg::PageLoaded {
+        seq,
+        result: Ok(view(page, "Home", "/")),
+    });
+    // The user opens a page: nothing behind it yet.
+    h.key(KeyCode::Char('5'));
+    h.key(KeyCode::Right);
+    let Some(Command::LoadPage { seq, page }) = h.key(KeyCode::Enter) else {
+        panic!("Enter opens the selected child");
+    };
+    h.send(Msg::PageLoaded {
+        seq,
+        result: Ok(view(page, "Copper Meadow — page 20", "/c/20/")),
+    });
+    assert_eq!(h.app.graph().trail_len(), 0);
+    // The next page the user opens has that one behind it.
+    h.key(KeyCode::Down);
+    let Some(Command::LoadPage { .. }) = h.key(KeyCode::Enter) else {
+        panic!("Enter opens the selected child");
+    };
+    assert_eq!(h.app.graph().trail_len(), 1);
+}
