@@ -52,13 +52,29 @@ fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
     })
 }
 
+/// A URL's state with its why: `failed: connection refused`,
+/// `skipped: disallowed by robots.txt`, `redirected (301)`.
+fn state_text(s: &UrlState) -> String {
+    match s {
+        UrlState::Redirected { status, .. } => format!("redirected ({status})"),
+        UrlState::Failed { reason, .. } => format!("failed: {reason}"),
+        UrlState::Skipped { reason, .. } => format!("skipped: {}", reason.describe()),
+        other => other.label(),
+    }
+}
+
 pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreError> {
     let r = store.read()?;
     let url = r
         .url_of(page)?
         .ok_or_else(|| StoreError::NotFound(format!("page {page}")))?;
     let parents = r.parents(page)?;
-    let children = r.children(page)?;
+    let state = r.url_state(page)?;
+    let mut children = r.children(page)?;
+    // A redirect leads on to its target: the first row to follow.
+    if let Some(UrlState::Redirected { to, .. }) = &state {
+        children.insert(0, *to);
+    }
     let rows = |ids: &[PageId]| -> Result<Vec<LinkRow>, StoreError> {
         ids.iter()
             .take(LINK_ROWS)
@@ -69,7 +85,7 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         page,
         url,
         record: r.page(page)?,
-        state: r.url_state(page)?.map(|s| s.label()),
+        state: state.as_ref().map(state_text),
         parents: rows(&parents)?,
         children: rows(&children)?,
         parents_total: parents.len(),

@@ -1031,3 +1031,45 @@ fn the_breadcrumb_starts_at_the_first_page_the_user_opens() {
     };
     assert_eq!(h.app.graph().trail_len(), 1);
 }
+
+#[test]
+fn the_graph_says_why_and_leads_on_from_a_redirect() {
+    use crate::store::UrlState;
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::store::Store::open(&dir.path().join("store")).unwrap();
+    let u = |p: &str| crate::url::Url::parse(&url(p)).unwrap();
+    let (old, new, dead) = store
+        .update(|w| {
+            let old = w.page_id_for(&u("/old"))?;
+            let new = w.page_id_for(&u("/new"))?;
+            let dead = w.page_id_for(&u("/dead"))?;
+            w.set_state(
+                old,
+                &UrlState::Redirected {
+                    point: 1,
+                    gen: 1,
+                    to: new,
+                    status: 308,
+                },
+            )?;
+            w.set_state(
+                dead,
+                &UrlState::Failed {
+                    point: 1,
+                    gen: 1,
+                    reason: "connection refused".into(),
+                },
+            )?;
+            Ok((old, new, dead))
+        })
+        .unwrap();
+    let v = crate::tui::jobs::page_view(&store, old).unwrap();
+    assert_eq!(v.state.as_deref(), Some("redirected (308)"));
+    assert_eq!(
+        v.children.first().map(|c| c.page),
+        Some(new),
+        "the target is a row"
+    );
+    let v = crate::tui::jobs::page_view(&store, dead).unwrap();
+    assert_eq!(v.state.as_deref(), Some("failed: connection refused"));
+}
