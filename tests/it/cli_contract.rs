@@ -266,3 +266,24 @@ fn point_changes_are_confirmed_in_a_sentence() {
         "crawl point 2 deleted, and its queued URLs with it\n"
     );
 }
+
+#[test]
+fn check_says_what_it_is_doing_on_a_terminal_only() {
+    let demo = serve_demo(40);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&demo.1]);
+    let bin = env!("CARGO_BIN_EXE_crawlscope");
+    let cmd = format!("{bin} --db {} check", db.display());
+    // `script` (util-linux, in every Debian) gives the command a terminal.
+    let tty = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("run script");
+    assert!(tty.status.success());
+    let shown = String::from_utf8_lossy(&tty.stdout);
+    assert!(shown.contains("checking every table of"), "{shown}");
+    let piped = run(&db, &["check"]);
+    assert_eq!(String::from_utf8_lossy(&piped.stdout), "store is whole\n");
+    assert_eq!(stderr(&piped), "", "no progress into a pipe");
+}
