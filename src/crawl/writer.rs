@@ -628,7 +628,14 @@ impl WriterThread {
                         },
                     )?;
                 } else {
-                    self.skip_out_of_scope(w, to, target.as_str(), e.point, run.gen, verdict)?;
+                    self.skip(
+                        w,
+                        to,
+                        target.as_str(),
+                        e.point,
+                        run.gen,
+                        scope_skip(verdict),
+                    )?;
                 }
             }
         }
@@ -653,7 +660,7 @@ impl WriterThread {
         }
         let verdict = run.scope.verdict(link);
         if verdict != Verdict::In {
-            self.skip_out_of_scope(w, id, link, point, run.gen, verdict)?;
+            self.skip(w, id, link, point, run.gen, scope_skip(verdict))?;
             return Ok(0);
         }
         if run.depth.is_some_and(|max| depth > max) {
@@ -688,23 +695,6 @@ impl WriterThread {
             || self.runs.get(&p).is_some_and(|run| run.gen == g)
     }
 
-    fn skip_out_of_scope(
-        &self,
-        w: &mut Writer<'_>,
-        id: PageId,
-        url: &str,
-        point: PointId,
-        gen: u32,
-        verdict: Verdict,
-    ) -> Result<(), StoreError> {
-        let reason = if verdict == Verdict::Excluded {
-            SkipReason::Excluded
-        } else {
-            SkipReason::OutOfScope
-        };
-        self.skip(w, id, url, point, gen, reason)
-    }
-
     /// Records a URL that will not be fetched, and tells the faces after
     /// the commit, like every other outcome.
     fn skip(
@@ -723,6 +713,15 @@ impl WriterThread {
             reason,
         });
         Ok(())
+    }
+}
+
+/// Why a URL the scope refuses is skipped.
+fn scope_skip(verdict: Verdict) -> SkipReason {
+    if verdict == Verdict::Excluded {
+        SkipReason::Excluded
+    } else {
+        SkipReason::OutOfScope
     }
 }
 
