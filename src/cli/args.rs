@@ -80,7 +80,20 @@ pub enum Command {
     },
     /// The stem of a word and its postings.
     Word {
-        word: String,
+        #[arg(required_unless_present = "id")]
+        word: Option<String>,
+        /// Look the word up by its id instead (the id maps work both ways).
+        #[arg(long, conflicts_with = "word")]
+        id: Option<u32>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The vocabulary: id, stem, the word as most often written, df.
+    Words {
+        /// Only stems that begin with it (lowercase).
+        prefix: Option<String>,
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
         #[arg(long)]
         json: bool,
     },

@@ -50,6 +50,8 @@ pub enum CliError {
     NothingToCrawl,
     #[error("nothing fetched: {url}: {reason}")]
     NothingFetched { url: String, reason: String },
+    #[error("no word has id {0}")]
+    NoSuchWord(u32),
     #[error("no such page: {0}")]
     NoSuchPage(String),
     #[error("the store has {0} problem(s)")]
@@ -155,7 +157,14 @@ pub fn run(cli: Cli) -> CliResult {
             search::run(&open_existing(db)?, &query, limit, json)
         }
         Some(Command::Page { url, json }) => page::run(&open_existing(db)?, &url, json),
-        Some(Command::Word { word, json }) => word::run(&open_existing(db)?, &word, json),
+        Some(Command::Word { word, id, json }) => {
+            word::run(&open_existing(db)?, word.as_deref(), id, json)
+        }
+        Some(Command::Words {
+            prefix,
+            limit,
+            json,
+        }) => word::list(&open_existing(db)?, prefix.as_deref(), limit, json),
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),

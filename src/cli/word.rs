@@ -1,12 +1,13 @@
-//! `word WORD`: the stem WORD is indexed under (analysed exactly like page
-//! text) and that stem's document frequency and body postings.
+//! `word WORD` / `word --id N`: the stem WORD is indexed under (analysed
+//! exactly like page text) or word N, with its document frequency and body
+//! postings; `words [PREFIX]`: the vocabulary, the id map read both ways.
 
 use serde::Serialize;
 
-use super::{print_json, CliResult};
+use super::{print_json, CliError, CliResult};
 use crate::index::Analyzer;
 use crate::store::prelude::*;
-use crate::store::Store;
+use crate::store::{Store, WordId};
 
 #[derive(Serialize)]
 struct PostingJson {
@@ -17,7 +18,9 @@ struct PostingJson {
 
 #[derive(Serialize)]
 struct WordJson {
+    /// What was asked (`--id`: the word as most often written).
     word: String,
+    id: Option<WordId>,
     /// Null when WORD is a stopword or not one word: nothing is indexed
     /// under it.
     stem: Option<String>,
@@ -25,16 +28,30 @@ struct WordJson {
     postings: Vec<PostingJson>,
 }
 
-pub fn run(store: &Store, word: &str, json: bool) -> CliResult {
-    let stem = Analyzer::global().stem_word(word);
+pub fn run(store: &Store, word: Option<&str>, id: Option<WordId>, json: bool) -> CliResult {
     let r = store.read()?;
+    let (word, stem, id) = match (word, id) {
+        (_, Some(id)) => {
+            let stem = r.word(id)?.ok_or(CliError::NoSuchWord(id))?;
+            let written = r.word_form(id)?.unwrap_or_else(|| stem.clone());
+            (written, Some(stem), Some(id))
+        }
+        (Some(word), None) => {
+            let stem = Analyzer::global().stem_word(word);
+            let id = stem.as_deref().map(|s| r.word_id(s)).transpose()?.flatten();
+            (word.to_string(), stem, id)
+        }
+        // clap requires one of the two.
+        (None, None) => return Ok(()),
+    };
     let mut out = WordJson {
-        word: word.to_string(),
+        word: word.clone(),
+        id,
         stem: stem.clone(),
         df: 0,
         postings: Vec::new(),
     };
-    if let Some(w) = stem.as_deref().map(|s| r.word_id(s)).transpose()?.flatten() {
+    if let Some(w) = id {
         out.df = r.doc_freq(w)?;
         for (page, p) in r.postings(w)? {
             let Some(url) = r.url_of(page)? else { continue };
@@ -54,10 +71,39 @@ pub fn run(store: &Store, word: &str, json: bool) -> CliResult {
     };
     outln!("word   {word}");
     outln!("stem   {stem}");
+    if let Some(id) = out.id {
+        outln!("id     {id}");
+    }
     outln!("df     {}", out.df);
     for p in &out.postings {
         let positions: Vec<String> = p.positions.iter().map(u32::to_string).collect();
         outln!("{:>6}  {}  [{}]", p.freq, p.url, positions.join(" "));
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct VocabJson {
+    id: WordId,
+    stem: String,
+    /// The form most pages write.
+    word: String,
+    df: u32,
+}
+
+/// The vocabulary in stem order, from `prefix` on.
+pub fn list(store: &Store, prefix: Option<&str>, limit: usize, json: bool) -> CliResult {
+    let r = store.read()?;
+    let mut rows = Vec::new();
+    for (stem, id, df) in r.stems_with_prefix(&prefix.unwrap_or("").to_lowercase(), limit)? {
+        let word = r.word_form(id)?.unwrap_or_else(|| stem.clone());
+        rows.push(VocabJson { id, stem, word, df });
+    }
+    if json {
+        return print_json(&rows);
+    }
+    for v in &rows {
+        outln!("{:>8}  {:<24} {:<24} df {}", v.id, v.word, v.stem, v.df);
     }
     Ok(())
 }

@@ -87,9 +87,9 @@ pub fn search_typing<R: PageRead + WordRead>(
         }
     };
     if let Some(prefix) = prefix {
-        let mut expansions = r.stems_with_prefix(&prefix)?;
-        expansions.sort_unstable_by_key(|&(_, df)| std::cmp::Reverse(df));
-        for (stem, _) in expansions.into_iter().take(PREFIX_EXPANSIONS) {
+        let mut expansions = r.stems_with_prefix(&prefix, usize::MAX)?;
+        expansions.sort_unstable_by_key(|&(_, _, df)| std::cmp::Reverse(df));
+        for (stem, _, _) in expansions.into_iter().take(PREFIX_EXPANSIONS) {
             if !q.words.iter().any(|(s, _)| *s == stem) {
                 q.words.push((stem, 1));
             }

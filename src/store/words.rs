@@ -26,17 +26,25 @@ pub trait WordRead: View {
             .transpose()
     }
 
-    /// Every stem that begins with `prefix`, with its document frequency.
-    fn stems_with_prefix(&self, prefix: &str) -> Result<Vec<(String, u32)>> {
+    /// Every stem that begins with `prefix`, in stem order, with its id and
+    /// document frequency; at most `limit`.
+    fn stems_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<(String, WordId, u32)>> {
         let mut out = Vec::new();
         for item in self
             .dbs()
             .word_ids
             .prefix_iter(self.txn(), prefix.as_bytes())?
         {
+            if out.len() >= limit {
+                break;
+            }
             let (stem, id) = item?;
-            let df = self.doc_freq(codec::read_u32(id)?)?;
-            out.push((String::from_utf8_lossy(stem).into_owned(), df));
+            let id = codec::read_u32(id)?;
+            out.push((
+                String::from_utf8_lossy(stem).into_owned(),
+                id,
+                self.doc_freq(id)?,
+            ));
         }
         Ok(out)
     }

@@ -250,3 +250,36 @@ fn word_stats_and_jsonl_export() {
     assert!(out.stdout.is_empty());
     assert_eq!(std::fs::read_to_string(&file).expect("export file"), text);
 }
+
+#[test]
+fn the_vocabulary_lists_and_maps_ids_both_ways() {
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(crate::support::page(
+            "Movies",
+            "movies and movie nights, mover",
+            &[],
+        )),
+    );
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    let words = json_of(db.path(), &["words", "mov", "--json"]);
+    let list = words.as_array().expect("a list");
+    let stems: Vec<&str> = list.iter().filter_map(|w| w["stem"].as_str()).collect();
+    assert_eq!(stems, ["mover", "movi"], "prefix, in stem order");
+    let movi = &list[1];
+    assert_eq!(movi["word"], "movies");
+    assert_eq!(movi["df"], 1);
+    let id = movi["id"].as_u64().expect("an id").to_string();
+    let back = json_of(db.path(), &["word", "--id", &id, "--json"]);
+    assert_eq!(back["stem"], "movi");
+    assert_eq!(back["word"], "movies");
+    assert_eq!(back["df"], 1);
+    let out = run(db.path(), &["word", "--id", "999999"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "error: no word has id 999999"
+    );
+}
