@@ -75,6 +75,9 @@ pub enum Command {
     Page {
         #[arg(value_parser = parse_url)]
         url: Url,
+        /// List the whole forward record, not the top 10 keywords.
+        #[arg(long)]
+        all_keywords: bool,
         #[arg(long)]
         json: bool,
     },

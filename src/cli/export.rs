@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use super::args::ExportFormat;
-use super::page::{keyword_line, keywords_json, page_json, rfc3339, urls};
+use super::page::{keyword_line, keywords_json, page_json, rfc3339, urls, PAGE_KEYWORDS};
 use super::{CliError, CliResult};
 use crate::store::prelude::*;
 use crate::store::{PageId, PageRecord, Reader, Store};
@@ -88,7 +88,7 @@ fn jsonl(r: &Reader<'_>, w: &mut impl Write, id: PageId) -> CliResult {
     let Some(url) = r.url_of(id)? else {
         return Ok(());
     };
-    let p = page_json(r, id, url)?;
+    let p = page_json(r, id, url, PAGE_KEYWORDS)?;
     serde_json::to_writer(&mut *w, &p).map_err(io::Error::from)?;
     writeln!(w)?;
     Ok(())

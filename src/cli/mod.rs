@@ -156,7 +156,18 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Search { query, limit, json }) => {
             search::run(&open_existing(db)?, &query, limit, json)
         }
-        Some(Command::Page { url, json }) => page::run(&open_existing(db)?, &url, json),
+        Some(Command::Page {
+            url,
+            all_keywords,
+            json,
+        }) => {
+            let keywords = if all_keywords {
+                usize::MAX
+            } else {
+                page::PAGE_KEYWORDS
+            };
+            page::run(&open_existing(db)?, &url, keywords, json)
+        }
         Some(Command::Word { word, id, json }) => {
             word::run(&open_existing(db)?, word.as_deref(), id, json)
         }

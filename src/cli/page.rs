@@ -89,8 +89,14 @@ pub(super) fn keywords_json(
         .collect())
 }
 
-/// Everything about page `id` (whose URL is `url`).
-pub(super) fn page_json(r: &Reader<'_>, id: PageId, url: String) -> Result<PageJson, CliError> {
+/// Everything about page `id` (whose URL is `url`), with its top
+/// `keywords` keywords.
+pub(super) fn page_json(
+    r: &Reader<'_>,
+    id: PageId,
+    url: String,
+    keywords: usize,
+) -> Result<PageJson, CliError> {
     let state = r.url_state(id)?;
     let (redirect_to, redirect_status) = match &state {
         Some(UrlState::Redirected { to, status, .. }) => (r.url_of(*to)?, Some(*status)),
@@ -108,7 +114,7 @@ pub(super) fn page_json(r: &Reader<'_>, id: PageId, url: String) -> Result<PageJ
             .map(|(name, content)| MetaJson { name, content })
             .collect();
         (
-            keywords_json(r, id, PAGE_KEYWORDS)?,
+            keywords_json(r, id, keywords)?,
             meta,
             urls(r, &r.children(id)?)?,
         )
@@ -155,12 +161,12 @@ pub(super) fn keyword_line(keywords: &[KeywordJson]) -> String {
         .join("; ")
 }
 
-pub fn run(store: &Store, url: &Url, json: bool) -> CliResult {
+pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     let r = store.read()?;
     let Some(id) = r.page_id(url)? else {
         return Err(CliError::NoSuchPage(url.to_string()));
     };
-    let p = page_json(&r, id, url.to_string())?;
+    let p = page_json(&r, id, url.to_string(), keywords)?;
     if json {
         return print_json(&p);
     }

@@ -283,3 +283,18 @@ fn the_vocabulary_lists_and_maps_ids_both_ways() {
         "error: no word has id 999999"
     );
 }
+
+#[test]
+fn all_keywords_lists_the_whole_forward_record() {
+    let s = TestServer::start();
+    let text = "apple banana cherry damson elder fig grape hazel iris juniper kiwi lemon mango nectar olive";
+    s.route("/", Reply::Respond(crate::support::page("T", text, &[])));
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    let top = json_of(db.path(), &["page", &s.base(), "--json"]);
+    assert_eq!(top["keywords"].as_array().map(Vec::len), Some(10));
+    let all = json_of(db.path(), &["page", &s.base(), "--all-keywords", "--json"]);
+    // The 15 body words, each stem once ("t", the title, is a stopword).
+    let n = all["keywords"].as_array().map_or(0, Vec::len);
+    assert_eq!(n, 15, "{all}");
+}
