@@ -81,6 +81,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The exact stored bytes of a fetched page, any type.
+    Body {
+        #[arg(value_parser = parse_url)]
+        url: Url,
+        /// Write them to FILE (created whole or not at all) instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// The stem of a word and its postings.
     Word {
         #[arg(required_unless_present = "id")]

@@ -14,6 +14,7 @@ macro_rules! outln {
 }
 
 pub mod args;
+mod body;
 mod crawl;
 mod export;
 mod page;
@@ -50,6 +51,8 @@ pub enum CliError {
     NothingToCrawl,
     #[error("nothing fetched: {url}: {reason}")]
     NothingFetched { url: String, reason: String },
+    #[error("no stored body for {0} (never fetched with a 2xx answer)")]
+    NoBody(String),
     #[error("no word has id {0}")]
     NoSuchWord(u32),
     #[error("no such page: {0}")]
@@ -171,6 +174,7 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Word { word, id, json }) => {
             word::run(&open_existing(db)?, word.as_deref(), id, json)
         }
+        Some(Command::Body { url, out }) => body::run(&open_existing(db)?, &url, out),
         Some(Command::Words {
             prefix,
             limit,

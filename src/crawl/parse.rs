@@ -96,7 +96,9 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
         token_count,
         ..Default::default()
     };
-    let keep_body = ok && body_kind(ct) != BodyKind::Other;
+    // Every 2xx body is kept, whatever its type (`crawlscope body URL`
+    // returns it exactly); only HTML and text are indexed.
+    let keep_body = ok;
     let mut body: Vec<(String, (Vec<u32>, String))> = body_terms.into_iter().collect();
     body.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let (terms, forms): (TermPositions, Vec<String>) = body

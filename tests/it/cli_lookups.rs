@@ -188,7 +188,10 @@ fn word_stats_and_jsonl_export() {
     let db = db.path();
 
     // `running` is analysed to the stem it was indexed under.
-    let w = json_of(db, &["word", "--json", "running"]);
+    let mut w = json_of(db, &["word", "--json", "running"]);
+    // The word's id was added (the id maps work both ways); the rest as before.
+    assert!(w["id"].is_u64(), "{w}");
+    w.as_object_mut().map(|o| o.remove("id"));
     assert_eq!(
         w,
         json!({"word": "running", "stem": "run", "df": 1,
@@ -297,4 +300,41 @@ fn all_keywords_lists_the_whole_forward_record() {
     // The 15 body words, each stem once ("t", the title, is a stopword).
     let n = all["keywords"].as_array().map_or(0, Vec::len);
     assert_eq!(n, 15, "{all}");
+}
+
+#[test]
+fn body_returns_the_exact_stored_bytes_of_any_type() {
+    let s = TestServer::start();
+    let blob: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
+    crate::support::home(&s, &["blob.bin", "gone"]);
+    s.route(
+        "/blob.bin",
+        Reply::Respond(Resp::bytes("application/octet-stream", blob.clone())),
+    );
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    let out = run(db.path(), &["body", &s.url("blob.bin")]);
+    assert!(out.status.success());
+    assert_eq!(out.stdout, blob, "the bytes, exactly");
+    let file = db.path().join("blob.out");
+    let out = run(
+        db.path(),
+        &["body", &s.url("blob.bin"), "--out", file.to_str().unwrap()],
+    );
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(&file).unwrap(), blob);
+    // A 404 was fetched but has no 2xx body; a URL never seen is no page.
+    let out = run(db.path(), &["body", &s.url("gone")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: no stored body for"));
+    let out = run(db.path(), &["body", &s.url("never")]);
+    assert_eq!(out.status.code(), Some(1));
+    // An unwritable --out: an error, and nothing left behind.
+    let bad = db.path().join("no-such-dir").join("x.bin");
+    let out = run(
+        db.path(),
+        &["body", &s.url("blob.bin"), "--out", bad.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!bad.parent().unwrap().exists());
 }
