@@ -208,7 +208,7 @@ fn word_stats_and_jsonl_export() {
     let w = json_of(db, &["word", "--json", "zeppelins"]);
     assert_eq!(
         w,
-        json!({"word": "zeppelins", "stem": "zeppelin", "df": 0, "postings": []})
+        json!({"word": "zeppelins", "id": null, "stem": "zeppelin", "df": 0, "postings": []})
     );
     let out = run(db, &["word", "running"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("stem   run"));
