@@ -35,6 +35,10 @@ pub enum PointError {
     NothingToCrawl,
     #[error("crawl point {0} is disabled: enable it first")]
     Disabled(PointId),
+    #[error("crawl point {0} is deleted: restore it first (crawlscope point restore {0})")]
+    Deleted(PointId),
+    #[error("crawl point {0} is not deleted: nothing to restore")]
+    NotDeleted(PointId),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -78,6 +82,8 @@ impl PointError {
             PointError::NotFound(_)
             | PointError::NothingToCrawl
             | PointError::Disabled(_)
+            | PointError::Deleted(_)
+            | PointError::NotDeleted(_)
             | PointError::Store(_) => None,
         }
     }
@@ -159,11 +165,35 @@ pub fn unique_in(stored: &[(PointId, PointRecord)], id: Option<PointId>, url: &s
     }
 }
 
-/// Checks `rec` on its own and against the stored points.
+/// The points that are not deleted.
+fn live(w: &impl PointRead) -> Result<Vec<(PointId, PointRecord)>> {
+    Ok(w.points()?
+        .into_iter()
+        .filter(|(_, p)| !p.deleted)
+        .collect())
+}
+
+/// Checks `rec` on its own and against the live points, and stamps it as
+/// changed now by the OS user.
 fn checked(w: &impl PointRead, id: Option<PointId>, rec: PointRecord) -> Result<PointRecord> {
-    let rec = validate(rec)?;
-    unique_in(&w.points()?, id, &rec.url)?;
+    let mut rec = validate(rec)?;
+    unique_in(&live(w)?, id, &rec.url)?;
+    stamp(&mut rec);
     Ok(rec)
+}
+
+/// Records who changed a point and when (the crawl design's metacolumns).
+fn stamp(rec: &mut PointRecord) {
+    let now = crate::time::unix_now();
+    if rec.created_at == 0 {
+        rec.created_at = now;
+    }
+    rec.updated_at = now;
+    rec.updated_by = ["USER", "LOGNAME", "USERNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+        // SAFETY: getuid cannot fail and touches no memory of ours.
+        .unwrap_or_else(|| format!("uid {}", unsafe { libc::getuid() }));
 }
 
 /// Runs `f` in one write transaction, keeping its own error type.
@@ -233,7 +263,8 @@ pub fn upsert(
     edit: impl Fn(&mut PointRecord),
 ) -> Result<PointId> {
     write(store, |w| {
-        let (id, mut rec) = match w.point_by_url(url.as_str())? {
+        let found = live(w)?.into_iter().find(|(_, p)| p.url == url.as_str());
+        let (id, mut rec) = match found {
             Some((id, rec)) => (Some(id), rec),
             None => (None, new_record(url)),
         };
@@ -254,8 +285,24 @@ pub fn set_active(store: &Store, id: PointId, active: bool) -> Result<PointRecor
     update(store, id, |r| r.active = active)
 }
 
-/// Deletes point `id` and drops its queued URLs.
+/// Soft-deletes point `id` (restorable, never crawled) and drops its
+/// queued URLs.
 pub fn remove(store: &Store, id: PointId) -> Result<()> {
+    write(store, |w| {
+        let mut rec = w
+            .point(id)?
+            .filter(|p| !p.deleted)
+            .ok_or(PointError::NotFound(id))?;
+        rec.deleted = true;
+        stamp(&mut rec);
+        w.put_point(id, &rec)?;
+        w.drop_queued(id)?;
+        Ok(())
+    })
+}
+
+/// Removes point `id` for good, deleted or not.
+pub fn purge(store: &Store, id: PointId) -> Result<()> {
     write(store, |w| {
         if w.point(id)?.is_none() {
             return Err(PointError::NotFound(id));
@@ -264,24 +311,50 @@ pub fn remove(store: &Store, id: PointId) -> Result<()> {
     })
 }
 
+/// Brings a soft-deleted point back (its start URL must still be free).
+pub fn restore(store: &Store, id: PointId) -> Result<PointRecord> {
+    write(store, |w| {
+        let mut rec = w.point(id)?.ok_or(PointError::NotFound(id))?;
+        if !rec.deleted {
+            return Err(PointError::NotDeleted(id));
+        }
+        rec.deleted = false;
+        let rec = checked(w, Some(id), rec)?;
+        w.put_point(id, &rec)?;
+        Ok(rec)
+    })
+}
+
+/// The points that are not deleted.
 pub fn list(store: &Store) -> Result<Vec<(PointId, PointRecord)>> {
-    Ok(store.read()?.points()?)
+    live(&store.read()?)
+}
+
+/// The soft-deleted points.
+pub fn list_deleted(store: &Store) -> Result<Vec<(PointId, PointRecord)>> {
+    Ok(store
+        .read()?
+        .points()?
+        .into_iter()
+        .filter(|(_, p)| p.deleted)
+        .collect())
 }
 
 /// The points a crawl starts from: `requested` when given (each must exist
 /// and be enabled), else every active point; never an empty set.
 pub fn crawl_set(store: &Store, requested: Vec<PointId>) -> Result<Vec<PointId>> {
-    let stored = list(store)?;
+    let stored = store.read()?.points()?;
     let ids: Vec<PointId> = if requested.is_empty() {
         stored
             .into_iter()
-            .filter(|(_, p)| p.active)
+            .filter(|(_, p)| p.active && !p.deleted)
             .map(|(id, _)| id)
             .collect()
     } else {
         for &id in &requested {
             match stored.iter().find(|(i, _)| *i == id) {
                 None => return Err(PointError::NotFound(id)),
+                Some((_, p)) if p.deleted => return Err(PointError::Deleted(id)),
                 Some((_, p)) if !p.active => return Err(PointError::Disabled(id)),
                 Some(_) => {}
             }
@@ -372,7 +445,14 @@ mod tests {
                     .point_by_url(&rec.url)
                     .unwrap()
                     .unwrap();
-                assert_eq!(saved, rec, "the two faces store one record for {v:?}");
+                // The store stamps who and when; the rest is what the form said.
+                let stamped = PointRecord {
+                    created_at: saved.created_at,
+                    updated_at: saved.updated_at,
+                    updated_by: saved.updated_by.clone(),
+                    ..rec
+                };
+                assert_eq!(saved, stamped, "the two faces store one record for {v:?}");
             }
         }
     }

@@ -146,6 +146,9 @@ pub enum PointAction {
         json: bool,
     },
     List {
+        /// List the soft-deleted points instead.
+        #[arg(long)]
+        deleted: bool,
         #[arg(long)]
         json: bool,
     },
@@ -158,7 +161,15 @@ pub enum PointAction {
         #[arg(long)]
         json: bool,
     },
+    /// Delete a point: restorable with `point restore`, never crawled.
     Rm {
+        id: u32,
+        /// Remove it for good.
+        #[arg(long)]
+        purge: bool,
+    },
+    /// Bring back a deleted point.
+    Restore {
         id: u32,
     },
     Enable {

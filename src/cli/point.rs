@@ -48,6 +48,10 @@ struct PointJson {
     excludes: Vec<String>,
     active: bool,
     user: Option<String>,
+    deleted: bool,
+    created_at: String,
+    updated_at: String,
+    updated_by: String,
 }
 
 impl PointJson {
@@ -61,6 +65,10 @@ impl PointJson {
             excludes: p.excludes,
             active: p.active,
             user: p.user,
+            deleted: p.deleted,
+            created_at: crate::time::rfc3339(p.created_at),
+            updated_at: crate::time::rfc3339(p.updated_at),
+            updated_by: p.updated_by,
         }
     }
 }
@@ -105,14 +113,20 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
             let (id, saved) = points::add(store, rec)?;
             confirm("added", id, saved, json)?;
         }
-        PointAction::List { json } => {
-            let points = points::list(store)?;
+        PointAction::List { deleted, json } => {
+            let points = if deleted {
+                points::list_deleted(store)?
+            } else {
+                points::list(store)?
+            };
             if json {
                 let list: Vec<PointJson> = points
                     .into_iter()
                     .map(|(id, p)| PointJson::of(id, p))
                     .collect();
                 print_json(&list)?;
+            } else if points.is_empty() && deleted {
+                outln!("no deleted crawl points");
             } else if points.is_empty() {
                 outln!("no crawl points (add one: crawlscope point add URL)");
             } else {
@@ -125,9 +139,19 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
             let p = points::update(store, id, |r| apply_scope(r, &scope))?;
             confirm("updated", id, p, json)?;
         }
-        PointAction::Rm { id } => {
+        PointAction::Rm { id, purge: false } => {
             points::remove(store, id)?;
-            outln!("crawl point {id} deleted, and its queued URLs with it");
+            outln!(
+                "crawl point {id} deleted, and its queued URLs with it (crawlscope point restore {id} brings it back)"
+            );
+        }
+        PointAction::Rm { id, purge: true } => {
+            points::purge(store, id)?;
+            outln!("crawl point {id} removed for good");
+        }
+        PointAction::Restore { id } => {
+            let p = points::restore(store, id)?;
+            confirm("restored", id, p, false)?;
         }
         PointAction::Enable { id } => {
             let p = points::set_active(store, id, true)?;

@@ -304,6 +304,13 @@ pub struct PointRecord {
     /// Run generation: bumped when a finished point is crawled again, so
     /// that pages done in an earlier run are revisited (conditionally).
     pub gen: u32,
+    /// Soft-deleted (`point rm`): kept, restorable, never crawled.
+    pub deleted: bool,
+    /// Unix seconds the point was created and last changed, and by whom
+    /// (the OS user).
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub updated_by: String,
 }
 
 /// A crawler process sharing the store.

@@ -37,7 +37,11 @@ pub(crate) fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
         frontier_len: r.frontier_len()?,
         store_bytes: store.disk_size(),
         totals: r.state_counts()?,
-        points: r.points()?,
+        points: r
+            .points()?
+            .into_iter()
+            .filter(|(_, p)| !p.deleted)
+            .collect(),
     })
 }
 

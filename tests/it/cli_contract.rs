@@ -263,7 +263,7 @@ fn point_changes_are_confirmed_in_a_sentence() {
     assert_eq!(json["id"], 2);
     assert_eq!(
         said(&["point", "rm", "2"]),
-        "crawl point 2 deleted, and its queued URLs with it\n"
+        "crawl point 2 deleted, and its queued URLs with it (crawlscope point restore 2 brings it back)\n"
     );
 }
 
@@ -286,4 +286,41 @@ fn check_says_what_it_is_doing_on_a_terminal_only() {
     let piped = run(&db, &["check"]);
     assert_eq!(String::from_utf8_lossy(&piped.stdout), "store is whole\n");
     assert_eq!(stderr(&piped), "", "no progress into a pipe");
+}
+
+#[test]
+fn a_deleted_point_is_kept_restorable_and_never_crawled() {
+    let s = crate::support::TestServer::start();
+    crate::support::home(&s, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let said = |args: &[&str]| run(&db, args);
+    assert!(said(&["point", "add", &s.base()]).status.success());
+    assert!(said(&["point", "rm", "1"]).status.success());
+    let live: serde_json::Value =
+        serde_json::from_slice(&said(&["point", "list", "--json"]).stdout).unwrap();
+    assert_eq!(live, serde_json::json!([]));
+    let gone: serde_json::Value =
+        serde_json::from_slice(&said(&["point", "list", "--deleted", "--json"]).stdout).unwrap();
+    assert_eq!(gone[0]["deleted"], true);
+    assert!(gone[0]["created_at"]
+        .as_str()
+        .is_some_and(|t| t.ends_with('Z')));
+    assert!(gone[0]["updated_by"]
+        .as_str()
+        .is_some_and(|u| !u.is_empty()));
+    // Never crawled: not by a bare crawl, not by asking for it.
+    let out = crawl(&db, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(s.hits("/"), 0);
+    assert!(said(&["point", "restore", "1"]).status.success());
+    let out = said(&["point", "restore", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("is not deleted"), "{}", stderr(&out));
+    crawl_ok(&db, &[]);
+    assert_eq!(s.hits("/"), 1, "restored, it crawls again");
+    assert!(said(&["point", "rm", "1", "--purge"]).status.success());
+    let all: serde_json::Value =
+        serde_json::from_slice(&said(&["point", "list", "--deleted", "--json"]).stdout).unwrap();
+    assert_eq!(all, serde_json::json!([]), "purged for good");
 }
