@@ -2,8 +2,6 @@
 //! (fetched, skipped, failed, redirected, queued and never-seen URLs),
 //! `word`, `stats` and `export --format jsonl`.
 
-use std::path::Path;
-
 use crate::support::crawl::crawl_ok;
 use crate::support::{Reply, Resp, TestServer};
 use serde_json::{json, Value};
@@ -70,19 +68,9 @@ fn crawled(s: &TestServer) -> tempfile::TempDir {
     db
 }
 
-use crate::support::on_store as run;
+use crate::support::{json_of, on_store as run};
 
 /// Runs a `--json` command that must succeed; its JSON.
-fn json_of(db: &Path, args: &[&str]) -> Value {
-    let out = run(db, args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
-}
-
 fn is_rfc3339_utc(v: &Value) -> bool {
     let s = v.as_str().unwrap_or("");
     s.len() == 20 && s.as_bytes()[10] == b'T' && s.ends_with('Z') && s.as_bytes()[4] == b'-'

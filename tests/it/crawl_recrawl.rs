@@ -67,12 +67,7 @@ fn crawl_without_url_resumes_every_active_point() {
     let s = TestServer::start();
     crate::support::home(&s, &[]);
     let db = tempfile::tempdir().unwrap();
-    let out = crate::support::crawlscope()
-        .args(["--db"])
-        .arg(db.path())
-        .args(["point", "add", &s.base(), "--depth", "3"])
-        .output()
-        .unwrap();
+    let out = crate::support::on_store(db.path(), &["point", "add", &s.base(), "--depth", "3"]);
     assert!(
         out.status.success(),
         "{}",

@@ -3,7 +3,7 @@
 //! that goes on refusing connections stops being dispatched to.
 
 use crate::support::crawl::{crawl, store};
-use crate::support::{crawlscope, home, Reply, Resp, TestServer};
+use crate::support::{home, Reply, Resp, TestServer};
 use crawlscope::store::prelude::*;
 use serde_json::Value;
 
@@ -14,18 +14,7 @@ fn closed_port() -> u16 {
 }
 
 fn page_json(db: &std::path::Path, url: &str) -> Value {
-    let out = crawlscope()
-        .arg("--db")
-        .arg(db)
-        .args(["page", url, "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    crate::support::json_of(db, &["page", url, "--json"])
 }
 
 #[test]

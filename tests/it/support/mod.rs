@@ -222,6 +222,17 @@ pub fn crawlscope() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_crawlscope"))
 }
 
+/// `crawlscope --db DB ARGS... --json` output, which must succeed.
+pub fn json_of(db: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let out = on_store(db, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
 /// `crawlscope --db DB ARGS...`, run to the end.
 pub fn on_store(db: &std::path::Path, args: &[&str]) -> std::process::Output {
     crawlscope()
