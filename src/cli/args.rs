@@ -203,6 +203,10 @@ pub struct ScopeArgs {
     /// Extra request header "Name: value" (repeatable; own origin only).
     #[arg(long = "header", value_parser = parse_header)]
     pub headers: Vec<(String, String)>,
+    /// Follow rel=nofollow links and links of nofollow pages too (they are
+    /// recorded either way); `--follow-nofollow=false` turns it off again.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub follow_nofollow: Option<bool>,
 }
 
 impl ScopeArgs {
@@ -214,6 +218,7 @@ impl ScopeArgs {
             (!self.excludes.is_empty(), "--exclude"),
             (self.user.is_some(), "--user"),
             (!self.headers.is_empty(), "--header"),
+            (self.follow_nofollow.is_some(), "--follow-nofollow"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

@@ -64,14 +64,16 @@ pub fn run(
         print_json(&summary)?;
     } else {
         outln!(
-            "fetched {} · not modified {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · {:.1}s · {:.0} pages/s",
+            "fetched {} · not modified {} · unchanged {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · nofollow {} · {:.1}s · {:.0} pages/s",
             summary.fetched,
             summary.not_modified,
+            summary.unchanged,
             summary.failed,
             summary.skipped_robots,
             summary.out_of_scope,
             summary.excluded,
             summary.too_deep,
+            summary.nofollow,
             summary.elapsed_s,
             summary.pages_per_s
         );
@@ -80,7 +82,9 @@ pub fn run(
     // not an empty success. (A crawler that found nothing left to claim,
     // because another took it, tried nothing and is fine.)
     match first_failure {
-        Some((url, reason)) if summary.fetched == 0 && summary.not_modified == 0 => {
+        Some((url, reason))
+            if summary.fetched == 0 && summary.not_modified == 0 && summary.unchanged == 0 =>
+        {
             Err(CliError::NothingFetched { url, reason })
         }
         _ => Ok(()),

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{print_json, CliError, CliResult};
 use crate::store::prelude::*;
-use crate::store::{MimeRecord, PageId, PageRecord, Reader, Store, UrlState};
+use crate::store::{DirectiveSource, MimeRecord, PageId, PageRecord, Reader, Store, UrlState};
 pub(super) use crate::time::rfc3339;
 use crate::url::Url;
 
@@ -25,6 +25,17 @@ pub(super) struct KeywordJson {
 struct MetaJson {
     name: String,
     content: String,
+    /// The attribute that names the tag: name, property, http-equiv,
+    /// itemprop or charset.
+    attr: String,
+}
+
+/// A link of the page, as written on it.
+#[derive(Serialize)]
+struct LinkJson {
+    url: String,
+    anchor: String,
+    nofollow: bool,
 }
 
 /// The `page --json` object (also one line of `export --format jsonl`).
@@ -51,10 +62,21 @@ pub(super) struct PageJson {
     last_modified_source: Option<&'static str>,
     fetched_at: Option<String>,
     depth: Option<u32>,
+    response_ms: Option<u32>,
+    description: Option<String>,
+    h1: Vec<String>,
+    canonical: Option<String>,
+    /// Where a noindex / nofollow directive was found: "meta" or "header".
+    noindex: Option<&'static str>,
+    nofollow: Option<&'static str>,
+    /// xxh3-64 of the body, 16 hex digits.
+    content_hash: Option<String>,
     keywords: Vec<KeywordJson>,
     meta: Vec<MetaJson>,
     parents: Vec<String>,
     children: Vec<String>,
+    /// The children with their anchor text and nofollow marks.
+    links: Vec<LinkJson>,
 }
 
 pub(super) fn mime_string(m: &MimeRecord) -> String {
@@ -107,20 +129,31 @@ pub(super) fn page_json(
         Some(rec) => r.mime(rec.mime)?.map(|m| mime_string(&m)),
         None => None,
     };
-    let (keywords, meta, children) = if record.is_some() {
+    let (keywords, meta, links) = if record.is_some() {
         let meta = r
             .meta_tags(id)?
             .into_iter()
-            .map(|(name, content)| MetaJson { name, content })
+            .map(|m| MetaJson {
+                name: m.name,
+                content: m.content,
+                attr: m.attr,
+            })
             .collect();
-        (
-            keywords_json(r, id, keywords)?,
-            meta,
-            urls(r, &r.children(id)?)?,
-        )
+        let mut links = Vec::new();
+        for l in r.links(id)? {
+            if let Some(url) = r.url_of(l.child)? {
+                links.push(LinkJson {
+                    url,
+                    anchor: l.anchor,
+                    nofollow: l.nofollow,
+                });
+            }
+        }
+        (keywords_json(r, id, keywords)?, meta, links)
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };
+    let children = links.iter().map(|l| l.url.clone()).collect();
     let reason = state.as_ref().and_then(UrlState::reason).or_else(|| {
         record
             .as_ref()
@@ -142,10 +175,18 @@ pub(super) fn page_json(
         last_modified_source: record.as_ref().map(PageRecord::last_modified_source),
         fetched_at: record.as_ref().map(|p| rfc3339(p.fetched_at)),
         depth: record.as_ref().map(|p| p.depth),
+        response_ms: record.as_ref().map(|p| p.response_ms),
+        description: record.as_ref().and_then(|p| p.description.clone()),
+        h1: record.as_ref().map(|p| p.h1.clone()).unwrap_or_default(),
+        canonical: record.as_ref().and_then(|p| p.canonical.clone()),
+        noindex: record.as_ref().and_then(|p| p.noindex).map(DirectiveSource::as_str),
+        nofollow: record.as_ref().and_then(|p| p.nofollow).map(DirectiveSource::as_str),
+        content_hash: record.as_ref().map(|p| format!("{:016x}", p.content_hash)),
         keywords,
         meta,
         parents: urls(r, &r.parents(id)?)?,
         children,
+        links,
     })
 }
 
@@ -198,17 +239,39 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     outln!("last modified  {}{source}", or_dash(&p.last_modified));
     outln!("fetched at     {}", or_dash(&p.fetched_at));
     outln!("depth          {}", or_dash(&p.depth));
+    if let Some(ms) = p.response_ms {
+        outln!("response       {ms} ms");
+    }
+    if let Some(d) = &p.description {
+        outln!("description    {d}");
+    }
+    for h in &p.h1 {
+        outln!("h1             {h}");
+    }
+    if let Some(c) = &p.canonical {
+        outln!("canonical      {c}");
+    }
+    for (what, source) in [("noindex", p.noindex), ("nofollow", p.nofollow)] {
+        if let Some(source) = source {
+            outln!("directive      {what} (from the {source})");
+        }
+    }
     outln!("keywords       {}", keyword_line(&p.keywords));
     for m in &p.meta {
-        outln!("meta           {}: {}", m.name, m.content);
+        outln!("meta           {} {}: {}", m.attr, m.name, m.content);
     }
     outln!("parents ({})", p.parents.len());
     for u in &p.parents {
         outln!("  {u}");
     }
-    outln!("children ({})", p.children.len());
-    for u in &p.children {
-        outln!("  {u}");
+    outln!("children ({})", p.links.len());
+    for l in &p.links {
+        let mark = if l.nofollow { "  [nofollow]" } else { "" };
+        if l.anchor.is_empty() {
+            outln!("  {}{mark}", l.url);
+        } else {
+            outln!("  {}  \"{}\"{mark}", l.url, l.anchor);
+        }
     }
     Ok(())
 }

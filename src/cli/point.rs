@@ -31,6 +31,9 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if !s.headers.is_empty() {
         rec.headers = s.headers.clone();
     }
+    if let Some(follow) = s.follow_nofollow {
+        rec.follow_nofollow = follow;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -52,6 +55,7 @@ struct PointJson {
     created_at: String,
     updated_at: String,
     updated_by: String,
+    follow_nofollow: bool,
 }
 
 impl PointJson {
@@ -69,6 +73,7 @@ impl PointJson {
             created_at: crate::time::rfc3339(p.created_at),
             updated_at: crate::time::rfc3339(p.updated_at),
             updated_by: p.updated_by,
+            follow_nofollow: p.follow_nofollow,
         }
     }
 }

@@ -400,6 +400,7 @@ impl Dispatcher {
         let _ = self.ctx.events.send(CrawlEvent::Stats(CrawlStats {
             fetched: c.fetched.load(Ordering::Relaxed),
             not_modified: c.not_modified.load(Ordering::Relaxed),
+            unchanged: c.unchanged.load(Ordering::Relaxed),
             failed: c.failed.load(Ordering::Relaxed),
             skipped: skipped_by.total(),
             skipped_by,
@@ -454,11 +455,13 @@ fn summary(c: &Counters, elapsed: Duration) -> Summary {
     Summary {
         fetched,
         not_modified: c.not_modified.load(Ordering::Relaxed),
+        unchanged: c.unchanged.load(Ordering::Relaxed),
         failed: c.failed.load(Ordering::Relaxed),
         skipped_robots: c.skipped_robots.load(Ordering::Relaxed),
         out_of_scope: c.out_of_scope.load(Ordering::Relaxed),
         excluded: c.excluded.load(Ordering::Relaxed),
         too_deep: c.too_deep.load(Ordering::Relaxed),
+        nofollow: c.nofollow.load(Ordering::Relaxed),
         elapsed_s,
         pages_per_s: if elapsed_s > 0.0 {
             fetched as f64 / elapsed_s
@@ -473,14 +476,27 @@ fn summary(c: &Counters, elapsed: Duration) -> Summary {
 async fn work(ctx: &Ctx, claim: Claim) -> bool {
     let msg = match outcome(ctx, &claim).await {
         Outcome::Msg(m) => m,
-        Outcome::Page(resp) => {
+        // The same bytes as stored: nothing to parse or re-index.
+        Outcome::Page(resp, Some(stored))
+            if resp.status == 200 && xxhash_rust::xxh3::xxh3_64(&resp.body) == stored =>
+        {
+            WriterMsg::Unchanged {
+                claim,
+                fetched_at: unix_now(),
+                response_ms: u32::try_from(resp.elapsed.as_millis()).unwrap_or(u32::MAX),
+            }
+        }
+        Outcome::Page(resp, _) => {
             let url = claim.url.clone();
             let depth = claim.entry.depth;
             let fetched_at = unix_now();
             let elapsed = resp.elapsed;
+            let agent = ctx.cfg.robots_agent().to_ascii_lowercase();
             let parsed = ctx
                 .parsers
-                .run(move || Url::parse(&url).map(|u| parse::parse(&resp, &u, depth, fetched_at)))
+                .run(move || {
+                    Url::parse(&url).map(|u| parse::parse(&resp, &u, depth, fetched_at, &agent))
+                })
                 .await;
             match parsed {
                 Some(Ok(page)) => WriterMsg::Fetched {
@@ -502,7 +518,9 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
 
 enum Outcome {
     Msg(WriterMsg),
-    Page(Response),
+    /// A response to parse, with the hash of the body stored for the URL
+    /// (a complete 2xx one), if any.
+    Page(Response, Option<u64>),
 }
 
 async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
@@ -547,11 +565,16 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
             reason: SkipReason::Robots,
         });
     }
-    let validators = ctx
+    let stored = ctx
         .store
         .read()
         .ok()
-        .and_then(|r| r.page(claim.page).ok().flatten())
+        .and_then(|r| r.page(claim.page).ok().flatten());
+    let stored_hash = stored
+        .as_ref()
+        .filter(|p| (200..300).contains(&p.status) && !p.truncated)
+        .map(|p| p.content_hash);
+    let validators = stored
         .map(|p| Validators {
             last_modified: p.last_modified_header,
             etag: p.etag,
@@ -633,7 +656,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
             },
         });
     }
-    Outcome::Page(resp)
+    Outcome::Page(resp, stored_hash)
 }
 
 /// The rules for an origin: from the store when fresh, else fetched (and
@@ -671,7 +694,7 @@ mod tests {
         let before = clock.elapsed();
         std::thread::sleep(Duration::from_millis(100));
         // A running clock would have moved by the whole sleep.
-        assert!(clock.elapsed() - before < Duration::from_millis(25));
+        assert!(clock.elapsed().saturating_sub(before) < Duration::from_millis(25));
         clock.resume();
         std::thread::sleep(Duration::from_millis(30));
         assert!(clock.elapsed() >= before + Duration::from_millis(30));

@@ -23,6 +23,11 @@ pub enum CrawlEvent {
         page: PageId,
         url: String,
     },
+    /// A 200 whose body is the one stored: kept as is, not re-indexed.
+    Unchanged {
+        page: PageId,
+        url: String,
+    },
     Failed {
         page: PageId,
         url: String,
@@ -72,6 +77,7 @@ pub struct FetchedPage {
 pub struct CrawlStats {
     pub fetched: u64,
     pub not_modified: u64,
+    pub unchanged: u64,
     pub failed: u64,
     /// Every skip; `skipped_by` splits it by reason.
     pub skipped: u64,
@@ -89,11 +95,12 @@ pub struct SkipCounts {
     pub out_of_scope: u64,
     pub excluded: u64,
     pub too_deep: u64,
+    pub nofollow: u64,
 }
 
 impl SkipCounts {
     pub fn total(&self) -> u64 {
-        self.robots + self.out_of_scope + self.excluded + self.too_deep
+        self.robots + self.out_of_scope + self.excluded + self.too_deep + self.nofollow
     }
 }
 
@@ -102,11 +109,13 @@ impl SkipCounts {
 pub struct Summary {
     pub fetched: u64,
     pub not_modified: u64,
+    pub unchanged: u64,
     pub failed: u64,
     pub skipped_robots: u64,
     pub out_of_scope: u64,
     pub excluded: u64,
     pub too_deep: u64,
+    pub nofollow: u64,
     pub elapsed_s: f64,
     pub pages_per_s: f64,
 }

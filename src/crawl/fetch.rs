@@ -39,6 +39,23 @@ pub struct Response {
     pub body: Vec<u8>,
     pub truncated: bool,
     pub elapsed: Duration,
+    /// Every header as received (names in lower case), in order, capped at
+    /// `MAX_HEADERS` of `MAX_HEADER_CHARS` each: directives, canonical
+    /// links and archives read them.
+    pub headers: Vec<(String, String)>,
+}
+
+pub const MAX_HEADERS: usize = 100;
+pub const MAX_HEADER_CHARS: usize = 2048;
+
+impl Response {
+    /// Values of every header named `name` (lower case).
+    pub fn header_values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> {
+        self.headers
+            .iter()
+            .filter(move |(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// What went wrong, in the terms a person acts on.
@@ -124,8 +141,16 @@ impl Fetcher {
         let text = |name: header::HeaderName| -> Option<String> {
             h.get(name)
                 .and_then(|v| v.to_str().ok())
-                .map(|s| s.chars().take(2048).collect())
+                .map(|s| s.chars().take(MAX_HEADER_CHARS).collect())
         };
+        let headers = h
+            .iter()
+            .take(MAX_HEADERS)
+            .map(|(k, v)| {
+                let v = String::from_utf8_lossy(v.as_bytes());
+                (k.as_str().to_string(), v.chars().take(MAX_HEADER_CHARS).collect())
+            })
+            .collect();
         let mut out = Response {
             status,
             content_type: text(header::CONTENT_TYPE),
@@ -137,6 +162,7 @@ impl Fetcher {
             body: Vec::new(),
             truncated: false,
             elapsed: Duration::ZERO,
+            headers,
         };
         if (300..400).contains(&status) || status == 304 {
             out.elapsed = started.elapsed();

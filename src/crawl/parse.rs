@@ -1,20 +1,22 @@
-//! Turns a fetched response into what the writer stores: the page record,
-//! analysed body and title terms, meta tags, the compressed body and the
-//! links found. CPU work: the engine runs it off the async reactor.
+//! Turns a fetched response into what the writer stores: the page record
+//! (with its description, headings, canonical link and robots directives
+//! from the markup and the headers), analysed body and title terms, meta
+//! tags, the compressed body and the links found. CPU work: the engine runs
+//! it off the async reactor.
 
 use rustc_hash::FxHashMap as HashMap;
 
 use url::Url;
 
 use super::fetch::Response;
-use crate::html::{self, Document};
+use crate::html::{self, Document, Link, MetaTag};
 use crate::index::Analyzer;
-use crate::store::{compress_body, PageRecord, PageWrite, TermPositions};
+use crate::store::{compress_body, DirectiveSource, PageRecord, PageWrite, TermPositions};
 
 /// A parsed page, ready for the writer.
 pub struct ParsedPage {
     pub write: PageWrite,
-    pub links: Vec<Url>,
+    pub links: Vec<Link>,
 }
 
 /// What kind of body a content type announces.
@@ -44,7 +46,9 @@ pub fn http_time(s: Option<&str>) -> Option<i64> {
     i64::try_from(secs).ok()
 }
 
-pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedPage {
+/// Parses a response fetched from `url`; `agent` is our robots.txt product
+/// token (a `<meta name=AGENT>` or `X-Robots-Tag: AGENT: ...` speaks to us).
+pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64, agent: &str) -> ParsedPage {
     let ct = resp.content_type.as_deref();
     let ok = (200..300).contains(&resp.status);
     let doc = match (ok, body_kind(ct)) {
@@ -79,7 +83,25 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
     let last_modified = http_time(resp.last_modified.as_deref())
         .or_else(|| http_time(resp.date.as_deref()))
         .unwrap_or(fetched_at);
+    let meta_says = |directive| {
+        meta_directive(&doc.meta, agent, directive).then_some(DirectiveSource::Meta)
+    };
+    let header_says = |directive| {
+        resp.header_values("x-robots-tag")
+            .any(|v| header_directive(v, agent, directive))
+            .then_some(DirectiveSource::Header)
+    };
     let record = PageRecord {
+        noindex: meta_says("noindex").or_else(|| header_says("noindex")),
+        nofollow: meta_says("nofollow").or_else(|| header_says("nofollow")),
+        canonical: doc
+            .canonical
+            .as_ref()
+            .map(Url::to_string)
+            .or_else(|| link_header_canonical(resp, url)),
+        description: doc.description,
+        h1: doc.h1,
+        response_ms: u32::try_from(resp.elapsed.as_millis()).unwrap_or(u32::MAX),
         title: doc.title,
         status: resp.status,
         size: resp.content_length.unwrap_or(resp.body.len() as u64),
@@ -123,6 +145,63 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64) -> ParsedP
     }
 }
 
+/// Whether a `<meta name=robots>` (or one named for our agent) says
+/// `directive`; `none` says both noindex and nofollow.
+fn meta_directive(meta: &[MetaTag], agent: &str, directive: &str) -> bool {
+    meta.iter()
+        .filter(|m| m.attr == "name" && (m.name == "robots" || m.name.eq_ignore_ascii_case(agent)))
+        .any(|m| says(&m.content, directive))
+}
+
+/// Whether one `X-Robots-Tag` value says `directive` to us: unprefixed, or
+/// prefixed with our agent (`crawlscope: noindex`); a value prefixed with
+/// another crawler's name is not ours.
+fn header_directive(value: &str, agent: &str, directive: &str) -> bool {
+    let rules = match value.split_once(':') {
+        Some((head, rest)) if !is_directive_with_value(head) => {
+            if !head.trim().eq_ignore_ascii_case(agent) {
+                return false;
+            }
+            rest
+        }
+        _ => value,
+    };
+    says(rules, directive)
+}
+
+/// Directives that carry their own `name: value` (not an agent prefix).
+fn is_directive_with_value(head: &str) -> bool {
+    let head = head.trim().to_ascii_lowercase();
+    matches!(
+        head.as_str(),
+        "unavailable_after" | "max-snippet" | "max-image-preview" | "max-video-preview"
+    )
+}
+
+fn says(rules: &str, directive: &str) -> bool {
+    rules.split(',').map(str::trim).any(|r| {
+        r.eq_ignore_ascii_case(directive) || r.eq_ignore_ascii_case("none")
+    })
+}
+
+/// The target of a `Link: <URL>; rel="canonical"` header, resolved.
+fn link_header_canonical(resp: &Response, url: &Url) -> Option<String> {
+    resp.header_values("link")
+        .flat_map(|v| v.split('<').skip(1))
+        .find_map(|entry| {
+            let (target, params) = entry.split_once('>')?;
+            let canonical = params.split(';').any(|p| {
+                p.trim()
+                    .strip_prefix("rel=")
+                    .is_some_and(|rel| rel.trim_matches('"').split_whitespace().any(|t| t.eq_ignore_ascii_case("canonical")))
+            });
+            canonical
+                .then(|| crate::url::resolve(url, target.trim()).ok())
+                .flatten()
+                .map(|u| u.to_string())
+        })
+}
+
 fn into_sorted(map: HashMap<String, Vec<u32>>) -> TermPositions {
     let mut v: TermPositions = map.into_iter().collect();
     v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -139,6 +218,49 @@ mod tests {
         assert_eq!(body_kind(Some("TEXT/PLAIN")), BodyKind::Text);
         assert_eq!(body_kind(Some("application/pdf")), BodyKind::Other);
         assert_eq!(body_kind(None), BodyKind::Html);
+    }
+
+    #[test]
+    fn robots_directives_speak_to_us_or_to_everyone() {
+        assert!(header_directive("noindex, nofollow", "crawlscope", "nofollow"));
+        assert!(header_directive("none", "crawlscope", "noindex"));
+        assert!(header_directive("Crawlscope: noindex", "crawlscope", "noindex"));
+        assert!(!header_directive("googlebot: noindex", "crawlscope", "noindex"));
+        assert!(!header_directive("unavailable_after: 2030-01-01", "crawlscope", "noindex"));
+        assert!(!header_directive("noarchive", "crawlscope", "noindex"));
+        let meta = |name: &str, content: &str| MetaTag {
+            attr: "name".into(),
+            name: name.into(),
+            content: content.into(),
+        };
+        assert!(meta_directive(&[meta("robots", "NOINDEX")], "crawlscope", "noindex"));
+        assert!(meta_directive(&[meta("crawlscope", "nofollow")], "crawlscope", "nofollow"));
+        assert!(!meta_directive(&[meta("googlebot", "noindex")], "crawlscope", "noindex"));
+    }
+
+    #[test]
+    fn canonical_from_a_link_header() {
+        let url = Url::parse("http://h/a/b").unwrap();
+        let resp = |link: &str| Response {
+            status: 200,
+            content_type: None,
+            last_modified: None,
+            date: None,
+            etag: None,
+            location: None,
+            content_length: None,
+            body: Vec::new(),
+            truncated: false,
+            elapsed: std::time::Duration::ZERO,
+            headers: vec![("link".into(), link.into())],
+        };
+        let got = |link: &str| link_header_canonical(&resp(link), &url);
+        assert_eq!(got(r#"</c>; rel="canonical""#).as_deref(), Some("http://h/c"));
+        assert_eq!(
+            got(r#"<http://x/s.css>; rel=preload, <../d>; rel="alternate canonical""#).as_deref(),
+            Some("http://h/d")
+        );
+        assert_eq!(got(r#"</c>; rel="alternate""#), None);
     }
 
     #[test]

@@ -19,8 +19,8 @@ use super::parse::ParsedPage;
 use super::CrawlConfig;
 use crate::store::prelude::*;
 use crate::store::{
-    Claim, FrontierEntry, InstanceId, InstanceRecord, PageId, PointId, PointRecord, RobotsRecord,
-    SkipReason, Store, StoreError, UrlState, Writer,
+    Claim, FrontierEntry, InstanceId, InstanceRecord, OutLink, PageId, PageRecord, PointId,
+    PointRecord, RobotsRecord, SkipReason, Store, StoreError, UrlState, Writer,
 };
 use crate::time::unix_now_ms;
 use crate::url::{Scope, Verdict};
@@ -48,6 +48,12 @@ pub enum WriterMsg {
     NotModified {
         claim: Claim,
         fetched_at: i64,
+    },
+    /// A 200 whose body hashes to the stored one.
+    Unchanged {
+        claim: Claim,
+        fetched_at: i64,
+        response_ms: u32,
     },
     Failed {
         claim: Claim,
@@ -98,11 +104,13 @@ pub enum Settle {
 pub struct Counters {
     pub fetched: AtomicU64,
     pub not_modified: AtomicU64,
+    pub unchanged: AtomicU64,
     pub failed: AtomicU64,
     pub skipped_robots: AtomicU64,
     pub out_of_scope: AtomicU64,
     pub excluded: AtomicU64,
     pub too_deep: AtomicU64,
+    pub nofollow: AtomicU64,
 }
 
 impl Counters {
@@ -112,6 +120,7 @@ impl Counters {
             out_of_scope: self.out_of_scope.load(Ordering::Relaxed),
             excluded: self.excluded.load(Ordering::Relaxed),
             too_deep: self.too_deep.load(Ordering::Relaxed),
+            nofollow: self.nofollow.load(Ordering::Relaxed),
         }
     }
 
@@ -121,11 +130,13 @@ impl Counters {
             CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => &self.fetched,
             CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => &self.failed,
             CrawlEvent::NotModified { .. } => &self.not_modified,
+            CrawlEvent::Unchanged { .. } => &self.unchanged,
             CrawlEvent::Skipped { reason, .. } => match reason {
                 SkipReason::Robots => &self.skipped_robots,
                 SkipReason::OutOfScope => &self.out_of_scope,
                 SkipReason::Excluded => &self.excluded,
                 SkipReason::TooDeep => &self.too_deep,
+                SkipReason::Nofollow => &self.nofollow,
             },
             _ => return,
         };
@@ -139,6 +150,7 @@ pub struct PointRun {
     pub scope: Scope,
     pub depth: Option<u32>,
     pub gen: u32,
+    pub follow_nofollow: bool,
 }
 
 impl PointRun {
@@ -150,6 +162,7 @@ impl PointRun {
             },
             depth: rec.depth,
             gen: rec.gen,
+            follow_nofollow: rec.follow_nofollow,
         }
     }
 }
@@ -308,13 +321,16 @@ impl WriterThread {
         }
     }
 
-    fn apply(&mut self, batch: Vec<WriterMsg>) -> Result<(), StoreError> {
+    fn apply(&mut self, mut batch: Vec<WriterMsg>) -> Result<(), StoreError> {
         let heartbeat = self.last_heartbeat.elapsed() >= HEARTBEAT;
+        // The message whose result could not be written, if one was.
+        let mut failed_at: Option<usize> = None;
         let mut outcomes: Vec<Done> = Vec::new();
         let mut claims: Vec<Vec<Claim>> = Vec::new();
         let mut settles: Vec<Settle> = Vec::new();
         let mut added: Vec<(PointId, PointRun)> = Vec::new();
         let result = self.store.update(|w| {
+            failed_at = None;
             outcomes.clear();
             self.skipped.borrow_mut().clear();
             claims.clear();
@@ -329,7 +345,7 @@ impl WriterThread {
                     },
                 )?;
             }
-            for msg in &batch {
+            for (i, msg) in batch.iter().enumerate() {
                 match msg {
                     WriterMsg::Claim { n, points, .. } => {
                         claims.push(w.claim(*n, self.instance, points)?)
@@ -343,7 +359,9 @@ impl WriterThread {
                         added.push((id, run));
                     }
                     other => {
-                        let (done, queued) = self.apply_result(w, other)?;
+                        let (done, queued) = self
+                            .apply_result(w, other)
+                            .inspect_err(|_| failed_at = Some(i))?;
                         outcomes.push(done);
                         outcomes.push(Done::Queued(queued));
                     }
@@ -351,6 +369,19 @@ impl WriterThread {
             }
             Ok(())
         });
+        if let (Err(e), Some(i)) = (&result, failed_at) {
+            if let Some(WriterMsg::Fetched { claim, .. }) = batch.get(i).filter(|_| e.is_confined()) {
+                // One page's fault: roll back only that page (the batch is
+                // replayed without it), record it failed, and go on.
+                let reason = format!("could not be indexed: {e}");
+                tracing::warn!(url = %claim.url, %reason, "page rolled back");
+                batch[i] = WriterMsg::Failed {
+                    claim: claim.clone(),
+                    reason,
+                };
+                return self.apply(batch);
+            }
+        }
         if let Err(e) = result {
             // Everyone waiting on this batch learns the one real cause.
             let e = Arc::new(e);
@@ -444,15 +475,19 @@ impl WriterThread {
                 let e = claim.entry;
                 let write = &page.write;
                 let mut queued = 0;
-                let mut children = Vec::with_capacity(page.links.len());
+                let mut links = Vec::with_capacity(page.links.len());
                 for link in &page.links {
-                    let id = w.page_id_for(link)?;
-                    children.push(id);
+                    let out = OutLink {
+                        child: w.page_id_for(&link.url)?,
+                        anchor: link.anchor.clone(),
+                        nofollow: link.nofollow,
+                    };
                     if (200..300).contains(&write.record.status) {
-                        queued += self.consider_link(w, id, link.as_str(), e.depth + 1, e.point)?;
+                        queued += self.follow(w, &write.record, &out, link.url.as_str(), e)?;
                     }
+                    links.push(out);
                 }
-                w.put_page(claim.page, write, &children)?;
+                w.put_page(claim.page, write, &links)?;
                 let status = write.record.status;
                 let state = if (200..300).contains(&status) {
                     UrlState::Done {
@@ -481,33 +516,23 @@ impl WriterThread {
                 ));
             }
             WriterMsg::NotModified { claim, fetched_at } => {
-                if let Some(mut rec) = w.page(claim.page)? {
-                    rec.fetched_at = *fetched_at;
-                    w.put_page_record(claim.page, &rec)?;
-                }
-                // An unchanged page still leads to its children, which may
-                // have changed: revisit them in this run too.
-                let mut queued = 0;
-                for child in w.children(claim.page)? {
-                    if let Some(url) = w.url_of(child)? {
-                        queued += self.consider_link(
-                            w,
-                            child,
-                            &url,
-                            claim.entry.depth + 1,
-                            claim.entry.point,
-                        )?;
-                    }
-                }
-                w.set_state(
-                    claim.page,
-                    &UrlState::Done {
-                        point: claim.entry.point,
-                        gen: claim.entry.gen,
-                    },
-                )?;
+                let queued = self.revisit(w, claim, *fetched_at, None)?;
                 return Ok((
                     Done::Event(CrawlEvent::NotModified {
+                        page: claim.page,
+                        url: claim.url.clone(),
+                    }),
+                    queued,
+                ));
+            }
+            WriterMsg::Unchanged {
+                claim,
+                fetched_at,
+                response_ms,
+            } => {
+                let queued = self.revisit(w, claim, *fetched_at, Some(*response_ms))?;
+                return Ok((
+                    Done::Event(CrawlEvent::Unchanged {
                         page: claim.page,
                         url: claim.url.clone(),
                     }),
@@ -558,6 +583,65 @@ impl WriterThread {
             }
         };
         done.map(|d| (d, 0))
+    }
+
+    /// A page found as stored (304, or a 200 with the same body): only its
+    /// fetch time (and response time) change, and it still leads to its
+    /// children, which may have changed: they are revisited in this run too.
+    fn revisit(
+        &self,
+        w: &mut Writer<'_>,
+        claim: &Claim,
+        fetched_at: i64,
+        response_ms: Option<u32>,
+    ) -> Result<u64, StoreError> {
+        let mut queued = 0;
+        if let Some(mut rec) = w.page(claim.page)? {
+            rec.fetched_at = fetched_at;
+            if let Some(ms) = response_ms {
+                rec.response_ms = ms;
+            }
+            w.put_page_record(claim.page, &rec)?;
+            for link in w.links(claim.page)? {
+                if let Some(url) = w.url_of(link.child)? {
+                    queued += self.follow(w, &rec, &link, &url, claim.entry)?;
+                }
+            }
+        }
+        w.set_state(
+            claim.page,
+            &UrlState::Done {
+                point: claim.entry.point,
+                gen: claim.entry.gen,
+            },
+        )?;
+        Ok(queued)
+    }
+
+    /// Queues a link of a fetched page, or records it skipped as nofollow
+    /// when the link or its page says so (unless the point follows those).
+    fn follow(
+        &self,
+        w: &mut Writer<'_>,
+        page: &PageRecord,
+        link: &OutLink,
+        url: &str,
+        from: FrontierEntry,
+    ) -> Result<u64, StoreError> {
+        let Some(run) = self.runs.get(&from.point) else {
+            return Ok(0);
+        };
+        let nofollow = link.nofollow || page.nofollow.is_some();
+        if nofollow && !run.follow_nofollow {
+            let state = w.url_state(link.child)?;
+            let said = matches!(state, Some(UrlState::Skipped { point, gen, reason: SkipReason::Nofollow })
+                if point == from.point && gen == run.gen);
+            if !said && !self.visited(&state, from.point, run.gen) {
+                self.skip(w, link.child, url, from.point, run.gen, SkipReason::Nofollow)?;
+            }
+            return Ok(0);
+        }
+        self.consider_link(w, link.child, url, from.depth + 1, from.point)
     }
 
     fn fail(&self, w: &mut Writer<'_>, claim: &Claim, reason: &str) -> Result<(), StoreError> {
@@ -687,6 +771,11 @@ impl WriterThread {
     /// conditional GET), so a point always covers its own scope.
     fn visited(&self, state: &Option<UrlState>, point: PointId, gen: u32) -> bool {
         let Some(s) = state else { return false };
+        // A nofollow link does not settle a URL: a followed link to it
+        // later in the run still queues it.
+        if matches!(s, UrlState::Skipped { reason: SkipReason::Nofollow, .. }) {
+            return false;
+        }
         let (p, g) = s.run();
         if p == point {
             return g == gen;

@@ -1,15 +1,16 @@
-//! The parsed tree walked once, without recursion: title, meta tags, links
-//! (resolved against `<base href>`, deduplicated, capped) and the visible
-//! text with one space between words.
+//! The parsed tree walked once, without recursion: title, every meta tag,
+//! the `<h1>` headings, the canonical link, links with their anchor text and
+//! `rel=nofollow` (resolved against `<base href>`, deduplicated, capped) and
+//! the visible text with one space between words.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::FxHashMap as HashMap;
 
 use scraper::node::Element;
 use scraper::{ElementRef, Html, Node};
 
 use super::{
-    Document, MAX_LINKS_PER_PAGE, MAX_META_CONTENT_CHARS, MAX_META_NAME_CHARS, MAX_META_TAGS,
-    MAX_TITLE_CHARS,
+    Document, Link, MetaTag, MAX_ANCHOR_CHARS, MAX_H1, MAX_LINKS_PER_PAGE, MAX_META_CONTENT_CHARS,
+    MAX_META_NAME_CHARS, MAX_META_TAGS, MAX_TITLE_CHARS,
 };
 use crate::url::{resolve, Url};
 
@@ -23,9 +24,14 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
         ..Document::default()
     };
     let mut base: Option<&str> = None;
+    let mut canonical: Option<&str> = None;
     // Raw hrefs are resolved after the walk: a <base href> applies to every
     // link of the document, including links that come before it.
-    let mut hrefs: Vec<&str> = Vec::new();
+    let mut hrefs: Vec<RawLink> = Vec::new();
+    let mut h1: Vec<String> = Vec::new();
+    // Elements whose text is being gathered (anchors, headings), each with
+    // the walk depth it was opened at: its subtree is everything deeper.
+    let mut open: Vec<(usize, Capture)> = Vec::new();
 
     // Iterative pre-order walk: pages nested 100,000 deep must not overflow
     // the stack. Ancestors are kept on an explicit stack rather than read
@@ -47,6 +53,8 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
             }
         };
         let mut descend = true;
+        let depth = ancestors.len();
+        open.retain(|&(at, _)| depth > at);
         match node.value() {
             Node::Element(el) => {
                 let name = el.name();
@@ -58,8 +66,40 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                     }
                     "meta" => push_meta(&mut doc.meta, el),
                     "base" if base.is_none() => base = el.attr("href"),
-                    "a" | "area" => hrefs.extend(el.attr("href")),
-                    "frame" | "iframe" => hrefs.extend(el.attr("src")),
+                    "link" if canonical.is_none() && has_token(el.attr("rel"), "canonical") => {
+                        canonical = el.attr("href");
+                    }
+                    "a" | "area" => {
+                        if let Some(href) = el.attr("href") {
+                            let nofollow = has_token(el.attr("rel"), "nofollow");
+                            let mut anchor = String::new();
+                            if name == "area" {
+                                push_words(&mut anchor, el.attr("alt").unwrap_or(""));
+                            } else {
+                                open.push((depth, Capture::Anchor(hrefs.len())));
+                            }
+                            hrefs.push(RawLink {
+                                href,
+                                anchor,
+                                nofollow,
+                            });
+                        }
+                    }
+                    "frame" | "iframe" => hrefs.extend(el.attr("src").map(|href| RawLink {
+                        href,
+                        anchor: String::new(),
+                        nofollow: false,
+                    })),
+                    "h1" if h1.len() < MAX_H1 => {
+                        open.push((depth, Capture::H1(h1.len())));
+                        h1.push(String::new());
+                    }
+                    // An image is the anchor text of the link around it.
+                    "img" => {
+                        if let Some(alt) = el.attr("alt") {
+                            capture(&open, &mut hrefs, &mut h1, alt);
+                        }
+                    }
                     _ => {}
                 }
                 // Nothing visible or linkable lives inside these (the parser
@@ -73,7 +113,10 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
             // The head needs no case of its own: the parser moves non-blank
             // text out of it into the body, and its title, script, style,
             // noscript and template contents are not descended into.
-            Node::Text(text) => push_words(&mut doc.text, text),
+            Node::Text(text) => {
+                push_words(&mut doc.text, text);
+                capture(&open, &mut hrefs, &mut h1, text);
+            }
             _ => {}
         }
         match node.first_child() {
@@ -86,8 +129,54 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
     }
 
     let base_url = base.and_then(|href| resolve(page_url, href).ok());
-    doc.links = resolve_links(base_url.as_ref().unwrap_or(page_url), &hrefs);
+    let base_url = base_url.as_ref().unwrap_or(page_url);
+    doc.links = resolve_links(base_url, hrefs);
+    doc.canonical = canonical.and_then(|href| resolve(base_url, href).ok());
+    doc.h1 = h1
+        .iter()
+        .map(|h| clean(h, MAX_TITLE_CHARS))
+        .filter(|h| !h.is_empty())
+        .collect();
+    doc.description = doc
+        .meta
+        .iter()
+        .find(|m| m.attr == "name" && m.name == "description")
+        .map(|m| m.content.clone())
+        .filter(|d| !d.is_empty());
     doc
+}
+
+/// An `<a>`, `<area>` or frame as written, before resolving.
+struct RawLink<'a> {
+    href: &'a str,
+    anchor: String,
+    nofollow: bool,
+}
+
+/// Where text inside an open element goes.
+#[derive(Clone, Copy)]
+enum Capture {
+    Anchor(usize),
+    H1(usize),
+}
+
+/// Adds text to every element that is gathering it, each kept short: the
+/// text is cleaned and cut later, this only bounds the work.
+fn capture(open: &[(usize, Capture)], links: &mut [RawLink], h1: &mut [String], text: &str) {
+    for &(_, c) in open {
+        let (out, max) = match c {
+            Capture::Anchor(i) => (links.get_mut(i).map(|l| &mut l.anchor), MAX_ANCHOR_CHARS),
+            Capture::H1(i) => (h1.get_mut(i), MAX_TITLE_CHARS),
+        };
+        if let Some(out) = out.filter(|o| o.len() < max * 4) {
+            push_words(out, text);
+        }
+    }
+}
+
+/// Whether a space-separated attribute (`rel`) holds `token`, in any case.
+fn has_token(value: Option<&str>, token: &str) -> bool {
+    value.is_some_and(|v| v.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case(token)))
 }
 
 pub(super) fn title_text<'a>(pieces: impl Iterator<Item = &'a str>) -> Option<String> {
@@ -96,19 +185,28 @@ pub(super) fn title_text<'a>(pieces: impl Iterator<Item = &'a str>) -> Option<St
     (!title.is_empty()).then_some(title)
 }
 
-pub(super) fn push_meta(meta: &mut Vec<(String, String)>, el: &Element) {
+/// The attributes that name a meta tag, in the order they are looked for.
+const META_NAMING: [&str; 4] = ["name", "property", "http-equiv", "itemprop"];
+
+fn push_meta(meta: &mut Vec<MetaTag>, el: &Element) {
     if meta.len() >= MAX_META_TAGS {
         return;
     }
-    let Some(name) = el.attr("name").or_else(|| el.attr("property")) else {
-        return;
-    };
-    let Some(content) = el.attr("content") else {
+    // `<meta charset>` has no content: the charset is its value.
+    let named = META_NAMING
+        .iter()
+        .find_map(|&attr| Some((attr, el.attr(attr)?, el.attr("content")?)))
+        .or_else(|| Some(("charset", "charset", el.attr("charset")?)));
+    let Some((attr, name, content)) = named else {
         return;
     };
     let name = clean(name, MAX_META_NAME_CHARS).to_lowercase();
     if !name.is_empty() {
-        meta.push((name, clean(content, MAX_META_CONTENT_CHARS)));
+        meta.push(MetaTag {
+            attr: attr.to_string(),
+            name,
+            content: clean(content, MAX_META_CONTENT_CHARS),
+        });
     }
 }
 
@@ -184,19 +282,33 @@ pub(super) fn whitespace_len(s: &str, i: usize) -> usize {
     }
 }
 
-/// Resolves, drops rejects, deduplicates in first-seen order, caps.
-pub(super) fn resolve_links(base: &Url, hrefs: &[&str]) -> Vec<Url> {
-    let mut links = Vec::new();
-    let mut seen = HashSet::default();
-    for href in hrefs {
+/// Resolves, drops rejects, deduplicates in first-seen order, caps. A URL
+/// linked several times keeps its first anchor text, and is nofollow only
+/// if every link to it is.
+fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> Vec<Link> {
+    let mut links: Vec<Link> = Vec::new();
+    let mut seen = HashMap::default();
+    for raw in hrefs {
         if links.len() >= MAX_LINKS_PER_PAGE {
             break;
         }
-        if let Ok(url) = resolve(base, href) {
-            if seen.insert(url.as_str().to_owned()) {
-                links.push(url);
+        let Ok(url) = resolve(base, raw.href) else {
+            continue;
+        };
+        if let Some(&i) = seen.get(url.as_str()) {
+            let link: &mut Link = &mut links[i];
+            link.nofollow &= raw.nofollow;
+            if link.anchor.is_empty() {
+                link.anchor = clean(&raw.anchor, MAX_ANCHOR_CHARS);
             }
+            continue;
         }
+        seen.insert(url.as_str().to_owned(), links.len());
+        links.push(Link {
+            url,
+            anchor: clean(&raw.anchor, MAX_ANCHOR_CHARS),
+            nofollow: raw.nofollow,
+        });
     }
     links
 }

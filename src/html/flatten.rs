@@ -19,8 +19,8 @@ pub(super) const FLATTEN_ABOVE_TAGS: usize = 2048;
 /// text elements (their content must stay unparsed), and the skeleton.
 #[rustfmt::skip]
 pub(super) const FLATTEN_KEEP: &[&str] = &[
-    "html", "head", "body", "title", "meta", "base", "a", "area", "frameset", "frame", "iframe",
-    "script", "style", "noscript", "textarea", "xmp", "noembed", "noframes", "plaintext",
+    "html", "head", "body", "title", "meta", "base", "link", "a", "area", "img", "h1", "frameset",
+    "frame", "iframe", "script", "style", "noscript", "textarea", "xmp", "noembed", "noframes", "plaintext",
 ];
 
 /// Of those, the ones whose content is raw text up to their end tag.

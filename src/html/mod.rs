@@ -23,7 +23,15 @@ pub const MAX_LINKS_PER_PAGE: usize = 5_000;
 
 pub const MAX_META_TAGS: usize = 100;
 
-pub const MAX_META_CONTENT_CHARS: usize = 1_000;
+/// The crawl design's `crawl_page_meta` keeps up to 8,000 characters.
+pub const MAX_META_CONTENT_CHARS: usize = 8_000;
+
+/// Anchor texts are labels ("found on P as ..."), not prose.
+pub const MAX_ANCHOR_CHARS: usize = 100;
+
+/// `<h1>` headings kept per page (a page with more is reported as having
+/// several either way).
+pub const MAX_H1: usize = 20;
 
 /// Meta names are keys, not prose: a long one is garbage.
 pub const MAX_META_NAME_CHARS: usize = 100;
@@ -31,9 +39,34 @@ pub const MAX_META_NAME_CHARS: usize = 100;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Document {
     pub title: Option<String>,
-    pub meta: Vec<(String, String)>,
-    pub links: Vec<Url>,
+    pub meta: Vec<MetaTag>,
+    /// The first `<meta name=description>`'s content, if not blank.
+    pub description: Option<String>,
+    /// Each `<h1>`'s text, in page order (blank ones dropped).
+    pub h1: Vec<String>,
+    /// The first `<link rel=canonical>`, resolved.
+    pub canonical: Option<Url>,
+    pub links: Vec<Link>,
     pub text: String,
+}
+
+/// A meta tag: `attr` is the attribute that names it (`name`, `property`,
+/// `http-equiv`, `itemprop`, or `charset` for `<meta charset>`, whose
+/// content is the charset), `name` its value in lower case.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MetaTag {
+    pub attr: String,
+    pub name: String,
+    pub content: String,
+}
+
+/// A link of the page: where it points, its text (an image's alt text
+/// counts), and whether it is marked `rel=nofollow`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    pub url: Url,
+    pub anchor: String,
+    pub nofollow: bool,
 }
 
 /// Decode bytes to text. The encoding comes from a byte order mark, else the

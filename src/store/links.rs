@@ -1,8 +1,9 @@
-//! The link graph: `links_out` (page → its children, in page order) and
-//! `links_in` (child ‖ parent keys, so a page's parents are one range scan).
+//! The link graph: `links_out` (page → its children in page order, then
+//! each link's anchor text and nofollow mark) and `links_in` (child ‖ parent
+//! keys, so a page's parents are one range scan).
 
-use super::codec::{self, pair_key, split_pair_key, u32_key, VarintReader};
-use super::schema::PageId;
+use super::codec::{self, pair_key, put_varint, split_pair_key, u32_key, VarintReader};
+use super::schema::{OutLink, PageId};
 use super::sealed::View;
 use super::{Result, Writer};
 
@@ -14,6 +15,28 @@ pub trait LinkRead: View {
             Some(v) => codec::read_u32_list(&mut VarintReader::new(v)),
             None => Ok(Vec::new()),
         }
+    }
+
+    /// The page's links with their anchor text and nofollow marks.
+    fn links(&self, page: PageId) -> Result<Vec<OutLink>> {
+        let Some(v) = self.dbs().links_out.get(self.txn(), &u32_key(page))? else {
+            return Ok(Vec::new());
+        };
+        let mut r = VarintReader::new(v);
+        let children = codec::read_u32_list(&mut r)?;
+        let mut out = Vec::with_capacity(children.len());
+        for child in children {
+            // Length and mark in one varint: `len << 1 | nofollow`.
+            let head = r.next_u64()?;
+            let anchor = std::str::from_utf8(r.take(head >> 1)?)
+                .map_err(|_| super::StoreError::corrupt("anchor text is not UTF-8"))?;
+            out.push(OutLink {
+                child,
+                anchor: anchor.to_string(),
+                nofollow: head & 1 == 1,
+            });
+        }
+        Ok(out)
     }
 
     /// Pages that link to this page, by id.
@@ -38,23 +61,31 @@ pub trait LinkRead: View {
 impl<T: View + ?Sized> LinkRead for T {}
 
 impl Writer<'_> {
-    pub(super) fn link_children(&mut self, page: PageId, children: &[PageId]) -> Result<()> {
-        let mut unique = Vec::with_capacity(children.len());
-        let mut seen = std::collections::HashSet::with_capacity(children.len());
-        for &c in children {
-            if seen.insert(c) {
-                unique.push(c);
+    pub(super) fn link_children(&mut self, page: PageId, links: &[OutLink]) -> Result<()> {
+        let mut unique: Vec<&OutLink> = Vec::with_capacity(links.len());
+        let mut seen = std::collections::HashSet::with_capacity(links.len());
+        for l in links {
+            if seen.insert(l.child) {
+                unique.push(l);
             }
         }
         if unique.is_empty() {
             return Ok(());
         }
-        let mut value = Vec::with_capacity(unique.len() * 3);
-        codec::put_u32_list(&mut value, &unique);
+        let ids: Vec<PageId> = unique.iter().map(|l| l.child).collect();
+        let mut value = Vec::with_capacity(unique.len() * 12);
+        codec::put_u32_list(&mut value, &ids);
+        for l in &unique {
+            put_varint(
+                &mut value,
+                (l.anchor.len() as u64) << 1 | u64::from(l.nofollow),
+            );
+            value.extend_from_slice(l.anchor.as_bytes());
+        }
         self.dbs
             .links_out
             .put(&mut self.txn, &u32_key(page), &value)?;
-        for c in unique {
+        for c in ids {
             self.dbs
                 .links_in
                 .put(&mut self.txn, &pair_key(c, page), &[])?;

@@ -34,8 +34,9 @@ pub use pages::{
 };
 pub use points::PointRead;
 pub use schema::{
-    FrontierEntry, InstanceId, InstanceRecord, MimeId, MimeRecord, OriginId, PageId, PageRecord,
-    PointId, PointRecord, RobotsRecord, SkipReason, UrlState, WordId, SCHEMA_VERSION,
+    DirectiveSource, FrontierEntry, InstanceId, InstanceRecord, MimeId, MimeRecord, OriginId,
+    OutLink, PageId, PageRecord, PointId, PointRecord, RobotsRecord, SkipReason, UrlState, WordId,
+    SCHEMA_VERSION,
 };
 pub use words::{Posting, WordRead};
 
@@ -80,6 +81,19 @@ pub enum StoreError {
 impl StoreError {
     pub(crate) fn corrupt(msg: impl Into<String>) -> Self {
         StoreError::Corrupt(msg.into())
+    }
+
+    /// Whether the error comes from one record (a corrupt old record, a
+    /// value LMDB refuses) rather than the store as a whole (I/O, a full
+    /// disk or map): the writer then rolls back only the page that met it.
+    pub fn is_confined(&self) -> bool {
+        match self {
+            StoreError::Corrupt(_) | StoreError::NotFound(_) => true,
+            StoreError::Lmdb(heed::Error::Mdb(heed::MdbError::BadValSize))
+            | StoreError::Lmdb(heed::Error::Encoding(_) | heed::Error::Decoding(_)) => true,
+            StoreError::Batch(e) => e.is_confined(),
+            _ => false,
+        }
     }
 }
 

@@ -9,8 +9,9 @@ use url::Url;
 
 use super::codec::{self, pair_key, put_u32_list, put_varint, u32_key, VarintReader};
 use super::schema::{
-    meta_keys, MimeId, MimeRecord, OriginId, PageId, PageRecord, WordId, NORMS_PER_CHUNK,
+    meta_keys, MimeId, MimeRecord, OriginId, OutLink, PageId, PageRecord, WordId, NORMS_PER_CHUNK,
 };
+use crate::html::MetaTag;
 use super::sealed::View;
 use super::{postings, Result, StoreError, Writer};
 
@@ -23,7 +24,7 @@ pub struct PageWrite {
     pub record: PageRecord,
     /// The Content-Type as received (or empty).
     pub content_type: String,
-    pub meta: Vec<(String, String)>,
+    pub meta: Vec<MetaTag>,
     /// The body as [`compress_body`] returned it (empty: none kept).
     pub compressed_body: Vec<u8>,
     pub terms: TermPositions,
@@ -217,7 +218,7 @@ pub trait PageRead: View {
             .transpose()
     }
 
-    fn meta_tags(&self, id: PageId) -> Result<Vec<(String, String)>> {
+    fn meta_tags(&self, id: PageId) -> Result<Vec<MetaTag>> {
         Ok(self
             .dbs()
             .meta_tags
@@ -391,7 +392,7 @@ impl Writer<'_> {
     /// and title postings, document frequencies and its links (`children`,
     /// in page order), replacing any earlier version of the page in this
     /// same transaction.
-    pub fn put_page(&mut self, id: PageId, page: &PageWrite, children: &[PageId]) -> Result<()> {
+    pub fn put_page(&mut self, id: PageId, page: &PageWrite, links: &[OutLink]) -> Result<()> {
         self.unindex_page(id)?;
         self.unlink_children(id)?;
 
@@ -448,7 +449,7 @@ impl Writer<'_> {
             .forward
             .put(&mut self.txn, &u32_key(id), &forward.encode())?;
 
-        self.link_children(id, children)?;
+        self.link_children(id, links)?;
 
         self.dbs
             .pages

@@ -152,6 +152,45 @@ pub struct PageRecord {
     /// changes as the crawl grows, so it is applied at query time.
     pub norm: f32,
     pub token_count: u32,
+    /// From sending the request to the whole body, in milliseconds.
+    pub response_ms: u32,
+    /// The page's `<meta name=description>`.
+    pub description: Option<String>,
+    /// Each `<h1>`'s text, in page order.
+    pub h1: Vec<String>,
+    /// The canonical URL: `<link rel=canonical>`, else a `Link: <..>;
+    /// rel="canonical"` header.
+    pub canonical: Option<String>,
+    /// `noindex` / `nofollow` directives and where they were found.
+    pub noindex: Option<DirectiveSource>,
+    pub nofollow: Option<DirectiveSource>,
+}
+
+/// Where a robots directive was found: a `<meta name=robots>` tag (or one
+/// named for our user agent) or an `X-Robots-Tag` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DirectiveSource {
+    Meta,
+    Header,
+}
+
+impl DirectiveSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DirectiveSource::Meta => "meta",
+            DirectiveSource::Header => "header",
+        }
+    }
+}
+
+/// A link as stored with the page it was found on.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OutLink {
+    pub child: PageId,
+    /// The link's text (an image's alt text counts), cut to 100 characters.
+    pub anchor: String,
+    /// `rel=nofollow`: recorded in the graph, not followed (unless asked).
+    pub nofollow: bool,
 }
 
 impl PageRecord {
@@ -220,6 +259,9 @@ pub enum SkipReason {
     Excluded,
     Robots,
     TooDeep,
+    /// A `rel=nofollow` link, or any link of a page whose robots
+    /// directives say nofollow.
+    Nofollow,
 }
 
 impl SkipReason {
@@ -230,6 +272,7 @@ impl SkipReason {
             SkipReason::Excluded => "under an excluded prefix",
             SkipReason::Robots => "disallowed by robots.txt",
             SkipReason::TooDeep => "deeper than the depth limit",
+            SkipReason::Nofollow => "linked with nofollow",
         }
     }
 
@@ -239,6 +282,7 @@ impl SkipReason {
             SkipReason::Excluded => "excluded",
             SkipReason::Robots => "robots",
             SkipReason::TooDeep => "too_deep",
+            SkipReason::Nofollow => "nofollow",
         }
     }
 }
@@ -311,6 +355,8 @@ pub struct PointRecord {
     pub created_at: i64,
     pub updated_at: i64,
     pub updated_by: String,
+    /// Follow `rel=nofollow` links and links of nofollow pages too.
+    pub follow_nofollow: bool,
 }
 
 /// A crawler process sharing the store.

@@ -33,7 +33,7 @@ fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<Pa
                 ..Default::default()
             },
             content_type: "text/html; charset=utf-8".into(),
-            meta: vec![("description".into(), "d".into())],
+            meta: vec![description("d")],
             compressed_body: compress_body(body.join(" ").as_bytes()),
             terms: terms(body),
             forms: Vec::new(),
@@ -43,8 +43,25 @@ fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<Pa
     )
 }
 
+fn description(content: &str) -> crate::html::MetaTag {
+    crate::html::MetaTag {
+        attr: "name".into(),
+        name: "description".into(),
+        content: content.into(),
+    }
+}
+
 fn put(w: &mut Writer<'_>, id: PageId, p: (PageWrite, Vec<PageId>)) -> Result<()> {
-    w.put_page(id, &p.0, &p.1)
+    let links: Vec<OutLink> = p
+        .1
+        .iter()
+        .map(|&child| OutLink {
+            child,
+            anchor: format!("to {child}"),
+            nofollow: child % 2 == 1,
+        })
+        .collect();
+    w.put_page(id, &p.0, &links)
 }
 
 fn no_one_dead(_: InstanceId) -> bool {
@@ -176,7 +193,7 @@ fn postings_keep_tf_and_positions() {
     assert_eq!(r.body(p).unwrap().unwrap(), b"a b a c a");
     assert_eq!(
         r.meta_tags(p).unwrap(),
-        vec![("description".into(), "d".into())]
+        vec![description("d")]
     );
     let mime = r.mime(rec.mime).unwrap().unwrap();
     assert_eq!(mime.essence, "text/html");

@@ -106,7 +106,7 @@ fn page_answers_for_fetched_unfetched_redirected_and_unknown_urls() {
     );
     let meta = a["meta"].as_array().expect("meta");
     assert!(
-        meta.contains(&json!({"name": "description", "content": "first letter"})),
+        meta.contains(&json!({"name": "description", "content": "first letter", "attr": "name"})),
         "{meta:?}"
     );
     assert_eq!(a["parents"], json!([s.base()]));

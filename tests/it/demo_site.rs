@@ -173,7 +173,7 @@ async fn demo_crawl_over_http_finds_every_page() {
         absolute += body.matches(&format!("href=\"http://{addr}/")).count() as u32;
         // The crawler's own link extraction: resolved, fragments dropped.
         let doc = crawlscope::html::parse_html(body.as_bytes(), Some("text/html"), &page);
-        for target in doc.links {
+        for target in doc.links.into_iter().map(|l| l.url) {
             if target.origin() != base.origin() || target.path().starts_with("/private/") {
                 continue;
             }

@@ -113,7 +113,12 @@ fn hostile_pages_are_bounded_and_the_crawl_goes_on() {
         .page_id(&crawlscope::url::Url::parse(&s.url("nul")).unwrap())
         .unwrap()
         .unwrap();
-    for (k, v) in r.meta_tags(id).unwrap() {
+    for crawlscope::html::MetaTag {
+        name: k,
+        content: v,
+        ..
+    } in r.meta_tags(id).unwrap()
+    {
         assert!(!k.contains('\0') && !v.contains('\0'), "{k:?} {v:?}");
     }
     drop(r);

@@ -32,6 +32,8 @@ enum Kind {
         ms: Option<u64>,
     },
     NotModified,
+    /// A 200 with the body already stored.
+    Unchanged,
     Failed,
     Skipped,
     Redirected {
@@ -79,6 +81,7 @@ impl LogLine {
         match self.kind {
             Kind::Page { status, .. } => status.to_string(),
             Kind::NotModified => "304".into(),
+            Kind::Unchanged => "200".into(),
             Kind::Failed => "failed".into(),
             Kind::Skipped => "skipped".into(),
             Kind::Redirected { status } => status.to_string(),
@@ -89,6 +92,7 @@ impl LogLine {
         match self.kind {
             Kind::Page { status, .. } | Kind::Redirected { status } => Some(status),
             Kind::NotModified => Some(304),
+            Kind::Unchanged => Some(200),
             _ => None,
         }
     }
@@ -213,6 +217,12 @@ impl LogPane {
                 f.title.clone().unwrap_or_default(),
             ),
             CrawlEvent::NotModified { page, url } => (Kind::NotModified, *page, url, String::new()),
+            CrawlEvent::Unchanged { page, url } => (
+                Kind::Unchanged,
+                *page,
+                url,
+                "unchanged: the body stored already".into(),
+            ),
             CrawlEvent::Failed { page, url, reason } => (Kind::Failed, *page, url, reason.clone()),
             CrawlEvent::Skipped { page, url, reason } => {
                 (Kind::Skipped, *page, url, reason.describe().to_string())
@@ -449,7 +459,9 @@ impl LogPane {
                 format::bytes(bytes),
                 ms.map_or_else(String::new, |ms| format!("{ms}ms")),
             ),
-            Kind::NotModified => (theme::status(304), String::new(), String::new()),
+            Kind::NotModified | Kind::Unchanged => {
+                (theme::status(304), String::new(), String::new())
+            }
             Kind::Failed => (theme::failed(), String::new(), String::new()),
             Kind::Skipped => (theme::skipped(), String::new(), String::new()),
             Kind::Redirected { .. } => (theme::redirected(), String::new(), String::new()),

@@ -84,6 +84,7 @@ impl QueuePane {
             }
             CrawlEvent::Fetched(f) => f.page,
             CrawlEvent::NotModified { page, .. }
+            | CrawlEvent::Unchanged { page, .. }
             | CrawlEvent::Failed { page, .. }
             | CrawlEvent::Skipped { page, .. }
             | CrawlEvent::Redirected { page, .. } => *page,

@@ -107,6 +107,7 @@ impl StatusPane {
             CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => self.stats.fetched += 1,
             CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => self.stats.failed += 1,
             CrawlEvent::NotModified { .. } => self.stats.not_modified += 1,
+            CrawlEvent::Unchanged { .. } => self.stats.unchanged += 1,
             CrawlEvent::Skipped { reason, .. } => {
                 self.stats.skipped += 1;
                 let by = &mut self.stats.skipped_by;
@@ -115,6 +116,7 @@ impl StatusPane {
                     SkipReason::OutOfScope => &mut by.out_of_scope,
                     SkipReason::Excluded => &mut by.excluded,
                     SkipReason::TooDeep => &mut by.too_deep,
+                    SkipReason::Nofollow => &mut by.nofollow,
                 } += 1;
             }
             CrawlEvent::Stats(s) => {
@@ -144,11 +146,13 @@ impl StatusPane {
                 s.fetched = summary.fetched;
                 s.failed = summary.failed;
                 s.not_modified = summary.not_modified;
+                s.unchanged = summary.unchanged;
                 s.skipped_by = SkipCounts {
                     robots: summary.skipped_robots,
                     out_of_scope: summary.out_of_scope,
                     excluded: summary.excluded,
                     too_deep: summary.too_deep,
+                    nofollow: summary.nofollow,
                 };
                 s.skipped = s.skipped_by.total();
                 s.in_flight = 0;
@@ -178,6 +182,7 @@ fn skipped(total: u64, by: &SkipCounts) -> String {
         ("out of scope", by.out_of_scope),
         ("excluded", by.excluded),
         ("too deep", by.too_deep),
+        ("nofollow", by.nofollow),
     ]
     .into_iter()
     .filter(|&(_, n)| n > 0)
@@ -244,6 +249,9 @@ impl Widget for &StatusPane {
         first.extend(field("", self.rate()));
         first.extend(field("errors ", format::count(s.failed)));
         first.extend(field("not modified ", format::count(s.not_modified)));
+        if s.unchanged > 0 {
+            first.extend(field("unchanged ", format::count(s.unchanged)));
+        }
         first.extend(field("skipped ", skipped(s.skipped, &s.skipped_by)));
         let t = &self.totals;
         let mut second = Vec::new();

@@ -254,6 +254,7 @@ fn crawling() -> Harness {
             in_flight: 1,
             elapsed: Duration::from_secs(83),
             store_bytes: 12 << 20,
+            ..Default::default()
         }),
     ]));
     h.tick(2700);
