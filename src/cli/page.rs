@@ -179,8 +179,14 @@ pub(super) fn page_json(
         description: record.as_ref().and_then(|p| p.description.clone()),
         h1: record.as_ref().map(|p| p.h1.clone()).unwrap_or_default(),
         canonical: record.as_ref().and_then(|p| p.canonical.clone()),
-        noindex: record.as_ref().and_then(|p| p.noindex).map(DirectiveSource::as_str),
-        nofollow: record.as_ref().and_then(|p| p.nofollow).map(DirectiveSource::as_str),
+        noindex: record
+            .as_ref()
+            .and_then(|p| p.noindex)
+            .map(DirectiveSource::as_str),
+        nofollow: record
+            .as_ref()
+            .and_then(|p| p.nofollow)
+            .map(DirectiveSource::as_str),
         content_hash: record.as_ref().map(|p| format!("{:016x}", p.content_hash)),
         keywords,
         meta,

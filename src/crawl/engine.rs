@@ -511,7 +511,11 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
             }
         }
     };
-    let ok = matches!(&msg, WriterMsg::Fetched { page, .. } if (200..300).contains(&page.write.record.status));
+    let ok = match &msg {
+        WriterMsg::Fetched { page, .. } => (200..300).contains(&page.write.record.status),
+        WriterMsg::Unchanged { .. } => true,
+        _ => false,
+    };
     let _ = ctx.writer.send(msg);
     ok
 }

@@ -148,7 +148,10 @@ impl Fetcher {
             .take(MAX_HEADERS)
             .map(|(k, v)| {
                 let v = String::from_utf8_lossy(v.as_bytes());
-                (k.as_str().to_string(), v.chars().take(MAX_HEADER_CHARS).collect())
+                (
+                    k.as_str().to_string(),
+                    v.chars().take(MAX_HEADER_CHARS).collect(),
+                )
             })
             .collect();
         let mut out = Response {

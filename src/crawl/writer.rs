@@ -370,7 +370,8 @@ impl WriterThread {
             Ok(())
         });
         if let (Err(e), Some(i)) = (&result, failed_at) {
-            if let Some(WriterMsg::Fetched { claim, .. }) = batch.get(i).filter(|_| e.is_confined()) {
+            if let Some(WriterMsg::Fetched { claim, .. }) = batch.get(i).filter(|_| e.is_confined())
+            {
                 // One page's fault: roll back only that page (the batch is
                 // replayed without it), record it failed, and go on.
                 let reason = format!("could not be indexed: {e}");
@@ -637,7 +638,14 @@ impl WriterThread {
             let said = matches!(state, Some(UrlState::Skipped { point, gen, reason: SkipReason::Nofollow })
                 if point == from.point && gen == run.gen);
             if !said && !self.visited(&state, from.point, run.gen) {
-                self.skip(w, link.child, url, from.point, run.gen, SkipReason::Nofollow)?;
+                self.skip(
+                    w,
+                    link.child,
+                    url,
+                    from.point,
+                    run.gen,
+                    SkipReason::Nofollow,
+                )?;
             }
             return Ok(0);
         }
@@ -773,7 +781,13 @@ impl WriterThread {
         let Some(s) = state else { return false };
         // A nofollow link does not settle a URL: a followed link to it
         // later in the run still queues it.
-        if matches!(s, UrlState::Skipped { reason: SkipReason::Nofollow, .. }) {
+        if matches!(
+            s,
+            UrlState::Skipped {
+                reason: SkipReason::Nofollow,
+                ..
+            }
+        ) {
             return false;
         }
         let (p, g) = s.run();

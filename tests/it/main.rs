@@ -12,6 +12,7 @@ mod cli_lookups;
 mod crawl_auth;
 mod crawl_counts;
 mod crawl_failures;
+mod crawl_page_record;
 mod crawl_politeness;
 mod crawl_recrawl;
 mod crawl_redirects;
