@@ -74,6 +74,9 @@ pub(super) struct PageJson {
     keywords: Vec<KeywordJson>,
     meta: Vec<MetaJson>,
     parents: Vec<String>,
+    /// The sitemap that listed the page (a page only a sitemap leads to
+    /// has no parents).
+    from_sitemap: Option<String>,
     children: Vec<String>,
     /// The children with their anchor text and nofollow marks.
     links: Vec<LinkJson>,
@@ -179,12 +182,19 @@ pub(super) fn page_json(
         description: record.as_ref().and_then(|p| p.description.clone()),
         h1: record.as_ref().map(|p| p.h1.clone()).unwrap_or_default(),
         canonical: record.as_ref().and_then(|p| p.canonical.clone()),
-        noindex: record.as_ref().and_then(|p| p.noindex).map(DirectiveSource::as_str),
-        nofollow: record.as_ref().and_then(|p| p.nofollow).map(DirectiveSource::as_str),
+        noindex: record
+            .as_ref()
+            .and_then(|p| p.noindex)
+            .map(DirectiveSource::as_str),
+        nofollow: record
+            .as_ref()
+            .and_then(|p| p.nofollow)
+            .map(DirectiveSource::as_str),
         content_hash: record.as_ref().map(|p| format!("{:016x}", p.content_hash)),
         keywords,
         meta,
         parents: urls(r, &r.parents(id)?)?,
+        from_sitemap: r.from_sitemap(id)?,
         children,
         links,
     })
@@ -263,6 +273,9 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     outln!("parents ({})", p.parents.len());
     for u in &p.parents {
         outln!("  {u}");
+    }
+    if let Some(sitemap) = &p.from_sitemap {
+        outln!("  from sitemap {sitemap}");
     }
     outln!("children ({})", p.links.len());
     for l in &p.links {

@@ -35,6 +35,8 @@ pub struct Response {
     pub date: Option<String>,
     pub etag: Option<String>,
     pub location: Option<String>,
+    /// For a 429 or 503: how long the site asks us to wait.
+    pub retry_after: Option<String>,
     pub content_length: Option<u64>,
     pub body: Vec<u8>,
     pub truncated: bool,
@@ -148,7 +150,10 @@ impl Fetcher {
             .take(MAX_HEADERS)
             .map(|(k, v)| {
                 let v = String::from_utf8_lossy(v.as_bytes());
-                (k.as_str().to_string(), v.chars().take(MAX_HEADER_CHARS).collect())
+                (
+                    k.as_str().to_string(),
+                    v.chars().take(MAX_HEADER_CHARS).collect(),
+                )
             })
             .collect();
         let mut out = Response {
@@ -158,6 +163,7 @@ impl Fetcher {
             date: text(header::DATE),
             etag: text(header::ETAG),
             location: text(header::LOCATION),
+            retry_after: text(header::RETRY_AFTER),
             content_length: resp.content_length(),
             body: Vec::new(),
             truncated: false,

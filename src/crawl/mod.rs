@@ -11,6 +11,8 @@ mod parse;
 mod politeness;
 mod pool;
 mod robots;
+mod sitemaps;
+mod throttle;
 mod writer;
 
 pub use config::{CrawlConfig, DEFAULT_USER_AGENT};

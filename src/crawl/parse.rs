@@ -83,9 +83,8 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64, agent: &st
     let last_modified = http_time(resp.last_modified.as_deref())
         .or_else(|| http_time(resp.date.as_deref()))
         .unwrap_or(fetched_at);
-    let meta_says = |directive| {
-        meta_directive(&doc.meta, agent, directive).then_some(DirectiveSource::Meta)
-    };
+    let meta_says =
+        |directive| meta_directive(&doc.meta, agent, directive).then_some(DirectiveSource::Meta);
     let header_says = |directive| {
         resp.header_values("x-robots-tag")
             .any(|v| header_directive(v, agent, directive))
@@ -179,9 +178,10 @@ fn is_directive_with_value(head: &str) -> bool {
 }
 
 fn says(rules: &str, directive: &str) -> bool {
-    rules.split(',').map(str::trim).any(|r| {
-        r.eq_ignore_ascii_case(directive) || r.eq_ignore_ascii_case("none")
-    })
+    rules
+        .split(',')
+        .map(str::trim)
+        .any(|r| r.eq_ignore_ascii_case(directive) || r.eq_ignore_ascii_case("none"))
 }
 
 /// The target of a `Link: <URL>; rel="canonical"` header, resolved.
@@ -191,9 +191,11 @@ fn link_header_canonical(resp: &Response, url: &Url) -> Option<String> {
         .find_map(|entry| {
             let (target, params) = entry.split_once('>')?;
             let canonical = params.split(';').any(|p| {
-                p.trim()
-                    .strip_prefix("rel=")
-                    .is_some_and(|rel| rel.trim_matches('"').split_whitespace().any(|t| t.eq_ignore_ascii_case("canonical")))
+                p.trim().strip_prefix("rel=").is_some_and(|rel| {
+                    rel.trim_matches('"')
+                        .split_whitespace()
+                        .any(|t| t.eq_ignore_ascii_case("canonical"))
+                })
             });
             canonical
                 .then(|| crate::url::resolve(url, target.trim()).ok())
@@ -222,20 +224,48 @@ mod tests {
 
     #[test]
     fn robots_directives_speak_to_us_or_to_everyone() {
-        assert!(header_directive("noindex, nofollow", "crawlscope", "nofollow"));
+        assert!(header_directive(
+            "noindex, nofollow",
+            "crawlscope",
+            "nofollow"
+        ));
         assert!(header_directive("none", "crawlscope", "noindex"));
-        assert!(header_directive("Crawlscope: noindex", "crawlscope", "noindex"));
-        assert!(!header_directive("googlebot: noindex", "crawlscope", "noindex"));
-        assert!(!header_directive("unavailable_after: 2030-01-01", "crawlscope", "noindex"));
+        assert!(header_directive(
+            "Crawlscope: noindex",
+            "crawlscope",
+            "noindex"
+        ));
+        assert!(!header_directive(
+            "googlebot: noindex",
+            "crawlscope",
+            "noindex"
+        ));
+        assert!(!header_directive(
+            "unavailable_after: 2030-01-01",
+            "crawlscope",
+            "noindex"
+        ));
         assert!(!header_directive("noarchive", "crawlscope", "noindex"));
         let meta = |name: &str, content: &str| MetaTag {
             attr: "name".into(),
             name: name.into(),
             content: content.into(),
         };
-        assert!(meta_directive(&[meta("robots", "NOINDEX")], "crawlscope", "noindex"));
-        assert!(meta_directive(&[meta("crawlscope", "nofollow")], "crawlscope", "nofollow"));
-        assert!(!meta_directive(&[meta("googlebot", "noindex")], "crawlscope", "noindex"));
+        assert!(meta_directive(
+            &[meta("robots", "NOINDEX")],
+            "crawlscope",
+            "noindex"
+        ));
+        assert!(meta_directive(
+            &[meta("crawlscope", "nofollow")],
+            "crawlscope",
+            "nofollow"
+        ));
+        assert!(!meta_directive(
+            &[meta("googlebot", "noindex")],
+            "crawlscope",
+            "noindex"
+        ));
     }
 
     #[test]
@@ -255,7 +285,10 @@ mod tests {
             headers: vec![("link".into(), link.into())],
         };
         let got = |link: &str| link_header_canonical(&resp(link), &url);
-        assert_eq!(got(r#"</c>; rel="canonical""#).as_deref(), Some("http://h/c"));
+        assert_eq!(
+            got(r#"</c>; rel="canonical""#).as_deref(),
+            Some("http://h/c")
+        );
         assert_eq!(
             got(r#"<http://x/s.css>; rel=preload, <../d>; rel="alternate canonical""#).as_deref(),
             Some("http://h/d")

@@ -66,6 +66,11 @@ impl Rules {
         self.robot.as_ref().is_none_or(|r| r.allowed(url))
     }
 
+    /// The sitemaps robots.txt names (`Sitemap:` lines), as written.
+    pub fn sitemaps(&self) -> &[String] {
+        self.robot.as_ref().map_or(&[], |r| r.sitemaps.as_slice())
+    }
+
     pub fn crawl_delay(&self) -> Option<Duration> {
         let d = self.robot.as_ref()?.delay?;
         // A hostile delay would stall the crawl: cap it at a minute.

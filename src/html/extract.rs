@@ -176,7 +176,10 @@ fn capture(open: &[(usize, Capture)], links: &mut [RawLink], h1: &mut [String], 
 
 /// Whether a space-separated attribute (`rel`) holds `token`, in any case.
 fn has_token(value: Option<&str>, token: &str) -> bool {
-    value.is_some_and(|v| v.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case(token)))
+    value.is_some_and(|v| {
+        v.split_ascii_whitespace()
+            .any(|t| t.eq_ignore_ascii_case(token))
+    })
 }
 
 pub(super) fn title_text<'a>(pieces: impl Iterator<Item = &'a str>) -> Option<String> {

@@ -134,7 +134,13 @@ fn meta_tags() {
     );
     assert_eq!(doc.description.as_deref(), Some("A page about things"));
     let doc = parse("<meta itemprop=Price content=3><meta name=description content=' '>");
-    assert_eq!(doc.meta, vec![tag("itemprop", "price", "3"), tag("name", "description", "")]);
+    assert_eq!(
+        doc.meta,
+        vec![
+            tag("itemprop", "price", "3"),
+            tag("name", "description", "")
+        ]
+    );
     assert_eq!(doc.description, None, "a blank description is none");
     let many: String = (0..300)
         .map(|i| format!("<meta name=m{i} content=c>"))
@@ -173,7 +179,10 @@ fn anchors_nofollow_headings_and_canonical() {
         ]
     );
     assert_eq!(doc.h1, vec!["Main title", "Second", "in a heading"]);
-    assert_eq!(doc.canonical.map(|u| u.to_string()).as_deref(), Some("http://h/canon"));
+    assert_eq!(
+        doc.canonical.map(|u| u.to_string()).as_deref(),
+        Some("http://h/canon")
+    );
     let long = format!("<a href=x>{}</a>", "word ".repeat(1000));
     assert!(parse(&long).links[0].anchor.chars().count() <= MAX_ANCHOR_CHARS);
     let many: String = (0..100).map(|i| format!("<h1>h{i}</h1>")).collect();

@@ -11,9 +11,9 @@ use super::codec::{self, pair_key, put_u32_list, put_varint, u32_key, VarintRead
 use super::schema::{
     meta_keys, MimeId, MimeRecord, OriginId, OutLink, PageId, PageRecord, WordId, NORMS_PER_CHUNK,
 };
-use crate::html::MetaTag;
 use super::sealed::View;
 use super::{postings, Result, StoreError, Writer};
+use crate::html::MetaTag;
 
 /// Stems of one field with the positions where they occur.
 pub type TermPositions = Vec<(String, Vec<u32>)>;

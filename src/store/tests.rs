@@ -52,15 +52,14 @@ fn description(content: &str) -> crate::html::MetaTag {
 }
 
 fn put(w: &mut Writer<'_>, id: PageId, p: (PageWrite, Vec<PageId>)) -> Result<()> {
-    let links: Vec<OutLink> = p
-        .1
-        .iter()
-        .map(|&child| OutLink {
-            child,
-            anchor: format!("to {child}"),
-            nofollow: child % 2 == 1,
-        })
-        .collect();
+    let links: Vec<OutLink> =
+        p.1.iter()
+            .map(|&child| OutLink {
+                child,
+                anchor: format!("to {child}"),
+                nofollow: child % 2 == 1,
+            })
+            .collect();
     w.put_page(id, &p.0, &links)
 }
 
@@ -191,10 +190,7 @@ fn postings_keep_tf_and_positions() {
     assert_eq!(rec.max_tf, 3);
     assert!((rec.norm - (1.0f32 + 1.0 / 9.0 + 1.0 / 9.0).sqrt()).abs() < 1e-6);
     assert_eq!(r.body(p).unwrap().unwrap(), b"a b a c a");
-    assert_eq!(
-        r.meta_tags(p).unwrap(),
-        vec![description("d")]
-    );
+    assert_eq!(r.meta_tags(p).unwrap(), vec![description("d")]);
     let mime = r.mime(rec.mime).unwrap().unwrap();
     assert_eq!(mime.essence, "text/html");
 }

@@ -1,10 +1,11 @@
 //! The status bar: whether a crawl runs, its counters, its rate with a
-//! sparkline, the queue, the store's size and the elapsed time. Counters
+//! sparkline, the queue, the store's size, the elapsed time and the origins
+//! paused at their own request (429/503 Retry-After). Counters
 //! follow the page events between the engine's periodic stats, which then
 //! overwrite them (they are the engine's own count).
 
-use std::collections::VecDeque;
-use std::time::Duration;
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -57,6 +58,8 @@ pub(crate) struct StatusPane {
     rates: VecDeque<f64>,
     last_sample: (Duration, u64),
     summary: Option<Summary>,
+    /// Origins that asked for a pause, and when it ends.
+    paused_origins: BTreeMap<String, Instant>,
 }
 
 impl Default for StatusPane {
@@ -68,6 +71,7 @@ impl Default for StatusPane {
             rates: VecDeque::with_capacity(RATE_SAMPLES),
             last_sample: (Duration::ZERO, 0),
             summary: None,
+            paused_origins: BTreeMap::new(),
         }
     }
 }
@@ -108,6 +112,11 @@ impl StatusPane {
             CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => self.stats.failed += 1,
             CrawlEvent::NotModified { .. } => self.stats.not_modified += 1,
             CrawlEvent::Unchanged { .. } => self.stats.unchanged += 1,
+            CrawlEvent::OriginThrottled { origin, wait, .. } => {
+                self.stats.throttled += 1;
+                self.paused_origins
+                    .insert(origin.clone(), Instant::now() + *wait);
+            }
             CrawlEvent::Skipped { reason, .. } => {
                 self.stats.skipped += 1;
                 let by = &mut self.stats.skipped_by;
@@ -147,6 +156,7 @@ impl StatusPane {
                 s.failed = summary.failed;
                 s.not_modified = summary.not_modified;
                 s.unchanged = summary.unchanged;
+                s.throttled = summary.throttled;
                 s.skipped_by = SkipCounts {
                     robots: summary.skipped_robots,
                     out_of_scope: summary.out_of_scope,
@@ -171,6 +181,25 @@ impl StatusPane {
             format!("{rate:.1}/s{avg}")
         } else {
             format!("{rate:.0}/s{avg}")
+        }
+    }
+}
+
+impl StatusPane {
+    /// "3 (paused: http://a:80 2s)": throttles waited out and the origins
+    /// still paused, with the seconds left.
+    fn throttled(&self, total: u64) -> String {
+        let now = Instant::now();
+        let paused: Vec<String> = self
+            .paused_origins
+            .iter()
+            .filter(|(_, &until)| until > now)
+            .map(|(origin, until)| format!("{origin} {}s", (*until - now).as_secs() + 1))
+            .collect();
+        if paused.is_empty() {
+            format::count(total)
+        } else {
+            format!("{} (paused: {})", format::count(total), paused.join(" · "))
         }
     }
 }
@@ -253,6 +282,9 @@ impl Widget for &StatusPane {
             first.extend(field("unchanged ", format::count(s.unchanged)));
         }
         first.extend(field("skipped ", skipped(s.skipped, &s.skipped_by)));
+        if s.throttled > 0 {
+            first.extend(field("throttled ", self.throttled(s.throttled)));
+        }
         let t = &self.totals;
         let mut second = Vec::new();
         second.extend(field("queue ", format::count(s.queued)));

@@ -368,6 +368,7 @@ fn view(page: u32, title: &str, path: &str) -> PageView {
         ],
         parents_total: 1,
         children_total: 5,
+        from_sitemap: None,
     }
 }
 
