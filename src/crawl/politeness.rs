@@ -66,7 +66,10 @@ impl Gate {
             let slot = self.slot().await;
             if !gap.is_zero() {
                 let mut next = self.next_start.lock().await;
-                tokio::time::sleep_until(*next).await;
+                // A timer is not ready on its first poll even when due.
+                if *next > Instant::now() {
+                    tokio::time::sleep_until(*next).await;
+                }
                 *next = Instant::now() + gap;
             }
             // A throttle answered while this request waited its gap pauses
