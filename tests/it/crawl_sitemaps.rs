@@ -124,3 +124,52 @@ fn no_sitemaps_reads_none_and_is_kept_on_the_point() {
     let points = crate::support::json_of(&db, &["point", "list", "--json"]);
     assert_eq!(points[0]["sitemaps"], false, "{points}");
 }
+
+/// Where `path` came in the order of requests for pages.
+fn position(s: &TestServer, path: &str, since: usize) -> usize {
+    s.requests()[since..]
+        .iter()
+        .filter(|r| r.path != "/robots.txt" && r.path != "/sitemap.xml")
+        .position(|r| r.path == path)
+        .unwrap_or_else(|| panic!("{path} was not requested"))
+}
+
+#[test]
+fn a_lastmod_newer_than_the_stored_page_puts_it_early_in_a_recrawl() {
+    let s = TestServer::start();
+    let wide: Vec<String> = (0..30).map(|i| format!("p{i}")).collect();
+    let refs: Vec<&str> = wide.iter().map(String::as_str).collect();
+    home(&s, &refs);
+    for p in &wide {
+        s.route(&format!("/{p}"), Reply::Respond(page(p, "wide", &[])));
+    }
+    s.route("/deep", Reply::Respond(page("Deep", "deep", &[])));
+    let sitemap = |lastmod: &str| {
+        Reply::Respond(Resp::bytes(
+            "application/xml",
+            format!(
+                "<urlset><url><loc>{}</loc>{lastmod}</url></urlset>",
+                s.url("deep")
+            )
+            .into_bytes(),
+        ))
+    };
+    // The guessed /sitemap.xml: no robots.txt names it.
+    s.route("/sitemap.xml", sitemap(""));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let args = [&s.base() as &str, "--concurrency", "1", "--per-host", "1"];
+    assert_eq!(crawl_ok(&db, &args)["fetched"], 32);
+    // Now the sitemap says /deep changed after it was fetched: the re-crawl
+    // takes it before the depth-1 pages still queued (with one request at
+    // a time and claims of eight, the first batch of them is taken before
+    // the sitemap is read).
+    let since = s.requests().len();
+    s.route("/sitemap.xml", sitemap("<lastmod>2099-01-01</lastmod>"));
+    assert_eq!(crawl_ok(&db, &args)["fetched"], 32);
+    let (deep, last) = (position(&s, "/deep", since), position(&s, "/p29", since));
+    assert!(
+        deep < 15 && deep < last,
+        "/deep came {deep}th of the re-crawl, /p29 {last}th"
+    );
+}
