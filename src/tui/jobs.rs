@@ -42,6 +42,7 @@ pub(crate) fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
             .into_iter()
             .filter(|(_, p)| !p.deleted)
             .collect(),
+        origins: r.origin_figures()?,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The status bar: whether a crawl runs, its counters, its rate with a
 //! sparkline, the queue, the store's size, the elapsed time and the origins
-//! paused at their own request (429/503 Retry-After). Counters
+//! paused at their own request (429/503 Retry-After), and the busiest
+//! origin's figures (requests, failures, throttles, p50/p90). Counters
 //! follow the page events between the engine's periodic stats, which then
 //! overwrite them (they are the engine's own count).
 
@@ -15,7 +16,7 @@ use ratatui::widgets::{Sparkline, Widget};
 
 use super::{Keys, Pane, Setup};
 use crate::crawl::{CrawlEvent, CrawlStats, SkipCounts, Summary};
-use crate::store::{SkipReason, StateCounts};
+use crate::store::{OriginFigures, SkipReason, StateCounts};
 use crate::tui::format;
 use crate::tui::theme;
 
@@ -60,6 +61,8 @@ pub(crate) struct StatusPane {
     summary: Option<Summary>,
     /// Origins that asked for a pause, and when it ends.
     paused_origins: BTreeMap<String, Instant>,
+    /// The store's per-origin figures, read off the render path.
+    origins: Vec<(String, OriginFigures)>,
 }
 
 impl Default for StatusPane {
@@ -72,6 +75,7 @@ impl Default for StatusPane {
             last_sample: (Duration::ZERO, 0),
             summary: None,
             paused_origins: BTreeMap::new(),
+            origins: Vec::new(),
         }
     }
 }
@@ -90,7 +94,9 @@ impl StatusPane {
         let store_bytes = self.stats.store_bytes;
         let queued = self.stats.queued;
         let totals = self.totals;
+        let origins = std::mem::take(&mut self.origins);
         *self = StatusPane::default();
+        self.origins = origins;
         self.stats.store_bytes = store_bytes;
         self.stats.queued = queued;
         self.totals = totals;
@@ -102,6 +108,10 @@ impl StatusPane {
         self.stats.store_bytes = bytes;
         self.stats.queued = queued;
         self.totals = totals;
+    }
+
+    pub(crate) fn set_origins(&mut self, origins: Vec<(String, OriginFigures)>) {
+        self.origins = origins;
     }
 
     pub(crate) fn on_event(&mut self, ev: &CrawlEvent) {
@@ -204,6 +214,31 @@ impl StatusPane {
     }
 }
 
+/// "127.0.0.1:8080 120 req · 3 failed · 1 throttled · p50 ≤25ms · p90
+/// ≤100ms (+2 origins)": the origin with the most requests, zeros left out.
+fn busiest(origins: &[(String, OriginFigures)]) -> Option<String> {
+    let (origin, f) = origins.iter().max_by_key(|(_, f)| f.requests)?;
+    let ms = |name: &str, v: Option<u32>| match v {
+        Some(u32::MAX) => Some(format!("{name} >60s")),
+        Some(v) => Some(format!("{name} ≤{v}ms")),
+        None => None,
+    };
+    let mut parts = vec![format!("{} req", format::count(f.requests))];
+    parts.extend((f.failed > 0).then(|| format!("{} failed", format::count(f.failed))));
+    parts.extend((f.throttled > 0).then(|| format!("{} throttled", format::count(f.throttled))));
+    parts.extend(ms("p50", f.p50_ms()));
+    parts.extend(ms("p90", f.p90_ms()));
+    let others = match origins.len() - 1 {
+        0 => String::new(),
+        n => format!(" (+{n} origins)"),
+    };
+    Some(format!(
+        "{} {}{others}",
+        format::bare_url(origin),
+        parts.join(" · ")
+    ))
+}
+
 /// "24 (robots 1 · out of scope 23)": the total and its reasons.
 fn skipped(total: u64, by: &SkipCounts) -> String {
     let reasons: Vec<String> = [
@@ -293,6 +328,9 @@ impl Widget for &StatusPane {
         second.extend(field("failed ", format::count(t.failed)));
         second.extend(field("skipped ", format::count(t.skipped)));
         second.extend(field("", format::bytes(s.store_bytes)));
+        if let Some(busiest) = busiest(&self.origins) {
+            second.extend(field("busiest origin ", busiest));
+        }
         Line::from(first).render(first_row, buf);
         Line::from(second).render(second_row, buf);
         // Tenths, so that slow crawls still draw a shape.
@@ -306,5 +344,59 @@ impl Widget for &StatusPane {
             .data(visible)
             .style(Style::new().fg(Color::Green))
             .render(spark, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Exchange;
+
+    fn text(pane: &StatusPane) -> String {
+        let area = Rect::new(0, 0, 240, 2);
+        let mut buf = Buffer::empty(area);
+        Widget::render(pane, area, &mut buf);
+        (0..area.height)
+            .map(|y| {
+                (0..area.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn throttled_origins_and_the_busiest_origins_figures_show() {
+        let mut pane = StatusPane::default();
+        assert!(!text(&pane).contains("throttled"), "{}", text(&pane));
+        pane.on_event(&CrawlEvent::OriginThrottled {
+            origin: "http://slow.test:80".into(),
+            status: 429,
+            wait: Duration::from_secs(30),
+        });
+        let shown = text(&pane);
+        assert!(
+            shown.contains("throttled 1 (paused: http://slow.test:80 30s)"),
+            "{shown}"
+        );
+        let mut busy = OriginFigures::default();
+        for _ in 0..3 {
+            busy.record(Exchange::Ok, Some(20));
+        }
+        busy.record(Exchange::Throttled, Some(2));
+        let mut quiet = OriginFigures::default();
+        quiet.record(Exchange::Failed, None);
+        pane.set_origins(vec![
+            ("http://quiet.test".into(), quiet),
+            ("http://busy.test".into(), busy),
+        ]);
+        let shown = text(&pane);
+        assert!(
+            shown.contains(
+                "busiest origin busy.test 4 req · 1 throttled · p50 ≤25ms · p90 ≤25ms (+1 origins)"
+            ),
+            "{shown}"
+        );
     }
 }

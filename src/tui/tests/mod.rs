@@ -175,6 +175,7 @@ fn snapshot() -> Snapshot {
             ..Default::default()
         },
         points: vec![(1, point("/", true))],
+        origins: Vec::new(),
     }
 }
 
