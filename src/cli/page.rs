@@ -194,7 +194,7 @@ pub(super) fn page_json(
         keywords,
         meta,
         parents: urls(r, &r.parents(id)?)?,
-        from_sitemap: r.from_sitemap(id)?,
+        from_sitemap: r.listed_by_sitemap(id)?,
         children,
         links,
     })

@@ -612,7 +612,7 @@ impl WriterThread {
                 let mut queued = 0;
                 for listed in &found.urls {
                     let id = w.page_id_for(&listed.url)?;
-                    w.put_from_sitemap(id, &listed.sitemap)?;
+                    w.put_listed_by_sitemap(id, &listed.sitemap)?;
                     // Changed since we fetched it: among the first claimed.
                     let changed = match (listed.lastmod, w.page(id)?) {
                         (Some(lastmod), Some(page)) => lastmod > page.fetched_at,

@@ -10,7 +10,7 @@ use super::{Result, Writer};
 /// Sitemap origin look-ups.
 pub trait SitemapRead: View {
     /// The sitemap that listed this page, if one did.
-    fn from_sitemap(&self, page: PageId) -> Result<Option<String>> {
+    fn listed_by_sitemap(&self, page: PageId) -> Result<Option<String>> {
         self.dbs()
             .sitemap_pages
             .get(self.txn(), &u32_key(page))?
@@ -23,7 +23,7 @@ impl<T: View + ?Sized> SitemapRead for T {}
 
 impl Writer<'_> {
     /// Records that `sitemap` listed `page`, unless a sitemap already did.
-    pub fn put_from_sitemap(&mut self, page: PageId, sitemap: &str) -> Result<()> {
+    pub fn put_listed_by_sitemap(&mut self, page: PageId, sitemap: &str) -> Result<()> {
         let key = u32_key(page);
         if self.dbs.sitemap_pages.get(&self.txn, &key)?.is_none() {
             self.dbs

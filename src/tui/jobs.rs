@@ -95,7 +95,7 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         children: rows(&children)?,
         parents_total: parents.len(),
         children_total: children.len(),
-        from_sitemap: r.from_sitemap(page)?,
+        from_sitemap: r.listed_by_sitemap(page)?,
     })
 }
 

@@ -99,7 +99,7 @@ fn a_page_only_a_gzipped_sitemap_behind_an_index_lists_is_crawled() {
     let st = store(&db);
     let r = st.read().unwrap();
     let home_id = r.page_id(&Url::parse(&s.base()).unwrap()).unwrap().unwrap();
-    assert_eq!(r.from_sitemap(home_id).unwrap(), None);
+    assert_eq!(r.listed_by_sitemap(home_id).unwrap(), None);
     drop(r);
     assert_whole(&db);
 }
