@@ -711,7 +711,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
                 e.retryable && ctx.origins.down(&origin).is_none()
             }
             Ok(resp) => {
-                ctx.origins.answered(&origin);
+                ctx.origins.answered(&origin, resp.status);
                 resp.status >= 500
             }
         };

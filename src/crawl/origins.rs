@@ -84,12 +84,14 @@ impl Origins {
             .await
     }
 
-    /// An answer that was not a throttle: the origin is reachable, and its
-    /// concurrency may grow back.
-    pub fn answered(&self, origin: &str) {
+    /// An answer that was not a throttle: the origin is reachable, and,
+    /// unless it is a 5xx, its concurrency may grow back.
+    pub fn answered(&self, origin: &str, status: u16) {
         self.with(origin, |o| {
             o.failures_in_a_row = 0;
-            o.gate.answered();
+            if status < 500 {
+                o.gate.answered();
+            }
         });
     }
 
@@ -166,10 +168,28 @@ mod tests {
             for _ in 1..UNREACHABLE_AFTER {
                 o.failed("http://a", &refused);
             }
-            o.answered("http://a");
+            o.answered("http://a", 503);
             o.failed("http://a", &err(FailKind::Timeout, "timeout"));
         }
         assert_eq!(o.down("http://a"), None);
+    }
+
+    #[tokio::test]
+    async fn only_good_answers_grow_a_throttled_origin_back() {
+        let o = Origins::new(2, Duration::ZERO);
+        o.throttled("http://a", Duration::ZERO);
+        for _ in 0..crate::crawl::politeness::GROW_AFTER * 2 {
+            o.answered("http://a", 503);
+        }
+        let _one = o.acquire("http://a", None).await;
+        assert!(
+            o.acquire("http://a", None).now_or_never().is_none(),
+            "5xx answers gave a slot back"
+        );
+        for _ in 0..crate::crawl::politeness::GROW_AFTER {
+            o.answered("http://a", 200);
+        }
+        assert!(o.acquire("http://a", None).now_or_never().is_some());
     }
 
     #[tokio::test]

@@ -129,8 +129,8 @@ impl Gate {
         self.changed.notify_waiters();
     }
 
-    /// An answer that was not a throttle: after [`GROW_AFTER`] of them in a
-    /// row the limit grows by one, back up to `--per-host`.
+    /// A good answer (not a throttle, not a 5xx): after [`GROW_AFTER`] of
+    /// them in a row the limit grows by one, back up to `--per-host`.
     pub fn answered(&self) {
         let grew = self.with(|s| {
             if s.limit >= s.max {
