@@ -542,9 +542,10 @@ async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
                 .await,
         )
     };
-    if rules
-        .as_ref()
-        .is_some_and(|r| r.unavailable_reason().is_some())
+    if ctx.origins.down(&origin).is_some()
+        || rules
+            .as_ref()
+            .is_some_and(|r| r.unavailable_reason().is_some())
     {
         // The origin's URLs fail for that reason already.
         return;

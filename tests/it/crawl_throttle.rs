@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::support::crawl::*;
-use crate::support::{home, page, Reply, Resp, TestServer};
+use crate::support::{home, page, peak_in_flight, Reply, Resp, TestServer};
 use crawlscope::store::prelude::*;
 
 fn too_many(retry_after: &str) -> Reply {
@@ -68,6 +68,54 @@ fn a_429_with_retry_after_pauses_the_origin_and_the_url_is_retried() {
         "{origin}: {f:?}"
     );
     assert!(f.p50_ms().is_some() && f.p90_ms() >= f.p50_ms());
+}
+
+#[test]
+fn a_throttle_halves_the_requests_in_flight_to_the_origin() {
+    let s = TestServer::start();
+    let paths: Vec<String> = (0..16).map(|i| format!("/slow/{i}")).collect();
+    let links: Vec<&str> = paths.iter().map(String::as_str).collect();
+    home(&s, &links);
+    for p in &paths[1..] {
+        s.route(
+            p,
+            Reply::Delay(Duration::from_millis(400), page(p, "slow", &[])),
+        );
+    }
+    // Slow too, so the first four are all in flight when it answers, and
+    // quicker than the rest, so none of them ends near it: the requests
+    // after it are the ones the crawler sent once it knew.
+    let throttle = Resp::status(429).header("Retry-After", "0");
+    s.route(
+        "/slow/0",
+        Reply::Sequence(vec![
+            Reply::Delay(Duration::from_millis(100), throttle),
+            Reply::Respond(page("0", "slow", &[])),
+        ]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let sum = crawl_ok(&db, &[&s.base(), "--per-host", "4", "--no-sitemaps"]);
+    assert_eq!(sum["fetched"], 17, "{sum}");
+    let reqs = s.requests();
+    let answered = reqs
+        .iter()
+        .find(|r| r.path == "/slow/0")
+        .and_then(|r| r.answered)
+        .unwrap();
+    let before: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.arrived <= answered && r.path.starts_with("/slow/"))
+        .cloned()
+        .collect();
+    let after: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.arrived > answered)
+        .cloned()
+        .collect();
+    assert_eq!(peak_in_flight(&before), 4, "the cap was reached before");
+    // Fewer than 20 answers follow: the halved limit never grows back.
+    assert_eq!(peak_in_flight(&after), 2, "after the 429");
 }
 
 #[test]
