@@ -166,7 +166,8 @@ fn a_lastmod_newer_than_the_stored_page_puts_it_early_in_a_recrawl() {
     // the sitemap is read).
     let since = s.requests().len();
     s.route("/sitemap.xml", sitemap("<lastmod>2099-01-01</lastmod>"));
-    assert_eq!(crawl_ok(&db, &args)["fetched"], 32);
+    // Same bodies: every page is fetched again and found unchanged.
+    assert_eq!(crawl_ok(&db, &args)["unchanged"], 32);
     let (deep, last) = (position(&s, "/deep", since), position(&s, "/p29", since));
     assert!(
         deep < 15 && deep < last,
