@@ -538,7 +538,7 @@ async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
     } else {
         Some(
             ctx.robots
-                .rules(&origin, || load_robots(ctx, site, &origin))
+                .get_or_load(&origin, || load_robots(ctx, site, &origin))
                 .await,
         )
     };
@@ -615,7 +615,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
     } else {
         Some(
             ctx.robots
-                .rules(&origin, || load_robots(ctx, &url, &origin))
+                .get_or_load(&origin, || load_robots(ctx, &url, &origin))
                 .await,
         )
     };

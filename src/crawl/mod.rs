@@ -6,6 +6,7 @@ mod config;
 mod engine;
 mod event;
 mod fetch;
+mod once;
 mod origins;
 mod parse;
 mod politeness;

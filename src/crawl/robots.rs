@@ -6,11 +6,8 @@
 //! reason, not robots skips. An unreachable robots.txt is not cached: the
 //! next run asks again.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::OnceCell;
 use url::Url;
 
 use super::fetch::{classify, FailKind, FetchError};
@@ -79,26 +76,7 @@ impl Rules {
 }
 
 /// Rules per origin, each fetched once even when many workers ask at once.
-#[derive(Default)]
-pub struct RobotsCache {
-    cells: Mutex<HashMap<String, Arc<OnceCell<Arc<Rules>>>>>,
-}
-
-impl RobotsCache {
-    pub async fn rules<F, Fut>(&self, origin: &str, load: F) -> Arc<Rules>
-    where
-        F: FnOnce() -> Fut,
-        Fut: std::future::Future<Output = Rules>,
-    {
-        let cell = {
-            let mut cells = self.cells.lock().unwrap_or_else(|p| p.into_inner());
-            cells.entry(origin.to_string()).or_default().clone()
-        };
-        cell.get_or_init(|| async { Arc::new(load().await) })
-            .await
-            .clone()
-    }
-}
+pub type RobotsCache = super::once::PerOrigin<Rules>;
 
 /// Fetches `/robots.txt` of the origin of `url`; Err when no answer came.
 pub async fn fetch(

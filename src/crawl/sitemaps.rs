@@ -11,15 +11,15 @@
 //! [`MAX_SITEMAPS_PER_ORIGIN`] files and [`MAX_URLS_PER_ORIGIN`] URLs per
 //! origin. What is cut or cannot be read is said, never dropped quietly.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use quick_xml::events::Event;
-use tokio::sync::OnceCell;
 use url::Url;
 
+use super::once::PerOrigin;
 use super::origins::Origins;
 use crate::store::PointId;
 
@@ -59,7 +59,7 @@ pub struct Found {
 pub struct Sitemaps {
     enabled: RwLock<HashSet<PointId>>,
     offered: Mutex<HashSet<(PointId, String)>>,
-    found: Mutex<HashMap<String, Arc<OnceCell<Arc<Found>>>>>,
+    found: PerOrigin<Found>,
 }
 
 impl Sitemaps {
@@ -94,16 +94,7 @@ impl Sitemaps {
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Found>,
     {
-        let cell = self
-            .found
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(origin.to_string())
-            .or_default()
-            .clone();
-        cell.get_or_init(|| async { Arc::new(load().await) })
-            .await
-            .clone()
+        self.found.get_or_load(origin, load).await
     }
 }
 
