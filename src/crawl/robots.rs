@@ -146,11 +146,13 @@ mod tests {
 
     #[test]
     fn our_group_is_matched_and_delay_kept() {
-        let txt = "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\nCrawl-delay: 2\n";
+        let txt = "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\nCrawl-delay: 2\n\nSitemap: http://h/map.xml\n";
         let r = Rules::from_record("crawlscope", &rec(200, txt));
         assert!(r.allowed("http://h/public"));
         assert!(!r.allowed("http://h/private/x"));
         assert_eq!(r.crawl_delay(), Some(Duration::from_secs(2)));
+        assert_eq!(r.sitemaps(), ["http://h/map.xml"]);
+        assert!(Rules::allow_all().sitemaps().is_empty());
         let other = Rules::from_record("otherbot", &rec(200, txt));
         assert!(!other.allowed("http://h/public"));
     }
