@@ -207,6 +207,12 @@ pub struct ScopeArgs {
     /// recorded either way); `--follow-nofollow=false` turns it off again.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub follow_nofollow: Option<bool>,
+    /// Read no sitemaps: only links lead to pages (kept on the point).
+    #[arg(long, conflicts_with = "sitemaps")]
+    pub no_sitemaps: bool,
+    /// Read sitemaps again (undoes --no-sitemaps).
+    #[arg(long)]
+    pub sitemaps: bool,
 }
 
 impl ScopeArgs {
@@ -219,6 +225,8 @@ impl ScopeArgs {
             (self.user.is_some(), "--user"),
             (!self.headers.is_empty(), "--header"),
             (self.follow_nofollow.is_some(), "--follow-nofollow"),
+            (self.no_sitemaps, "--no-sitemaps"),
+            (self.sitemaps, "--sitemaps"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

@@ -64,7 +64,7 @@ pub fn run(
         print_json(&summary)?;
     } else {
         outln!(
-            "fetched {} · not modified {} · unchanged {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · nofollow {} · {:.1}s · {:.0} pages/s",
+            "fetched {} · not modified {} · unchanged {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · nofollow {} · throttled {} · {:.1}s · {:.0} pages/s",
             summary.fetched,
             summary.not_modified,
             summary.unchanged,
@@ -74,6 +74,7 @@ pub fn run(
             summary.excluded,
             summary.too_deep,
             summary.nofollow,
+            summary.throttled,
             summary.elapsed_s,
             summary.pages_per_s
         );
@@ -118,6 +119,15 @@ async fn drive(
                 Some(CrawlEvent::OriginUnreachable { origin, reason }) => progress.line(&format!(
                     "{origin}: {reason}; its queued URLs are recorded as failed (the next run tries again)"
                 )),
+                Some(CrawlEvent::OriginThrottled { origin, status, wait }) => progress.line(&format!(
+                    "{origin}: {}; nothing sent to it for {}s, fewer requests at once",
+                    crawl::status_text(status),
+                    wait.as_secs_f64().ceil()
+                )),
+                Some(CrawlEvent::Sitemap { url, result }) => progress.line(&match result {
+                    Ok(n) => format!("sitemap {url}: {n} URLs"),
+                    Err(why) => format!("sitemap {url}: {why}"),
+                }),
                 Some(_) => {}
             },
             _ = tokio::signal::ctrl_c() => {
@@ -165,13 +175,14 @@ impl Progress {
     fn stats(&mut self, s: &CrawlStats) {
         let secs = s.elapsed.as_secs_f64().max(0.001);
         let msg = format!(
-            "fetched {} ({:.0}/s) · queue {} · in flight {} · not modified {} · errors {}",
+            "fetched {} ({:.0}/s) · queue {} · in flight {} · not modified {} · errors {} · throttled {}",
             s.fetched,
             s.fetched as f64 / secs,
             s.queued,
             s.in_flight,
             s.not_modified,
-            s.failed
+            s.failed,
+            s.throttled
         );
         match &self.bar {
             Some(bar) => bar.set_message(msg),

@@ -74,6 +74,9 @@ pub(super) struct PageJson {
     keywords: Vec<KeywordJson>,
     meta: Vec<MetaJson>,
     parents: Vec<String>,
+    /// The sitemap that listed the page (a page only a sitemap leads to
+    /// has no parents).
+    from_sitemap: Option<String>,
     children: Vec<String>,
     /// The children with their anchor text and nofollow marks.
     links: Vec<LinkJson>,
@@ -191,6 +194,7 @@ pub(super) fn page_json(
         keywords,
         meta,
         parents: urls(r, &r.parents(id)?)?,
+        from_sitemap: r.listed_by_sitemap(id)?,
         children,
         links,
     })
@@ -269,6 +273,9 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     outln!("parents ({})", p.parents.len());
     for u in &p.parents {
         outln!("  {u}");
+    }
+    if let Some(sitemap) = &p.from_sitemap {
+        outln!("  from sitemap {sitemap}");
     }
     outln!("children ({})", p.links.len());
     for l in &p.links {

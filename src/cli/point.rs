@@ -34,6 +34,9 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if let Some(follow) = s.follow_nofollow {
         rec.follow_nofollow = follow;
     }
+    if s.no_sitemaps || s.sitemaps {
+        rec.no_sitemaps = s.no_sitemaps;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -49,6 +52,7 @@ struct PointJson {
     depth: Option<u32>,
     max_pages: Option<u64>,
     excludes: Vec<String>,
+    sitemaps: bool,
     active: bool,
     user: Option<String>,
     deleted: bool,
@@ -67,6 +71,7 @@ impl PointJson {
             depth: p.depth,
             max_pages: p.max_pages,
             excludes: p.excludes,
+            sitemaps: !p.no_sitemaps,
             active: p.active,
             user: p.user,
             deleted: p.deleted,

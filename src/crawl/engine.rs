@@ -20,13 +20,14 @@ use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::fetch::{Credentials, Fetcher, Response, Validators};
 use super::origins::Origins;
 use super::parse;
-use super::politeness::Politeness;
 use super::pool::ParsePool;
 use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
+use super::sitemaps::{self, Sitemaps};
+use super::throttle;
 use super::writer::{Counters, Settle, WriterMsg, WriterThread};
 use super::CrawlError;
 use crate::store::prelude::*;
-use crate::store::{Claim, PointId, PointRecord, SkipReason, Store};
+use crate::store::{Claim, Exchange, PointId, PointRecord, SkipReason, Store};
 use crate::time::unix_now;
 
 const STATS_EVERY: Duration = Duration::from_millis(500);
@@ -50,7 +51,7 @@ struct Ctx {
     fetcher: Fetcher,
     robots: RobotsCache,
     origins: Origins,
-    politeness: Politeness,
+    sitemaps: Sitemaps,
     creds: RwLock<HashMap<PointId, Credentials>>,
     writer: Sender<WriterMsg>,
     events: UnboundedSender<CrawlEvent>,
@@ -100,19 +101,21 @@ pub fn start(
             source,
         })?;
     let mut creds = HashMap::new();
+    let sitemaps = Sitemaps::default();
     {
         let r = store.read()?;
         for &id in &points {
             if let Some(rec) = r.point(id)? {
                 creds.insert(id, credentials(&rec));
+                sitemaps.set_enabled(id, !rec.no_sitemaps);
             }
         }
     }
     let ctx = Arc::new(Ctx {
         fetcher: Fetcher::new(&cfg).map_err(CrawlError::Client)?,
-        politeness: Politeness::new(cfg.per_host, cfg.delay),
         robots: RobotsCache::default(),
-        origins: Origins::default(),
+        origins: Origins::new(cfg.per_host, cfg.delay),
+        sitemaps,
         creds: RwLock::new(creds),
         parsers: ParsePool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
             .map_err(|source| CrawlError::Spawn {
@@ -369,6 +372,7 @@ impl Dispatcher {
             CrawlCommand::Stop => self.stopping = true,
             CrawlCommand::AddPoint(rec) => {
                 let creds = credentials(&rec);
+                let no_sitemaps = rec.no_sitemaps;
                 let max = self.ctx.cfg.max_pages.or(rec.max_pages);
                 let id = self
                     .ask(|reply| WriterMsg::AddPoint { point: rec, reply })
@@ -378,6 +382,7 @@ impl Dispatcher {
                     .write()
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(id, creds);
+                self.ctx.sitemaps.set_enabled(id, !no_sitemaps);
                 if let Some(m) = max {
                     self.max_pages.insert(id, m);
                 }
@@ -406,6 +411,7 @@ impl Dispatcher {
             skipped_by,
             queued,
             in_flight: self.workers.len() as u64,
+            throttled: c.throttled.load(Ordering::Relaxed),
             elapsed: self.clock.elapsed(),
             store_bytes: self.ctx.store.disk_size(),
         }));
@@ -462,6 +468,7 @@ fn summary(c: &Counters, elapsed: Duration) -> Summary {
         excluded: c.excluded.load(Ordering::Relaxed),
         too_deep: c.too_deep.load(Ordering::Relaxed),
         nofollow: c.nofollow.load(Ordering::Relaxed),
+        throttled: c.throttled.load(Ordering::Relaxed),
         elapsed_s,
         pages_per_s: if elapsed_s > 0.0 {
             fetched as f64 / elapsed_s
@@ -474,6 +481,8 @@ fn summary(c: &Counters, elapsed: Duration) -> Summary {
 /// Fetches one claimed URL and sends the outcome to the writer; true when
 /// it was a 2xx (counts toward max pages).
 async fn work(ctx: &Ctx, claim: Claim) -> bool {
+    let point = claim.entry.point;
+    let site = Url::parse(&claim.url).ok();
     let msg = match outcome(ctx, &claim).await {
         Outcome::Msg(m) => m,
         // The same bytes as stored: nothing to parse or re-index.
@@ -517,7 +526,64 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
         _ => false,
     };
     let _ = ctx.writer.send(msg);
+    // Before this worker ends, so the crawl cannot settle without them.
+    if let Some(site) = site.filter(|u| ctx.sitemaps.first_visit(point, &crate::url::origin(u))) {
+        offer_sitemaps(ctx, point, &site).await;
+    }
     ok
+}
+
+/// Reads the origin's sitemaps (once per run) and hands their page URLs
+/// to the writer for `point`.
+async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
+    let origin = crate::url::origin(site);
+    let rules = if ctx.cfg.ignore_robots {
+        None
+    } else {
+        Some(
+            ctx.robots
+                .get_or_load(&origin, || load_robots(ctx, site, &origin))
+                .await,
+        )
+    };
+    if ctx.origins.down(&origin).is_some()
+        || rules
+            .as_ref()
+            .is_some_and(|r| r.unavailable_reason().is_some())
+    {
+        // The origin's URLs fail for that reason already.
+        return;
+    }
+    let found = ctx
+        .sitemaps
+        .found(&origin, || async {
+            let named = rules.as_ref().map_or(&[][..], |r| r.sitemaps());
+            let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
+            let allowed = |u: &Url| {
+                crate::url::origin(u) != origin
+                    || rules.as_ref().is_none_or(|r| r.allowed(u.as_str()))
+            };
+            let found = sitemaps::read(
+                ctx.fetcher.client(),
+                &ctx.origins,
+                crawl_delay,
+                site,
+                named,
+                allowed,
+            )
+            .await;
+            for (url, result) in &found.notes {
+                let _ = ctx.events.send(CrawlEvent::Sitemap {
+                    url: url.clone(),
+                    result: result.clone().map(|n| n as u64),
+                });
+            }
+            found
+        })
+        .await;
+    if !found.urls.is_empty() {
+        let _ = ctx.writer.send(WriterMsg::Sitemap { point, found });
+    }
 }
 
 enum Outcome {
@@ -553,7 +619,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
     } else {
         Some(
             ctx.robots
-                .rules(&origin, || load_robots(ctx, &url, &origin))
+                .get_or_load(&origin, || load_robots(ctx, &url, &origin))
                 .await,
         )
     };
@@ -592,8 +658,9 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
         .cloned();
     let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
     let mut attempt = 0;
+    let mut throttles = 0;
     let result = loop {
-        let permit = ctx.politeness.acquire(&origin, crawl_delay).await;
+        let permit = ctx.origins.acquire(&origin, crawl_delay).await;
         // The origin may have gone down while this fetch waited its turn.
         if let Some(why) = ctx.origins.down(&origin) {
             return Outcome::Msg(WriterMsg::Failed {
@@ -602,7 +669,42 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
             });
         }
         let r = ctx.fetcher.get(&url, &validators, creds.as_ref()).await;
+        let throttle = r.as_ref().ok().and_then(|resp| {
+            throttle::asked(
+                resp.status,
+                resp.retry_after.as_deref(),
+                std::time::SystemTime::now(),
+            )
+            .map(|wait| (resp.status, wait))
+        });
+        // Paused before the slot frees, so no request of ours slips in.
+        if let Some((_, wait)) = throttle {
+            ctx.origins.throttled(&origin, wait);
+        }
         drop(permit);
+        let _ = ctx.writer.send(WriterMsg::Request {
+            origin: origin.clone(),
+            how: match (&r, throttle) {
+                (_, Some(_)) => Exchange::Throttled,
+                (Ok(resp), None) if resp.status < 400 => Exchange::Ok,
+                _ => Exchange::Failed,
+            },
+            response_ms: r
+                .as_ref()
+                .ok()
+                .map(|resp| u32::try_from(resp.elapsed.as_millis()).unwrap_or(u32::MAX)),
+            throttle,
+        });
+        if let Some((status, _)) = throttle {
+            if throttles >= throttle::MAX_THROTTLES {
+                return Outcome::Msg(WriterMsg::Failed {
+                    claim: claim.clone(),
+                    reason: throttle::still_throttled(status),
+                });
+            }
+            throttles += 1;
+            continue;
+        }
         let retry = match &r {
             Err(e) => {
                 if let Some(reason) = ctx.origins.failed(&origin, e) {
@@ -614,7 +716,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
                 e.retryable && ctx.origins.down(&origin).is_none()
             }
             Ok(resp) => {
-                ctx.origins.answered(&origin);
+                ctx.origins.answered(&origin, resp.status);
                 resp.status >= 500
             }
         };

@@ -50,6 +50,19 @@ pub enum CrawlEvent {
         origin: String,
         reason: String,
     },
+    /// The origin answered 429 (or 503 with Retry-After): nothing is sent
+    /// to it for `wait`, its concurrency is halved, the URL is retried.
+    OriginThrottled {
+        origin: String,
+        status: u16,
+        wait: Duration,
+    },
+    /// A sitemap was read and gave `urls` page URLs (or indexed sitemaps),
+    /// or could not be (wholly) read, and why.
+    Sitemap {
+        url: String,
+        result: Result<u64, String>,
+    },
     /// New URLs entered the frontier.
     Queued {
         count: u64,
@@ -84,6 +97,8 @@ pub struct CrawlStats {
     pub skipped_by: SkipCounts,
     pub queued: u64,
     pub in_flight: u64,
+    /// 429/503 answers waited out.
+    pub throttled: u64,
     pub elapsed: Duration,
     pub store_bytes: u64,
 }
@@ -116,6 +131,8 @@ pub struct Summary {
     pub excluded: u64,
     pub too_deep: u64,
     pub nofollow: u64,
+    /// 429/503 answers waited out (the URLs were retried, not failed).
+    pub throttled: u64,
     pub elapsed_s: f64,
     pub pages_per_s: f64,
 }

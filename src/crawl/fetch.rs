@@ -35,6 +35,8 @@ pub struct Response {
     pub date: Option<String>,
     pub etag: Option<String>,
     pub location: Option<String>,
+    /// For a 429 or 503: how long the site asks us to wait.
+    pub retry_after: Option<String>,
     pub content_length: Option<u64>,
     pub body: Vec<u8>,
     pub truncated: bool,
@@ -161,6 +163,7 @@ impl Fetcher {
             date: text(header::DATE),
             etag: text(header::ETAG),
             location: text(header::LOCATION),
+            retry_after: text(header::RETRY_AFTER),
             content_length: resp.content_length(),
             body: Vec::new(),
             truncated: false,

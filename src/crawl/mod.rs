@@ -6,11 +6,14 @@ mod config;
 mod engine;
 mod event;
 mod fetch;
+mod once;
 mod origins;
 mod parse;
 mod politeness;
 mod pool;
 mod robots;
+mod sitemaps;
+mod throttle;
 mod writer;
 
 pub use config::{CrawlConfig, DEFAULT_USER_AGENT};

@@ -1,44 +1,107 @@
-//! Per-origin health: the breaker that stops dispatching to an origin no
-//! connection can be made to. After [`UNREACHABLE_AFTER`] connection
-//! failures in a row (refused, DNS, connect timeout) the origin is down for
-//! the rest of the run: its URLs fail at once as `host unreachable`, to be
-//! tried again by the next run, instead of each waiting out its own
-//! timeouts and retries.
+//! Per-origin state, in one place: each origin is `ok`, `throttled` (the
+//! site asked for a pause, until when) or `unreachable` (no connection
+//! could be made [`UNREACHABLE_AFTER`] times in a row: its URLs fail at
+//! once as `host unreachable` for the rest of the run, to be tried again by
+//! the next run, instead of each waiting out its own timeouts and
+//! retries), and it has its politeness [`Gate`] (slots, gap, pause).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use super::fetch::FetchError;
+use super::politeness::{Gate, Slot};
 
 /// Consecutive connection failures that take an origin down.
 pub const UNREACHABLE_AFTER: u32 = 5;
 
-#[derive(Default)]
-struct Health {
+/// Where an origin stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OriginState {
+    Ok,
+    /// Nothing is sent to it before `until` (Retry-After).
+    Throttled {
+        until: Instant,
+    },
+    /// Given up on for this run, with the reason.
+    Unreachable(String),
+}
+
+struct Origin {
+    gate: Arc<Gate>,
     failures_in_a_row: u32,
     down: Option<String>,
 }
 
-#[derive(Default)]
 pub struct Origins {
-    health: Mutex<HashMap<String, Health>>,
+    per_host: usize,
+    delay: Duration,
+    map: Mutex<HashMap<String, Origin>>,
 }
 
 impl Origins {
-    fn with<T>(&self, origin: &str, f: impl FnOnce(&mut Health) -> T) -> T {
-        let mut map = self.health.lock().unwrap_or_else(|p| p.into_inner());
-        f(map.entry(origin.to_string()).or_default())
+    pub fn new(per_host: usize, delay: Duration) -> Origins {
+        Origins {
+            per_host,
+            delay,
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn with<T>(&self, origin: &str, f: impl FnOnce(&mut Origin) -> T) -> T {
+        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let o = map.entry(origin.to_string()).or_insert_with(|| Origin {
+            gate: Arc::new(Gate::new(self.per_host)),
+            failures_in_a_row: 0,
+            down: None,
+        });
+        f(o)
+    }
+
+    pub fn state(&self, origin: &str) -> OriginState {
+        self.with(origin, |o| match (&o.down, o.gate.paused_until()) {
+            (Some(why), _) => OriginState::Unreachable(why.clone()),
+            (None, Some(until)) => OriginState::Throttled { until },
+            (None, None) => OriginState::Ok,
+        })
     }
 
     /// Why the origin is down, if it is.
     pub fn down(&self, origin: &str) -> Option<String> {
-        let map = self.health.lock().unwrap_or_else(|p| p.into_inner());
-        map.get(origin).and_then(|h| h.down.clone())
+        match self.state(origin) {
+            OriginState::Unreachable(why) => Some(why),
+            OriginState::Ok | OriginState::Throttled { .. } => None,
+        }
     }
 
-    /// Any answer proves the origin reachable.
-    pub fn answered(&self, origin: &str) {
-        self.with(origin, |h| h.failures_in_a_row = 0);
+    /// Waits for a slot on `origin`, the end of any pause and the gap (the
+    /// larger of `--delay-ms` and robots' Crawl-delay).
+    pub async fn acquire(&self, origin: &str, crawl_delay: Option<Duration>) -> Slot {
+        let gate = self.with(origin, |o| o.gate.clone());
+        gate.acquire(self.delay.max(crawl_delay.unwrap_or_default()))
+            .await
+    }
+
+    /// An answer that was not a throttle: the origin is reachable, and,
+    /// unless it is a 5xx, its concurrency may grow back.
+    pub fn answered(&self, origin: &str, status: u16) {
+        self.with(origin, |o| {
+            o.failures_in_a_row = 0;
+            if status < 500 {
+                o.gate.answered();
+            }
+        });
+    }
+
+    /// The origin answered 429 or 503 with Retry-After: pause it for
+    /// `wait` and halve its concurrency.
+    pub fn throttled(&self, origin: &str, wait: Duration) {
+        self.with(origin, |o| {
+            o.failures_in_a_row = 0;
+            o.gate.throttle(Instant::now() + wait);
+        });
     }
 
     /// Counts a failed fetch; returns the reason the origin is now down
@@ -47,13 +110,13 @@ impl Origins {
         if !e.is_unreachable() {
             return None;
         }
-        self.with(origin, |h| {
-            h.failures_in_a_row += 1;
-            if h.down.is_some() || h.failures_in_a_row < UNREACHABLE_AFTER {
+        self.with(origin, |o| {
+            o.failures_in_a_row += 1;
+            if o.down.is_some() || o.failures_in_a_row < UNREACHABLE_AFTER {
                 return None;
             }
             let why = format!("host unreachable: {}", e.reason);
-            h.down = Some(why.clone());
+            o.down = Some(why.clone());
             Some(why)
         })
     }
@@ -63,6 +126,7 @@ impl Origins {
 mod tests {
     use super::*;
     use crate::crawl::fetch::FailKind;
+    use futures_util::FutureExt;
 
     fn err(kind: FailKind, reason: &str) -> FetchError {
         FetchError {
@@ -72,9 +136,13 @@ mod tests {
         }
     }
 
+    fn origins() -> Origins {
+        Origins::new(8, Duration::ZERO)
+    }
+
     #[test]
     fn consecutive_connection_failures_take_an_origin_down_once() {
-        let o = Origins::default();
+        let o = origins();
         let refused = err(FailKind::Refused, "connection refused");
         for _ in 1..UNREACHABLE_AFTER {
             assert_eq!(o.failed("http://a", &refused), None);
@@ -85,23 +153,56 @@ mod tests {
         );
         assert_eq!(o.failed("http://a", &refused), None, "said once");
         assert_eq!(
-            o.down("http://a").as_deref(),
-            Some("host unreachable: connection refused")
+            o.state("http://a"),
+            OriginState::Unreachable("host unreachable: connection refused".into())
         );
         assert_eq!(o.down("http://b"), None, "per origin");
+        assert_eq!(o.state("http://b"), OriginState::Ok);
     }
 
     #[test]
     fn an_answer_or_a_slow_page_does_not_count() {
-        let o = Origins::default();
+        let o = origins();
         let refused = err(FailKind::Refused, "connection refused");
         for _ in 0..10 {
             for _ in 1..UNREACHABLE_AFTER {
                 o.failed("http://a", &refused);
             }
-            o.answered("http://a");
+            o.answered("http://a", 503);
             o.failed("http://a", &err(FailKind::Timeout, "timeout"));
         }
         assert_eq!(o.down("http://a"), None);
+    }
+
+    #[tokio::test]
+    async fn only_good_answers_grow_a_throttled_origin_back() {
+        let o = Origins::new(2, Duration::ZERO);
+        o.throttled("http://a", Duration::ZERO);
+        for _ in 0..crate::crawl::politeness::GROW_AFTER * 2 {
+            o.answered("http://a", 503);
+        }
+        let _one = o.acquire("http://a", None).await;
+        assert!(
+            o.acquire("http://a", None).now_or_never().is_none(),
+            "5xx answers gave a slot back"
+        );
+        for _ in 0..crate::crawl::politeness::GROW_AFTER {
+            o.answered("http://a", 200);
+        }
+        assert!(o.acquire("http://a", None).now_or_never().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_throttled_origin_holds_back_only_itself() {
+        let o = origins();
+        o.throttled("http://a", Duration::from_secs(3600));
+        assert!(matches!(o.state("http://a"), OriginState::Throttled { .. }));
+        assert!(o.acquire("http://a", None).now_or_never().is_none());
+        assert!(o.acquire("http://b", None).now_or_never().is_some());
+        // Robots' Crawl-delay widens a zero --delay-ms, per origin.
+        let hour = Some(Duration::from_secs(3600));
+        drop(o.acquire("http://c", hour).await);
+        assert!(o.acquire("http://c", hour).now_or_never().is_none());
+        assert!(o.acquire("http://d", hour).now_or_never().is_some());
     }
 }

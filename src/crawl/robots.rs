@@ -6,11 +6,8 @@
 //! reason, not robots skips. An unreachable robots.txt is not cached: the
 //! next run asks again.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::OnceCell;
 use url::Url;
 
 use super::fetch::{classify, FailKind, FetchError};
@@ -66,6 +63,11 @@ impl Rules {
         self.robot.as_ref().is_none_or(|r| r.allowed(url))
     }
 
+    /// The sitemaps robots.txt names (`Sitemap:` lines), as written.
+    pub fn sitemaps(&self) -> &[String] {
+        self.robot.as_ref().map_or(&[], |r| r.sitemaps.as_slice())
+    }
+
     pub fn crawl_delay(&self) -> Option<Duration> {
         let d = self.robot.as_ref()?.delay?;
         // A hostile delay would stall the crawl: cap it at a minute.
@@ -74,26 +76,7 @@ impl Rules {
 }
 
 /// Rules per origin, each fetched once even when many workers ask at once.
-#[derive(Default)]
-pub struct RobotsCache {
-    cells: Mutex<HashMap<String, Arc<OnceCell<Arc<Rules>>>>>,
-}
-
-impl RobotsCache {
-    pub async fn rules<F, Fut>(&self, origin: &str, load: F) -> Arc<Rules>
-    where
-        F: FnOnce() -> Fut,
-        Fut: std::future::Future<Output = Rules>,
-    {
-        let cell = {
-            let mut cells = self.cells.lock().unwrap_or_else(|p| p.into_inner());
-            cells.entry(origin.to_string()).or_default().clone()
-        };
-        cell.get_or_init(|| async { Arc::new(load().await) })
-            .await
-            .clone()
-    }
-}
+pub type RobotsCache = super::once::PerOrigin<Rules>;
 
 /// Fetches `/robots.txt` of the origin of `url`; Err when no answer came.
 pub async fn fetch(
@@ -163,11 +146,13 @@ mod tests {
 
     #[test]
     fn our_group_is_matched_and_delay_kept() {
-        let txt = "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\nCrawl-delay: 2\n";
+        let txt = "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\nCrawl-delay: 2\n\nSitemap: http://h/map.xml\n";
         let r = Rules::from_record("crawlscope", &rec(200, txt));
         assert!(r.allowed("http://h/public"));
         assert!(!r.allowed("http://h/private/x"));
         assert_eq!(r.crawl_delay(), Some(Duration::from_secs(2)));
+        assert_eq!(r.sitemaps(), ["http://h/map.xml"]);
+        assert!(Rules::allow_all().sitemaps().is_empty());
         let other = Rules::from_record("otherbot", &rec(200, txt));
         assert!(!other.allowed("http://h/public"));
     }

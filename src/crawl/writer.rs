@@ -16,11 +16,13 @@ use url::Url;
 
 use super::event::{CrawlEvent, FetchedPage, SkipCounts};
 use super::parse::ParsedPage;
+use super::sitemaps::{Found, SITEMAP_DEPTH};
 use super::CrawlConfig;
 use crate::store::prelude::*;
 use crate::store::{
-    Claim, FrontierEntry, InstanceId, InstanceRecord, OutLink, PageId, PageRecord, PointId,
-    PointRecord, RobotsRecord, SkipReason, Store, StoreError, UrlState, Writer,
+    Claim, Exchange, FrontierEntry, InstanceId, InstanceRecord, OriginFigures, OutLink, PageId,
+    PageRecord, PointId, PointRecord, RobotsRecord, SkipReason, Store, StoreError, UrlState,
+    Writer,
 };
 use crate::time::unix_now_ms;
 use crate::url::{Scope, Verdict};
@@ -72,6 +74,19 @@ pub enum WriterMsg {
         origin: String,
         record: RobotsRecord,
     },
+    /// One request to an origin, for its figures; a throttle (status and
+    /// the wait) is announced once committed.
+    Request {
+        origin: String,
+        how: Exchange,
+        response_ms: Option<u32>,
+        throttle: Option<(u16, Duration)>,
+    },
+    /// The page URLs an origin's sitemaps list, offered to a point.
+    Sitemap {
+        point: PointId,
+        found: Arc<Found>,
+    },
     Requeue(Vec<Claim>),
     Claim {
         n: usize,
@@ -111,6 +126,7 @@ pub struct Counters {
     pub excluded: AtomicU64,
     pub too_deep: AtomicU64,
     pub nofollow: AtomicU64,
+    pub throttled: AtomicU64,
 }
 
 impl Counters {
@@ -131,6 +147,7 @@ impl Counters {
             CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => &self.failed,
             CrawlEvent::NotModified { .. } => &self.not_modified,
             CrawlEvent::Unchanged { .. } => &self.unchanged,
+            CrawlEvent::OriginThrottled { .. } => &self.throttled,
             CrawlEvent::Skipped { reason, .. } => match reason {
                 SkipReason::Robots => &self.skipped_robots,
                 SkipReason::OutOfScope => &self.out_of_scope,
@@ -573,6 +590,39 @@ impl WriterThread {
                 w.put_robots(id, record)?;
                 Ok(Done::Nothing)
             }
+            WriterMsg::Request {
+                origin,
+                how,
+                response_ms,
+                throttle,
+            } => {
+                let mut one = OriginFigures::default();
+                one.record(*how, *response_ms);
+                w.add_origin_figures(origin, &one)?;
+                Ok(match *throttle {
+                    Some((status, wait)) => Done::Event(CrawlEvent::OriginThrottled {
+                        origin: origin.clone(),
+                        status,
+                        wait,
+                    }),
+                    None => Done::Nothing,
+                })
+            }
+            WriterMsg::Sitemap { point, found } => {
+                let mut queued = 0;
+                for listed in &found.urls {
+                    let id = w.page_id_for(&listed.url)?;
+                    w.put_listed_by_sitemap(id, &listed.sitemap)?;
+                    // Changed since we fetched it: among the first claimed.
+                    let changed = match (listed.lastmod, w.page(id)?) {
+                        (Some(lastmod), Some(page)) => lastmod > page.fetched_at,
+                        _ => false,
+                    };
+                    let url = listed.url.as_str();
+                    queued += self.consider_link(w, id, url, SITEMAP_DEPTH, *point, changed)?;
+                }
+                return Ok((Done::Nothing, queued));
+            }
             WriterMsg::Requeue(claims) => {
                 for cl in claims {
                     w.enqueue(cl.page, cl.entry)?;
@@ -649,7 +699,7 @@ impl WriterThread {
             }
             return Ok(0);
         }
-        self.consider_link(w, link.child, url, from.depth + 1, from.point)
+        self.consider_link(w, link.child, url, from.depth + 1, from.point, false)
     }
 
     fn fail(&self, w: &mut Writer<'_>, claim: &Claim, reason: &str) -> Result<(), StoreError> {
@@ -734,8 +784,8 @@ impl WriterThread {
         Ok((event, queued))
     }
 
-    /// Queues a newly found link or records why it is not crawled; returns
-    /// 1 when it was queued.
+    /// Queues a newly found link (among the first claimed when `first`) or
+    /// records why it is not crawled; returns 1 when it was queued.
     fn consider_link(
         &self,
         w: &mut Writer<'_>,
@@ -743,6 +793,7 @@ impl WriterThread {
         link: &str,
         depth: u32,
         point: PointId,
+        first: bool,
     ) -> Result<u64, StoreError> {
         let Some(run) = self.runs.get(&point) else {
             return Ok(0);
@@ -759,16 +810,18 @@ impl WriterThread {
             self.skip(w, id, link, point, run.gen, SkipReason::TooDeep)?;
             return Ok(0);
         }
-        w.enqueue(
-            id,
-            FrontierEntry {
-                page: id,
-                depth,
-                point,
-                gen: run.gen,
-                hops: 0,
-            },
-        )?;
+        let entry = FrontierEntry {
+            page: id,
+            depth,
+            point,
+            gen: run.gen,
+            hops: 0,
+        };
+        if first {
+            w.enqueue_first(id, entry)?;
+        } else {
+            w.enqueue(id, entry)?;
+        }
         Ok(1)
     }
 

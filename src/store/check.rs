@@ -61,7 +61,8 @@ struct InUse {
 }
 
 /// Every page record has its forward record (both are written and removed
-/// together); bodies, meta tags and robots records belong to something.
+/// together); bodies, meta tags, robots records, origin figures and
+/// sitemap sources belong to something.
 fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
@@ -85,11 +86,22 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             }
         }
     }
-    for item in d.robots.iter(t)? {
+    for (db, what) in [(&d.robots, "robots record"), (&d.origin_figures, "figures")] {
+        for item in db.iter(t)? {
+            let (k, _) = item?;
+            if d.origins.get(t, k)?.is_none() {
+                p.add(format!(
+                    "{what} of origin {}, which has no record",
+                    read_u32(k)?
+                ));
+            }
+        }
+    }
+    for item in d.sitemap_pages.iter(t)? {
         let (k, _) = item?;
-        if d.origins.get(t, k)?.is_none() {
+        if d.urls.get(t, k)?.is_none() {
             p.add(format!(
-                "robots record of origin {}, which has no record",
+                "page {}: listed by a sitemap but has no URL",
                 read_u32(k)?
             ));
         }

@@ -134,10 +134,21 @@ impl Writer<'_> {
 
     /// Queues a URL for fetching (breadth-first by depth).
     pub fn enqueue(&mut self, page: PageId, entry: FrontierEntry) -> Result<()> {
+        self.enqueue_at(entry.depth, page, entry)
+    }
+
+    /// Queues a URL among the first claimed (with the depth-0 entries)
+    /// while it keeps its own depth: its sitemap says it changed since it
+    /// was fetched.
+    pub fn enqueue_first(&mut self, page: PageId, entry: FrontierEntry) -> Result<()> {
+        self.enqueue_at(0, page, entry)
+    }
+
+    fn enqueue_at(&mut self, order: u32, page: PageId, entry: FrontierEntry) -> Result<()> {
         let seq = self.next_id(meta_keys::FRONTIER_SEQ)?;
         self.dbs.frontier.put(
             &mut self.txn,
-            &frontier_key(entry.depth, seq),
+            &frontier_key(order, seq),
             &codec::encode(&entry)?,
         )?;
         self.set_state(

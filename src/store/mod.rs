@@ -11,10 +11,12 @@ mod check;
 mod codec;
 mod frontier;
 mod links;
+mod origin_figures;
 mod pages;
 mod points;
 mod postings;
 mod schema;
+mod sitemap_pages;
 mod words;
 
 #[cfg(test)]
@@ -29,6 +31,7 @@ use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 pub use check::CheckRead;
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use links::LinkRead;
+pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{
     compress_body, group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions,
 };
@@ -38,11 +41,15 @@ pub use schema::{
     OutLink, PageId, PageRecord, PointId, PointRecord, RobotsRecord, SkipReason, UrlState, WordId,
     SCHEMA_VERSION,
 };
+pub use sitemap_pages::SitemapRead;
 pub use words::{Posting, WordRead};
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
-    pub use super::{CheckRead, FrontierRead, LinkRead, PageRead, PointRead, WordRead};
+    pub use super::{
+        CheckRead, FrontierRead, LinkRead, OriginFiguresRead, PageRead, PointRead, SitemapRead,
+        WordRead,
+    };
 }
 
 use postings::Pending;

@@ -45,9 +45,11 @@ pub struct Dbs {
     pub instances: Db,
     pub robots: Db,
     pub norms: Db,
+    pub origin_figures: Db,
+    pub sitemap_pages: Db,
 }
 
-pub const DB_COUNT: u32 = 24;
+pub const DB_COUNT: u32 = 26;
 
 /// Pages per `norms` record: 1000 f32s fill one 4 KiB overflow page.
 pub const NORMS_PER_CHUNK: u32 = 1000;
@@ -80,6 +82,8 @@ impl Dbs {
             ("instances", self.instances),
             ("robots", self.robots),
             ("norms", self.norms),
+            ("origin_figures", self.origin_figures),
+            ("sitemap_pages", self.sitemap_pages),
         ]
     }
 }
@@ -112,6 +116,8 @@ impl Dbs {
             instances: db("instances")?,
             robots: db("robots")?,
             norms: db("norms")?,
+            origin_figures: db("origin_figures")?,
+            sitemap_pages: db("sitemap_pages")?,
         })
     }
 }
@@ -357,6 +363,8 @@ pub struct PointRecord {
     pub updated_by: String,
     /// Follow `rel=nofollow` links and links of nofollow pages too.
     pub follow_nofollow: bool,
+    /// `--no-sitemaps`: only links lead to pages, no sitemap is read.
+    pub no_sitemaps: bool,
 }
 
 /// A crawler process sharing the store.

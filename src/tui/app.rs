@@ -171,6 +171,7 @@ impl App {
                 self.panes
                     .status
                     .set_store(s.store_bytes, s.frontier_len, s.totals);
+                self.panes.status.set_origins(s.origins);
                 self.panes.points.set_points(s.points);
                 self.refreshing = false;
                 self.refresh_at = self.now + REFRESH_EVERY;

@@ -42,6 +42,7 @@ pub(crate) fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
             .into_iter()
             .filter(|(_, p)| !p.deleted)
             .collect(),
+        origins: r.origin_figures()?,
     })
 }
 
@@ -94,6 +95,7 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         children: rows(&children)?,
         parents_total: parents.len(),
         children_total: children.len(),
+        from_sitemap: r.listed_by_sitemap(page)?,
     })
 }
 

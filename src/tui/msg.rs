@@ -12,7 +12,7 @@ use super::panes::lookup::Detail;
 use super::panes::queue::QueueRow;
 use crate::crawl::{CrawlCommand, CrawlEvent};
 use crate::search::Results;
-use crate::store::{PageId, PointId, PointRecord, StateCounts};
+use crate::store::{OriginFigures, PageId, PointId, PointRecord, StateCounts};
 
 /// The time as the model sees it. Ticks bring it; tests fix it.
 #[derive(Debug, Clone, Copy)]
@@ -40,9 +40,14 @@ pub(crate) struct Snapshot {
     /// Every URL of the store by state: the totals beside this run's counts.
     pub totals: StateCounts,
     pub points: Vec<(PointId, PointRecord)>,
+    /// Every origin's request figures, for the status bar.
+    pub origins: Vec<(String, OriginFigures)>,
 }
 
 /// Everything that can change the model.
+// A message is moved once, from a job to the model: a page view inline
+// (a few hundred bytes) costs less than boxing every one.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub(crate) enum Msg {
     Key(KeyEvent),

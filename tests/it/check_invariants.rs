@@ -24,7 +24,7 @@ type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 /// A site whose crawl fills every kind of record: pages with bodies, meta
 /// tags, titles and links; a failed page, a redirect, a robots skip, an
 /// out-of-scope link, a plain-text page; and, as `--max-pages` stops the
-/// crawl early, URLs still queued in the frontier.
+/// crawl early, URLs still queued in the frontier; a sitemap listing a page.
 fn site() -> TestServer {
     let s = TestServer::start();
     s.route(
@@ -58,6 +58,13 @@ fn site() -> TestServer {
     s.route("/d", Reply::Respond(page("Delta", "delta text", &[])));
     s.route("/old", Reply::Respond(Resp::redirect(301, "/a")));
     s.route(
+        "/sitemap.xml",
+        Reply::Respond(Resp::text(&format!(
+            "<urlset><url><loc>{}</loc></url></urlset>",
+            s.url("a")
+        ))),
+    );
+    s.route(
         "/notes.txt",
         Reply::Respond(Resp::text("plain winter notes")),
     );
@@ -83,7 +90,8 @@ fn crawled(dir: &Path) -> Crawled {
     let env = unsafe {
         EnvOpenOptions::new()
             .map_size(1 << 32)
-            .max_dbs(25)
+            // Room for every table, whatever this round adds.
+            .max_dbs(64)
             .open(dir)
     }
     .expect("open the crawled store with heed");
@@ -415,6 +423,16 @@ fn check_names_each_broken_invariant_and_exits_1() {
             "robots record of origin 9999",
         ),
         (
+            "figures belong to an origin",
+            Box::new(|w| put(c.db("origin_figures"), w, &9999u32.to_be_bytes(), &[0])),
+            "figures of origin 9999",
+        ),
+        (
+            "a page a sitemap listed has a URL",
+            Box::new(|w| put(c.db("sitemap_pages"), w, &9999u32.to_be_bytes(), &[0])),
+            "page 9999: listed by a sitemap but has no URL",
+        ),
+        (
             "a crawl point's start URL has a state",
             Box::new(|w| del(c.db("url_state"), w, &home)),
             "start URL of crawl point",
@@ -496,7 +514,9 @@ fn check_names_each_broken_invariant_and_exits_1() {
 /// written again by every open of the store (what `check` does first); no
 /// crawler id is in use once every crawler has exited, so
 /// `next_instance_id` may start again; a robots record is a cache (fetched
-/// again when missing, absent under `--ignore-robots`). And ones no record
+/// again when missing, absent under `--ignore-robots`); origin figures and
+/// which sitemap listed a page are statistics and notes, no invariant's
+/// parts. And ones no record
 /// reveals: a page's body and meta tags are optional (no body is kept for
 /// an image or an error page, a page may have no meta tags) and the page
 /// record does not say whether it had them; a flag for that would take a
@@ -504,7 +524,7 @@ fn check_names_each_broken_invariant_and_exits_1() {
 fn passes(table: &str, key: &[u8]) -> bool {
     match table {
         "meta" => key == b"schema_version" || key == b"next_instance_id",
-        "robots" | "bodies" | "meta_tags" => true,
+        "robots" | "bodies" | "meta_tags" | "origin_figures" | "sitemap_pages" => true,
         _ => false,
     }
 }

@@ -19,6 +19,8 @@ mod crawl_redirects;
 mod crawl_resume;
 mod crawl_robots;
 mod crawl_scope;
+mod crawl_sitemaps;
+mod crawl_throttle;
 mod crawl_unreachable;
 mod demo_site;
 mod fuzz_regressions;

@@ -64,6 +64,8 @@ pub(crate) struct PageView {
     /// How many there are in all (the lists may be cut).
     pub parents_total: usize,
     pub children_total: usize,
+    /// The sitemap that listed the page, if one did.
+    pub from_sitemap: Option<String>,
 }
 
 impl PageView {
@@ -374,8 +376,19 @@ impl GraphPane {
                 line
             });
         }
-        if rows.is_empty() {
-            lines.push(Line::styled("  none", theme::dim()));
+        let sitemap = self
+            .view
+            .as_ref()
+            .and_then(|v| v.from_sitemap.as_deref())
+            .filter(|_| side == Side::Parents);
+        match sitemap {
+            // No page links here: the crawl came from a sitemap.
+            Some(url) if rows.is_empty() => lines.push(Line::styled(
+                format::ellipsize(&format!("  from sitemap {url}"), area.width as usize),
+                theme::dim(),
+            )),
+            _ if rows.is_empty() => lines.push(Line::styled("  none", theme::dim())),
+            _ => {}
         }
         Paragraph::new(lines).render(area, buf);
     }

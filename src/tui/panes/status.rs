@@ -1,10 +1,12 @@
 //! The status bar: whether a crawl runs, its counters, its rate with a
-//! sparkline, the queue, the store's size and the elapsed time. Counters
+//! sparkline, the queue, the store's size, the elapsed time and the origins
+//! paused at their own request (429/503 Retry-After), and the busiest
+//! origin's figures (requests, failures, throttles, p50/p90). Counters
 //! follow the page events between the engine's periodic stats, which then
 //! overwrite them (they are the engine's own count).
 
-use std::collections::VecDeque;
-use std::time::Duration;
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -14,7 +16,7 @@ use ratatui::widgets::{Sparkline, Widget};
 
 use super::{Keys, Pane, Setup};
 use crate::crawl::{CrawlEvent, CrawlStats, SkipCounts, Summary};
-use crate::store::{SkipReason, StateCounts};
+use crate::store::{OriginFigures, SkipReason, StateCounts};
 use crate::tui::format;
 use crate::tui::theme;
 
@@ -57,6 +59,10 @@ pub(crate) struct StatusPane {
     rates: VecDeque<f64>,
     last_sample: (Duration, u64),
     summary: Option<Summary>,
+    /// Origins that asked for a pause, and when it ends.
+    paused_origins: BTreeMap<String, Instant>,
+    /// The store's per-origin figures, read off the render path.
+    origins: Vec<(String, OriginFigures)>,
 }
 
 impl Default for StatusPane {
@@ -68,6 +74,8 @@ impl Default for StatusPane {
             rates: VecDeque::with_capacity(RATE_SAMPLES),
             last_sample: (Duration::ZERO, 0),
             summary: None,
+            paused_origins: BTreeMap::new(),
+            origins: Vec::new(),
         }
     }
 }
@@ -86,7 +94,9 @@ impl StatusPane {
         let store_bytes = self.stats.store_bytes;
         let queued = self.stats.queued;
         let totals = self.totals;
+        let origins = std::mem::take(&mut self.origins);
         *self = StatusPane::default();
+        self.origins = origins;
         self.stats.store_bytes = store_bytes;
         self.stats.queued = queued;
         self.totals = totals;
@@ -100,6 +110,10 @@ impl StatusPane {
         self.totals = totals;
     }
 
+    pub(crate) fn set_origins(&mut self, origins: Vec<(String, OriginFigures)>) {
+        self.origins = origins;
+    }
+
     pub(crate) fn on_event(&mut self, ev: &CrawlEvent) {
         match ev {
             // Counted as the engine counts (a 4xx or 5xx is an error), so the
@@ -108,6 +122,11 @@ impl StatusPane {
             CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => self.stats.failed += 1,
             CrawlEvent::NotModified { .. } => self.stats.not_modified += 1,
             CrawlEvent::Unchanged { .. } => self.stats.unchanged += 1,
+            CrawlEvent::OriginThrottled { origin, wait, .. } => {
+                self.stats.throttled += 1;
+                self.paused_origins
+                    .insert(origin.clone(), Instant::now() + *wait);
+            }
             CrawlEvent::Skipped { reason, .. } => {
                 self.stats.skipped += 1;
                 let by = &mut self.stats.skipped_by;
@@ -147,6 +166,7 @@ impl StatusPane {
                 s.failed = summary.failed;
                 s.not_modified = summary.not_modified;
                 s.unchanged = summary.unchanged;
+                s.throttled = summary.throttled;
                 s.skipped_by = SkipCounts {
                     robots: summary.skipped_robots,
                     out_of_scope: summary.out_of_scope,
@@ -173,6 +193,50 @@ impl StatusPane {
             format!("{rate:.0}/s{avg}")
         }
     }
+}
+
+impl StatusPane {
+    /// "3 (paused: http://a:80 2s)": throttles waited out and the origins
+    /// still paused, with the seconds left.
+    fn throttled(&self, total: u64) -> String {
+        let now = Instant::now();
+        let paused: Vec<String> = self
+            .paused_origins
+            .iter()
+            .filter(|(_, &until)| until > now)
+            .map(|(origin, until)| format!("{origin} {}s", (*until - now).as_secs() + 1))
+            .collect();
+        if paused.is_empty() {
+            format::count(total)
+        } else {
+            format!("{} (paused: {})", format::count(total), paused.join(" · "))
+        }
+    }
+}
+
+/// "127.0.0.1:8080 120 req · 3 failed · 1 throttled · p50 ≤25ms · p90
+/// ≤100ms (+2 origins)": the origin with the most requests, zeros left out.
+fn busiest(origins: &[(String, OriginFigures)]) -> Option<String> {
+    let (origin, f) = origins.iter().max_by_key(|(_, f)| f.requests)?;
+    let ms = |name: &str, v: Option<u32>| match v {
+        Some(u32::MAX) => Some(format!("{name} >60s")),
+        Some(v) => Some(format!("{name} ≤{v}ms")),
+        None => None,
+    };
+    let mut parts = vec![format!("{} req", format::count(f.requests))];
+    parts.extend((f.failed > 0).then(|| format!("{} failed", format::count(f.failed))));
+    parts.extend((f.throttled > 0).then(|| format!("{} throttled", format::count(f.throttled))));
+    parts.extend(ms("p50", f.p50_ms()));
+    parts.extend(ms("p90", f.p90_ms()));
+    let others = match origins.len() - 1 {
+        0 => String::new(),
+        n => format!(" (+{n} origins)"),
+    };
+    Some(format!(
+        "{} {}{others}",
+        format::bare_url(origin),
+        parts.join(" · ")
+    ))
 }
 
 /// "24 (robots 1 · out of scope 23)": the total and its reasons.
@@ -253,6 +317,9 @@ impl Widget for &StatusPane {
             first.extend(field("unchanged ", format::count(s.unchanged)));
         }
         first.extend(field("skipped ", skipped(s.skipped, &s.skipped_by)));
+        if s.throttled > 0 {
+            first.extend(field("throttled ", self.throttled(s.throttled)));
+        }
         let t = &self.totals;
         let mut second = Vec::new();
         second.extend(field("queue ", format::count(s.queued)));
@@ -261,6 +328,9 @@ impl Widget for &StatusPane {
         second.extend(field("failed ", format::count(t.failed)));
         second.extend(field("skipped ", format::count(t.skipped)));
         second.extend(field("", format::bytes(s.store_bytes)));
+        if let Some(busiest) = busiest(&self.origins) {
+            second.extend(field("busiest origin ", busiest));
+        }
         Line::from(first).render(first_row, buf);
         Line::from(second).render(second_row, buf);
         // Tenths, so that slow crawls still draw a shape.
@@ -274,5 +344,59 @@ impl Widget for &StatusPane {
             .data(visible)
             .style(Style::new().fg(Color::Green))
             .render(spark, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Exchange;
+
+    fn text(pane: &StatusPane) -> String {
+        let area = Rect::new(0, 0, 240, 2);
+        let mut buf = Buffer::empty(area);
+        Widget::render(pane, area, &mut buf);
+        (0..area.height)
+            .map(|y| {
+                (0..area.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn throttled_origins_and_the_busiest_origins_figures_show() {
+        let mut pane = StatusPane::default();
+        assert!(!text(&pane).contains("throttled"), "{}", text(&pane));
+        pane.on_event(&CrawlEvent::OriginThrottled {
+            origin: "http://slow.test:80".into(),
+            status: 429,
+            wait: Duration::from_secs(30),
+        });
+        let shown = text(&pane);
+        assert!(
+            shown.contains("throttled 1 (paused: http://slow.test:80 30s)"),
+            "{shown}"
+        );
+        let mut busy = OriginFigures::default();
+        for _ in 0..3 {
+            busy.record(Exchange::Ok, Some(20));
+        }
+        busy.record(Exchange::Throttled, Some(2));
+        let mut quiet = OriginFigures::default();
+        quiet.record(Exchange::Failed, None);
+        pane.set_origins(vec![
+            ("http://quiet.test".into(), quiet),
+            ("http://busy.test".into(), busy),
+        ]);
+        let shown = text(&pane);
+        assert!(
+            shown.contains(
+                "busiest origin busy.test 4 req · 1 throttled · p50 ≤25ms · p90 ≤25ms (+1 origins)"
+            ),
+            "{shown}"
+        );
     }
 }

@@ -175,6 +175,7 @@ fn snapshot() -> Snapshot {
             ..Default::default()
         },
         points: vec![(1, point("/", true))],
+        origins: Vec::new(),
     }
 }
 
@@ -368,6 +369,7 @@ fn view(page: u32, title: &str, path: &str) -> PageView {
         ],
         parents_total: 1,
         children_total: 5,
+        from_sitemap: None,
     }
 }
 
@@ -432,6 +434,26 @@ fn link_graph_with_parents_and_children() {
     let h = graph();
     assert_eq!(h.app.focus(), PaneId::Graph);
     insta::assert_snapshot!(h.screen(120, 40));
+}
+
+#[test]
+fn a_page_only_a_sitemap_led_to_says_so_in_the_graph() {
+    let mut h = searched();
+    h.key(KeyCode::Down);
+    let Some(Command::LoadPage { seq, .. }) = h.key(KeyCode::Enter) else {
+        panic!("expected a page load");
+    };
+    let mut v = view(17, "Quiet Harbor Stone — page 17", "/q/17/");
+    v.parents.clear();
+    v.parents_total = 0;
+    v.from_sitemap = Some(url("/sitemap.xml"));
+    h.send(Msg::PageLoaded { seq, result: Ok(v) });
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("Parents (0)") && screen.contains("from sitemap http://"),
+        "{screen}"
+    );
+    assert!(!screen.contains("  none"), "{screen}");
 }
 
 #[test]

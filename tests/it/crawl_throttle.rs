@@ -1,0 +1,161 @@
+//! A site that says "slow down" is obeyed: a 429 with `Retry-After` pauses
+//! its origin for the time asked (the server records when each request
+//! arrived), the URL is retried and stored once, not failed; a site that
+//! never stops throttling fails the URL with a reason that says so. The
+//! origin's figures (requests, ok, failed, throttled, response times) are
+//! kept in the store.
+
+use std::time::Duration;
+
+use crate::support::crawl::*;
+use crate::support::{home, page, peak_in_flight, Reply, Resp, TestServer};
+use crawlscope::store::prelude::*;
+
+fn too_many(retry_after: &str) -> Reply {
+    Reply::Respond(Resp::status(429).header("Retry-After", retry_after))
+}
+
+fn origin_of(s: &TestServer) -> String {
+    s.base().trim_end_matches('/').to_string()
+}
+
+#[test]
+fn a_429_with_retry_after_pauses_the_origin_and_the_url_is_retried() {
+    let s = TestServer::start();
+    home(&s, &["a", "b", "c"]);
+    s.route(
+        "/a",
+        Reply::Sequence(vec![too_many("2"), Reply::Respond(page("A", "a", &[]))]),
+    );
+    s.route("/b", Reply::Respond(page("B", "b", &[])));
+    s.route("/c", Reply::Respond(page("C", "c", &[])));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    // One request at a time, so the next one after the 429 can only start
+    // once the crawler has read it.
+    let sum = crawl_ok(&db, &[&s.base(), "--per-host", "1", "--no-sitemaps"]);
+    assert_eq!(sum["fetched"], 4, "{sum}");
+    assert_eq!(sum["failed"], 0, "{sum}");
+    assert_eq!(sum["throttled"], 1, "{sum}");
+    assert_eq!(s.hits("/a"), 2, "retried once");
+    assert_eq!(state(&db, &s.url("a")).as_deref(), Some("done"));
+    assert_eq!(stored_page(&db, &s.url("a")).unwrap().status, 200);
+
+    let reqs = s.requests();
+    let throttled = reqs.iter().find(|r| r.path == "/a").unwrap();
+    let answered = throttled.answered.expect("the 429 was answered");
+    let after: Vec<_> = reqs.iter().filter(|r| r.arrived > answered).collect();
+    assert!(!after.is_empty(), "nothing was requested after the 429");
+    for r in after {
+        assert!(
+            r.arrived - answered >= Duration::from_secs(2),
+            "{} arrived {:?} after the 429",
+            r.path,
+            r.arrived - answered
+        );
+    }
+
+    let st = store(&db);
+    let figures = st.read().unwrap().origin_figures().unwrap();
+    let (origin, f) = figures
+        .iter()
+        .find(|(o, _)| *o == origin_of(&s))
+        .expect("figures of the site");
+    // `/`, `/a` twice, `/b`, `/c` (robots.txt is not a page request).
+    assert_eq!(
+        (f.requests, f.ok, f.failed, f.throttled),
+        (5, 4, 0, 1),
+        "{origin}: {f:?}"
+    );
+    assert!(f.p50_ms().is_some() && f.p90_ms() >= f.p50_ms());
+}
+
+#[test]
+fn a_throttle_halves_the_requests_in_flight_to_the_origin() {
+    let s = TestServer::start();
+    let paths: Vec<String> = (0..16).map(|i| format!("/slow/{i}")).collect();
+    let links: Vec<&str> = paths.iter().map(String::as_str).collect();
+    home(&s, &links);
+    for p in &paths[1..] {
+        s.route(
+            p,
+            Reply::Delay(Duration::from_millis(400), page(p, "slow", &[])),
+        );
+    }
+    // Slow too, so the first four are all in flight when it answers, and
+    // quicker than the rest, so none of them ends near it: the requests
+    // after it are the ones the crawler sent once it knew.
+    let throttle = Resp::status(429).header("Retry-After", "0");
+    s.route(
+        "/slow/0",
+        Reply::Sequence(vec![
+            Reply::Delay(Duration::from_millis(100), throttle),
+            Reply::Respond(page("0", "slow", &[])),
+        ]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let sum = crawl_ok(&db, &[&s.base(), "--per-host", "4", "--no-sitemaps"]);
+    assert_eq!(sum["fetched"], 17, "{sum}");
+    let reqs = s.requests();
+    let answered = reqs
+        .iter()
+        .find(|r| r.path == "/slow/0")
+        .and_then(|r| r.answered)
+        .unwrap();
+    let before: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.arrived <= answered && r.path.starts_with("/slow/"))
+        .cloned()
+        .collect();
+    let after: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.arrived > answered)
+        .cloned()
+        .collect();
+    assert_eq!(peak_in_flight(&before), 4, "the cap was reached before");
+    // Fewer than 20 answers follow: the halved limit never grows back.
+    assert_eq!(peak_in_flight(&after), 2, "after the 429");
+}
+
+#[test]
+fn an_origin_that_never_stops_throttling_fails_the_url_saying_so() {
+    let s = TestServer::start();
+    home(&s, &["busy"]);
+    s.route("/busy", too_many("0"));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let sum = crawl_ok(&db, &[&s.base(), "--no-sitemaps"]);
+    assert_eq!(sum["failed"], 1, "{sum}");
+    assert_eq!(sum["throttled"], 6, "{sum}");
+    assert_eq!(s.hits("/busy"), 6, "the first try and five waits");
+    let p = crate::support::json_of(&db, &["page", &s.url("busy"), "--json"]);
+    assert_eq!(p["state"], "failed");
+    assert_eq!(
+        p["reason"],
+        "throttled: 429 Too Many Requests after 5 waits (Retry-After honoured)"
+    );
+}
+
+#[test]
+fn a_bare_503_is_an_error_and_a_503_with_retry_after_a_throttle() {
+    let s = TestServer::start();
+    home(&s, &["down", "busy"]);
+    s.route("/down", Reply::Respond(Resp::status(503)));
+    s.route(
+        "/busy",
+        Reply::Sequence(vec![
+            Reply::Respond(Resp::status(503).header("Retry-After", "0")),
+            Reply::Respond(page("Busy", "busy", &[])),
+        ]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let sum = crawl_ok(&db, &[&s.base(), "--no-sitemaps"]);
+    assert_eq!(sum["throttled"], 1, "{sum}");
+    assert_eq!(state(&db, &s.url("busy")).as_deref(), Some("done"));
+    // Retried twice as any 5xx is, then recorded as the error it is.
+    assert_eq!(s.hits("/down"), 3);
+    let p = crate::support::json_of(&db, &["page", &s.url("down"), "--json"]);
+    assert_eq!(p["reason"], "503 Service Unavailable");
+}
