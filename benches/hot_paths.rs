@@ -24,11 +24,13 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rustc_hash::FxHashMap;
 
 use crawlscope::demo::DemoSite;
-use crawlscope::html::{parse_html, Document};
+use crawlscope::html::{parse_html, Document, Link};
 use crawlscope::index::Analyzer;
 use crawlscope::search::{search, DEFAULT_LIMIT};
 use crawlscope::store::prelude::*;
-use crawlscope::store::{compress_body, PageRecord, PageWrite, Store, TermPositions, Writer};
+use crawlscope::store::{
+    compress_body, OutLink, PageRecord, PageWrite, Store, TermPositions, Writer,
+};
 use crawlscope::url::Url;
 
 #[path = "../bench/queries.rs"]
@@ -74,7 +76,7 @@ fn terms_of(text: &str) -> (TermPositions, u32) {
     (v, count)
 }
 
-fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec<Url>) {
+fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec<Link>) {
     let (terms, token_count) = terms_of(&doc.text);
     let (title_terms, _) = terms_of(doc.title.as_deref().unwrap_or(""));
     let write = PageWrite {
@@ -153,19 +155,23 @@ fn put(
     w: &mut Writer<'_>,
     url: &Url,
     write: &PageWrite,
-    links: &[Url],
+    links: &[Link],
 ) -> Result<(), crawlscope::store::StoreError> {
     let id = w.page_id_for(url)?;
     let mut children = Vec::with_capacity(links.len());
     for l in links {
-        children.push(w.page_id_for(l)?);
+        children.push(OutLink {
+            child: w.page_id_for(&l.url)?,
+            anchor: l.anchor.clone(),
+            nofollow: l.nofollow,
+        });
     }
     w.put_page(id, write, &children)
 }
 
 fn store_write(c: &mut Criterion) {
     let site = DemoSite::new(10_000);
-    let parsed: Vec<(PageWrite, Vec<Url>)> = pool(&site)
+    let parsed: Vec<(PageWrite, Vec<Link>)> = pool(&site)
         .into_iter()
         .map(|(url, body, ct)| page_write(parse_html(&body, Some(ct), &url), &body, ct))
         .collect();
