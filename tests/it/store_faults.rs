@@ -61,17 +61,24 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
 
 #[test]
 fn a_store_of_another_schema_version_is_refused_with_both_versions() {
+    // The previous release's version, and a future one.
+    for version in [crawlscope::store::SCHEMA_VERSION - 1, 99] {
+        refused(version);
+    }
+}
+
+fn refused(version: u32) {
     let db = tempfile::tempdir().unwrap();
     // Read commands never create a store: `point add` makes this one.
     let out = on_store(db.path(), &["point", "add", "http://127.0.0.1:9/"]);
     assert!(out.status.success());
     {
-        // Write what a future crawlscope would: schema version 99.
-        let env = unsafe { heed::EnvOpenOptions::new().max_dbs(32).open(db.path()) }.unwrap();
+        // Write what another crawlscope would: its schema version.
+        let env = unsafe { heed::EnvOpenOptions::new().max_dbs(64).open(db.path()) }.unwrap();
         let mut txn = env.write_txn().unwrap();
         let meta: heed::Database<heed::types::Bytes, heed::types::Bytes> =
             env.open_database(&txn, Some("meta")).unwrap().unwrap();
-        meta.put(&mut txn, b"schema_version", &99u32.to_be_bytes())
+        meta.put(&mut txn, b"schema_version", &version.to_be_bytes())
             .unwrap();
         txn.commit().unwrap();
         env.prepare_for_closing().wait();
@@ -81,7 +88,11 @@ fn a_store_of_another_schema_version_is_refused_with_both_versions() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.starts_with("error:"), "{err}");
     assert!(
-        err.contains("99") && err.contains(&crawlscope::store::SCHEMA_VERSION.to_string()),
+        err.contains(&format!("version {version}"))
+            && err.contains(&format!(
+                "reads version {}",
+                crawlscope::store::SCHEMA_VERSION
+            )),
         "{err}"
     );
 }
