@@ -136,16 +136,24 @@ fn parse_mime(content_type: &str) -> MimeRecord {
         .split_once('+')
         .map(|(_, s)| s.to_string())
         .filter(|s| !s.is_empty());
+    // Every parameter is kept (the base schema's `mime_parameter`), names
+    // in lower case; values keep their case (they may be tokens) but the
+    // charset's, which is case-insensitive. Bounded: a header is outside
+    // input.
     let params = parts
         .filter_map(|p| p.split_once('='))
         .map(|(k, v)| {
-            (
-                k.trim().to_ascii_lowercase(),
-                v.trim().trim_matches('"').to_ascii_lowercase(),
-            )
+            let k: String = k.trim().to_ascii_lowercase().chars().take(50).collect();
+            let v = v.trim().trim_matches('"');
+            let v = if k == "charset" {
+                v.to_ascii_lowercase()
+            } else {
+                v.to_string()
+            };
+            (k, v.chars().take(200).collect())
         })
-        .filter(|(k, _)| k == "charset")
-        .take(1)
+        .filter(|(k, _)| !k.is_empty())
+        .take(16)
         .collect();
     MimeRecord {
         essence,
@@ -594,11 +602,22 @@ mod tests {
 
     #[test]
     fn mime_is_split_and_canonical() {
-        let m = parse_mime("Application/XHTML+XML; Charset=\"UTF-8\"; q=1");
+        let m = parse_mime("Application/XHTML+XML; Charset=\"UTF-8\"; Profile=Strict; =x; bad");
         assert_eq!(m.essence, "application/xhtml+xml");
         assert_eq!(m.suffix.as_deref(), Some("xml"));
-        assert_eq!(m.params, vec![("charset".into(), "utf-8".into())]);
-        assert_eq!(mime_key(&m), "application/xhtml+xml; charset=utf-8");
+        assert_eq!(
+            m.params,
+            vec![
+                ("charset".into(), "utf-8".into()),
+                ("profile".into(), "Strict".into())
+            ]
+        );
+        assert_eq!(
+            mime_key(&m),
+            "application/xhtml+xml; charset=utf-8; profile=Strict"
+        );
+        let many = format!("text/plain{}", "; a=b".repeat(100));
+        assert_eq!(parse_mime(&many).params.len(), 16);
         assert_eq!(mime_key(&parse_mime("")), "(none)");
     }
 

@@ -218,3 +218,19 @@ fn a_page_that_cannot_be_reindexed_fails_alone_and_the_crawl_goes_on() {
     let found = json_of(db.path(), &["search", "okapi", "--json"]);
     assert_eq!(found[0]["url"], s.url("/b"), "{found}");
 }
+
+#[test]
+fn every_mime_parameter_is_kept_and_shown() {
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(Resp::bytes(
+            "Text/CSV; Charset=UTF-8; header=present",
+            b"a,b\n1,2\n".to_vec(),
+        )),
+    );
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    let p = json_of(db.path(), &["page", "--json", &s.base()]);
+    assert_eq!(p["mime"], "text/csv; charset=utf-8; header=present");
+}
