@@ -213,6 +213,11 @@ pub struct ScopeArgs {
     /// Read sitemaps again (undoes --no-sitemaps).
     #[arg(long)]
     pub sitemaps: bool,
+    /// Check each out-of-scope link once per run (HEAD, GET where HEAD is
+    /// refused) and keep the answer for `report external`; never crawl
+    /// it. `--check-external=false` turns it off again.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub check_external: Option<bool>,
 }
 
 impl ScopeArgs {
@@ -225,6 +230,7 @@ impl ScopeArgs {
             (self.user.is_some(), "--user"),
             (!self.headers.is_empty(), "--header"),
             (self.follow_nofollow.is_some(), "--follow-nofollow"),
+            (self.check_external.is_some(), "--check-external"),
             (self.no_sitemaps, "--no-sitemaps"),
             (self.sitemaps, "--sitemaps"),
         ]

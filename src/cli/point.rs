@@ -34,6 +34,9 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if let Some(follow) = s.follow_nofollow {
         rec.follow_nofollow = follow;
     }
+    if let Some(check) = s.check_external {
+        rec.check_external = check;
+    }
     if s.no_sitemaps || s.sitemaps {
         rec.no_sitemaps = s.no_sitemaps;
     }
@@ -60,6 +63,7 @@ struct PointJson {
     updated_at: String,
     updated_by: String,
     follow_nofollow: bool,
+    check_external: bool,
 }
 
 impl PointJson {
@@ -79,6 +83,7 @@ impl PointJson {
             updated_at: crate::time::rfc3339(p.updated_at),
             updated_by: p.updated_by,
             follow_nofollow: p.follow_nofollow,
+            check_external: p.check_external,
         }
     }
 }

@@ -17,6 +17,7 @@ use url::Url;
 
 use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
+use super::external;
 use super::fetch::{Credentials, Fetcher, Response, Validators};
 use super::origins::Origins;
 use super::parse;
@@ -282,6 +283,9 @@ impl Dispatcher {
                             self.next_claim = Instant::now();
                             continue;
                         }
+                        // Checks done, settle again: a point added meanwhile
+                        // may have work (the next round finds none to check).
+                        Settle::Done if self.check_external().await? => continue,
                         Settle::Done => break,
                         Settle::Wait => self.next_claim = Instant::now() + SETTLE_WAIT,
                     }
@@ -354,6 +358,43 @@ impl Dispatcher {
         if !deferred.is_empty() {
             // Over a point's page limit: back to the queue for a later run.
             let _ = self.ctx.writer.send(WriterMsg::Requeue(deferred));
+        }
+    }
+
+    /// The last phase of a run: out-of-scope links of the points that ask
+    /// for it are checked, within the same limits as fetches; pause and
+    /// stop work as they do while crawling.
+    /// Returns whether there was anything to check.
+    async fn check_external(&mut self) -> Result<bool, CrawlError> {
+        let targets = external::todo(&self.ctx.store.read()?, &self.points)?;
+        if targets.is_empty() {
+            return Ok(false);
+        }
+        let mut pending = targets.into_iter();
+        let mut running = JoinSet::new();
+        loop {
+            while !self.paused && !self.stopping && running.len() < self.ctx.cfg.concurrency {
+                let Some(t) = pending.next() else { break };
+                let ctx = self.ctx.clone();
+                running.spawn(async move {
+                    let check = external::check(&ctx.fetcher, &ctx.origins, &t).await;
+                    let _ = ctx.writer.send(WriterMsg::External {
+                        url: t.url,
+                        page: t.page,
+                        check,
+                    });
+                });
+            }
+            if running.is_empty() && (self.stopping || pending.len() == 0) {
+                return Ok(true);
+            }
+            tokio::select! {
+                Some(_) = running.join_next(), if !running.is_empty() => {}
+                cmd = self.commands.recv() => match cmd {
+                    Some(c) => self.command(c).await?,
+                    None => self.stopping = true,
+                },
+            }
         }
     }
 
@@ -469,6 +510,8 @@ fn summary(c: &Counters, elapsed: Duration) -> Summary {
         too_deep: c.too_deep.load(Ordering::Relaxed),
         nofollow: c.nofollow.load(Ordering::Relaxed),
         throttled: c.throttled.load(Ordering::Relaxed),
+        external_checked: c.external_checked.load(Ordering::Relaxed),
+        external_broken: c.external_broken.load(Ordering::Relaxed),
         elapsed_s,
         pages_per_s: if elapsed_s > 0.0 {
             fetched as f64 / elapsed_s

@@ -44,6 +44,14 @@ pub enum CrawlEvent {
         to: String,
         status: u16,
     },
+    /// An out-of-scope link target was checked (`--check-external`);
+    /// `reason` says why it is broken, None when it works.
+    ExternalChecked {
+        page: PageId,
+        url: String,
+        status: Option<u16>,
+        reason: Option<String>,
+    },
     /// No connection could be made to an origin several times in a row:
     /// its URLs now fail at once with `reason`, until the next run.
     OriginUnreachable {
@@ -133,6 +141,10 @@ pub struct Summary {
     pub nofollow: u64,
     /// 429/503 answers waited out (the URLs were retried, not failed).
     pub throttled: u64,
+    /// Out-of-scope links checked (`--check-external`), and how many of
+    /// them are broken.
+    pub external_checked: u64,
+    pub external_broken: u64,
     pub elapsed_s: f64,
     pub pages_per_s: f64,
 }

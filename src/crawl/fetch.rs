@@ -117,6 +117,19 @@ impl Fetcher {
         &self.client
     }
 
+    /// Only the status of `url`, for a link check: HEAD, then GET (its body
+    /// never read) where a server refuses HEAD (405, 501). Redirects are
+    /// not followed: a 3xx answer means the link works.
+    pub async fn probe(&self, url: &Url) -> Result<u16, FetchError> {
+        let head = self.client.head(url.clone()).send().await;
+        let status = head.map_err(|e| classify(&e))?.status().as_u16();
+        if !matches!(status, 405 | 501) {
+            return Ok(status);
+        }
+        let get = self.client.get(url.clone()).send().await;
+        Ok(get.map_err(|e| classify(&e))?.status().as_u16())
+    }
+
     pub async fn get(
         &self,
         url: &Url,

@@ -5,6 +5,7 @@
 mod config;
 mod engine;
 mod event;
+mod external;
 mod fetch;
 mod once;
 mod origins;

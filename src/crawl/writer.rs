@@ -20,9 +20,9 @@ use super::sitemaps::{Found, SITEMAP_DEPTH};
 use super::CrawlConfig;
 use crate::store::prelude::*;
 use crate::store::{
-    Claim, Exchange, FrontierEntry, InstanceId, InstanceRecord, OriginFigures, OutLink, PageId,
-    PageRecord, PointId, PointRecord, RobotsRecord, SkipReason, Store, StoreError, UrlState,
-    Writer,
+    Claim, Exchange, ExternalCheck, FrontierEntry, InstanceId, InstanceRecord, OriginFigures,
+    OutLink, PageId, PageRecord, PointId, PointRecord, RobotsRecord, SkipReason, Store, StoreError,
+    UrlState, Writer,
 };
 use crate::time::unix_now_ms;
 use crate::url::{Scope, Verdict};
@@ -88,6 +88,12 @@ pub enum WriterMsg {
         found: Arc<Found>,
     },
     Requeue(Vec<Claim>),
+    /// The answer to an external link check.
+    External {
+        url: String,
+        page: PageId,
+        check: ExternalCheck,
+    },
     Claim {
         n: usize,
         points: Vec<PointId>,
@@ -126,6 +132,8 @@ pub struct Counters {
     pub excluded: AtomicU64,
     pub too_deep: AtomicU64,
     pub nofollow: AtomicU64,
+    pub external_checked: AtomicU64,
+    pub external_broken: AtomicU64,
     pub throttled: AtomicU64,
 }
 
@@ -147,6 +155,12 @@ impl Counters {
             CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => &self.failed,
             CrawlEvent::NotModified { .. } => &self.not_modified,
             CrawlEvent::Unchanged { .. } => &self.unchanged,
+            CrawlEvent::ExternalChecked { reason, .. } => {
+                if reason.is_some() {
+                    self.external_broken.fetch_add(1, Ordering::Relaxed);
+                }
+                &self.external_checked
+            }
             CrawlEvent::OriginThrottled { .. } => &self.throttled,
             CrawlEvent::Skipped { reason, .. } => match reason {
                 SkipReason::Robots => &self.skipped_robots,
@@ -622,6 +636,15 @@ impl WriterThread {
                     queued += self.consider_link(w, id, url, SITEMAP_DEPTH, *point, changed)?;
                 }
                 return Ok((Done::Nothing, queued));
+            }
+            WriterMsg::External { url, page, check } => {
+                w.put_external_check(*page, check)?;
+                Ok(Done::Event(CrawlEvent::ExternalChecked {
+                    page: *page,
+                    url: url.clone(),
+                    status: check.status,
+                    reason: check.reason.clone(),
+                }))
             }
             WriterMsg::Requeue(claims) => {
                 for cl in claims {

@@ -97,13 +97,15 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             }
         }
     }
-    for item in d.sitemap_pages.iter(t)? {
-        let (k, _) = item?;
-        if d.urls.get(t, k)?.is_none() {
-            p.add(format!(
-                "page {}: listed by a sitemap but has no URL",
-                read_u32(k)?
-            ));
+    for (db, what) in [
+        (&d.sitemap_pages, "listed by a sitemap"),
+        (&d.external_checks, "checked as an external link"),
+    ] {
+        for item in db.iter(t)? {
+            let (k, _) = item?;
+            if d.urls.get(t, k)?.is_none() {
+                p.add(format!("page {}: {what} but has no URL", read_u32(k)?));
+            }
         }
     }
     Ok(())

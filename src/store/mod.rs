@@ -9,6 +9,7 @@
 
 mod check;
 mod codec;
+mod external;
 mod frontier;
 mod links;
 mod origin_figures;
@@ -29,6 +30,7 @@ use std::sync::{Mutex, RwLock, RwLockReadGuard};
 use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 
 pub use check::CheckRead;
+pub use external::{ExternalCheck, ExternalRead};
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
@@ -47,8 +49,8 @@ pub use words::{Posting, WordRead};
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
     pub use super::{
-        CheckRead, FrontierRead, LinkRead, OriginFiguresRead, PageRead, PointRead, SitemapRead,
-        WordRead,
+        CheckRead, ExternalRead, FrontierRead, LinkRead, OriginFiguresRead, PageRead, PointRead,
+        SitemapRead, WordRead,
     };
 }
 

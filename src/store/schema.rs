@@ -47,9 +47,10 @@ pub struct Dbs {
     pub norms: Db,
     pub origin_figures: Db,
     pub sitemap_pages: Db,
+    pub external_checks: Db,
 }
 
-pub const DB_COUNT: u32 = 26;
+pub const DB_COUNT: u32 = 27;
 
 /// Pages per `norms` record: 1000 f32s fill one 4 KiB overflow page.
 pub const NORMS_PER_CHUNK: u32 = 1000;
@@ -84,6 +85,7 @@ impl Dbs {
             ("norms", self.norms),
             ("origin_figures", self.origin_figures),
             ("sitemap_pages", self.sitemap_pages),
+            ("external_checks", self.external_checks),
         ]
     }
 }
@@ -118,6 +120,7 @@ impl Dbs {
             norms: db("norms")?,
             origin_figures: db("origin_figures")?,
             sitemap_pages: db("sitemap_pages")?,
+            external_checks: db("external_checks")?,
         })
     }
 }
@@ -363,6 +366,9 @@ pub struct PointRecord {
     pub updated_by: String,
     /// Follow `rel=nofollow` links and links of nofollow pages too.
     pub follow_nofollow: bool,
+    /// Check each out-of-scope link once per run (HEAD, GET where HEAD is
+    /// refused); never crawl it.
+    pub check_external: bool,
     /// `--no-sitemaps`: only links lead to pages, no sitemap is read.
     pub no_sitemaps: bool,
 }

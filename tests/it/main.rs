@@ -11,6 +11,7 @@ mod cli_errors;
 mod cli_lookups;
 mod crawl_auth;
 mod crawl_counts;
+mod crawl_external;
 mod crawl_failures;
 mod crawl_page_record;
 mod crawl_politeness;

@@ -1,0 +1,62 @@
+//! Out-of-scope link targets checked with `--check-external`: page id →
+//! what one HEAD (or GET) answered, in which run. Never crawled: the check
+//! only says whether the link works.
+
+use serde::{Deserialize, Serialize};
+
+use super::codec::{self, read_u32, u32_key};
+use super::schema::{PageId, PointId};
+use super::sealed::View;
+use super::{Result, Writer};
+
+/// The answer to one external link check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExternalCheck {
+    /// The run that checked it (a link is checked once per run).
+    pub point: PointId,
+    pub gen: u32,
+    /// The status answered (None: no answer).
+    pub status: Option<u16>,
+    /// Why it is broken: no answer (`connection refused`, `dns: ...`) or a
+    /// 4xx/5xx status line. None when it works.
+    pub reason: Option<String>,
+    pub checked_at: i64,
+}
+
+impl ExternalCheck {
+    pub fn broken(&self) -> bool {
+        self.reason.is_some()
+    }
+}
+
+/// External check look-ups.
+pub trait ExternalRead: View {
+    fn external_check(&self, page: PageId) -> Result<Option<ExternalCheck>> {
+        self.dbs()
+            .external_checks
+            .get(self.txn(), &u32_key(page))?
+            .map(codec::decode)
+            .transpose()
+    }
+
+    /// Every checked link target, by page id.
+    fn external_checks(&self) -> Result<Vec<(PageId, ExternalCheck)>> {
+        let mut out = Vec::new();
+        for item in self.dbs().external_checks.iter(self.txn())? {
+            let (k, v) = item?;
+            out.push((read_u32(k)?, codec::decode(v)?));
+        }
+        Ok(out)
+    }
+}
+
+impl<T: View + ?Sized> ExternalRead for T {}
+
+impl Writer<'_> {
+    pub fn put_external_check(&mut self, page: PageId, check: &ExternalCheck) -> Result<()> {
+        self.dbs
+            .external_checks
+            .put(&mut self.txn, &u32_key(page), &codec::encode(check)?)?;
+        Ok(())
+    }
+}
