@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The crawl benchmark on a site crawlscope did not make, served by a process
+# that is not crawlscope: bench/sitegen.rs writes N static pages (Zipf
+# vocabulary of 64,000 words, ~20 links a page in every relative form),
+# nginx serves them on a free loopback port, and `crawlscope crawl` crawls
+# them into a fresh store. Prints wall, CPU, peak RSS, pages/s, and the
+# store's size against the raw HTML.
+#
+#   bench/nginx.sh               # 10,000 pages
+#   bench/nginx.sh 100000        # any size
+#
+# Environment: CRAWL_ARGS="--concurrency 64 --per-host 64" extra crawl
+# flags; KEEP=1 keeps the work directory. Installs nginx (Debian) if missing.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PAGES=${1:-10000}
+TARGET=${CARGO_TARGET_DIR:-target}
+BIN=$TARGET/release/crawlscope
+
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    echo "installing nginx..." >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq nginx-light >/dev/null 2>&1 || apt-get install -y -qq nginx >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x /usr/bin/time ] || { echo "error: GNU time (/usr/bin/time) is needed: apt-get install time" >&2; exit 1; }
+
+echo "building (release)..." >&2
+cargo build --release --quiet --bin crawlscope --example sitegen
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/crawlscope-nginx.XXXXXX")
+# nginx workers run as an unprivileged user: let them read the site.
+chmod 755 "$WORK"
+cleanup() {
+    [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+    [ "${KEEP:-0}" = 1 ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+BASE="http://127.0.0.1:$PORT/"
+"$TARGET/release/examples/sitegen" "$WORK/site" "$PAGES" "$BASE" >&2
+RAW=$(find "$WORK/site" -name '*.html' -printf '%s\n' | awk '{s+=$1} END {print s}')
+
+mkdir -p "$WORK/logs"
+cat >"$WORK/nginx.conf" <<EOF
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    default_type text/html;
+    types { text/html html; }
+    sendfile on;
+    keepalive_requests 100000;
+    server {
+        listen 127.0.0.1:$PORT;
+        root $WORK/site;
+        index index.html;
+    }
+}
+EOF
+"$NGINX" -c "$WORK/nginx.conf" -p "$WORK"
+for _ in $(seq 50); do curl -sf -o /dev/null "$BASE" 2>/dev/null && break; sleep 0.1; done
+
+# shellcheck disable=SC2086
+/usr/bin/time -v -o "$WORK/time.txt" "$BIN" --db "$WORK/store" crawl "$BASE" --json ${CRAWL_ARGS:-} \
+    >"$WORK/summary.json" 2>"$WORK/crawl.err"
+STORE=$(du -sb "$WORK/store" | cut -f1)
+python3 - "$WORK" "$RAW" "$STORE" "$PAGES" <<'EOF'
+import json, re, sys
+work, raw, store, pages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+s = json.load(open(f"{work}/summary.json"))
+t = open(f"{work}/time.txt").read()
+def field(name):
+    return re.search(re.escape(name) + r":\s*([\d.:]+)", t).group(1)
+wall = field("Elapsed (wall clock) time (h:mm:ss or m:ss)")
+parts = [float(p) for p in wall.split(":")]
+wall_s = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
+cpu = float(field("User time (seconds)")) + float(field("System time (seconds)"))
+rss = int(field("Maximum resident set size (kbytes)")) / 1024
+docs = s["fetched"]
+print(f"| {pages:,} | {docs:,} | {wall_s:.1f} | {docs / wall_s:,.0f} | {cpu * 1000 / max(docs, 1):.2f} "
+      f"| {rss:,.0f} | {raw / 1e6:.1f} | {store / 1e6:.1f} | {store / raw:.2f} |")
+EOF
