@@ -135,9 +135,18 @@ fn page_html(page: usize, pages: usize, base: &str, words: &[String], cdf: &[f64
             }
             html.push_str(word(&mut s));
         }
-        for &t in targets.iter().skip(p * LINKS_PER_PAGE / 8).take(LINKS_PER_PAGE / 8 + 1) {
+        for &t in targets
+            .iter()
+            .skip(p * LINKS_PER_PAGE / 8)
+            .take(LINKS_PER_PAGE / 8 + 1)
+        {
             let h = href(page, t, base, &mut s);
-            let _ = write!(html, " <a href=\"{h}\">{} {}</a>", word(&mut s), word(&mut s));
+            let _ = write!(
+                html,
+                " <a href=\"{h}\">{} {}</a>",
+                word(&mut s),
+                word(&mut s)
+            );
         }
         html.push_str(".</p>\n");
     }

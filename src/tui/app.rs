@@ -364,6 +364,7 @@ impl App {
                 self.panes.points.open_add();
             }
             Global::Crawl => return self.act(Action::Crawl(Vec::new())),
+            Global::Breakdown => self.panes.status.toggle_breakdown(),
             Global::Pause => match self.panes.status.run_state() {
                 RunState::Running => return Some(Command::Engine(CrawlCommand::Pause)),
                 RunState::Paused => return Some(Command::Engine(CrawlCommand::Resume)),

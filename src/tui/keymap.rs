@@ -19,6 +19,7 @@ pub(crate) enum Global {
     Crawl,
     Pause,
     Stop,
+    Breakdown,
 }
 
 /// The global meaning of a key, if it has one.
@@ -39,6 +40,7 @@ pub(crate) fn global(key: &KeyEvent) -> Option<Global> {
         KeyCode::Char('c') => Global::Crawl,
         KeyCode::Char('p') => Global::Pause,
         KeyCode::Char('s') => Global::Stop,
+        KeyCode::Char('b') => Global::Breakdown,
         _ => return None,
     })
 }
@@ -58,6 +60,7 @@ pub(crate) const GLOBAL: &[(&str, &str)] = &[
     ("c", "crawl the active points"),
     ("p", "pause / resume the crawl"),
     ("s", "stop the crawl"),
+    ("b", "run by status class"),
     ("?", "this help"),
     ("q / Ctrl-C", "quit (asks if crawling)"),
     ("Esc", "leave a text box / close"),

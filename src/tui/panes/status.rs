@@ -63,6 +63,32 @@ pub(crate) struct StatusPane {
     paused_origins: BTreeMap<String, Instant>,
     /// The store's per-origin figures, read off the render path.
     origins: Vec<(String, OriginFigures)>,
+    /// This run's answers by status class.
+    classes: Classes,
+    /// The second row shows `classes` instead (`b` toggles).
+    breakdown: bool,
+}
+
+/// Answers by status class; `no_answer` are failures without a response
+/// (refused, timeout, redirect loops...).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Classes {
+    ok: u64,
+    redirect: u64,
+    client: u64,
+    server: u64,
+    no_answer: u64,
+}
+
+impl Classes {
+    fn count(&mut self, status: u16) {
+        *match status {
+            200..=299 => &mut self.ok,
+            300..=399 => &mut self.redirect,
+            400..=499 => &mut self.client,
+            _ => &mut self.server,
+        } += 1;
+    }
 }
 
 impl Default for StatusPane {
@@ -76,6 +102,8 @@ impl Default for StatusPane {
             summary: None,
             paused_origins: BTreeMap::new(),
             origins: Vec::new(),
+            classes: Classes::default(),
+            breakdown: false,
         }
     }
 }
@@ -95,12 +123,20 @@ impl StatusPane {
         let queued = self.stats.queued;
         let totals = self.totals;
         let origins = std::mem::take(&mut self.origins);
+        let breakdown = self.breakdown;
         *self = StatusPane::default();
         self.origins = origins;
+        self.breakdown = breakdown;
         self.stats.store_bytes = store_bytes;
         self.stats.queued = queued;
         self.totals = totals;
         self.run = RunState::Running;
+    }
+
+    /// Shows this run's answers by status class in place of the second row,
+    /// or the usual row again.
+    pub(crate) fn toggle_breakdown(&mut self) {
+        self.breakdown = !self.breakdown;
     }
 
     /// The store's own numbers, read off the render path.
@@ -118,10 +154,27 @@ impl StatusPane {
         match ev {
             // Counted as the engine counts (a 4xx or 5xx is an error), so the
             // numbers between two stats ticks agree with the log.
-            CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => self.stats.fetched += 1,
-            CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => self.stats.failed += 1,
-            CrawlEvent::NotModified { .. } => self.stats.not_modified += 1,
-            CrawlEvent::Unchanged { .. } => self.stats.unchanged += 1,
+            CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => {
+                self.classes.count(f.status);
+                self.stats.fetched += 1
+            }
+            CrawlEvent::Fetched(f) => {
+                self.classes.count(f.status);
+                self.stats.failed += 1
+            }
+            CrawlEvent::Failed { .. } => {
+                self.classes.no_answer += 1;
+                self.stats.failed += 1
+            }
+            CrawlEvent::NotModified { .. } => {
+                self.classes.count(304);
+                self.stats.not_modified += 1
+            }
+            CrawlEvent::Unchanged { .. } => {
+                self.classes.count(200);
+                self.stats.unchanged += 1
+            }
+            CrawlEvent::Redirected { status, .. } => self.classes.count(*status),
             CrawlEvent::OriginThrottled { origin, wait, .. } => {
                 self.stats.throttled += 1;
                 self.paused_origins
@@ -289,6 +342,41 @@ impl Pane for StatusPane {
     }
 }
 
+impl StatusPane {
+    /// This run's answers by status class (`b`).
+    fn class_row(&self) -> Vec<Span<'_>> {
+        let c = &self.classes;
+        let mut row = vec![Span::styled("this run by class: ", theme::label())];
+        for (class, n) in [
+            ("2xx ", c.ok),
+            ("3xx ", c.redirect),
+            ("4xx ", c.client),
+            ("5xx ", c.server),
+            ("no answer ", c.no_answer),
+        ] {
+            row.extend(field(class, format::count(n)));
+        }
+        row.push(Span::styled("(b: back)", theme::label()));
+        row
+    }
+
+    /// The queue, what is in flight and the store's totals.
+    fn store_row(&self) -> Vec<Span<'_>> {
+        let (s, t) = (&self.stats, &self.totals);
+        let mut row = Vec::new();
+        row.extend(field("queue ", format::count(s.queued)));
+        row.extend(field("in flight ", format::count(s.in_flight)));
+        row.extend(field("store: done ", format::count(t.done)));
+        row.extend(field("failed ", format::count(t.failed)));
+        row.extend(field("skipped ", format::count(t.skipped)));
+        row.extend(field("", format::bytes(s.store_bytes)));
+        if let Some(busiest) = busiest(&self.origins) {
+            row.extend(field("busiest origin ", busiest));
+        }
+        row
+    }
+}
+
 impl Widget for &StatusPane {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let [first_row, second_row] =
@@ -320,17 +408,11 @@ impl Widget for &StatusPane {
         if s.throttled > 0 {
             first.extend(field("throttled ", self.throttled(s.throttled)));
         }
-        let t = &self.totals;
-        let mut second = Vec::new();
-        second.extend(field("queue ", format::count(s.queued)));
-        second.extend(field("in flight ", format::count(s.in_flight)));
-        second.extend(field("store: done ", format::count(t.done)));
-        second.extend(field("failed ", format::count(t.failed)));
-        second.extend(field("skipped ", format::count(t.skipped)));
-        second.extend(field("", format::bytes(s.store_bytes)));
-        if let Some(busiest) = busiest(&self.origins) {
-            second.extend(field("busiest origin ", busiest));
-        }
+        let second = if self.breakdown {
+            self.class_row()
+        } else {
+            self.store_row()
+        };
         Line::from(first).render(first_row, buf);
         Line::from(second).render(second_row, buf);
         // Tenths, so that slow crawls still draw a shape.

@@ -1096,3 +1096,38 @@ fn the_graph_says_why_and_leads_on_from_a_redirect() {
     let v = crate::tui::jobs::page_view(&store, dead).unwrap();
     assert_eq!(v.state.as_deref(), Some("failed: connection refused"));
 }
+
+#[test]
+fn b_shows_this_runs_answers_by_status_class() {
+    let mut h = Harness::new();
+    h.send(Msg::CrawlStarted);
+    h.send(Msg::Engine(vec![
+        fetched(1, "/a", 200, "A", 1),
+        fetched(2, "/b", 404, "B", 1),
+        fetched(3, "/c", 503, "C", 1),
+        CrawlEvent::Redirected {
+            page: 4,
+            url: url("/d"),
+            to: url("/a"),
+            status: 301,
+        },
+        CrawlEvent::NotModified {
+            page: 5,
+            url: url("/e"),
+        },
+        CrawlEvent::Failed {
+            page: 6,
+            url: url("/f"),
+            reason: "connection refused".into(),
+        },
+    ]));
+    assert!(!h.screen(160, 40).contains("by class"));
+    h.key(KeyCode::Char('b'));
+    let screen = h.screen(160, 40);
+    assert!(
+        screen.contains("this run by class: 2xx 1  3xx 2  4xx 1  5xx 1  no answer 1"),
+        "{screen}"
+    );
+    h.key(KeyCode::Char('b'));
+    assert!(h.screen(160, 40).contains("store: done"));
+}
