@@ -120,6 +120,14 @@ pub enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// A consistent copy of the store, safe while crawls run.
+    Copy {
+        /// A new directory for the copy (it must not exist).
+        dest: PathBuf,
+        /// Leave out free pages: smaller, slower to take.
+        #[arg(long)]
+        compact: bool,
+    },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {
         #[arg(long)]

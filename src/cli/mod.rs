@@ -15,6 +15,7 @@ macro_rules! outln {
 
 pub mod args;
 mod body;
+mod copy;
 mod crawl;
 mod export;
 mod page;
@@ -180,6 +181,7 @@ pub fn run(cli: Cli) -> CliResult {
             limit,
             json,
         }) => word::list(&open_existing(db)?, prefix.as_deref(), limit, json),
+        Some(Command::Copy { dest, compact }) => copy::run(&open_existing(db)?, &dest, compact),
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),

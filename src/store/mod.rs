@@ -9,6 +9,7 @@
 
 mod check;
 mod codec;
+mod copy;
 mod external;
 mod frontier;
 mod links;
@@ -85,6 +86,10 @@ pub enum StoreError {
     MapFull,
     #[error("no such {0}")]
     NotFound(String),
+    #[error("{} already exists: copy needs a new path", .0.display())]
+    Exists(PathBuf),
+    #[error("cannot copy the store to {}: {reason}", path.display())]
+    Copy { path: PathBuf, reason: String },
 }
 
 impl StoreError {

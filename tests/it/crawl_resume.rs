@@ -4,36 +4,13 @@
 //! frontier, both get work, and no page is fetched twice.
 
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Child;
 
 use crate::support::crawl::*;
 use crawlscope::demo::DemoSite;
 use crawlscope::store::prelude::*;
 
 const PAGES: u32 = 1500;
-
-fn crawl_child(db: &Path, args: &[&str]) -> Child {
-    crawl_command(db, args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start a crawler")
-}
-
-/// Polls the store (the child writes it) until `n` pages are done, within a
-/// minute.
-fn wait_for_done(db: &Path, child: &mut Child, n: u64) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while done_count(db) < n {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the crawler ended before {n} pages were done"
-        );
-        assert!(Instant::now() < deadline, "the crawl made no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// Asserts that a signal sent now hits a crawl under way: the store shows
 /// work left and the child is still running.

@@ -28,5 +28,6 @@ mod fuzz_regressions;
 mod hostile_input;
 mod search_ranking;
 mod soak;
+mod store_copy;
 mod store_faults;
 mod tui_e2e;

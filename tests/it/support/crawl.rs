@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use crawlscope::demo::DemoSite;
 use crawlscope::store::prelude::*;
@@ -43,6 +44,29 @@ pub fn crawl_command(db: &Path, args: &[&str]) -> Command {
     let mut c = super::crawlscope();
     c.arg("--db").arg(db).args(["crawl", "--json"]).args(args);
     c
+}
+
+/// `crawl --json ARGS...` started in the background, output piped.
+pub fn crawl_child(db: &Path, args: &[&str]) -> Child {
+    crawl_command(db, args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start a crawler")
+}
+
+/// Polls the store (the child writes it) until `n` pages are done, within a
+/// minute.
+pub fn wait_for_done(db: &Path, child: &mut Child, n: u64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while done_count(db) < n {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the crawler ended before {n} pages were done"
+        );
+        assert!(Instant::now() < deadline, "the crawl made no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Pages done in the store, which a crawler in another process may be writing.
