@@ -96,6 +96,7 @@ fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec
         terms,
         forms: Vec::new(),
         title_terms,
+        head: None,
     };
     (write, doc.links)
 }

@@ -113,7 +113,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Dump every page.
+    /// Dump every page (csv: every URL seen).
     Export {
         #[arg(long, value_enum, default_value_t = ExportFormat::SpiderResult)]
         format: ExportFormat,
@@ -139,6 +139,10 @@ pub enum Command {
 pub enum ExportFormat {
     SpiderResult,
     Jsonl,
+    /// One row per URL seen.
+    Csv,
+    /// WARC/1.1; gzip per record when --out ends in .gz.
+    Warc,
 }
 
 #[derive(Debug, Subcommand)]

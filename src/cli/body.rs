@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::outfile::PartFile;
 use super::{CliError, CliResult};
 use crate::store::prelude::*;
 use crate::store::Store;
@@ -25,17 +26,12 @@ pub fn run(store: &Store, url: &Url, out: Option<PathBuf>) -> CliResult {
             stdout.flush()?;
         }
         Some(path) => {
-            let write_err = |source| CliError::Write {
+            let mut file = PartFile::create(&path)?;
+            file.write_all(&bytes).map_err(|source| CliError::Write {
                 path: path.clone(),
                 source,
-            };
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            let part = path.with_file_name(format!(".{}.part", name.unwrap_or_default()));
-            std::fs::write(&part, &bytes).map_err(write_err)?;
-            if let Err(e) = std::fs::rename(&part, &path) {
-                let _ = std::fs::remove_file(&part);
-                return Err(write_err(e));
-            }
+            })?;
+            file.commit()?;
         }
     }
     Ok(())

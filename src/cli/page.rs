@@ -11,10 +11,10 @@ pub(super) use crate::time::rfc3339;
 use crate::url::Url;
 
 /// Keywords shown for one page.
-pub(super) const PAGE_KEYWORDS: usize = 10;
+pub(crate) const PAGE_KEYWORDS: usize = 10;
 
 #[derive(Serialize)]
-pub(super) struct KeywordJson {
+pub(crate) struct KeywordJson {
     /// As most pages write it (lowercased).
     pub word: String,
     pub stem: String,
@@ -41,7 +41,7 @@ struct LinkJson {
 /// The `page --json` object (also one line of `export --format jsonl`).
 /// Fields a seen-but-unfetched URL lacks are null.
 #[derive(Serialize)]
-pub(super) struct PageJson {
+pub(crate) struct PageJson {
     id: PageId,
     url: String,
     /// `UrlState::label()`; "seen" for a URL that was linked but never
@@ -82,7 +82,7 @@ pub(super) struct PageJson {
     links: Vec<LinkJson>,
 }
 
-pub(super) fn mime_string(m: &MimeRecord) -> String {
+pub(crate) fn mime_string(m: &MimeRecord) -> String {
     let mut s = m.essence.clone();
     for (k, v) in &m.params {
         s.push_str(&format!("; {k}={v}"));
@@ -91,7 +91,7 @@ pub(super) fn mime_string(m: &MimeRecord) -> String {
 }
 
 /// URLs of page ids, skipping any id without a URL record.
-pub(super) fn urls(r: &Reader<'_>, ids: &[PageId]) -> Result<Vec<String>, CliError> {
+pub(crate) fn urls(r: &Reader<'_>, ids: &[PageId]) -> Result<Vec<String>, CliError> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
         out.extend(r.url_of(id)?);
@@ -99,7 +99,7 @@ pub(super) fn urls(r: &Reader<'_>, ids: &[PageId]) -> Result<Vec<String>, CliErr
     Ok(out)
 }
 
-pub(super) fn keywords_json(
+pub(crate) fn keywords_json(
     r: &Reader<'_>,
     id: PageId,
     n: usize,
@@ -116,7 +116,7 @@ pub(super) fn keywords_json(
 
 /// Everything about page `id` (whose URL is `url`), with its top
 /// `keywords` keywords.
-pub(super) fn page_json(
+pub(crate) fn page_json(
     r: &Reader<'_>,
     id: PageId,
     url: String,
@@ -157,12 +157,7 @@ pub(super) fn page_json(
         (Vec::new(), Vec::new(), Vec::new())
     };
     let children = links.iter().map(|l| l.url.clone()).collect();
-    let reason = state.as_ref().and_then(UrlState::reason).or_else(|| {
-        record
-            .as_ref()
-            .filter(|p| p.status >= 400)
-            .map(|p| crate::crawl::status_text(p.status))
-    });
+    let reason = reason(state.as_ref(), record.as_ref());
     Ok(PageJson {
         id,
         url,
@@ -200,11 +195,20 @@ pub(super) fn page_json(
     })
 }
 
+/// Why a URL failed or was skipped, or the status line of a 4xx/5xx page.
+pub(crate) fn reason(state: Option<&UrlState>, record: Option<&PageRecord>) -> Option<String> {
+    state.and_then(UrlState::reason).or_else(|| {
+        record
+            .filter(|p| p.status >= 400)
+            .map(|p| crate::crawl::status_text(p.status))
+    })
+}
+
 fn or_dash<T: ToString>(v: &Option<T>) -> String {
     v.as_ref().map_or_else(|| "-".to_string(), T::to_string)
 }
 
-pub(super) fn keyword_line(keywords: &[KeywordJson]) -> String {
+pub(crate) fn keyword_line(keywords: &[KeywordJson]) -> String {
     keywords
         .iter()
         .map(|k| format!("{} {}", k.word, k.freq))

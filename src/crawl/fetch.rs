@@ -9,6 +9,7 @@ use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
 use url::Url;
 
 use super::config::CrawlConfig;
+use super::head;
 
 /// Credentials and headers a crawl point sends to its own origin only.
 #[derive(Debug, Clone, Default)]
@@ -45,6 +46,10 @@ pub struct Response {
     /// `MAX_HEADERS` of `MAX_HEADER_CHARS` each: directives, canonical
     /// links and archives read them.
     pub headers: Vec<(String, String)>,
+    /// The protocol version of the answer: `HTTP/1.1`, `HTTP/2.0`.
+    pub version: String,
+    /// The request headers as sent (see `head::sent`), for the archive.
+    pub request_headers: Vec<(String, String)>,
 }
 
 pub const MAX_HEADERS: usize = 100;
@@ -95,6 +100,7 @@ impl FetchError {
 pub struct Fetcher {
     client: reqwest::Client,
     max_body: usize,
+    user_agent: String,
 }
 
 impl Fetcher {
@@ -110,6 +116,7 @@ impl Fetcher {
         Ok(Fetcher {
             client,
             max_body: cfg.max_body_bytes,
+            user_agent: cfg.user_agent.clone(),
         })
     }
 
@@ -150,7 +157,13 @@ impl Fetcher {
                 req = req.basic_auth(user, c.password.as_ref());
             }
         }
-        let mut resp = req.send().await.map_err(|e| classify(&e))?;
+        let request = req.build().map_err(|e| classify(&e))?;
+        let sent = head::sent(&request, &self.user_agent);
+        let mut resp = self
+            .client
+            .execute(request)
+            .await
+            .map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
         let h = resp.headers();
         let text = |name: header::HeaderName| -> Option<String> {
@@ -182,6 +195,8 @@ impl Fetcher {
             truncated: false,
             elapsed: Duration::ZERO,
             headers,
+            version: format!("{:?}", resp.version()),
+            request_headers: sent,
         };
         if (300..400).contains(&status) || status == 304 {
             out.elapsed = started.elapsed();

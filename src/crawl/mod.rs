@@ -7,6 +7,7 @@ mod engine;
 mod event;
 mod external;
 mod fetch;
+mod head;
 mod once;
 mod origins;
 mod parse;

@@ -11,7 +11,9 @@ use url::Url;
 use super::fetch::Response;
 use crate::html::{self, Document, Link, MetaTag};
 use crate::index::Analyzer;
-use crate::store::{compress_body, DirectiveSource, PageRecord, PageWrite, TermPositions};
+use crate::store::{
+    compress_body, DirectiveSource, HttpHead, PageRecord, PageWrite, TermPositions,
+};
 
 /// A parsed page, ready for the writer.
 pub struct ParsedPage {
@@ -139,6 +141,11 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64, agent: &st
             forms,
             terms,
             title_terms: into_sorted(title_terms),
+            head: Some(HttpHead {
+                request: resp.request_headers.clone(),
+                version: resp.version.clone(),
+                response: resp.headers.clone(),
+            }),
         },
         links: doc.links,
     }
@@ -284,6 +291,8 @@ mod tests {
             truncated: false,
             elapsed: std::time::Duration::ZERO,
             headers: vec![("link".into(), link.into())],
+            version: "HTTP/1.1".into(),
+            request_headers: Vec::new(),
         };
         let got = |link: &str| link_header_canonical(&resp(link), &url);
         assert_eq!(

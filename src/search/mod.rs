@@ -207,6 +207,7 @@ mod tests {
             terms,
             forms: Vec::new(),
             title_terms,
+            head: None,
         };
         w.put_page(id, &write, &[])?;
         Ok(id)

@@ -61,8 +61,8 @@ struct InUse {
 }
 
 /// Every page record has its forward record (both are written and removed
-/// together); bodies, meta tags, robots records, origin figures and
-/// sitemap sources belong to something.
+/// together); bodies, meta tags, HTTP heads, robots records, origin
+/// figures and sitemap sources belong to something.
 fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
@@ -75,7 +75,11 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             ));
         }
     }
-    for (db, what) in [(&d.bodies, "body"), (&d.meta_tags, "meta tags")] {
+    for (db, what) in [
+        (&d.bodies, "body"),
+        (&d.meta_tags, "meta tags"),
+        (&d.headers, "HTTP head"),
+    ] {
         for item in db.iter(t)? {
             let (k, _) = item?;
             if d.pages.get(t, k)?.is_none() {

@@ -40,9 +40,9 @@ pub use pages::{
 };
 pub use points::PointRead;
 pub use schema::{
-    DirectiveSource, FrontierEntry, InstanceId, InstanceRecord, MimeId, MimeRecord, OriginId,
-    OutLink, PageId, PageRecord, PointId, PointRecord, RobotsRecord, SkipReason, UrlState, WordId,
-    SCHEMA_VERSION,
+    DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
+    OriginId, OutLink, PageId, PageRecord, PointId, PointRecord, RobotsRecord, SkipReason,
+    UrlState, WordId, SCHEMA_VERSION,
 };
 pub use sitemap_pages::SitemapRead;
 pub use words::{Posting, WordRead};

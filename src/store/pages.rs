@@ -1,7 +1,7 @@
 //! Pages and their URLs: the URL ↔ page id maps (origin + hash of path and
 //! query, collisions resolved by comparing the full string), origins,
-//! mimetypes, page records, meta tags, compressed bodies, and writing or
-//! removing a whole page in one transaction.
+//! mimetypes, page records, meta tags, compressed bodies, HTTP heads, and
+//! writing or removing a whole page in one transaction.
 
 use std::collections::HashMap;
 
@@ -9,7 +9,8 @@ use url::Url;
 
 use super::codec::{self, pair_key, put_u32_list, put_varint, u32_key, VarintReader};
 use super::schema::{
-    meta_keys, MimeId, MimeRecord, OriginId, OutLink, PageId, PageRecord, WordId, NORMS_PER_CHUNK,
+    meta_keys, HttpHead, MimeId, MimeRecord, OriginId, OutLink, PageId, PageRecord, WordId,
+    NORMS_PER_CHUNK,
 };
 use super::sealed::View;
 use super::{postings, Result, StoreError, Writer};
@@ -32,6 +33,8 @@ pub struct PageWrite {
     /// (empty: as its stem; absent: no vote).
     pub forms: Vec<String>,
     pub title_terms: TermPositions,
+    /// The request and response heads (None: none kept).
+    pub head: Option<HttpHead>,
 }
 
 /// Bodies are compressed off the writer thread, by whoever parses the page.
@@ -210,12 +213,18 @@ pub trait PageRead: View {
         let Some(v) = self.dbs().urls.get(self.txn(), &u32_key(id))? else {
             return Ok(None);
         };
-        if v.len() < 4 {
-            return Err(StoreError::corrupt("URL record shorter than its origin id"));
+        url_text(v).map(|u| Some(u.to_string()))
+    }
+
+    /// Every URL seen, in page id order; `f` returns false to stop.
+    fn for_each_url(&self, mut f: impl FnMut(PageId, &str) -> Result<bool>) -> Result<()> {
+        for item in self.dbs().urls.iter(self.txn())? {
+            let (k, v) = item?;
+            if !f(codec::read_u32(k)?, url_text(v)?)? {
+                break;
+            }
         }
-        String::from_utf8(v[4..].to_vec())
-            .map(Some)
-            .map_err(|_| StoreError::corrupt("URL record is not UTF-8"))
+        Ok(())
     }
 
     fn page(&self, id: PageId) -> Result<Option<PageRecord>> {
@@ -234,6 +243,15 @@ pub trait PageRead: View {
             .map(codec::decode)
             .transpose()?
             .unwrap_or_default())
+    }
+
+    /// The HTTP request and response heads of the stored page, if kept.
+    fn http_head(&self, id: PageId) -> Result<Option<HttpHead>> {
+        self.dbs()
+            .headers
+            .get(self.txn(), &u32_key(id))?
+            .map(codec::decode)
+            .transpose()
     }
 
     /// The raw body as fetched (decompressed), if one was kept.
@@ -469,6 +487,16 @@ impl Writer<'_> {
                 .meta_tags
                 .put(&mut self.txn, &u32_key(id), &codec::encode(&page.meta)?)?;
         }
+        match &page.head {
+            Some(head) => {
+                self.dbs
+                    .headers
+                    .put(&mut self.txn, &u32_key(id), &codec::encode(head)?)?
+            }
+            None => {
+                self.dbs.headers.delete(&mut self.txn, &u32_key(id))?;
+            }
+        }
         if page.compressed_body.is_empty() {
             self.dbs.bodies.delete(&mut self.txn, &u32_key(id))?;
         } else {
@@ -499,6 +527,7 @@ impl Writer<'_> {
         self.dbs.pages.delete(&mut self.txn, &key)?;
         self.dbs.meta_tags.delete(&mut self.txn, &key)?;
         self.dbs.bodies.delete(&mut self.txn, &key)?;
+        self.dbs.headers.delete(&mut self.txn, &key)?;
         Ok(())
     }
 
@@ -566,6 +595,14 @@ impl Writer<'_> {
             .put(&mut self.txn, &u32_key(origin), &codec::encode(rec)?)?;
         Ok(())
     }
+}
+
+/// The URL of a `urls` record (origin id ‖ URL).
+fn url_text(v: &[u8]) -> Result<&str> {
+    let text = v
+        .get(4..)
+        .ok_or_else(|| StoreError::corrupt("URL record shorter than its origin id"))?;
+    std::str::from_utf8(text).map_err(|_| StoreError::corrupt("URL record is not UTF-8"))
 }
 
 /// What ranking divides a page's tf sum by: `max_tf × norm`, inverted.

@@ -48,9 +48,10 @@ pub struct Dbs {
     pub origin_figures: Db,
     pub sitemap_pages: Db,
     pub external_checks: Db,
+    pub headers: Db,
 }
 
-pub const DB_COUNT: u32 = 27;
+pub const DB_COUNT: u32 = 28;
 
 /// Pages per `norms` record: 1000 f32s fill one 4 KiB overflow page.
 pub const NORMS_PER_CHUNK: u32 = 1000;
@@ -86,6 +87,7 @@ impl Dbs {
             ("origin_figures", self.origin_figures),
             ("sitemap_pages", self.sitemap_pages),
             ("external_checks", self.external_checks),
+            ("headers", self.headers),
         ]
     }
 }
@@ -121,6 +123,7 @@ impl Dbs {
             origin_figures: db("origin_figures")?,
             sitemap_pages: db("sitemap_pages")?,
             external_checks: db("external_checks")?,
+            headers: db("headers")?,
         })
     }
 }
@@ -223,6 +226,20 @@ impl PageRecord {
             _ => "fetched",
         }
     }
+}
+
+/// The HTTP exchange behind a stored page, as sent and as received (both
+/// capped), kept for the WARC export. Replaced with the page; a 304 keeps
+/// the exchange that brought the stored body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct HttpHead {
+    /// Request headers as sent, credentials replaced by `[redacted]`.
+    pub request: Vec<(String, String)>,
+    /// The response's protocol version: `HTTP/1.1`, `HTTP/2.0`.
+    pub version: String,
+    /// Response headers as received (`fetch::Response::headers`: lower
+    /// case names, in order, capped).
+    pub response: Vec<(String, String)>,
 }
 
 /// Where a URL stands in the crawl.

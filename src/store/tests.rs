@@ -38,6 +38,11 @@ fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<Pa
             terms: terms(body),
             forms: Vec::new(),
             title_terms: terms(title),
+            head: Some(HttpHead {
+                request: vec![("host".into(), "example.com".into())],
+                version: "HTTP/1.1".into(),
+                response: vec![("content-type".into(), "text/html".into())],
+            }),
         },
         links,
     )
@@ -212,9 +217,11 @@ fn removing_a_page_cleans_every_table() {
             put(w, p, page(&["gone", "keep"], &["gone"], vec![q]))
         })
         .unwrap();
+    assert!(store.read().unwrap().http_head(p).unwrap().is_some());
     store.update(|w| w.remove_page(p)).unwrap();
     let r = store.read().unwrap();
     assert!(r.page(p).unwrap().is_none());
+    assert!(r.http_head(p).unwrap().is_none());
     assert!(r.body(p).unwrap().is_none());
     assert!(r.meta_tags(p).unwrap().is_empty());
     assert!(r.forward(p).unwrap().is_none());

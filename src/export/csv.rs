@@ -1,0 +1,86 @@
+//! CSV: a header row, then one row per URL seen (fetched or not), with its
+//! state, why it failed or was skipped, and what its fetch found. RFC 4180
+//! quoting (the `csv` crate), list fields joined with a space, times
+//! RFC 3339, empty cells for what a URL does not have.
+
+use std::io::Write;
+
+use super::{each_url, ExportResult};
+use crate::cli::page::{mime_string, reason};
+use crate::store::prelude::*;
+use crate::store::Reader;
+use crate::time::rfc3339;
+
+/// The columns, in order (shared/CLI.md).
+pub const COLUMNS: [&str; 18] = [
+    "url",
+    "state",
+    "status",
+    "reason",
+    "mime",
+    "size",
+    "depth",
+    "title",
+    "description",
+    "h1",
+    "canonical",
+    "noindex",
+    "nofollow",
+    "last_modified",
+    "fetched_at",
+    "response_ms",
+    "inlinks",
+    "outlinks",
+];
+
+pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(COLUMNS).map_err(csv_error)?;
+    each_url(r, |id, url| {
+        let state = r.url_state(id)?;
+        let page = r.page(id)?;
+        let mime = match &page {
+            Some(p) => r.mime(p.mime)?.map(|m| mime_string(&m)),
+            None => None,
+        };
+        let text = |v: Option<String>| v.unwrap_or_default();
+        let of_page = |f: &dyn Fn(&crate::store::PageRecord) -> String| {
+            page.as_ref().map(f).unwrap_or_default()
+        };
+        let row: [String; 18] = [
+            url.to_string(),
+            state
+                .as_ref()
+                .map_or_else(|| "seen".to_string(), |s| s.label()),
+            of_page(&|p| p.status.to_string()),
+            text(reason(state.as_ref(), page.as_ref())),
+            text(mime),
+            of_page(&|p| p.size.to_string()),
+            of_page(&|p| p.depth.to_string()),
+            text(page.as_ref().and_then(|p| p.title.clone())),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            of_page(&|p| rfc3339(p.last_modified)),
+            of_page(&|p| rfc3339(p.fetched_at)),
+            String::new(),
+            r.parents(id)?.len().to_string(),
+            r.children(id)?.len().to_string(),
+        ];
+        out.write_record(&row).map_err(csv_error)?;
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The csv writer's errors are I/O errors of the sink (the rows are
+/// strings); keep them as such so a closed stdout stays quiet.
+fn csv_error(e: csv::Error) -> crate::cli::CliError {
+    match e.into_kind() {
+        csv::ErrorKind::Io(io) => io.into(),
+        other => std::io::Error::other(format!("{other:?}")).into(),
+    }
+}

@@ -1,0 +1,20 @@
+//! JSON lines: one `page --json` object a line, every fetched page.
+
+use std::io::{self, Write};
+
+use super::{each_page, ExportResult};
+use crate::cli::page::{page_json, PAGE_KEYWORDS};
+use crate::store::prelude::*;
+use crate::store::Reader;
+
+pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
+    each_page(r, |id, _| {
+        let Some(url) = r.url_of(id)? else {
+            return Ok(());
+        };
+        let p = page_json(r, id, url, PAGE_KEYWORDS)?;
+        serde_json::to_writer(&mut *w, &p).map_err(io::Error::from)?;
+        writeln!(w)?;
+        Ok(())
+    })
+}

@@ -1,0 +1,46 @@
+//! The classic `spider_result.txt` layout: per page its title, URL, "last
+//! modified, size", up to 10 "keyword freq" pairs and up to 10 child URLs,
+//! then a line of dashes.
+
+use std::io::Write;
+
+use super::{each_page, ExportResult};
+use crate::cli::page::{keyword_line, keywords_json, urls};
+use crate::store::prelude::*;
+use crate::store::Reader;
+use crate::time::rfc3339;
+
+/// Keywords and child links listed per page.
+const SPIDER_KEYWORDS: usize = 10;
+const SPIDER_CHILDREN: usize = 10;
+/// The line between pages.
+pub const SEPARATOR: &str =
+    "-------------------------------------------------------------------------------";
+
+pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
+    each_page(r, |id, record| {
+        let Some(url) = r.url_of(id)? else {
+            return Ok(());
+        };
+        let children = r.children(id)?;
+        let children = urls(r, &children[..children.len().min(SPIDER_CHILDREN)])?;
+        writeln!(w, "{}", record.title.as_deref().unwrap_or("(no title)"))?;
+        writeln!(w, "{url}")?;
+        writeln!(
+            w,
+            "{}, {} bytes",
+            rfc3339(record.last_modified),
+            record.size
+        )?;
+        writeln!(
+            w,
+            "{}",
+            keyword_line(&keywords_json(r, id, SPIDER_KEYWORDS)?)
+        )?;
+        for c in &children {
+            writeln!(w, "{c}")?;
+        }
+        writeln!(w, "{SEPARATOR}")?;
+        Ok(())
+    })
+}
