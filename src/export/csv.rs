@@ -8,7 +8,7 @@ use std::io::Write;
 use super::{each_url, ExportResult};
 use crate::cli::page::{mime_string, reason};
 use crate::store::prelude::*;
-use crate::store::Reader;
+use crate::store::{DirectiveSource, PageRecord, Reader};
 use crate::time::rfc3339;
 
 /// The columns, in order (shared/CLI.md).
@@ -43,10 +43,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             Some(p) => r.mime(p.mime)?.map(|m| mime_string(&m)),
             None => None,
         };
-        let text = |v: Option<String>| v.unwrap_or_default();
-        let of_page = |f: &dyn Fn(&crate::store::PageRecord) -> String| {
-            page.as_ref().map(f).unwrap_or_default()
-        };
+        let of_page = |f: &dyn Fn(&PageRecord) -> String| page.as_ref().map(f).unwrap_or_default();
         let row: [String; 18] = [
             url.to_string(),
             state
@@ -57,15 +54,15 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             text(mime),
             of_page(&|p| p.size.to_string()),
             of_page(&|p| p.depth.to_string()),
-            text(page.as_ref().and_then(|p| p.title.clone())),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
+            of_page(&|p| text(p.title.clone())),
+            of_page(&|p| text(p.description.clone())),
+            of_page(&|p| p.h1.join(" ")),
+            of_page(&|p| text(p.canonical.clone())),
+            of_page(&|p| directive(p.noindex)),
+            of_page(&|p| directive(p.nofollow)),
             of_page(&|p| rfc3339(p.last_modified)),
             of_page(&|p| rfc3339(p.fetched_at)),
-            String::new(),
+            of_page(&|p| p.response_ms.to_string()),
             r.parents(id)?.len().to_string(),
             r.children(id)?.len().to_string(),
         ];
@@ -74,6 +71,15 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
     })?;
     out.flush()?;
     Ok(())
+}
+
+fn text(v: Option<String>) -> String {
+    v.unwrap_or_default()
+}
+
+/// Where a directive was found (`meta`, `header`), empty when absent.
+fn directive(d: Option<DirectiveSource>) -> String {
+    d.map(|d| d.as_str().to_string()).unwrap_or_default()
 }
 
 /// The csv writer's errors are I/O errors of the sink (the rows are

@@ -3,10 +3,12 @@
 //! heads and the exact stored body. With `gzip`, each record is its own
 //! gzip member, so readers can seek to any record.
 //!
-//! The body is stored decoded, so the response head written says so: its
-//! Content-Encoding, Transfer-Encoding and Content-Length as received are
-//! kept as `X-Crawlscope-Original-*` and a Content-Length matching the body
-//! is written. Credentials were redacted when the heads were captured.
+//! The body is stored decoded, so the response head written says so: a
+//! Content-Encoding, Transfer-Encoding or Content-Length kept from the wire
+//! is renamed `x-crawlscope-original-*` and a Content-Length matching the
+//! body is written. (The HTTP client already drops Content-Encoding and
+//! Content-Length when it decodes a compressed body.) Credentials were
+//! redacted when the heads were captured.
 
 use std::io::{self, Write};
 

@@ -24,6 +24,7 @@ mod crawl_sitemaps;
 mod crawl_throttle;
 mod crawl_unreachable;
 mod demo_site;
+mod export_formats;
 mod fuzz_regressions;
 mod hostile_input;
 mod search_ranking;
