@@ -14,31 +14,41 @@ use crate::store::{PageId, PageRecord, Reader};
 
 pub type ExportResult = Result<(), CliError>;
 
+/// The first error of a walk over the store, which stops it there (the
+/// store's walks stop when their callback answers false).
+#[derive(Default)]
+struct FirstError(Option<CliError>);
+
+impl FirstError {
+    /// Whether to go on after `result`.
+    fn go_on(&mut self, result: ExportResult) -> bool {
+        match result {
+            Ok(()) => true,
+            Err(e) => {
+                self.0 = Some(e);
+                false
+            }
+        }
+    }
+
+    fn into_result(self) -> ExportResult {
+        self.0.map_or(Ok(()), Err)
+    }
+}
+
 /// Runs `f` on every fetched page in id order, stopping at its first error.
 fn each_page(
     r: &Reader<'_>,
     mut f: impl FnMut(PageId, PageRecord) -> ExportResult,
 ) -> ExportResult {
-    let mut failure = None;
-    r.for_each_page(|id, record| match f(id, record) {
-        Ok(()) => Ok(true),
-        Err(e) => {
-            failure = Some(e);
-            Ok(false)
-        }
-    })?;
-    failure.map_or(Ok(()), Err)
+    let mut stop = FirstError::default();
+    r.for_each_page(|id, record| Ok(stop.go_on(f(id, record))))?;
+    stop.into_result()
 }
 
 /// Runs `f` on every URL seen in id order, stopping at its first error.
 fn each_url(r: &Reader<'_>, mut f: impl FnMut(PageId, &str) -> ExportResult) -> ExportResult {
-    let mut failure = None;
-    r.for_each_url(|id, url| match f(id, url) {
-        Ok(()) => Ok(true),
-        Err(e) => {
-            failure = Some(e);
-            Ok(false)
-        }
-    })?;
-    failure.map_or(Ok(()), Err)
+    let mut stop = FirstError::default();
+    r.for_each_url(|id, url| Ok(stop.go_on(f(id, url))))?;
+    stop.into_result()
 }
