@@ -99,7 +99,7 @@ fn href(from: usize, to: usize, base: &str, s: &mut Stream) -> String {
     match s.below(10) {
         0 => h.push_str("#part2"),
         // The same page under a second URL, as tracking parameters do.
-        1 if to % 50 == 0 => h.push_str("?ref=nav"),
+        1 if to.is_multiple_of(50) => h.push_str("?ref=nav"),
         _ => {}
     }
     h

@@ -113,7 +113,7 @@ pub(crate) enum Command {
     },
     SavePoint {
         id: Option<PointId>,
-        rec: PointRecord,
+        rec: Box<PointRecord>,
     },
     DeletePoint(PointId),
     SetActive(PointId, bool),

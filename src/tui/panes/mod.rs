@@ -198,7 +198,7 @@ pub(crate) enum Action {
     Detail(PageId),
     SavePoint {
         id: Option<PointId>,
-        rec: PointRecord,
+        rec: Box<PointRecord>,
     },
     DeletePoint(PointId),
     SetActive(PointId, bool),

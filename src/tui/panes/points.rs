@@ -172,7 +172,10 @@ impl PointsPane {
                     Ok(rec) => {
                         let id = form.id;
                         self.form = None;
-                        Action::SavePoint { id, rec }
+                        Action::SavePoint {
+                            id,
+                            rec: Box::new(rec),
+                        }
                     }
                     Err(e) => {
                         form.error = Some(e);
