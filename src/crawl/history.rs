@@ -15,10 +15,12 @@ pub(super) fn record(w: &mut Writer<'_>, msg: &WriterMsg) -> Result<(), StoreErr
             (claim, answered(rec.status, &rec.title, rec.content_hash))
         }
         // Unchanged: the stored page is what this run saw.
-        WriterMsg::NotModified { claim, .. } => match w.page(claim.page)? {
-            Some(rec) => (claim, answered(rec.status, &rec.title, rec.content_hash)),
-            None => return Ok(()),
-        },
+        WriterMsg::NotModified { claim, .. } | WriterMsg::Unchanged { claim, .. } => {
+            match w.page(claim.page)? {
+                Some(rec) => (claim, answered(rec.status, &rec.title, rec.content_hash)),
+                None => return Ok(()),
+            }
+        }
         WriterMsg::Failed { claim, .. } => (claim, unanswered()),
         // A redirect that closed a loop is recorded as the failure it became.
         WriterMsg::Redirect { claim, .. } => match w.url_state(claim.page)? {

@@ -2,13 +2,14 @@
 //! invariant (page ↔ forward, index ↔ forward, doc freqs, both link
 //! directions, id maps, frontier ↔ states, a state for every URL the crawl
 //! decided on, crawl points of queued URLs, id counters beyond every id in
-//! use, claims of dead processes) as one readable line.
+//! use, claims of dead processes, run history of known points and URLs)
+//! as one readable line.
 
 use std::collections::{HashMap, HashSet};
 
 use super::codec::{self, pair_key, read_u32, read_u64, split_pair_key, u32_key};
-use super::pages::Forward;
 use super::history::{self, RunEntry};
+use super::pages::Forward;
 use super::postings;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;

@@ -78,7 +78,12 @@ pub trait HistoryRead: View {
         let mut from = 0u32;
         loop {
             let lo = key(from, 0, 0);
-            let Some(item) = self.dbs().run_history.range(self.txn(), &(Included(&lo[..]), Unbounded))?.next() else {
+            let Some(item) = self
+                .dbs()
+                .run_history
+                .range(self.txn(), &(Included(&lo[..]), Unbounded))?
+                .next()
+            else {
                 return Ok(out);
             };
             let (point, _, _) = split_key(item?.0)?;
