@@ -223,7 +223,9 @@ fn summary(ctx: &Ctx<'_, '_>, format: Format) -> CliResult {
 
 /// "N of M shown", and how to see the rest.
 fn shown(n: usize, total: usize, what: &str, limit: usize) -> CliResult {
-    if n == 0 {
+    if total == 0 {
+        outln!("no {what}");
+    } else if n == 0 {
         outln!("{total} {what} (none listed: --limit {limit})");
     } else if n < total {
         outln!("{n} of {total} {what} shown (--limit N for more)");

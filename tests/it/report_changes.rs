@@ -109,6 +109,11 @@ fn two_runs_list_new_gone_status_title_and_content_changes() {
             "status_changed": [], "title_changed": [], "content_changed": [],
         })
     );
+    let out = on_store(db, &["report", "changes"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "run 2 → run 3: 0 new, 0 gone, 0 status, 0 title, 0 content changes\nno changes\n"
+    );
     {
         let st = store(db);
         let r = st.read().unwrap();
