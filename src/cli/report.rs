@@ -48,12 +48,14 @@ pub fn run(
         Kind::Mimetypes => out.list::<rep::mimetypes::Mimetypes>(&ctx, "mimetypes"),
         Kind::Hosts => out.list::<rep::hosts::Hosts>(&ctx, "origins"),
         Kind::External => {
-            if format == Format::Text {
-                outln!("{}", rep::external::NOT_CHECKED);
-                return Ok(());
+            if !rep::external::any_checked(&ctx)? {
+                if format == Format::Text {
+                    outln!("{}", rep::external::NOT_CHECKED);
+                    return Ok(());
+                }
+                eprintln!("note: {}", rep::external::NOT_CHECKED);
             }
-            eprintln!("note: {}", rep::external::NOT_CHECKED);
-            out.list::<rep::external::External>(&ctx, "external links")
+            out.list::<rep::external::External>(&ctx, "broken external links")
         }
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),

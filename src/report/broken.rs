@@ -10,10 +10,12 @@ use crate::store::{PageId, UrlState};
 
 pub struct Broken;
 
+/// A broken link target: also what `report external` lists.
 pub struct Item {
-    page: PageId,
-    reason: String,
-    parents: Vec<PageId>,
+    pub page: PageId,
+    pub status: Option<u16>,
+    pub reason: String,
+    pub parents: Vec<PageId>,
 }
 
 #[derive(Debug, Serialize)]
@@ -42,29 +44,39 @@ impl ListKind for Broken {
             if let UrlState::Failed { reason, .. } = state {
                 items.push(Item {
                     page: *id,
+                    status: failed_status(ctx.r, *id, reason)?,
                     reason: reason.clone(),
                     parents: ctx.r.parents(*id)?,
                 });
             }
         }
-        items.sort_by(|a, b| {
-            b.parents
-                .len()
-                .cmp(&a.parents.len())
-                .then(a.page.cmp(&b.page))
-        });
+        most_linked_first(&mut items);
         Ok(items)
     }
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
-        let sources = sources(ctx, item.page, &item.parents)?;
-        Ok(BrokenRow {
-            url: ctx.url(item.page)?,
-            status: failed_status(ctx.r, item.page, &item.reason)?,
-            reason: item.reason,
-            sources,
-        })
+        row(ctx, item)
     }
+}
+
+pub fn most_linked_first(items: &mut [Item]) {
+    items.sort_by(|a, b| {
+        b.parents
+            .len()
+            .cmp(&a.parents.len())
+            .then(a.page.cmp(&b.page))
+    });
+}
+
+/// A broken target with every page linking to it.
+pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
+    let sources = sources(ctx, item.page, &item.parents)?;
+    Ok(BrokenRow {
+        url: ctx.url(item.page)?,
+        status: item.status,
+        reason: item.reason,
+        sources,
+    })
 }
 
 /// Each page of `parents` with the text of its link to `target`.

@@ -53,8 +53,7 @@ pub use words::{Posting, WordRead};
 pub mod prelude {
     pub use super::{
         CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
-        PointRead,
-        SitemapRead, WordRead,
+        PointRead, SitemapRead, WordRead,
     };
 }
 

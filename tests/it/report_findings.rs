@@ -556,3 +556,52 @@ fn hosts_give_each_origins_requests_and_response_times() {
     assert_eq!(dead["p50_ms"], Value::Null, "nothing answered: {hosts}");
     assert_eq!(hosts[0]["origin"], origin, "busiest first");
 }
+
+#[test]
+fn external_lists_the_broken_out_of_scope_links_checked() {
+    let s = TestServer::start();
+    let other = TestServer::start();
+    other.route("/fine", plain("Fine", &[]));
+    let refused = format!("http://127.0.0.1:{}/down", closed_port());
+    let (gone, fine) = (other.url("gone"), other.url("fine"));
+    s.route(
+        "/",
+        plain(
+            "Home",
+            &[
+                ("/a", "A"),
+                (&gone, "Gone away"),
+                (&fine, "Works"),
+                (&refused, "Down"),
+            ],
+        ),
+    );
+    s.route("/a", plain("A", &[(&gone, "Gone again")]));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    // Before any check the list is empty, and says why.
+    crawl_ok(db, &[&s.base(), "--ignore-robots"]);
+    let out = on_store(db, &["report", "external"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "no external link has been checked: crawl with --check-external to check them\n"
+    );
+    crawl_ok(db, &[&s.base(), "--ignore-robots", "--check-external"]);
+    assert_eq!(
+        report(db, "external"),
+        json!([
+            {
+                "url": gone, "status": 404, "reason": "404 Not Found",
+                "sources": [
+                    {"url": s.base(), "anchor": "Gone away"},
+                    {"url": s.url("a"), "anchor": "Gone again"},
+                ]
+            },
+            {
+                "url": refused, "status": null, "reason": "connection refused",
+                "sources": [{"url": s.base(), "anchor": "Down"}]
+            },
+        ])
+    );
+    assert_eq!(report(db, "summary")["findings"]["external"], 2);
+}
