@@ -8,6 +8,7 @@ pub mod export;
 pub mod html;
 pub mod index;
 pub mod points;
+pub mod report;
 pub mod search;
 pub mod store;
 pub mod time;

@@ -128,6 +128,22 @@ pub enum Command {
         #[arg(long)]
         compact: bool,
     },
+    /// What the crawl found: broken links, redirects, titles, changes...
+    Report {
+        #[arg(value_enum, default_value_t = crate::report::Kind::Summary)]
+        kind: crate::report::Kind,
+        #[arg(long, conflicts_with = "csv")]
+        json: bool,
+        /// A header row, then one row per item.
+        #[arg(long)]
+        csv: bool,
+        /// Rows listed (0: only count); default 50 in a table, all with --json or --csv.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Only this crawl point's URLs (`changes`: compare its runs).
+        #[arg(long)]
+        point: Option<u32>,
+    },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {
         #[arg(long)]

@@ -21,6 +21,7 @@ mod export;
 mod outfile;
 pub(crate) mod page;
 mod point;
+mod report;
 mod search;
 mod serve_demo;
 mod stats;
@@ -46,6 +47,8 @@ pub enum CliError {
     Point(#[from] crate::points::PointError),
     #[error(transparent)]
     Tui(#[from] crate::tui::TuiError),
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
     /// A point's scope flag on a bare `crawl`: a usage error (exit 2).
     #[error("{flag} needs a URL: it changes a crawl point's scope (crawlscope crawl URL {flag} ..., or crawlscope point update ID {flag} ...)")]
     FlagNeedsUrl { flag: &'static str },
@@ -183,6 +186,20 @@ pub fn run(cli: Cli) -> CliResult {
             json,
         }) => word::list(&open_existing(db)?, prefix.as_deref(), limit, json),
         Some(Command::Copy { dest, compact }) => copy::run(&open_existing(db)?, &dest, compact),
+        Some(Command::Report {
+            kind,
+            json,
+            csv,
+            limit,
+            point,
+        }) => {
+            let format = match (json, csv) {
+                (true, _) => report::Format::Json,
+                (_, true) => report::Format::Csv,
+                _ => report::Format::Text,
+            };
+            report::run(&open_existing(db)?, kind, format, limit, point)
+        }
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),

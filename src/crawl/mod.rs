@@ -8,6 +8,7 @@ mod event;
 mod external;
 mod fetch;
 mod head;
+mod history;
 mod once;
 mod origins;
 mod parse;

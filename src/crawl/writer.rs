@@ -392,6 +392,7 @@ impl WriterThread {
                     other => {
                         let (done, queued) = self
                             .apply_result(w, other)
+                            .and_then(|r| super::history::record(w, other).map(|_| r))
                             .inspect_err(|_| failed_at = Some(i))?;
                         outcomes.push(done);
                         outcomes.push(Done::Queued(queued));
@@ -946,6 +947,7 @@ fn begin_run(
     }
     rec.gen += 1;
     w.put_point(id, &rec)?;
+    w.keep_last_run(id)?;
     let url = Url::parse(&rec.url)
         .map_err(|e| StoreError::corrupt(format!("crawl point {id} URL {}: {e}", rec.url)))?;
     let page = w.page_id_for(&url)?;

@@ -2,11 +2,13 @@
 //! invariant (page ↔ forward, index ↔ forward, doc freqs, both link
 //! directions, id maps, frontier ↔ states, a state for every URL the crawl
 //! decided on, crawl points of queued URLs, id counters beyond every id in
-//! use, claims of dead processes) as one readable line.
+//! use, claims of dead processes, run history of known points and URLs)
+//! as one readable line.
 
 use std::collections::{HashMap, HashSet};
 
 use super::codec::{self, pair_key, read_u32, read_u64, split_pair_key, u32_key};
+use super::history::{self, RunEntry};
 use super::pages::Forward;
 use super::postings;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
@@ -29,6 +31,7 @@ pub trait CheckRead: View {
         check_id_maps(self, &mut p)?;
         check_frontier(self, is_dead, &mut in_use, &mut p)?;
         check_seen_urls(self, &mut p)?;
+        check_history(self, &mut in_use, &mut p)?;
         check_counters(self, &in_use, &mut p)?;
         Ok(p.list)
     }
@@ -311,6 +314,48 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
                 }
             }
             Err(_) => p.add(format!("page {id}: stored URL does not parse")),
+        }
+    }
+    Ok(())
+}
+
+/// Run history names a crawl point that exists (removing one drops its
+/// history), a URL the store knows, and at most two runs per point, none
+/// newer than the point's current run.
+fn check_history<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    let points: HashMap<PointId, u32> = v
+        .points()?
+        .into_iter()
+        .map(|(id, rec)| (id, rec.gen))
+        .collect();
+    let mut runs: HashMap<PointId, HashSet<u32>> = HashMap::new();
+    for item in d.run_history.iter(t)? {
+        let (k, val) = item?;
+        let (point, gen, page) = history::split_key(k)?;
+        codec::decode::<RunEntry>(val)?;
+        in_use.point = in_use.point.max(u64::from(point));
+        match points.get(&point) {
+            None => p.add(format!(
+                "run history of crawl point {point}, which does not exist"
+            )),
+            Some(&current) if gen > current => p.add(format!(
+                "run history of crawl point {point} run {gen}, past its current run {current}"
+            )),
+            Some(_) => {}
+        }
+        if d.urls.get(t, &u32_key(page))?.is_none() {
+            p.add(format!("run history of page {page}, which has no URL"));
+        }
+        runs.entry(point).or_default().insert(gen);
+    }
+    for (point, gens) in runs {
+        if gens.len() > 2 {
+            p.add(format!(
+                "crawl point {point} keeps the history of {} runs (at most 2)",
+                gens.len()
+            ));
         }
     }
     Ok(())

@@ -12,6 +12,7 @@ mod codec;
 mod copy;
 mod external;
 mod frontier;
+mod history;
 mod links;
 mod origin_figures;
 mod pages;
@@ -33,6 +34,7 @@ use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 pub use check::CheckRead;
 pub use external::{ExternalCheck, ExternalRead};
 pub use frontier::{Claim, FrontierRead, StateCounts};
+pub use history::{HistoryRead, RunEntry};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{
@@ -50,8 +52,8 @@ pub use words::{Posting, WordRead};
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
     pub use super::{
-        CheckRead, ExternalRead, FrontierRead, LinkRead, OriginFiguresRead, PageRead, PointRead,
-        SitemapRead, WordRead,
+        CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
+        PointRead, SitemapRead, WordRead,
     };
 }
 

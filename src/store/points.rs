@@ -52,6 +52,7 @@ impl Writer<'_> {
             return Err(StoreError::NotFound(format!("crawl point {id}")));
         }
         self.drop_queued(id)?;
+        self.drop_history(id)?;
         Ok(())
     }
 }

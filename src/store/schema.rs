@@ -49,9 +49,10 @@ pub struct Dbs {
     pub sitemap_pages: Db,
     pub external_checks: Db,
     pub headers: Db,
+    pub run_history: Db,
 }
 
-pub const DB_COUNT: u32 = 28;
+pub const DB_COUNT: u32 = 29;
 
 /// Pages per `norms` record: 1000 f32s fill one 4 KiB overflow page.
 pub const NORMS_PER_CHUNK: u32 = 1000;
@@ -88,6 +89,7 @@ impl Dbs {
             ("sitemap_pages", self.sitemap_pages),
             ("external_checks", self.external_checks),
             ("headers", self.headers),
+            ("run_history", self.run_history),
         ]
     }
 }
@@ -124,6 +126,7 @@ impl Dbs {
             sitemap_pages: db("sitemap_pages")?,
             external_checks: db("external_checks")?,
             headers: db("headers")?,
+            run_history: db("run_history")?,
         })
     }
 }

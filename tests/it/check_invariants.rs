@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::support::crawl::crawl_ok;
 use crate::support::{page, Reply, Resp, TestServer};
-use crawlscope::store::{UrlState, SCHEMA_VERSION};
+use crawlscope::store::{PointRecord, UrlState, SCHEMA_VERSION};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RwTxn};
 
@@ -250,6 +250,11 @@ fn check_names_each_broken_invariant_and_exits_1() {
     let slot = u32::from_be_bytes(home) as usize % 1000 * 4;
     norms[slot..slot + 4].copy_from_slice(&0.5f32.to_le_bytes());
 
+    let run_entry = c.baseline("run_history")[0].1.clone();
+    let history_key = |point: u32, gen: u32, page: [u8; 4]| {
+        [&point.to_be_bytes()[..], &gen.to_be_bytes(), &page].concat()
+    };
+
     type Corrupt<'a> = Box<dyn Fn(&mut RwTxn<'_>) + 'a>;
     let cases: Vec<(&str, Corrupt, &str)> = vec![
         (
@@ -449,6 +454,66 @@ fn check_names_each_broken_invariant_and_exits_1() {
             "which does not exist",
         ),
         (
+            "run history names a crawl point that exists",
+            Box::new(|w| {
+                put(
+                    c.db("run_history"),
+                    w,
+                    &history_key(9999, gen, home),
+                    &run_entry,
+                )
+            }),
+            "run history of crawl point 9999, which does not exist",
+        ),
+        (
+            "run history names a URL the store knows",
+            Box::new(|w| {
+                let page = 9999u32.to_be_bytes();
+                put(
+                    c.db("run_history"),
+                    w,
+                    &history_key(point, gen, page),
+                    &run_entry,
+                )
+            }),
+            "run history of page 9999, which has no URL",
+        ),
+        (
+            "run history is never ahead of its point's run",
+            Box::new(|w| {
+                put(
+                    c.db("run_history"),
+                    w,
+                    &history_key(point, gen + 1, home),
+                    &run_entry,
+                )
+            }),
+            "past its current run",
+        ),
+        (
+            "a point keeps the history of two runs at most",
+            Box::new(|w| {
+                let (k, v) = &c.baseline("crawl_points")[0];
+                let mut rec: PointRecord = postcard::from_bytes(v).unwrap();
+                rec.gen = gen + 2;
+                put(
+                    c.db("crawl_points"),
+                    w,
+                    k,
+                    &postcard::to_stdvec(&rec).unwrap(),
+                );
+                for g in [gen + 1, gen + 2] {
+                    put(
+                        c.db("run_history"),
+                        w,
+                        &history_key(point, g, home),
+                        &run_entry,
+                    );
+                }
+            }),
+            "keeps the history of 3 runs (at most 2)",
+        ),
+        (
             "an id counter is past every id in use",
             Box::new(|w| put(c.db("meta"), w, b"next_page_id", &2u64.to_be_bytes())),
             "counter next_page_id is 2, but page id",
@@ -522,12 +587,15 @@ fn check_names_each_broken_invariant_and_exits_1() {
 /// an image or an error page, a page may have no meta tags) and the page
 /// record does not say whether it had them; a flag for that would take a
 /// schema change. The same holds for a page's HTTP head (`headers`): the
-/// WARC export leaves such a page out and says so.
+/// WARC export leaves such a page out and says so. Run history is what the
+/// next run is compared with, and nothing else records whether a run
+/// fetched a URL (its state may since belong to another point's run): a
+/// lost entry shows as a "new" URL in `report changes`, nothing more.
 fn passes(table: &str, key: &[u8]) -> bool {
     match table {
         "meta" => key == b"schema_version" || key == b"next_instance_id",
         "robots" | "bodies" | "meta_tags" | "origin_figures" | "sitemap_pages"
-        | "external_checks" | "headers" => true,
+        | "external_checks" | "headers" | "run_history" => true,
         _ => false,
     }
 }

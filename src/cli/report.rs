@@ -1,0 +1,305 @@
+//! `report [KIND]`: what the crawl found, as a table for people, `--json`
+//! (the shapes of shared/CLI.md) or `--csv` (a header row, then a row per
+//! item). The findings themselves are `crate::report`'s.
+
+use super::{print_json, CliResult};
+use crate::report::{self as rep, Ctx, Kind, ListKind, Listing, Row};
+use crate::store::Store;
+
+/// Rows a table shows when no `--limit` is given; `--json` and `--csv`
+/// list every row unless told otherwise.
+pub const TABLE_ROWS: usize = 50;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+pub fn run(
+    store: &Store,
+    kind: Kind,
+    format: Format,
+    limit: Option<usize>,
+    point: Option<u32>,
+) -> CliResult {
+    let r = store.read()?;
+    let ctx = Ctx::new(&r, point)?;
+    let limit = limit.unwrap_or(match format {
+        Format::Text => TABLE_ROWS,
+        Format::Json | Format::Csv => usize::MAX,
+    });
+    let out = Out { format, limit };
+    match kind {
+        Kind::Summary => summary(&ctx, format),
+        Kind::Broken => out.list::<rep::broken::Broken>(&ctx, "broken URLs"),
+        Kind::Redirects => out.list::<rep::redirects::Redirects>(&ctx, "redirect chains"),
+        Kind::Titles => out.list::<rep::titles::Titles>(&ctx, "title issues"),
+        Kind::Descriptions => {
+            out.list::<rep::descriptions::Descriptions>(&ctx, "description issues")
+        }
+        Kind::Headings => out.list::<rep::headings::Headings>(&ctx, "heading issues"),
+        Kind::Duplicates => out.list::<rep::duplicates::Duplicates>(&ctx, "duplicate groups"),
+        Kind::Directives => out.list::<rep::directives::Directives>(&ctx, "pages with directives"),
+        Kind::Canonicals => out.list::<rep::canonicals::Canonicals>(&ctx, "canonical issues"),
+        Kind::Slow => out.list::<rep::slow::Slow>(&ctx, "pages"),
+        Kind::Large => out.list::<rep::large::Large>(&ctx, "pages"),
+        Kind::Mimetypes => out.list::<rep::mimetypes::Mimetypes>(&ctx, "mimetypes"),
+        Kind::Hosts => out.list::<rep::hosts::Hosts>(&ctx, "origins"),
+        Kind::External => {
+            if !rep::external::any_checked(&ctx)? {
+                if format == Format::Text {
+                    outln!("{}", rep::external::NOT_CHECKED);
+                    return Ok(());
+                }
+                eprintln!("note: {}", rep::external::NOT_CHECKED);
+            }
+            out.list::<rep::external::External>(&ctx, "broken external links")
+        }
+        Kind::Depth => out.depth(&ctx),
+        Kind::Changes => out.changes(&ctx),
+    }
+}
+
+struct Out {
+    format: Format,
+    limit: usize,
+}
+
+impl Out {
+    fn list<K: ListKind>(&self, ctx: &Ctx<'_, '_>, what: &str) -> CliResult {
+        let listing = rep::list::<K>(ctx, self.limit)?;
+        self.rows(&listing, what)
+    }
+
+    fn rows<R: Row>(&self, l: &Listing<R>, what: &str) -> CliResult {
+        match self.format {
+            Format::Json => {
+                print_json(&l.rows)?;
+                self.note_cut(l.rows.len(), l.total);
+                Ok(())
+            }
+            Format::Csv => {
+                csv_rows(&l.rows)?;
+                self.note_cut(l.rows.len(), l.total);
+                Ok(())
+            }
+            Format::Text => {
+                if l.total == 0 {
+                    outln!("no {what}");
+                    return Ok(());
+                }
+                if !l.rows.is_empty() {
+                    table(&l.rows)?;
+                }
+                shown(l.rows.len(), l.total, what, self.limit)
+            }
+        }
+    }
+
+    /// Scripts read every row unless they asked for fewer: say on stderr
+    /// when `--limit` left some out.
+    fn note_cut(&self, shown: usize, total: usize) {
+        if shown < total {
+            eprintln!("note: {shown} of {total} rows (--limit {})", self.limit);
+        }
+    }
+
+    fn depth(&self, ctx: &Ctx<'_, '_>) -> CliResult {
+        let d = rep::depth::depth(ctx, self.limit)?;
+        match self.format {
+            Format::Json => print_json(&d),
+            Format::Csv => csv_rows(&d.rows()),
+            Format::Text => {
+                if d.total == 0 {
+                    outln!("no pages");
+                    return Ok(());
+                }
+                table(&d.rows())?;
+                outln!();
+                if !d.deepest.is_empty() {
+                    outln!("deepest pages:");
+                    table(&d.deepest)?;
+                }
+                shown(d.deepest.len(), d.total, "pages", self.limit)
+            }
+        }
+    }
+
+    fn changes(&self, ctx: &Ctx<'_, '_>) -> CliResult {
+        let c = rep::changes::changes(ctx, self.limit)?;
+        let rows = c.rows();
+        let total: usize = c.totals.iter().sum();
+        match self.format {
+            Format::Json => {
+                print_json(&c)?;
+                self.note_cut(rows.len(), total);
+            }
+            Format::Csv => {
+                if let Some(note) = &c.note {
+                    eprintln!("note: {note}");
+                }
+                csv_rows(&rows)?;
+                self.note_cut(rows.len(), total);
+            }
+            Format::Text => {
+                if let (Some(from), Some(to)) = (c.from_run, c.to_run) {
+                    outln!("run {from} → run {to}: {} new, {} gone, {} status, {} title, {} content changes",
+                        c.totals[0], c.totals[1], c.totals[2], c.totals[3], c.totals[4]);
+                }
+                if let Some(note) = &c.note {
+                    outln!("{note}");
+                }
+                if !rows.is_empty() {
+                    table(&rows)?;
+                }
+                if c.from_run.is_some() {
+                    shown(rows.len(), total, "changes", self.limit)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn summary(ctx: &Ctx<'_, '_>, format: Format) -> CliResult {
+    let s = rep::summary::summary(ctx)?;
+    if format == Format::Json {
+        return print_json(&s);
+    }
+    let b = &s.by_status;
+    let mut lines: Vec<(String, String)> = vec![
+        ("pages".into(), s.pages.to_string()),
+        ("urls".into(), s.urls.to_string()),
+        ("by_status.2xx".into(), b.ok.to_string()),
+        ("by_status.3xx".into(), b.redirect.to_string()),
+        ("by_status.4xx".into(), b.client_error.to_string()),
+        ("by_status.5xx".into(), b.server_error.to_string()),
+        ("by_status.failed".into(), b.failed.to_string()),
+    ];
+    let mut group = |name: &str, entries: Vec<(String, String)>| {
+        lines.extend(entries.into_iter().map(|(k, v)| (format!("{name}.{k}"), v)));
+    };
+    group(
+        "skipped",
+        s.skipped
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
+    group(
+        "by_depth",
+        s.by_depth
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
+    group(
+        "by_mime",
+        s.by_mime
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect(),
+    );
+    group(
+        "findings",
+        s.findings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
+    if format == Format::Csv {
+        outln!("metric,value");
+        for (k, v) in &lines {
+            outln!("{},{}", csv_field(k), csv_field(v));
+        }
+        return Ok(());
+    }
+    let width = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (k, v) in &lines {
+        outln!("{k:<width$}  {v}");
+    }
+    Ok(())
+}
+
+/// "N of M shown", and how to see the rest.
+fn shown(n: usize, total: usize, what: &str, limit: usize) -> CliResult {
+    if total == 0 {
+        outln!("no {what}");
+    } else if n == 0 {
+        outln!("{total} {what} (none listed: --limit {limit})");
+    } else if n < total {
+        outln!("{n} of {total} {what} shown (--limit N for more)");
+    } else {
+        outln!("{n} of {total} {what} shown");
+    }
+    Ok(())
+}
+
+fn csv_rows<R: Row>(rows: &[R]) -> CliResult {
+    outln!("{}", R::COLUMNS.join(","));
+    for row in rows {
+        let cells: Vec<String> = row.cells().iter().map(|c| csv_field(c)).collect();
+        outln!("{}", cells.join(","));
+    }
+    Ok(())
+}
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a
+/// line break, quotes doubled.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Columns wider than this push the rest of their row to the right rather
+/// than widening every row.
+const MAX_COLUMN: usize = 70;
+
+fn table<R: Row>(rows: &[R]) -> CliResult {
+    let header = R::table_columns();
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| r.table_cells()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &cells {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count()).min(MAX_COLUMN);
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(c);
+            } else {
+                s.push_str(&format!("{c:<w$}  "));
+            }
+        }
+        s.trim_end().to_string()
+    };
+    let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    outln!("{}", line(&head));
+    for (row, cells) in rows.iter().zip(&cells) {
+        outln!("{}", line(cells));
+        for d in row.details() {
+            outln!("    {d}");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    #[test]
+    fn csv_fields_are_quoted_only_when_needed() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+    }
+}

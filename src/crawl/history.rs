@@ -1,0 +1,50 @@
+//! What a run keeps of each URL it dealt with, for `report changes`: the
+//! writer calls [`record`] on every result in the transaction that applies
+//! it, so the history never disagrees with the URL's state.
+
+use super::writer::WriterMsg;
+use crate::store::prelude::*;
+use crate::store::{RunEntry, StoreError, UrlState, Writer};
+
+/// Records one applied result in its run's history. Skips are not
+/// recorded: the run did not fetch them.
+pub(super) fn record(w: &mut Writer<'_>, msg: &WriterMsg) -> Result<(), StoreError> {
+    let (claim, entry) = match msg {
+        WriterMsg::Fetched { claim, page, .. } => {
+            let rec = &page.write.record;
+            (claim, answered(rec.status, &rec.title, rec.content_hash))
+        }
+        // Unchanged: the stored page is what this run saw.
+        WriterMsg::NotModified { claim, .. } | WriterMsg::Unchanged { claim, .. } => {
+            match w.page(claim.page)? {
+                Some(rec) => (claim, answered(rec.status, &rec.title, rec.content_hash)),
+                None => return Ok(()),
+            }
+        }
+        WriterMsg::Failed { claim, .. } => (claim, unanswered()),
+        // A redirect that closed a loop is recorded as the failure it became.
+        WriterMsg::Redirect { claim, .. } => match w.url_state(claim.page)? {
+            Some(UrlState::Redirected { status, .. }) => (claim, answered(status, &None, 0)),
+            _ => (claim, unanswered()),
+        },
+        _ => return Ok(()),
+    };
+    w.put_run_entry(claim.entry.point, claim.entry.gen, claim.page, &entry)
+}
+
+fn answered(status: u16, title: &Option<String>, hash: u64) -> RunEntry {
+    let ok = (200..300).contains(&status);
+    RunEntry {
+        status: Some(status),
+        title: if ok { title.clone() } else { None },
+        content_hash: ok.then_some(hash),
+    }
+}
+
+fn unanswered() -> RunEntry {
+    RunEntry {
+        status: None,
+        title: None,
+        content_hash: None,
+    }
+}

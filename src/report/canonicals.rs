@@ -1,0 +1,92 @@
+//! `report canonicals`: pages whose canonical URL is another page
+//! (`non_self`), worst first those whose canonical failed or answered an
+//! error (`to_error`).
+
+use serde::Serialize;
+
+use super::{status_of, Ctx, ListKind, Result, Row};
+use crate::store::prelude::*;
+use crate::store::{PageId, UrlState};
+use crate::url::Url;
+
+pub struct Canonicals;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Issue {
+    ToError,
+    NonSelf,
+}
+
+pub struct Item {
+    page: PageId,
+    canonical: String,
+    issue: Issue,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CanonicalRow {
+    pub url: String,
+    pub canonical: String,
+    pub issue: Issue,
+}
+
+impl ListKind for Canonicals {
+    type Item = Item;
+    type Row = CanonicalRow;
+
+    fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
+        let mut items = Vec::new();
+        for (id, rec) in ctx.pages()? {
+            let Some(canonical) = &rec.canonical else {
+                continue;
+            };
+            let own = ctx.url(*id)?;
+            let target = Url::parse(canonical).ok();
+            if canonical == &own || target.as_ref().is_some_and(|t| t.as_str() == own) {
+                continue;
+            }
+            let issue = match target {
+                Some(t) if is_error(ctx, &t)? => Issue::ToError,
+                _ => Issue::NonSelf,
+            };
+            items.push(Item {
+                page: *id,
+                canonical: canonical.clone(),
+                issue,
+            });
+        }
+        items.sort_by(|a, b| a.issue.cmp(&b.issue).then(a.page.cmp(&b.page)));
+        Ok(items)
+    }
+
+    fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<CanonicalRow> {
+        Ok(CanonicalRow {
+            url: ctx.url(item.page)?,
+            canonical: item.canonical,
+            issue: item.issue,
+        })
+    }
+}
+
+/// Whether the crawl found the canonical URL failing or answering 4xx/5xx.
+fn is_error(ctx: &Ctx<'_, '_>, target: &Url) -> Result<bool> {
+    let Some(page) = ctx.r.page_id(target)? else {
+        return Ok(false);
+    };
+    Ok(match ctx.r.url_state(page)? {
+        Some(UrlState::Failed { .. }) => true,
+        _ => status_of(ctx.r, page)?.is_some_and(|s| s >= 400),
+    })
+}
+
+impl Row for CanonicalRow {
+    const COLUMNS: &'static [&'static str] = &["url", "canonical", "issue"];
+    fn cells(&self) -> Vec<String> {
+        let issue = match self.issue {
+            Issue::ToError => "to_error",
+            Issue::NonSelf => "non_self",
+        };
+        vec![self.url.clone(), self.canonical.clone(), issue.to_string()]
+    }
+}

@@ -1,0 +1,211 @@
+//! `report changes`: what changed between a crawl point's last two runs:
+//! URLs new in the later run, gone from it (not reached again), answering
+//! another status, and 2xx pages whose title or body changed. Each run
+//! keeps what this needs (the writer records it, see `store::history`).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Ctx, ReportError, Result, Row};
+use crate::store::prelude::*;
+use crate::store::{PageId, PointId, RunEntry};
+
+#[derive(Debug, Serialize)]
+pub struct Changes {
+    pub from_run: Option<u32>,
+    pub to_run: Option<u32>,
+    pub new: Vec<String>,
+    pub gone: Vec<String>,
+    pub status_changed: Vec<Change<Option<u16>>>,
+    pub title_changed: Vec<Change<Option<String>>>,
+    pub content_changed: Vec<String>,
+    /// Why there is nothing to compare, or why the lists may mislead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Each list's length before `--limit` (the JSON lists say the rest).
+    #[serde(skip)]
+    pub totals: [usize; 5],
+}
+
+#[derive(Debug, Serialize)]
+pub struct Change<T> {
+    pub url: String,
+    pub from: T,
+    pub to: T,
+}
+
+/// A change as a CSV or table row.
+#[derive(Debug, Serialize)]
+pub struct ChangeRow {
+    pub change: &'static str,
+    pub url: String,
+    pub from: String,
+    pub to: String,
+}
+
+impl Row for ChangeRow {
+    const COLUMNS: &'static [&'static str] = &["change", "url", "from", "to"];
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.change.to_string(),
+            self.url.clone(),
+            self.from.clone(),
+            self.to.clone(),
+        ]
+    }
+}
+
+impl Changes {
+    fn nothing(runs: &[u32], note: String) -> Changes {
+        Changes {
+            from_run: None,
+            to_run: runs.last().copied(),
+            new: Vec::new(),
+            gone: Vec::new(),
+            status_changed: Vec::new(),
+            title_changed: Vec::new(),
+            content_changed: Vec::new(),
+            note: Some(note),
+            totals: [0; 5],
+        }
+    }
+
+    /// Every change as a row, list by list.
+    pub fn rows(&self) -> Vec<ChangeRow> {
+        let plain = |change, urls: &[String]| {
+            urls.iter()
+                .map(|u| ChangeRow {
+                    change,
+                    url: u.clone(),
+                    from: String::new(),
+                    to: String::new(),
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut rows = plain("new", &self.new);
+        rows.extend(plain("gone", &self.gone));
+        rows.extend(self.status_changed.iter().map(|c| ChangeRow {
+            change: "status",
+            url: c.url.clone(),
+            from: super::opt_cell(c.from),
+            to: super::opt_cell(c.to),
+        }));
+        rows.extend(self.title_changed.iter().map(|c| ChangeRow {
+            change: "title",
+            url: c.url.clone(),
+            from: c.from.clone().unwrap_or_default(),
+            to: c.to.clone().unwrap_or_default(),
+        }));
+        rows.extend(plain("content", &self.content_changed));
+        rows
+    }
+}
+
+/// The point to compare: the one given, else the only one with runs.
+fn pick_point(ctx: &Ctx<'_, '_>) -> Result<Option<PointId>> {
+    if let Some(p) = ctx.point() {
+        return Ok(Some(p));
+    }
+    let points = ctx.r.points_with_history()?;
+    match points.as_slice() {
+        [] => Ok(None),
+        [p] => Ok(Some(*p)),
+        many => Err(ReportError::PointNeeded(
+            many.iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        )),
+    }
+}
+
+pub fn changes(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Changes> {
+    let Some(point) = pick_point(ctx)? else {
+        return Ok(Changes::nothing(
+            &[],
+            "nothing to compare: no crawl point has run yet".into(),
+        ));
+    };
+    let runs = ctx.r.runs_of(point)?;
+    let [from_run, to_run] = runs[..] else {
+        let note = match runs.last() {
+            Some(run) => format!(
+                "nothing to compare: crawl point {point} has one run (run {run}); crawl it again"
+            ),
+            None => format!("nothing to compare: crawl point {point} has not run yet"),
+        };
+        return Ok(Changes::nothing(&runs, note));
+    };
+    let from: BTreeMap<PageId, RunEntry> =
+        ctx.r.run_entries(point, from_run)?.into_iter().collect();
+    let to: BTreeMap<PageId, RunEntry> = ctx.r.run_entries(point, to_run)?.into_iter().collect();
+
+    let mut new = Vec::new();
+    let mut status_changed = Vec::new();
+    let mut title_changed = Vec::new();
+    let mut content_changed = Vec::new();
+    for (&page, now) in &to {
+        let Some(was) = from.get(&page) else {
+            new.push(ctx.url(page)?);
+            continue;
+        };
+        if was.status != now.status {
+            status_changed.push(Change {
+                url: ctx.url(page)?,
+                from: was.status,
+                to: now.status,
+            });
+            continue;
+        }
+        // Title and body are compared between two 2xx answers only: a page
+        // that now fails is a status change, not a new title.
+        if let (Some(a), Some(b)) = (was.content_hash, now.content_hash) {
+            if was.title != now.title {
+                title_changed.push(Change {
+                    url: ctx.url(page)?,
+                    from: was.title.clone(),
+                    to: now.title.clone(),
+                });
+            }
+            if a != b {
+                content_changed.push(ctx.url(page)?);
+            }
+        }
+    }
+    let mut gone = Vec::new();
+    for &page in from.keys().filter(|p| !to.contains_key(p)) {
+        gone.push(ctx.url(page)?);
+    }
+    new.sort();
+    gone.sort();
+    content_changed.sort();
+    status_changed.sort_by(|a, b| a.url.cmp(&b.url));
+    title_changed.sort_by(|a, b| a.url.cmp(&b.url));
+    let totals = [
+        new.len(),
+        gone.len(),
+        status_changed.len(),
+        title_changed.len(),
+        content_changed.len(),
+    ];
+    let note = ctx.r.has_queued(&[point])?.then(|| {
+        format!("run {to_run} is still under way: a URL listed as gone may only be not fetched yet")
+    });
+    new.truncate(limit);
+    gone.truncate(limit);
+    status_changed.truncate(limit);
+    title_changed.truncate(limit);
+    content_changed.truncate(limit);
+    Ok(Changes {
+        from_run: Some(from_run),
+        to_run: Some(to_run),
+        new,
+        gone,
+        status_changed,
+        title_changed,
+        content_changed,
+        note,
+        totals,
+    })
+}

@@ -1,0 +1,52 @@
+//! `report external`: out-of-scope link targets that `--check-external`
+//! checked and found broken (no answer, or 4xx/5xx), with every page
+//! linking to them, the most linked first. With a point: the links its
+//! runs checked.
+
+use super::broken::{most_linked_first, row, BrokenRow, Item};
+use super::{Ctx, ListKind, Result};
+use crate::store::prelude::*;
+
+/// What the faces say when no link was ever checked, so an empty list is
+/// not read as "all external links work".
+pub const NOT_CHECKED: &str =
+    "no external link has been checked: crawl with --check-external to check them";
+
+pub struct External;
+
+/// Whether any external link was checked (for the point, with one).
+pub fn any_checked(ctx: &Ctx<'_, '_>) -> Result<bool> {
+    Ok(ctx
+        .r
+        .external_checks()?
+        .iter()
+        .any(|(_, c)| ctx.point().is_none_or(|p| c.point == p)))
+}
+
+impl ListKind for External {
+    type Item = Item;
+    type Row = BrokenRow;
+
+    fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
+        let mut items = Vec::new();
+        for (page, check) in ctx.r.external_checks()? {
+            if ctx.point().is_some_and(|p| check.point != p) {
+                continue;
+            }
+            if let Some(reason) = check.reason {
+                items.push(Item {
+                    page,
+                    status: check.status,
+                    reason,
+                    parents: ctx.r.parents(page)?,
+                });
+            }
+        }
+        most_linked_first(&mut items);
+        Ok(items)
+    }
+
+    fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
+        row(ctx, item)
+    }
+}

@@ -1,0 +1,281 @@
+//! Findings: what a crawl found, one file per kind, each reading one store
+//! snapshot through [`Ctx`]. List kinds find their items worst first as
+//! ids (cheap, so `summary` can count every kind) and turn only the rows
+//! shown into URLs and text ([`ListKind`]); `summary`, `depth` and
+//! `changes` answer one object each. Faces print the rows ([`Row`]).
+
+pub mod broken;
+pub mod canonicals;
+pub mod changes;
+pub mod depth;
+pub mod descriptions;
+pub mod directives;
+pub mod duplicates;
+pub mod external;
+pub mod headings;
+pub mod hosts;
+pub mod large;
+pub mod mimetypes;
+pub mod redirects;
+pub mod slow;
+pub mod summary;
+pub mod titles;
+
+use std::cell::{OnceCell, RefCell};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use crate::store::prelude::*;
+use crate::store::{MimeId, MimeRecord, PageId, PageRecord, PointId, Reader, StoreError, UrlState};
+
+/// What `report` can answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    Summary,
+    Broken,
+    Redirects,
+    Titles,
+    Descriptions,
+    Headings,
+    Duplicates,
+    Directives,
+    Canonicals,
+    Slow,
+    Large,
+    Depth,
+    Mimetypes,
+    Hosts,
+    External,
+    Changes,
+}
+
+/// Why a report could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("no crawl point {0} (crawlscope point list)")]
+    NoPoint(PointId),
+    #[error("several crawl points have runs to compare ({0}): give --point ID")]
+    PointNeeded(String),
+}
+
+pub type Result<T, E = ReportError> = std::result::Result<T, E>;
+
+/// One row of a list report: its JSON object (the `Serialize` impl) and
+/// its cells for CSV and tables, list fields joined with a space (texts
+/// that hold spaces themselves, anchors and headings, with ` | `).
+pub trait Row: Serialize {
+    const COLUMNS: &'static [&'static str];
+    fn cells(&self) -> Vec<String>;
+
+    /// The columns of the table people read (default: the CSV's); what a
+    /// row lists at length goes in [`Row::details`] instead.
+    fn table_columns() -> &'static [&'static str] {
+        Self::COLUMNS
+    }
+    fn table_cells(&self) -> Vec<String> {
+        self.cells()
+    }
+    /// Lines printed under the row in the table.
+    fn details(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// A kind that answers a list, worst first.
+pub trait ListKind {
+    /// A finding as ids: what counting needs.
+    type Item;
+    type Row: Row;
+    fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Self::Item>>;
+    fn row(ctx: &Ctx<'_, '_>, item: Self::Item) -> Result<Self::Row>;
+}
+
+/// The first `limit` rows of a list kind and how many there are in all.
+pub struct Listing<R> {
+    pub rows: Vec<R>,
+    pub total: usize,
+}
+
+pub fn list<K: ListKind>(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Listing<K::Row>> {
+    let items = K::find(ctx)?;
+    let total = items.len();
+    let rows = items
+        .into_iter()
+        .take(limit)
+        .map(|i| K::row(ctx, i))
+        .collect::<Result<_>>()?;
+    Ok(Listing { rows, total })
+}
+
+/// One snapshot of the store as the reports read it, restricted to a
+/// crawl point's URLs when one is given. Tables are read once, on first
+/// use, and shared by every kind (`summary` runs them all).
+pub struct Ctx<'a, 's> {
+    pub r: &'a Reader<'s>,
+    point: Option<PointId>,
+    states: OnceCell<Vec<(PageId, UrlState)>>,
+    pages: OnceCell<Vec<(PageId, PageRecord)>>,
+    in_point: OnceCell<FxHashSet<PageId>>,
+    urls: RefCell<FxHashMap<PageId, String>>,
+    mimes: RefCell<FxHashMap<MimeId, Option<MimeRecord>>>,
+}
+
+impl<'a, 's> Ctx<'a, 's> {
+    /// A context over `r`; `point` must exist.
+    pub fn new(r: &'a Reader<'s>, point: Option<PointId>) -> Result<Ctx<'a, 's>> {
+        if let Some(p) = point {
+            if r.point(p)?.is_none() {
+                return Err(ReportError::NoPoint(p));
+            }
+        }
+        Ok(Ctx {
+            r,
+            point,
+            states: OnceCell::new(),
+            pages: OnceCell::new(),
+            in_point: OnceCell::new(),
+            urls: RefCell::default(),
+            mimes: RefCell::default(),
+        })
+    }
+
+    pub fn point(&self) -> Option<PointId> {
+        self.point
+    }
+
+    /// Every URL's state (of the point's URLs only, with a point).
+    pub fn states(&self) -> Result<&[(PageId, UrlState)]> {
+        if let Some(s) = self.states.get() {
+            return Ok(s);
+        }
+        let mut out = Vec::new();
+        self.r.for_each_state(|id, state| {
+            if self.point.is_none_or(|p| state.run().0 == p) {
+                out.push((id, state));
+            }
+            Ok(true)
+        })?;
+        Ok(self.states.get_or_init(|| out))
+    }
+
+    /// Every fetched page's record (the point's pages only, with a point).
+    pub fn pages(&self) -> Result<&[(PageId, PageRecord)]> {
+        if let Some(p) = self.pages.get() {
+            return Ok(p);
+        }
+        let mut out = Vec::new();
+        let mut err = None;
+        self.r.for_each_page(|id, rec| match self.includes(id) {
+            Ok(true) => {
+                out.push((id, rec));
+                Ok(true)
+            }
+            Ok(false) => Ok(true),
+            Err(e) => {
+                err = Some(e);
+                Ok(false)
+            }
+        })?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+        Ok(self.pages.get_or_init(|| out))
+    }
+
+    /// Whether a page belongs to the report: always without a point, else
+    /// when the point's crawl decided on it.
+    pub fn includes(&self, page: PageId) -> Result<bool> {
+        if self.point.is_none() {
+            return Ok(true);
+        }
+        if let Some(set) = self.in_point.get() {
+            return Ok(set.contains(&page));
+        }
+        let set: FxHashSet<PageId> = self.states()?.iter().map(|(id, _)| *id).collect();
+        Ok(self.in_point.get_or_init(|| set).contains(&page))
+    }
+
+    /// A page's URL.
+    pub fn url(&self, page: PageId) -> Result<String> {
+        if let Some(u) = self.urls.borrow().get(&page) {
+            return Ok(u.clone());
+        }
+        let url = self
+            .r
+            .url_of(page)?
+            .ok_or_else(|| StoreError::corrupt(format!("page {page} has no URL record")))?;
+        self.urls.borrow_mut().insert(page, url.clone());
+        Ok(url)
+    }
+
+    pub fn urls(&self, pages: &[PageId]) -> Result<Vec<String>> {
+        pages.iter().map(|&p| self.url(p)).collect()
+    }
+
+    pub fn mime(&self, id: MimeId) -> Result<Option<MimeRecord>> {
+        if let Some(m) = self.mimes.borrow().get(&id) {
+            return Ok(m.clone());
+        }
+        let m = self.r.mime(id)?;
+        self.mimes.borrow_mut().insert(id, m.clone());
+        Ok(m)
+    }
+
+    /// Whether a page is an HTML document fetched with a 2xx: what the
+    /// title, description and heading checks look at.
+    pub fn is_html_ok(&self, rec: &PageRecord) -> Result<bool> {
+        if !is_ok(rec.status) {
+            return Ok(false);
+        }
+        Ok(self
+            .mime(rec.mime)?
+            .is_some_and(|m| m.essence == "text/html" || m.essence == "application/xhtml+xml"))
+    }
+}
+
+pub fn is_ok(status: u16) -> bool {
+    (200..300).contains(&status)
+}
+
+/// The HTTP status of a failed URL, when it failed by answering one (the
+/// stored record may be older than the failure: a page that answered 200
+/// once and is now refused keeps its old record).
+pub fn failed_status(r: &Reader<'_>, page: PageId, reason: &str) -> Result<Option<u16>> {
+    Ok(r.page(page)?
+        .map(|rec| rec.status)
+        .filter(|s| *s >= 400 && reason.starts_with(&s.to_string())))
+}
+
+/// Where a redirect chain or a canonical ends: the status its target
+/// answered, None when it answered none (failed, or not fetched).
+pub fn status_of(r: &Reader<'_>, page: PageId) -> Result<Option<u16>> {
+    Ok(match r.url_state(page)? {
+        Some(UrlState::Done { .. }) => r.page(page)?.map(|rec| rec.status),
+        Some(UrlState::Failed { reason, .. }) => failed_status(r, page, &reason)?,
+        Some(UrlState::Redirected { status, .. }) => Some(status),
+        _ => None,
+    })
+}
+
+/// An optional number as a cell: empty when absent.
+pub fn opt_cell<T: ToString>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// Pages ordered by a figure, largest first (ties by page id): `slow` and
+/// `large`.
+pub fn top_pages(
+    ctx: &Ctx<'_, '_>,
+    figure: impl Fn(&PageRecord) -> u64,
+) -> Result<Vec<(PageId, u64)>> {
+    let mut v: Vec<(PageId, u64)> = ctx
+        .pages()?
+        .iter()
+        .map(|(id, rec)| (*id, figure(rec)))
+        .collect();
+    v.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(v)
+}

@@ -1,0 +1,101 @@
+//! `report summary`: the crawl at a glance: pages and URLs, URLs by status
+//! class, skips by reason, pages by depth and by mimetype, and how many
+//! findings each list kind has.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{failed_status, Ctx, ListKind, Result};
+use crate::store::prelude::*;
+use crate::store::UrlState;
+
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub pages: u64,
+    pub urls: u64,
+    pub by_status: ByStatus,
+    pub skipped: BTreeMap<&'static str, u64>,
+    pub by_depth: BTreeMap<u32, u64>,
+    pub by_mime: BTreeMap<String, u64>,
+    pub findings: BTreeMap<&'static str, usize>,
+}
+
+/// URLs by how they were answered.
+#[derive(Debug, Default, Serialize)]
+pub struct ByStatus {
+    #[serde(rename = "2xx")]
+    pub ok: u64,
+    #[serde(rename = "3xx")]
+    pub redirect: u64,
+    #[serde(rename = "4xx")]
+    pub client_error: u64,
+    #[serde(rename = "5xx")]
+    pub server_error: u64,
+    /// No answer: refused, timed out, DNS, a redirect loop...
+    pub failed: u64,
+}
+
+fn count<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<usize> {
+    Ok(K::find(ctx)?.len())
+}
+
+pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
+    let mut by_status = ByStatus::default();
+    let mut skipped = BTreeMap::new();
+    for (id, state) in ctx.states()? {
+        match state {
+            UrlState::Done { .. } => by_status.ok += 1,
+            UrlState::Redirected { .. } => by_status.redirect += 1,
+            UrlState::Failed { reason, .. } => match failed_status(ctx.r, *id, reason)? {
+                Some(s) if s >= 500 => by_status.server_error += 1,
+                Some(_) => by_status.client_error += 1,
+                None => by_status.failed += 1,
+            },
+            UrlState::Skipped { reason, .. } => *skipped.entry(reason.as_str()).or_default() += 1,
+            UrlState::Queued { .. } | UrlState::Claimed { .. } => {}
+        }
+    }
+    let mut by_depth = BTreeMap::new();
+    let mut by_mime_id = BTreeMap::new();
+    for (_, rec) in ctx.pages()? {
+        *by_depth.entry(rec.depth).or_default() += 1;
+        *by_mime_id.entry(rec.mime).or_insert(0u64) += 1;
+    }
+    let mut by_mime = BTreeMap::new();
+    for (id, n) in by_mime_id {
+        let essence = ctx
+            .mime(id)?
+            .map(|m| m.essence)
+            .filter(|e| !e.is_empty())
+            .unwrap_or_else(|| "(none)".to_string());
+        *by_mime.entry(essence).or_default() += n;
+    }
+    let findings = BTreeMap::from([
+        ("broken", count::<super::broken::Broken>(ctx)?),
+        ("redirects", count::<super::redirects::Redirects>(ctx)?),
+        ("titles", count::<super::titles::Titles>(ctx)?),
+        (
+            "descriptions",
+            count::<super::descriptions::Descriptions>(ctx)?,
+        ),
+        ("headings", count::<super::headings::Headings>(ctx)?),
+        ("duplicates", count::<super::duplicates::Duplicates>(ctx)?),
+        ("directives", count::<super::directives::Directives>(ctx)?),
+        ("canonicals", count::<super::canonicals::Canonicals>(ctx)?),
+        ("external", count::<super::external::External>(ctx)?),
+    ]);
+    let urls = match ctx.point() {
+        Some(_) => ctx.states()?.len() as u64,
+        None => ctx.r.url_count()?,
+    };
+    Ok(Summary {
+        pages: ctx.pages()?.len() as u64,
+        urls,
+        by_status,
+        skipped,
+        by_depth,
+        by_mime,
+        findings,
+    })
+}
