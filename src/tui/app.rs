@@ -398,7 +398,7 @@ impl App {
             Action::SavePoint { id: None, rec } if self.crawling() => {
                 self.info(format!("{} joins the running crawl", rec.url));
                 self.refresh_at = self.now;
-                Some(Command::Engine(CrawlCommand::AddPoint(Box::new(rec))))
+                Some(Command::Engine(CrawlCommand::AddPoint(rec)))
             }
             Action::SavePoint { id, rec } => Some(Command::SavePoint { id, rec }),
             Action::DeletePoint(id) => Some(Command::DeletePoint(id)),

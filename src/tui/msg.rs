@@ -113,7 +113,8 @@ pub(crate) enum Command {
     },
     SavePoint {
         id: Option<PointId>,
-        rec: PointRecord,
+        /// Boxed: a point record dwarfs the other variants.
+        rec: Box<PointRecord>,
     },
     DeletePoint(PointId),
     SetActive(PointId, bool),

@@ -327,7 +327,7 @@ impl Runtime {
             Command::SavePoint { id, rec } => {
                 self.spawn(move |store| {
                     point_write(&store, |s| {
-                        let saved = points::save(s, id, rec.clone())?;
+                        let saved = points::save(s, id, (*rec).clone())?;
                         Ok(format!("crawl point {saved} saved"))
                     })
                 });

@@ -28,6 +28,7 @@ mod export_formats;
 mod fuzz_regressions;
 mod hostile_input;
 mod search_ranking;
+mod sites;
 mod soak;
 mod store_copy;
 mod store_faults;

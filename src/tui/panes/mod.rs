@@ -198,7 +198,8 @@ pub(crate) enum Action {
     Detail(PageId),
     SavePoint {
         id: Option<PointId>,
-        rec: PointRecord,
+        /// Boxed: a point record dwarfs the other variants.
+        rec: Box<PointRecord>,
     },
     DeletePoint(PointId),
     SetActive(PointId, bool),
