@@ -13,7 +13,7 @@ use crate::url::Url;
 
 pub fn run(store: &Store, url: &Url, out: Option<PathBuf>) -> CliResult {
     let r = store.read()?;
-    let Some(id) = r.page_id(url)? else {
+    let Some(id) = r.site_page_id(url)? else {
         return Err(CliError::NoSuchPage(
             crate::url::redact(url.as_str()).into(),
         ));

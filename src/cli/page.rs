@@ -221,7 +221,7 @@ pub(crate) fn keyword_line(keywords: &[KeywordJson]) -> String {
 
 pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     let r = store.read()?;
-    let Some(id) = r.page_id(url)? else {
+    let Some(id) = r.site_page_id(url)? else {
         return Err(CliError::NoSuchPage(
             crate::url::redact(url.as_str()).into(),
         ));

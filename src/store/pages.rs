@@ -213,6 +213,15 @@ pub trait PageRead: View {
         })
     }
 
+    /// The page id a user's URL names: the URL's own, else (www rule) the
+    /// one of its first-seen `www.` twin, under which it was stored.
+    fn site_page_id(&self, url: &Url) -> Result<Option<PageId>> {
+        match self.page_id(url)? {
+            Some(id) => Ok(Some(id)),
+            None => self.page_id(&*self.on_first_seen_site(url)?),
+        }
+    }
+
     /// The page id of a URL, if the URL was ever seen (with or without
     /// `user:password@`: that is one URL).
     fn page_id(&self, url: &Url) -> Result<Option<PageId>> {

@@ -81,6 +81,12 @@ fn www_and_bare_host_are_one_site_and_the_first_seen_is_canonical() {
             format!("http://site.test:{port}/b")
         ])
     );
+    // Asked for by its other form, the page answers under its stored one.
+    let www_a = json_of(
+        &db,
+        &["page", &format!("http://www.site.test:{port}/a"), "--json"],
+    );
+    assert_eq!(www_a["url"], format!("http://site.test:{port}/a"));
     let points = json_of(&db, &["point", "list", "--json"]);
     assert_eq!(points[0]["distinct_www"], false);
 }
