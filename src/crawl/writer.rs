@@ -535,15 +535,8 @@ impl WriterThread {
                 let write = &page.write;
                 let mut queued = 0;
                 let mut links = Vec::with_capacity(page.links.len());
-                let run = self.runs.get(&e.point);
                 for link in &page.links {
-                    let (child, url) = match run {
-                        Some(run) => run.link_id(w, &link.url)?,
-                        None => (
-                            w.page_id_for(&link.url)?,
-                            std::borrow::Cow::Borrowed(&link.url),
-                        ),
-                    };
+                    let (child, url) = self.link_id(w, e.point, &link.url)?;
                     let out = OutLink {
                         child,
                         anchor: link.anchor.clone(),
@@ -660,14 +653,14 @@ impl WriterThread {
             WriterMsg::Sitemap { point, found } => {
                 let mut queued = 0;
                 for listed in &found.urls {
-                    let id = w.page_id_for(&listed.url)?;
+                    let (id, url) = self.link_id(w, *point, &listed.url)?;
                     w.put_listed_by_sitemap(id, &listed.sitemap)?;
                     // Changed since we fetched it: among the first claimed.
                     let changed = match (listed.lastmod, w.page(id)?) {
                         (Some(lastmod), Some(page)) => lastmod > page.fetched_at,
                         _ => false,
                     };
-                    let url = listed.url.as_str();
+                    let url = url.as_str();
                     queued += self.consider_link(w, id, url, SITEMAP_DEPTH, *point, changed)?;
                 }
                 return Ok((Done::Nothing, queued));
@@ -840,6 +833,20 @@ impl WriterThread {
             }
         }
         Ok((event, queued))
+    }
+
+    /// The page id of a URL `point` found, and the URL as stored (see
+    /// [`PointRun::link_id`]).
+    fn link_id<'u>(
+        &self,
+        w: &mut Writer<'_>,
+        point: PointId,
+        url: &'u Url,
+    ) -> Result<(PageId, std::borrow::Cow<'u, Url>), StoreError> {
+        match self.runs.get(&point) {
+            Some(run) => run.link_id(w, url),
+            None => Ok((w.page_id_for(url)?, std::borrow::Cow::Borrowed(url))),
+        }
     }
 
     /// Queues a newly found link (among the first claimed when `first`) or
