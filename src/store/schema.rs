@@ -443,6 +443,13 @@ pub struct OriginRecord {
     pub port: u16,
 }
 
+impl OriginRecord {
+    /// `scheme://host:port`, as [`crate::url::origin`] writes it.
+    pub fn name(&self) -> String {
+        format!("{}://{}:{}", self.scheme, self.host, self.port)
+    }
+}
+
 /// A crawler process sharing the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstanceRecord {

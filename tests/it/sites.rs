@@ -241,7 +241,7 @@ fn append_query_reaches_every_request_and_never_the_store() {
         .requests()
         .into_iter()
         .map(|r| r.path)
-        .filter(|p| p != "/robots.txt")
+        .filter(|p| p != "/robots.txt" && p != "/sitemap.xml")
         .collect();
     assert_eq!(pages.len(), 3, "{pages:?}");
     assert!(pages.iter().all(|p| p.ends_with(q)), "{pages:?}");
@@ -329,7 +329,7 @@ fn userinfo_is_credentials_for_the_site_and_its_password_is_never_shown() {
     assert!(s
         .requests()
         .iter()
-        .filter(|r| r.path != "/robots.txt")
+        .filter(|r| r.path != "/robots.txt" && r.path != "/sitemap.xml")
         .all(|r| r.header("authorization") == Some("Basic YW5uOnMzY3JldA==")));
 
     let p = json_of(&db, &["page", &typed, "--json"]);
