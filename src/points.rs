@@ -2,12 +2,15 @@
 //! is (an http(s) start URL, a root prefix with a scheme, a page limit of at
 //! least one, a user and password together, one point per start URL), and
 //! the operations both faces offer: add, save a whole edited record, update,
-//! enable/disable, delete, and the active set a crawl starts from. The CLI,
+//! enable/disable, delete, and the active set a crawl starts from; the
+//! settings' parsers (`--resolve`, `--append-query`), credentials typed in
+//! the start URL, and marking a point whose scope changed for re-scoping.
+//! The CLI,
 //! clap's value parsers and the console's form all call this module, so they
 //! accept and refuse the same settings.
 
 use crate::store::prelude::*;
-use crate::store::{PointId, PointRecord, Store, StoreError, Writer};
+use crate::store::{PointId, PointRecord, Resolve, Store, StoreError, Writer};
 use crate::url::LinkReject;
 
 /// Why a crawl point setting or operation was refused.
@@ -21,6 +24,14 @@ pub enum PointError {
     Duplicate { id: PointId },
     #[error("must start with http:// or https://")]
     BadRoot,
+    #[error("a URL prefix must not hold user:password@ (give --user and --password)")]
+    RootWithCredentials,
+    #[error("user {typed} in the URL and {flag} from --user: give one")]
+    CredentialsTwice { typed: String, flag: String },
+    #[error("{0}")]
+    BadResolve(String),
+    #[error("{0}")]
+    BadAppendQuery(String),
     #[error("{value:?} is not a whole number")]
     NotANumber { setting: Setting, value: String },
     #[error("must be 1 or more (leave it out for no limit)")]
@@ -53,6 +64,8 @@ pub enum Setting {
     MaxPages,
     User,
     Password,
+    Resolve,
+    AppendQuery,
 }
 
 impl Setting {
@@ -64,6 +77,8 @@ impl Setting {
             Setting::MaxPages => "Max pages",
             Setting::User => "User",
             Setting::Password => "Password",
+            Setting::Resolve => "Resolve",
+            Setting::AppendQuery => "Append query",
         }
     }
 }
@@ -74,7 +89,10 @@ impl PointError {
             PointError::MissingUrl | PointError::BadUrl(_) | PointError::Duplicate { .. } => {
                 Some(Setting::Url)
             }
-            PointError::BadRoot => Some(Setting::Root),
+            PointError::BadRoot | PointError::RootWithCredentials => Some(Setting::Root),
+            PointError::CredentialsTwice { .. } => Some(Setting::User),
+            PointError::BadResolve(_) => Some(Setting::Resolve),
+            PointError::BadAppendQuery(_) => Some(Setting::AppendQuery),
             PointError::NotANumber { setting, .. } => Some(*setting),
             PointError::ZeroMaxPages => Some(Setting::MaxPages),
             PointError::PasswordWithoutUser => Some(Setting::User),
@@ -95,11 +113,160 @@ pub type Result<T> = std::result::Result<T, PointError>;
 /// normalised URL and the point would silently crawl nothing.
 pub fn parse_root(input: &str) -> Result<String> {
     let root = input.trim();
-    if root.starts_with("http://") || root.starts_with("https://") {
-        Ok(root.to_string())
-    } else {
-        Err(PointError::BadRoot)
+    if !(root.starts_with("http://") || root.starts_with("https://")) {
+        return Err(PointError::BadRoot);
     }
+    // Stored URLs never hold user information, so such a prefix would
+    // match nothing, and it would print a password.
+    if has_userinfo(root) {
+        return Err(PointError::RootWithCredentials);
+    }
+    Ok(root.to_string())
+}
+
+/// An exclude prefix as typed: any string (one without a scheme matches
+/// nothing), but never one holding `user:password@`.
+pub fn parse_exclude(input: &str) -> Result<String> {
+    if has_userinfo(input) {
+        return Err(PointError::RootWithCredentials);
+    }
+    Ok(input.to_string())
+}
+
+fn has_userinfo(prefix: &str) -> bool {
+    let authority = prefix.split_once("://").map_or("", |(_, rest)| rest);
+    let end = authority.find(['/', '?', '#']).unwrap_or(authority.len());
+    authority[..end].contains('@')
+}
+
+/// A `--resolve HOST:PORT:ADDR` as curl takes it (an IPv6 ADDR in
+/// brackets): connect to ADDR for HOST:PORT.
+pub fn parse_resolve(input: &str) -> Result<Resolve> {
+    let bad = |why: &str| PointError::BadResolve(format!("{input:?}: {why}"));
+    let (host, rest) = input
+        .trim()
+        .split_once(':')
+        .ok_or_else(|| bad("expected HOST:PORT:ADDR"))?;
+    let (port, addr) = rest
+        .split_once(':')
+        .ok_or_else(|| bad("expected HOST:PORT:ADDR"))?;
+    let host = host.to_ascii_lowercase();
+    let named = crate::url::Url::parse(&format!("http://{host}/"))
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string));
+    if host.is_empty() || named.as_deref() != Some(host.as_str()) {
+        return Err(bad(&format!("{host:?} is not a host name")));
+    }
+    let port = match port.parse::<u16>() {
+        Ok(p) if p > 0 => p,
+        _ => return Err(bad(&format!("{port:?} is not a port (1-65535)"))),
+    };
+    let bare = addr
+        .strip_prefix('[')
+        .and_then(|a| a.strip_suffix(']'))
+        .unwrap_or(addr);
+    let addr = match bare.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V6(_)) if bare == addr => {
+            return Err(bad("an IPv6 ADDR goes in brackets, [::1]"))
+        }
+        Ok(a) => a,
+        Err(_) => {
+            return Err(bad(&format!(
+                "{addr:?} is not an IP address (one address; a host name is not resolved)"
+            )))
+        }
+    };
+    Ok(Resolve { host, port, addr })
+}
+
+/// An `--append-query K=V`: a query parameter added to every request.
+pub fn parse_append_query(input: &str) -> Result<(String, String)> {
+    match input.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        Some(_) => Err(PointError::BadAppendQuery(format!(
+            "{input:?}: the key before = is empty"
+        ))),
+        None => Err(PointError::BadAppendQuery(format!(
+            "{input:?} is not of the form KEY=VALUE"
+        ))),
+    }
+}
+
+/// The settings a point has beyond URL, root and limits, as `(label,
+/// value)` for the faces to list: only those set, in a fixed order.
+pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if !p.excludes.is_empty() {
+        out.push(("excludes", p.excludes.join(", ")));
+    }
+    if let Some(user) = &p.user {
+        out.push(("user", user.clone()));
+    }
+    if p.distinct_www {
+        out.push(("www", "distinct sites".to_string()));
+    }
+    if !p.resolve.is_empty() {
+        let list: Vec<String> = p.resolve.iter().map(ToString::to_string).collect();
+        out.push(("resolve", list.join(", ")));
+    }
+    if !p.append_query.is_empty() {
+        let list: Vec<String> = p
+            .append_query
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        out.push(("append query", list.join("&")));
+    }
+    if p.dirty {
+        out.push(("scope changed", "(re-scoped on the next crawl)".to_string()));
+    }
+    out
+}
+
+/// The origins a point's credentials, headers and appended query go to:
+/// its start URL's, and the `www.` twin's when the twins are one site.
+pub fn site_origins(p: &PointRecord) -> Vec<String> {
+    let Ok(url) = crate::url::Url::parse(&p.url) else {
+        return Vec::new();
+    };
+    let twin = (!p.distinct_www)
+        .then(|| crate::url::on_www_twin(&url))
+        .flatten();
+    std::iter::once(url)
+        .chain(twin)
+        .map(|u| crate::url::origin(&u))
+        .collect()
+}
+
+/// The `--resolve` entries of the points crawled together, for their one
+/// HTTP client: a host sent to two addresses is refused, naming both points.
+pub fn merge_resolves(
+    points: &[(PointId, Vec<Resolve>)],
+) -> std::result::Result<Vec<Resolve>, String> {
+    let mut out: Vec<(PointId, Resolve)> = Vec::new();
+    for (id, list) in points {
+        for r in list {
+            match out.iter().find(|(_, o)| o.host == r.host) {
+                Some((_, o)) if o.addr == r.addr => {}
+                Some((other, o)) => {
+                    return Err(format!(
+                        "crawl points {other} and {id} resolve {} differently ({o} and {r}): crawl them separately",
+                        r.host
+                    ))
+                }
+                None => out.push((*id, r.clone())),
+            }
+        }
+    }
+    Ok(out.into_iter().map(|(_, r)| r).collect())
+}
+
+/// Whether the next crawl must re-scope what the point already knows.
+fn scope_changed(old: &PointRecord, new: &PointRecord) -> bool {
+    old.root != new.root
+        || old.excludes != new.excludes
+        || old.depth != new.depth
+        || old.distinct_www != new.distinct_www
 }
 
 /// A page limit as typed: a limit of zero would fetch nothing.
@@ -130,8 +297,31 @@ pub fn validate(mut rec: PointRecord) -> Result<PointRecord> {
     if rec.url.trim().is_empty() {
         return Err(PointError::MissingUrl);
     }
-    rec.url = crate::url::parse_start(rec.url.trim())?.to_string();
+    let url = crate::url::parse_start(rec.url.trim())?;
+    // Credentials typed in the URL are the point's basic auth: the stored
+    // URL never holds them.
+    if let Some((user, password)) = crate::url::userinfo(&url) {
+        match &rec.user {
+            Some(flag) if *flag != user => {
+                return Err(PointError::CredentialsTwice {
+                    typed: user,
+                    flag: flag.clone(),
+                })
+            }
+            Some(_) => {}
+            None => {
+                rec.user = Some(user);
+                rec.password = Some(password.unwrap_or_default());
+            }
+        }
+    }
+    rec.url = crate::url::without_userinfo(&url).to_string();
     rec.root = parse_root(&rec.root)?;
+    for exclude in &rec.excludes {
+        parse_exclude(exclude)?;
+    }
+    merge_resolves(&[(0, rec.resolve.clone())])
+        .map_err(|_| PointError::BadResolve("one host is given two addresses".to_string()))?;
     if rec.max_pages == Some(0) {
         return Err(PointError::ZeroMaxPages);
     }
@@ -178,6 +368,9 @@ fn live(w: &impl PointRead) -> Result<Vec<(PointId, PointRecord)>> {
 fn checked(w: &impl PointRead, id: Option<PointId>, rec: PointRecord) -> Result<PointRecord> {
     let mut rec = validate(rec)?;
     unique_in(&live(w)?, id, &rec.url)?;
+    if let Some(old) = id.map(|id| w.point(id)).transpose()?.flatten() {
+        rec.dirty |= scope_changed(&old, &rec);
+    }
     stamp(&mut rec);
     Ok(rec)
 }
@@ -263,7 +456,8 @@ pub fn upsert(
     edit: impl Fn(&mut PointRecord),
 ) -> Result<PointId> {
     write(store, |w| {
-        let found = live(w)?.into_iter().find(|(_, p)| p.url == url.as_str());
+        let bare = crate::url::without_userinfo(url);
+        let found = live(w)?.into_iter().find(|(_, p)| p.url == bare.as_str());
         let (id, mut rec) = match found {
             Some((id, rec)) => (Some(id), rec),
             None => (None, new_record(url)),

@@ -1,7 +1,9 @@
 //! URL normalisation and crawl scope: the one place that decides which links
 //! are followable (http/https, with a host, of sane length), what canonical
 //! string a URL is stored and compared under, and whether it lies inside a
-//! crawl point's root and outside its excludes.
+//! crawl point's root and outside its excludes; also the site rules that
+//! need no store: a host's `www.` twin, and a URL's `user:password@` kept
+//! out of every stored or printed string.
 
 pub use ::url::Url;
 
@@ -28,16 +30,20 @@ pub fn resolve(base: &Url, href: &str) -> Result<Url, LinkReject> {
     let url = base
         .join(href)
         .map_err(|e| LinkReject::Invalid(e.to_string()))?;
-    finish(url)
+    // Credentials found in a page are not ours to send: the link is the
+    // same URL without them.
+    finish(without_userinfo(&url).into_owned())
 }
 
 /// Parse a URL a user typed (CLI/TUI). Must be absolute http/https with a
-/// host. Normalised.
+/// host. Normalised; a typed `user:password@` is kept (it is credentials for
+/// the crawl point, see [`userinfo`]) and never echoed in an error.
 pub fn parse_start(input: &str) -> Result<Url, LinkReject> {
     let input = checked_len(input)?;
+    let shown = redact(input);
     let url = Url::parse(input).map_err(|e| match e {
         ::url::ParseError::RelativeUrlWithoutBase => {
-            LinkReject::Invalid(format!("{input:?} needs an http:// or https:// prefix"))
+            LinkReject::Invalid(format!("{shown:?} needs an http:// or https:// prefix"))
         }
         e => LinkReject::Invalid(e.to_string()),
     })?;
@@ -45,10 +51,113 @@ pub fn parse_start(input: &str) -> Result<Url, LinkReject> {
     // user about the missing prefix is more useful than naming that scheme.
     if !is_http(&url) && !input.contains("://") {
         return Err(LinkReject::Invalid(format!(
-            "{input:?} needs an http:// or https:// prefix"
+            "{shown:?} needs an http:// or https:// prefix"
         )));
     }
     finish(url)
+}
+
+/// The URL without `user[:password]@`: what identifies it (the URL record)
+/// and what may be stored or shown.
+pub fn without_userinfo(url: &Url) -> std::borrow::Cow<'_, Url> {
+    if url.username().is_empty() && url.password().is_none() {
+        return std::borrow::Cow::Borrowed(url);
+    }
+    let mut bare = url.clone();
+    // Only a URL without a host refuses these, and every URL here has one.
+    let _ = bare.set_password(None);
+    let _ = bare.set_username("");
+    std::borrow::Cow::Owned(bare)
+}
+
+/// The `user` and `password` a URL carries, percent-decoded (basic auth
+/// for its origin).
+pub fn userinfo(url: &Url) -> Option<(String, Option<String>)> {
+    let decode = |s: &str| {
+        ::url::form_urlencoded::parse(format!("x={}", s.replace('+', "%2B")).as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    if url.username().is_empty() && url.password().is_none() {
+        return None;
+    }
+    Some((decode(url.username()), url.password().map(decode)))
+}
+
+/// `text` with the password of every `scheme://user:password@` (or of a
+/// leading `user:password@host`) replaced by `***`: for echoing what a user
+/// typed, or anything else that might hold a URL, without its secret.
+pub fn redact(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut starts: Vec<usize> = text.match_indices("://").map(|(i, _)| i + 3).collect();
+    // No scheme: the text may be a bare `user:password@host`; but a mailto:
+    // address is no credential.
+    if starts.is_empty()
+        && !text
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("mailto:")
+    {
+        starts.push(0);
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for start in starts {
+        let rest = &text[start..];
+        let end = rest
+            .find(|c: char| matches!(c, '/' | '?' | '#') || c.is_whitespace())
+            .unwrap_or(rest.len());
+        let authority = &rest[..end];
+        let Some(at) = authority.rfind('@') else {
+            continue;
+        };
+        let Some(colon) = authority[..at].find(':') else {
+            continue;
+        };
+        out.push_str(&text[copied..start + colon + 1]);
+        out.push_str("***");
+        copied = start + at;
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// The other form of a host for the www rule: `www.example.com` ↔
+/// `example.com`. None for IP addresses, which have no such twin.
+pub fn www_twin(host: &str) -> Option<String> {
+    if host.is_empty() || host.starts_with('[') || host.parse::<std::net::IpAddr>().is_ok() {
+        return None;
+    }
+    match host.strip_prefix("www.") {
+        Some("") => None,
+        Some(bare) => Some(bare.to_string()),
+        None => Some(format!("www.{host}")),
+    }
+}
+
+/// `url` on the `www.` twin of its host, if the host has one.
+pub fn on_www_twin(url: &Url) -> Option<Url> {
+    let twin = www_twin(url.host_str()?)?;
+    let mut out = url.clone();
+    out.set_host(Some(&twin)).ok()?;
+    Some(out)
+}
+
+/// A URL prefix (a root or an exclude) on the `www.` twin of its host:
+/// done on the string, as a prefix may stop inside the host
+/// (`http://exam` also prefixes `http://www.example.com/`).
+fn prefix_on_www_twin(prefix: &str) -> Option<String> {
+    let (scheme, rest) = prefix.split_at(prefix.find("://")? + 3);
+    let host_end = rest.find([':', '/', '?', '#']).unwrap_or(rest.len());
+    let host = &rest[..host_end];
+    // An IPv4 address typed in part ("http://10.0") is still no name.
+    if host.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    Some(format!("{scheme}{}{}", www_twin(host)?, &rest[host_end..]))
 }
 
 /// Normalise: lowercase scheme and host, drop the default port, resolve dot
@@ -80,16 +189,21 @@ pub fn origin(url: &Url) -> String {
 /// Default crawl root for a start URL: the normalised URL of "/" on its
 /// origin, e.g. `http://example.com/` or `http://127.0.0.1:8080/`. The default
 /// port is omitted, as in normalised URLs, so that prefix tests work; any
-/// user:password@ stays for the same reason.
+/// user:password@ goes, as it does from every stored URL.
 pub fn default_root(url: &Url) -> String {
+    let url = without_userinfo(url);
     format!("{}/", &url[..::url::Position::BeforePath])
 }
 
-/// A crawl point's scope: plain string prefixes of normalised URLs.
+/// A crawl point's scope: plain string prefixes of normalised URLs. With
+/// `same_www`, a prefix also covers its host's `www.` twin (`www.host`
+/// and `host` are one site).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scope {
     pub root: String,
     pub excludes: Vec<String>,
+    /// The root and excludes on the `www.` twin, when the twins are one site.
+    twins: Option<(Option<String>, Vec<String>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,15 +214,38 @@ pub enum Verdict {
 }
 
 impl Scope {
+    pub fn new(root: String, excludes: Vec<String>, same_www: bool) -> Scope {
+        let twins = same_www.then(|| {
+            (
+                prefix_on_www_twin(&root),
+                excludes
+                    .iter()
+                    .filter_map(|e| prefix_on_www_twin(e))
+                    .collect(),
+            )
+        });
+        Scope {
+            root,
+            excludes,
+            twins,
+        }
+    }
+
     /// Not starting with `root` => OutOfScope; starting with any exclude =>
     /// Excluded. An empty exclude is ignored: as a prefix it would exclude
     /// everything, which is never what `--exclude ""` meant.
     pub fn verdict(&self, url: &str) -> Verdict {
-        if !url.starts_with(&self.root) {
+        let (twin_root, twin_excludes) = match &self.twins {
+            Some((root, excludes)) => (root.as_deref(), excludes.as_slice()),
+            None => (None, &[][..]),
+        };
+        let in_root = url.starts_with(&self.root) || twin_root.is_some_and(|r| url.starts_with(r));
+        if !in_root {
             Verdict::OutOfScope
         } else if self
             .excludes
             .iter()
+            .chain(twin_excludes)
             .any(|e| !e.is_empty() && url.starts_with(e.as_str()))
         {
             Verdict::Excluded
@@ -286,7 +423,8 @@ mod tests {
                 "http://[::1]:8080/x",
                 Ok("http://[::1]:8080/x"),
             ),
-            ("http://h/", "http://user:pw@h/x", Ok("http://user:pw@h/x")),
+            ("http://h/", "http://user:pw@h/x", Ok("http://h/x")),
+            ("http://h/", "http://user@h/x", Ok("http://h/x")),
             ("http://h/", "http:rel", Ok("http://h/rel")),
             // rejections
             ("http://h/", "mailto:someone@example.com", Scheme("mailto")),
@@ -393,21 +531,18 @@ mod tests {
         let root = default_root(&start);
         assert!(start.as_str().starts_with(&root));
         assert_eq!(
-            Scope {
-                root,
-                excludes: vec![]
-            }
-            .verdict(start.as_str()),
+            Scope::new(root, vec![], false).verdict(start.as_str()),
             Verdict::In
         );
     }
 
     #[test]
     fn scope_verdicts() {
-        let scope = Scope {
-            root: "http://h/docs/".into(),
-            excludes: vec!["http://h/docs/private".into(), String::new()],
-        };
+        let scope = Scope::new(
+            "http://h/docs/".into(),
+            vec!["http://h/docs/private".into(), String::new()],
+            false,
+        );
         assert_eq!(scope.verdict("http://h/docs/"), Verdict::In);
         assert_eq!(scope.verdict("http://h/docs/a/b?c"), Verdict::In);
         assert_eq!(scope.verdict("http://h/docs"), Verdict::OutOfScope);
@@ -419,12 +554,79 @@ mod tests {
             Verdict::Excluded
         );
         // out of scope wins over excluded: the URL was never in the crawl
-        let scope = Scope {
-            root: "http://h/a/".into(),
-            excludes: vec!["http://h/".into()],
-        };
+        let scope = Scope::new("http://h/a/".into(), vec!["http://h/".into()], false);
         assert_eq!(scope.verdict("http://x/"), Verdict::OutOfScope);
         assert_eq!(scope.verdict("http://h/a/1"), Verdict::Excluded);
+    }
+
+    #[test]
+    fn one_site_scope_covers_both_www_forms() {
+        let roots = ["http://site.test:8080/", "http://www.site.test:8080/"];
+        for root in roots {
+            let one = Scope::new(
+                root.into(),
+                vec!["http://www.site.test:8080/private/".into()],
+                true,
+            );
+            let two = Scope::new(root.into(), vec![], false);
+            for url in ["http://site.test:8080/a", "http://www.site.test:8080/a"] {
+                assert_eq!(one.verdict(url), Verdict::In, "{root} one site: {url}");
+                let own = url.starts_with(root);
+                assert_eq!(
+                    two.verdict(url) == Verdict::In,
+                    own,
+                    "{root} two sites: {url}"
+                );
+            }
+            for url in [
+                "http://site.test:8080/private/x",
+                "http://www.site.test:8080/private/x",
+            ] {
+                assert_eq!(one.verdict(url), Verdict::Excluded, "{root}: {url}");
+            }
+            assert_eq!(one.verdict("http://other.test:8080/"), Verdict::OutOfScope);
+            assert_eq!(one.verdict("https://site.test:8080/"), Verdict::OutOfScope);
+        }
+        // A prefix that stops inside the host still has a twin; addresses do not.
+        let partial = Scope::new("http://site.te".into(), vec![], true);
+        assert_eq!(partial.verdict("http://www.site.test/x"), Verdict::In);
+        let ip = Scope::new("http://127.0.0.1:80/".into(), vec![], true);
+        assert_eq!(ip.verdict("http://www.127.0.0.1:80/"), Verdict::OutOfScope);
+    }
+
+    #[test]
+    fn www_twins() {
+        assert_eq!(www_twin("site.test").as_deref(), Some("www.site.test"));
+        assert_eq!(www_twin("www.site.test").as_deref(), Some("site.test"));
+        assert_eq!(www_twin("127.0.0.1"), None);
+        assert_eq!(www_twin("[::1]"), None);
+        assert_eq!(www_twin("www."), None);
+        let u = on_www_twin(&url("http://www.a.test:81/p?q")).unwrap();
+        assert_eq!(u.as_str(), "http://a.test:81/p?q");
+    }
+
+    #[test]
+    fn userinfo_is_credentials_never_shown() {
+        let typed = parse_start("http://ann:s%40cret@h.test/a").unwrap();
+        assert_eq!(
+            userinfo(&typed),
+            Some(("ann".to_string(), Some("s@cret".to_string())))
+        );
+        assert_eq!(without_userinfo(&typed).as_str(), "http://h.test/a");
+        assert_eq!(default_root(&typed), "http://h.test/");
+        assert_eq!(userinfo(&url("http://h.test/")), None);
+        assert_eq!(
+            redact("GET http://ann:secret@h.test/a and https://bo:pw@x/ and http://plain@h/"),
+            "GET http://ann:***@h.test/a and https://bo:***@x/ and http://plain@h/"
+        );
+        assert_eq!(redact("ann:secret@h.test/x"), "ann:***@h.test/x");
+        assert_eq!(redact("http://h.test/a@b:c"), "http://h.test/a@b:c");
+        let e = parse_start("ann:secret@h.test").unwrap_err().to_string();
+        assert!(!e.contains("secret"), "{e}");
+        let e = parse_start("ann:secret@h.test:8080/x")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("secret"), "{e}");
     }
 
     proptest! {

@@ -26,7 +26,7 @@ pub struct Cli {
 pub enum Command {
     /// The console on the store; a URL starts crawling it at once.
     Tui {
-        #[arg(value_parser = parse_url)]
+        #[arg(value_parser = Masked(parse_url))]
         url: Option<Url>,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -47,7 +47,7 @@ pub enum Command {
     },
     /// Crawl headless. No URL: every active crawl point and the pending frontier.
     Crawl {
-        #[arg(value_parser = parse_url)]
+        #[arg(value_parser = Masked(parse_url))]
         urls: Vec<Url>,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -73,7 +73,7 @@ pub enum Command {
     },
     /// Everything the store knows of one page.
     Page {
-        #[arg(value_parser = parse_url)]
+        #[arg(value_parser = Masked(parse_url))]
         url: Url,
         /// List the whole forward record, not the top 10 keywords.
         #[arg(long)]
@@ -83,7 +83,7 @@ pub enum Command {
     },
     /// The exact stored bytes of a fetched page, any type.
     Body {
-        #[arg(value_parser = parse_url)]
+        #[arg(value_parser = Masked(parse_url))]
         url: Url,
         /// Write them to FILE (created whole or not at all) instead of stdout.
         #[arg(long)]
@@ -165,7 +165,7 @@ pub enum ExportFormat {
 pub enum PointAction {
     /// Save a crawl point.
     Add {
-        #[arg(value_parser = parse_url)]
+        #[arg(value_parser = Masked(parse_url))]
         url: Url,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -212,7 +212,7 @@ pub enum PointAction {
 #[derive(Debug, Clone, Default, Args)]
 pub struct ScopeArgs {
     /// URL prefix that is in scope (default: the start URL's origin).
-    #[arg(long, value_parser = crate::points::parse_root)]
+    #[arg(long, value_parser = Masked(parse_prefix))]
     pub root: Option<String>,
     /// Deepest link depth fetched (the start URL is depth 0).
     #[arg(long, value_parser = crate::points::parse_depth)]
@@ -221,7 +221,7 @@ pub struct ScopeArgs {
     #[arg(long, value_parser = crate::points::parse_max_pages)]
     pub max_pages: Option<u64>,
     /// URL prefix never fetched (repeatable).
-    #[arg(long = "exclude")]
+    #[arg(long = "exclude", value_parser = Masked(parse_exclude))]
     pub excludes: Vec<String>,
     /// HTTP basic auth user (sent only to the point's origin).
     #[arg(long, requires = "password")]
@@ -246,6 +246,15 @@ pub struct ScopeArgs {
     /// it. `--check-external=false` turns it off again.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub check_external: Option<bool>,
+    /// www.HOST and HOST are two sites (default: one, the first seen is canonical).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub distinct_www: Option<bool>,
+    /// Connect to ADDR for HOST:PORT, as curl does (repeatable; IPv6 ADDR in brackets).
+    #[arg(long = "resolve", value_name = "HOST:PORT:ADDR", value_parser = crate::points::parse_resolve)]
+    pub resolve: Vec<crate::store::Resolve>,
+    /// Query parameter added to every request URL of the point, never stored (repeatable).
+    #[arg(long = "append-query", value_name = "K=V", value_parser = crate::points::parse_append_query)]
+    pub append_query: Vec<(String, String)>,
 }
 
 impl ScopeArgs {
@@ -261,6 +270,9 @@ impl ScopeArgs {
             (self.check_external.is_some(), "--check-external"),
             (self.no_sitemaps, "--no-sitemaps"),
             (self.sitemaps, "--sitemaps"),
+            (self.distinct_www.is_some(), "--distinct-www"),
+            (!self.resolve.is_empty(), "--resolve"),
+            (!self.append_query.is_empty(), "--append-query"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -287,8 +299,47 @@ pub struct RunArgs {
     pub ignore_robots: bool,
 }
 
+/// A value parser whose refusal shows the value with any password masked
+/// (clap's own message would echo it whole): for URLs and URL prefixes.
+#[derive(Clone)]
+struct Masked<T>(fn(&str) -> Result<T, String>);
+
+impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Masked<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let typed = value.to_string_lossy();
+        (self.0)(&typed).map_err(|e| {
+            let arg = arg.map_or_else(|| "URL".to_string(), ToString::to_string);
+            let shown = crate::url::redact(&typed);
+            // clap's layout: the error, the usage line, the help hint.
+            let usage = cmd.clone().render_usage();
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!(
+                    "invalid value '{shown}' for '{arg}': {e}\n\n{usage}\n\nFor more information, try '--help'.\n"
+                ),
+            )
+            .with_cmd(cmd)
+        })
+    }
+}
+
 fn parse_url(s: &str) -> Result<Url, String> {
     crate::url::parse_start(s).map_err(|e| e.to_string())
+}
+
+fn parse_prefix(s: &str) -> Result<String, String> {
+    crate::points::parse_root(s).map_err(|e| e.to_string())
+}
+
+fn parse_exclude(s: &str) -> Result<String, String> {
+    crate::points::parse_exclude(s).map_err(|e| e.to_string())
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {

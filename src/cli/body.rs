@@ -13,12 +13,14 @@ use crate::url::Url;
 
 pub fn run(store: &Store, url: &Url, out: Option<PathBuf>) -> CliResult {
     let r = store.read()?;
-    let Some(id) = r.page_id(url)? else {
-        return Err(CliError::NoSuchPage(url.to_string()));
+    let Some(id) = r.site_page_id(url)? else {
+        return Err(CliError::NoSuchPage(
+            crate::url::redact(url.as_str()).into(),
+        ));
     };
     let bytes = r
         .body(id)?
-        .ok_or_else(|| CliError::NoBody(url.to_string()))?;
+        .ok_or_else(|| CliError::NoBody(crate::url::redact(url.as_str()).into()))?;
     match out {
         None => {
             let mut stdout = std::io::stdout().lock();

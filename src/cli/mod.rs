@@ -20,6 +20,7 @@ mod crawl;
 mod export;
 mod outfile;
 pub(crate) mod page;
+mod parts;
 mod point;
 mod report;
 mod search;

@@ -44,6 +44,8 @@ struct LinkJson {
 pub(crate) struct PageJson {
     id: PageId,
     url: String,
+    /// The URL in parts, as stored.
+    parts: Option<super::parts::UrlPartsJson>,
     /// `UrlState::label()`; "seen" for a URL that was linked but never
     /// considered for fetching (e.g. a link on an error page).
     state: String,
@@ -161,6 +163,7 @@ pub(crate) fn page_json(
     Ok(PageJson {
         id,
         url,
+        parts: super::parts::parts(r, id)?,
         reason,
         redirect_status,
         state: state.map_or_else(|| "seen".to_string(), |s| s.label()),
@@ -218,15 +221,22 @@ pub(crate) fn keyword_line(keywords: &[KeywordJson]) -> String {
 
 pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     let r = store.read()?;
-    let Some(id) = r.page_id(url)? else {
-        return Err(CliError::NoSuchPage(url.to_string()));
+    let Some(id) = r.site_page_id(url)? else {
+        return Err(CliError::NoSuchPage(
+            crate::url::redact(url.as_str()).into(),
+        ));
     };
-    let p = page_json(&r, id, url.to_string(), keywords)?;
+    // The stored form: without any user:password@ that was typed.
+    let shown = r.url_of(id)?.unwrap_or_default();
+    let p = page_json(&r, id, shown, keywords)?;
     if json {
         return print_json(&p);
     }
     outln!("id             {}", p.id);
     outln!("url            {}", p.url);
+    if let Some(parts) = &p.parts {
+        outln!("parts          {}", parts.line());
+    }
     outln!("state          {}", p.state);
     if let Some(reason) = &p.reason {
         outln!("reason         {reason}");

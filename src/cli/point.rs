@@ -40,6 +40,15 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if s.no_sitemaps || s.sitemaps {
         rec.no_sitemaps = s.no_sitemaps;
     }
+    if let Some(distinct) = s.distinct_www {
+        rec.distinct_www = distinct;
+    }
+    if !s.resolve.is_empty() {
+        rec.resolve = s.resolve.clone();
+    }
+    if !s.append_query.is_empty() {
+        rec.append_query = s.append_query.clone();
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -64,6 +73,13 @@ struct PointJson {
     updated_by: String,
     follow_nofollow: bool,
     check_external: bool,
+    distinct_www: bool,
+    /// `HOST:PORT:ADDR`, as typed.
+    resolve: Vec<String>,
+    /// `K=V`, as typed.
+    append_query: Vec<String>,
+    /// The scope changed since the last crawl, which re-scopes.
+    rescope_pending: bool,
 }
 
 impl PointJson {
@@ -84,6 +100,14 @@ impl PointJson {
             updated_by: p.updated_by,
             follow_nofollow: p.follow_nofollow,
             check_external: p.check_external,
+            distinct_www: p.distinct_www,
+            resolve: p.resolve.iter().map(ToString::to_string).collect(),
+            append_query: p
+                .append_query
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect(),
+            rescope_pending: p.dirty,
         }
     }
 }
@@ -97,11 +121,10 @@ fn describe(id: PointId, p: &PointRecord) -> String {
         if p.active { "on " } else { "off" },
         p.url,
         p.root,
-        if p.excludes.is_empty() {
-            String::new()
-        } else {
-            format!("  excludes {}", p.excludes.join(", "))
-        }
+        crate::points::extras(p)
+            .into_iter()
+            .map(|(label, value)| format!("  {label} {value}"))
+            .collect::<String>()
     )
 }
 

@@ -61,12 +61,11 @@ struct Ctx {
 
 fn credentials(rec: &PointRecord) -> Credentials {
     Credentials {
-        origin: Url::parse(&rec.url)
-            .map(|u| crate::url::origin(&u))
-            .unwrap_or_default(),
+        origins: crate::points::site_origins(rec),
         user: rec.user.clone(),
         password: rec.password.clone(),
         headers: rec.headers.clone(),
+        append_query: rec.append_query.clone(),
     }
 }
 
@@ -103,17 +102,20 @@ pub fn start(
         })?;
     let mut creds = HashMap::new();
     let sitemaps = Sitemaps::default();
+    let mut resolves = Vec::new();
     {
         let r = store.read()?;
         for &id in &points {
             if let Some(rec) = r.point(id)? {
                 creds.insert(id, credentials(&rec));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
+                resolves.push((id, rec.resolve));
             }
         }
     }
+    let resolves = crate::points::merge_resolves(&resolves).map_err(CrawlError::Resolve)?;
     let ctx = Arc::new(Ctx {
-        fetcher: Fetcher::new(&cfg).map_err(CrawlError::Client)?,
+        fetcher: Fetcher::new(&cfg, &resolves).map_err(CrawlError::Client)?,
         robots: RobotsCache::default(),
         origins: Origins::new(cfg.per_host, cfg.delay),
         sitemaps,

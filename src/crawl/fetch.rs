@@ -11,13 +11,16 @@ use url::Url;
 use super::config::CrawlConfig;
 use super::head;
 
-/// Credentials and headers a crawl point sends to its own origin only.
+/// Credentials, headers and query parameters a crawl point sends to its
+/// own site only (its origin, and the `www.` twin's when they are one site).
 #[derive(Debug, Clone, Default)]
 pub struct Credentials {
-    pub origin: String,
+    pub origins: Vec<String>,
     pub user: Option<String>,
     pub password: Option<String>,
     pub headers: Vec<(String, String)>,
+    /// `--append-query`: added to the request URL, never to a stored one.
+    pub append_query: Vec<(String, String)>,
 }
 
 /// Validators of a stored copy, for a conditional GET.
@@ -104,8 +107,11 @@ pub struct Fetcher {
 }
 
 impl Fetcher {
-    pub fn new(cfg: &CrawlConfig) -> Result<Fetcher, reqwest::Error> {
-        let client = reqwest::Client::builder()
+    pub fn new(
+        cfg: &CrawlConfig,
+        resolves: &[crate::store::Resolve],
+    ) -> Result<Fetcher, reqwest::Error> {
+        let client = with_resolves(reqwest::Client::builder(), resolves)
             .user_agent(cfg.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
             .timeout(cfg.timeout)
@@ -144,14 +150,15 @@ impl Fetcher {
         creds: Option<&Credentials>,
     ) -> Result<Response, FetchError> {
         let started = Instant::now();
-        let mut req = self.client.get(url.clone());
+        let own = creds.filter(|c| c.origins.contains(&crate::url::origin(url)));
+        let mut req = self.client.get(request_url(url, own));
         if let Some(lm) = &validators.last_modified {
             req = req.header(header::IF_MODIFIED_SINCE, lm);
         }
         if let Some(etag) = &validators.etag {
             req = req.header(header::IF_NONE_MATCH, etag);
         }
-        if let Some(c) = creds.filter(|c| crate::url::origin(url) == c.origin) {
+        if let Some(c) = own {
             req = req.headers(extra_headers(&c.headers));
             if let Some(user) = &c.user {
                 req = req.basic_auth(user, c.password.as_ref());
@@ -220,6 +227,28 @@ impl Fetcher {
         out.elapsed = started.elapsed();
         Ok(out)
     }
+}
+
+/// The URL as requested: the stored URL plus the point's `--append-query`
+/// parameters (only the request carries them).
+fn request_url(url: &Url, own: Option<&Credentials>) -> Url {
+    let mut out = url.clone();
+    if let Some(c) = own.filter(|c| !c.append_query.is_empty()) {
+        out.query_pairs_mut().extend_pairs(&c.append_query);
+    }
+    out
+}
+
+/// A client that connects to the given addresses (`--resolve`) instead of
+/// asking DNS. reqwest overrides a name, not a name and port: port 0 makes
+/// it connect to the URL's own port, so every port of HOST goes to ADDR.
+fn with_resolves(
+    builder: reqwest::ClientBuilder,
+    resolves: &[crate::store::Resolve],
+) -> reqwest::ClientBuilder {
+    resolves.iter().fold(builder, |b, r| {
+        b.resolve(&r.host, std::net::SocketAddr::new(r.addr, 0))
+    })
 }
 
 fn extra_headers(pairs: &[(String, String)]) -> HeaderMap {

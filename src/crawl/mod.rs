@@ -14,6 +14,7 @@ mod origins;
 mod parse;
 mod politeness;
 mod pool;
+mod rescope;
 mod robots;
 mod sitemaps;
 mod throttle;
@@ -45,6 +46,8 @@ pub enum CrawlError {
     WriterPanicked,
     #[error("the store writer stopped unexpectedly")]
     WriterGone,
+    #[error("{0}")]
+    Resolve(String),
 }
 
 /// An HTTP status as people read it: `404 Not Found`, `599` when the code

@@ -182,19 +182,46 @@ pub struct PointRun {
     pub depth: Option<u32>,
     pub gen: u32,
     pub follow_nofollow: bool,
+    /// `www.host` and `host` are one site (the first seen is canonical).
+    pub one_site: bool,
+    /// The basic-auth user and the origins it is sent to.
+    pub user: Option<(String, Vec<String>)>,
 }
 
 impl PointRun {
-    fn of(rec: &PointRecord) -> PointRun {
+    pub(super) fn of(rec: &PointRecord) -> PointRun {
         PointRun {
-            scope: Scope {
-                root: rec.root.clone(),
-                excludes: rec.excludes.clone(),
-            },
+            scope: Scope::new(rec.root.clone(), rec.excludes.clone(), !rec.distinct_www),
             depth: rec.depth,
             gen: rec.gen,
             follow_nofollow: rec.follow_nofollow,
+            one_site: !rec.distinct_www,
+            user: rec
+                .user
+                .clone()
+                .map(|u| (u, crate::points::site_origins(rec))),
         }
+    }
+
+    /// The page id of a URL this point found, and the URL as stored: on
+    /// the site's first-seen form when www twins are one site.
+    pub(super) fn link_id<'u>(
+        &self,
+        w: &mut Writer<'_>,
+        url: &'u Url,
+    ) -> Result<(PageId, std::borrow::Cow<'u, Url>), StoreError> {
+        let url = if self.one_site {
+            w.on_first_seen_site(url)?
+        } else {
+            std::borrow::Cow::Borrowed(url)
+        };
+        let origin = crate::url::origin(&url);
+        let user = self
+            .user
+            .as_ref()
+            .filter(|(_, origins)| origins.contains(&origin))
+            .map(|(u, _)| u.as_str());
+        Ok((w.page_id_as(&url, user)?, url))
     }
 }
 
@@ -510,13 +537,14 @@ impl WriterThread {
                 let mut queued = 0;
                 let mut links = Vec::with_capacity(page.links.len());
                 for link in &page.links {
+                    let (child, url) = self.link_id(w, e.point, &link.url)?;
                     let out = OutLink {
-                        child: w.page_id_for(&link.url)?,
+                        child,
                         anchor: link.anchor.clone(),
                         nofollow: link.nofollow,
                     };
                     if (200..300).contains(&write.record.status) {
-                        queued += self.follow(w, &write.record, &out, link.url.as_str(), e)?;
+                        queued += self.follow(w, &write.record, &out, url.as_str(), e)?;
                     }
                     links.push(out);
                 }
@@ -626,14 +654,14 @@ impl WriterThread {
             WriterMsg::Sitemap { point, found } => {
                 let mut queued = 0;
                 for listed in &found.urls {
-                    let id = w.page_id_for(&listed.url)?;
+                    let (id, url) = self.link_id(w, *point, &listed.url)?;
                     w.put_listed_by_sitemap(id, &listed.sitemap)?;
                     // Changed since we fetched it: among the first claimed.
                     let changed = match (listed.lastmod, w.page(id)?) {
                         (Some(lastmod), Some(page)) => lastmod > page.fetched_at,
                         _ => false,
                     };
-                    let url = listed.url.as_str();
+                    let url = url.as_str();
                     queued += self.consider_link(w, id, url, SITEMAP_DEPTH, *point, changed)?;
                 }
                 return Ok((Done::Nothing, queued));
@@ -808,6 +836,20 @@ impl WriterThread {
         Ok((event, queued))
     }
 
+    /// The page id of a URL `point` found, and the URL as stored (see
+    /// [`PointRun::link_id`]).
+    fn link_id<'u>(
+        &self,
+        w: &mut Writer<'_>,
+        point: PointId,
+        url: &'u Url,
+    ) -> Result<(PageId, std::borrow::Cow<'u, Url>), StoreError> {
+        match self.runs.get(&point) {
+            Some(run) => run.link_id(w, url),
+            None => Ok((w.page_id_for(url)?, std::borrow::Cow::Borrowed(url))),
+        }
+    }
+
     /// Queues a newly found link (among the first claimed when `first`) or
     /// records why it is not crawled; returns 1 when it was queued.
     fn consider_link(
@@ -942,15 +984,21 @@ fn begin_run(
         UrlState::Claimed { point, by, .. } => point == id && !instance_dead(instances, by),
         _ => false,
     });
-    if w.has_queued(&[id])? || live_claims {
-        return Ok((PointRun::of(&rec), 0));
+    let joining = w.has_queued(&[id])? || live_claims;
+    let mut rescoped = 0;
+    if rec.dirty {
+        let gen = if joining { rec.gen } else { rec.gen + 1 };
+        rescoped = super::rescope::rescope(w, id, &mut rec, gen)?;
+    }
+    if joining {
+        return Ok((PointRun::of(&rec), rescoped));
     }
     rec.gen += 1;
     w.put_point(id, &rec)?;
     w.keep_last_run(id)?;
     let url = Url::parse(&rec.url)
         .map_err(|e| StoreError::corrupt(format!("crawl point {id} URL {}: {e}", rec.url)))?;
-    let page = w.page_id_for(&url)?;
+    let (page, _) = PointRun::of(&rec).link_id(w, &url)?;
     w.enqueue(
         page,
         FrontierEntry {
@@ -961,5 +1009,5 @@ fn begin_run(
             hops: 0,
         },
     )?;
-    Ok((PointRun::of(&rec), 1))
+    Ok((PointRun::of(&rec), rescoped + 1))
 }

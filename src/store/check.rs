@@ -306,11 +306,23 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for item in d.urls.iter(t)? {
         let (k, _) = item?;
         let id = read_u32(k)?;
-        let url = v.url_of(id)?.unwrap_or_default();
+        let Some(record) = v.url_record(id)? else {
+            continue;
+        };
+        let url = record.url.clone();
         match url::Url::parse(&url) {
             Ok(u) => {
                 if v.page_id(&u)? != Some(id) {
                     p.add(format!("URL {url} does not map back to page {id}"));
+                }
+                if u.path() != record.path
+                    || u.query() != record.query.as_deref()
+                    || u.password().is_some()
+                    || !u.username().is_empty()
+                {
+                    p.add(format!(
+                        "URL record of page {id}: its parts are not those of {url}"
+                    ));
                 }
             }
             Err(_) => p.add(format!("page {id}: stored URL does not parse")),

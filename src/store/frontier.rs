@@ -251,18 +251,37 @@ impl Writer<'_> {
 
     /// Drops frontier entries of a point (a point removed).
     pub fn drop_queued(&mut self, point: PointId) -> Result<usize> {
-        let mut keys = Vec::new();
+        let dropped = self.take_queued(point, |_, _| Ok(true))?;
+        for entry in &dropped {
+            self.dbs
+                .url_state
+                .delete(&mut self.txn, &u32_key(entry.page))?;
+        }
+        Ok(dropped.len())
+    }
+
+    /// Takes the frontier entries of `point` that `pick` chooses out of
+    /// the queue and returns them; their states are the caller's to set.
+    pub fn take_queued(
+        &mut self,
+        point: PointId,
+        mut pick: impl FnMut(&Self, &FrontierEntry) -> Result<bool>,
+    ) -> Result<Vec<FrontierEntry>> {
+        let mut queued = Vec::new();
         for item in self.dbs.frontier.iter(&self.txn)? {
             let (k, v) = item?;
             let entry: FrontierEntry = codec::decode(v)?;
             if entry.point == point {
-                keys.push((k.to_vec(), entry.page));
+                queued.push((k.to_vec(), entry));
             }
         }
-        for (k, page) in &keys {
-            self.dbs.frontier.delete(&mut self.txn, k)?;
-            self.dbs.url_state.delete(&mut self.txn, &u32_key(*page))?;
+        let mut taken = Vec::new();
+        for (k, entry) in queued {
+            if pick(self, &entry)? {
+                self.dbs.frontier.delete(&mut self.txn, &k)?;
+                taken.push(entry);
+            }
         }
-        Ok(keys.len())
+        Ok(taken)
     }
 }

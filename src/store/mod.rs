@@ -43,8 +43,8 @@ pub use pages::{
 pub use points::PointRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
-    OriginId, OutLink, PageId, PageRecord, PointId, PointRecord, RobotsRecord, SkipReason,
-    UrlState, WordId, SCHEMA_VERSION,
+    OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, Resolve,
+    RobotsRecord, SkipReason, UrlRecord, UrlState, WordId, SCHEMA_VERSION,
 };
 pub use sitemap_pages::SitemapRead;
 pub use words::{Posting, WordRead};

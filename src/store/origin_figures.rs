@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::codec::{self, read_u32, u32_key};
+use super::pages::PageRead;
 use super::sealed::View;
 use super::{Result, StoreError, Writer};
 
@@ -113,14 +114,10 @@ pub trait OriginFiguresRead: View {
         for item in self.dbs().origin_figures.iter(self.txn())? {
             let (k, v) = item?;
             let id = read_u32(k)?;
-            let name =
-                self.dbs().origins.get(self.txn(), k)?.ok_or_else(|| {
-                    StoreError::corrupt(format!("figures of unknown origin {id}"))
-                })?;
-            out.push((
-                String::from_utf8_lossy(name).into_owned(),
-                codec::decode(v)?,
-            ));
+            let origin = self
+                .origin_record(id)?
+                .ok_or_else(|| StoreError::corrupt(format!("figures of unknown origin {id}")))?;
+            out.push((origin.name(), codec::decode(v)?));
         }
         Ok(out)
     }

@@ -9,8 +9,8 @@ use url::Url;
 
 use super::codec::{self, pair_key, put_u32_list, put_varint, u32_key, VarintReader};
 use super::schema::{
-    meta_keys, HttpHead, MimeId, MimeRecord, OriginId, OutLink, PageId, PageRecord, WordId,
-    NORMS_PER_CHUNK,
+    meta_keys, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId, PageRecord,
+    UrlRecord, WordId, NORMS_PER_CHUNK,
 };
 use super::sealed::View;
 use super::{postings, Result, StoreError, Writer};
@@ -189,8 +189,43 @@ pub trait PageRead: View {
             .transpose()
     }
 
-    /// The page id of a URL, if the URL was ever seen.
+    fn origin_record(&self, id: OriginId) -> Result<Option<OriginRecord>> {
+        self.dbs()
+            .origins
+            .get(self.txn(), &u32_key(id))?
+            .map(codec::decode)
+            .transpose()
+    }
+
+    /// The www rule's store half: `url` on its host's `www.` twin when the
+    /// twin's origin was seen first (a lower origin id), else `url`. The
+    /// first-seen form of a site is its canonical form.
+    fn on_first_seen_site<'u>(&self, url: &'u Url) -> Result<std::borrow::Cow<'u, Url>> {
+        let Some(twin) = crate::url::on_www_twin(url) else {
+            return Ok(std::borrow::Cow::Borrowed(url));
+        };
+        let Some(twin_id) = self.origin_id(&crate::url::origin(&twin))? else {
+            return Ok(std::borrow::Cow::Borrowed(url));
+        };
+        Ok(match self.origin_id(&crate::url::origin(url))? {
+            Some(own) if own < twin_id => std::borrow::Cow::Borrowed(url),
+            _ => std::borrow::Cow::Owned(twin),
+        })
+    }
+
+    /// The page id a user's URL names: the URL's own, else (www rule) the
+    /// one of its first-seen `www.` twin, under which it was stored.
+    fn site_page_id(&self, url: &Url) -> Result<Option<PageId>> {
+        match self.page_id(url)? {
+            Some(id) => Ok(Some(id)),
+            None => self.page_id(&*self.on_first_seen_site(url)?),
+        }
+    }
+
+    /// The page id of a URL, if the URL was ever seen (with or without
+    /// `user:password@`: that is one URL).
     fn page_id(&self, url: &Url) -> Result<Option<PageId>> {
+        let url = &*crate::url::without_userinfo(url);
         let Some(origin) = self.origin_id(&crate::url::origin(url))? else {
             return Ok(None);
         };
@@ -210,17 +245,24 @@ pub trait PageRead: View {
     }
 
     fn url_of(&self, id: PageId) -> Result<Option<String>> {
-        let Some(v) = self.dbs().urls.get(self.txn(), &u32_key(id))? else {
-            return Ok(None);
-        };
-        url_text(v).map(|u| Some(u.to_string()))
+        Ok(self.url_record(id)?.map(|r| r.url))
+    }
+
+    /// A URL in parts: origin id, path, query, user.
+    fn url_record(&self, id: PageId) -> Result<Option<UrlRecord>> {
+        self.dbs()
+            .urls
+            .get(self.txn(), &u32_key(id))?
+            .map(codec::decode)
+            .transpose()
     }
 
     /// Every URL seen, in page id order; `f` returns false to stop.
     fn for_each_url(&self, mut f: impl FnMut(PageId, &str) -> Result<bool>) -> Result<()> {
         for item in self.dbs().urls.iter(self.txn())? {
             let (k, v) = item?;
-            if !f(codec::read_u32(k)?, url_text(v)?)? {
+            let record: UrlRecord = codec::decode(v)?;
+            if !f(codec::read_u32(k)?, &record.url)? {
                 break;
             }
         }
@@ -357,22 +399,38 @@ pub trait PageRead: View {
 impl<T: View + ?Sized> PageRead for T {}
 
 impl Writer<'_> {
+    /// The id of an origin (`scheme://host:port`, as [`crate::url::origin`]
+    /// writes it), creating its record on first sight.
     pub fn origin_id_for(&mut self, origin: &str) -> Result<OriginId> {
         if let Some(id) = self.origin_id(origin)? {
             return Ok(id);
         }
+        let parsed = Url::parse(origin)
+            .map_err(|e| StoreError::corrupt(format!("origin {origin:?}: {e}")))?;
         let id = self.next_id32(meta_keys::NEXT_ORIGIN)?;
+        let record = OriginRecord {
+            scheme: parsed.scheme().to_string(),
+            host: parsed.host_str().unwrap_or("").to_string(),
+            port: parsed.port_or_known_default().unwrap_or(0),
+        };
         self.dbs
             .origin_ids
             .put(&mut self.txn, origin.as_bytes(), &id.to_be_bytes())?;
         self.dbs
             .origins
-            .put(&mut self.txn, &u32_key(id), origin.as_bytes())?;
+            .put(&mut self.txn, &u32_key(id), &codec::encode(&record)?)?;
         Ok(id)
     }
 
     /// The page id of a URL, creating the URL record on first sight.
     pub fn page_id_for(&mut self, url: &Url) -> Result<PageId> {
+        self.page_id_as(url, None)
+    }
+
+    /// [`Writer::page_id_for`], recording `user` as the one the URL is
+    /// fetched as (kept from its first sight with one).
+    pub fn page_id_as(&mut self, url: &Url, user: Option<&str>) -> Result<PageId> {
+        let url = &*crate::url::without_userinfo(url);
         let origin = self.origin_id_for(&crate::url::origin(url))?;
         let key = url_hash_key(origin, url);
         let existing: Vec<PageId> = match self.dbs.url_ids.get(&self.txn, &key)? {
@@ -380,16 +438,31 @@ impl Writer<'_> {
             None => Vec::new(),
         };
         for &id in &existing {
-            if self.url_of(id)?.as_deref() == Some(url.as_str()) {
+            let Some(mut record) = self.url_record(id)? else {
+                continue;
+            };
+            if record.url == url.as_str() {
+                if record.username.is_none() && user.is_some() {
+                    record.username = user.map(str::to_string);
+                    self.dbs
+                        .urls
+                        .put(&mut self.txn, &u32_key(id), &codec::encode(&record)?)?;
+                }
                 return Ok(id);
             }
         }
         // New URL (or a hash collision with a different one: append).
         let id = self.next_id32(meta_keys::NEXT_PAGE)?;
-        let mut record = Vec::with_capacity(4 + url.as_str().len());
-        record.extend_from_slice(&origin.to_be_bytes());
-        record.extend_from_slice(url.as_str().as_bytes());
-        self.dbs.urls.put(&mut self.txn, &u32_key(id), &record)?;
+        let record = UrlRecord {
+            origin,
+            path: url.path().to_string(),
+            query: url.query().map(str::to_string),
+            username: user.map(str::to_string),
+            url: url.as_str().to_string(),
+        };
+        self.dbs
+            .urls
+            .put(&mut self.txn, &u32_key(id), &codec::encode(&record)?)?;
         let mut ids = Vec::with_capacity((existing.len() + 1) * 4);
         for other in existing.iter().chain(std::iter::once(&id)) {
             ids.extend_from_slice(&other.to_be_bytes());
@@ -598,13 +671,6 @@ impl Writer<'_> {
 }
 
 /// The URL of a `urls` record (origin id ‖ URL).
-fn url_text(v: &[u8]) -> Result<&str> {
-    let text = v
-        .get(4..)
-        .ok_or_else(|| StoreError::corrupt("URL record shorter than its origin id"))?;
-    std::str::from_utf8(text).map_err(|_| StoreError::corrupt("URL record is not UTF-8"))
-}
-
 /// What ranking divides a page's tf sum by: `max_tf × norm`, inverted.
 pub fn norm_factor(max_tf: u32, norm: f32) -> f32 {
     let d = max_tf.max(1) as f32 * norm;

@@ -391,6 +391,66 @@ pub struct PointRecord {
     pub check_external: bool,
     /// `--no-sitemaps`: only links lead to pages, no sitemap is read.
     pub no_sitemaps: bool,
+    /// `www.host` and `host` are two sites (`--distinct-www`); by default
+    /// they are one, and the form first seen in the store is canonical.
+    pub distinct_www: bool,
+    /// `--resolve`: connect to these addresses instead of asking DNS.
+    pub resolve: Vec<Resolve>,
+    /// `--append-query K=V`: added to every request URL to the point's
+    /// site, never to a stored or shown URL.
+    pub append_query: Vec<(String, String)>,
+    /// The scope (root, excludes, depth, www rule) changed since the point
+    /// was last crawled: the next crawl re-scopes the URLs already known.
+    pub dirty: bool,
+}
+
+/// One `--resolve HOST:PORT:ADDR`, as curl takes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resolve {
+    /// Lowercase, as URLs are normalised.
+    pub host: String,
+    pub port: u16,
+    pub addr: std::net::IpAddr,
+}
+
+impl std::fmt::Display for Resolve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.addr {
+            std::net::IpAddr::V4(a) => write!(f, "{}:{}:{a}", self.host, self.port),
+            std::net::IpAddr::V6(a) => write!(f, "{}:{}:[{a}]", self.host, self.port),
+        }
+    }
+}
+
+/// A URL record: the URL split into its parts (the origin's live in its
+/// origin record) and whole, for printing and comparing. Never holds a
+/// password: `user:password@` is credentials, not part of the URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UrlRecord {
+    pub origin: OriginId,
+    pub path: String,
+    pub query: Option<String>,
+    /// The basic-auth user the URL is fetched as, when its crawl point
+    /// has one for this origin.
+    pub username: Option<String>,
+    /// The normalised URL without user information.
+    pub url: String,
+}
+
+/// An origin record: `scheme://host:port` in parts (its string is the key
+/// of `origin_ids`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OriginRecord {
+    pub scheme: String,
+    pub host: String,
+    pub port: u16,
+}
+
+impl OriginRecord {
+    /// `scheme://host:port`, as [`crate::url::origin`] writes it.
+    pub fn name(&self) -> String {
+        format!("{}://{}:{}", self.scheme, self.host, self.port)
+    }
 }
 
 /// A crawler process sharing the store.

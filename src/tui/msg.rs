@@ -113,6 +113,7 @@ pub(crate) enum Command {
     },
     SavePoint {
         id: Option<PointId>,
+        /// Boxed: a point record dwarfs the other variants.
         rec: Box<PointRecord>,
     },
     DeletePoint(PointId),

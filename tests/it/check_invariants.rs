@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::support::crawl::crawl_ok;
 use crate::support::{page, Reply, Resp, TestServer};
-use crawlscope::store::{PointRecord, UrlState, SCHEMA_VERSION};
+use crawlscope::store::{PointRecord, UrlRecord, UrlState, SCHEMA_VERSION};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RwTxn};
 
@@ -152,7 +152,7 @@ impl Crawled {
         let url = format!("{}{path}", self.base);
         self.baseline("urls")
             .iter()
-            .find(|(_, v)| &v[4..] == url.as_bytes())
+            .find(|(_, v)| postcard::from_bytes::<UrlRecord>(v).unwrap().url == url)
             .map(|(k, _)| [k[0], k[1], k[2], k[3]])
             .unwrap_or_else(|| panic!("{url} was not seen"))
     }
@@ -239,8 +239,9 @@ fn check_names_each_broken_invariant_and_exits_1() {
     let queued = c.queued();
     let (point, gen) = c.state("").run();
     let url_record = |url: &str| {
-        let origin = &c.baseline("urls")[0].1[..4];
-        [origin, url.as_bytes()].concat()
+        let mut record: UrlRecord = postcard::from_bytes(&c.baseline("urls")[0].1).unwrap();
+        record.url = url.to_string();
+        postcard::to_stdvec(&record).unwrap()
     };
     let title_posting = first_key(c.baseline("title_postings"));
     let (word, stem) = c.baseline("words")[0].clone();
@@ -359,6 +360,27 @@ fn check_names_each_broken_invariant_and_exits_1() {
                 )
             }),
             "does not map back to page",
+        ),
+        (
+            "a URL record's parts are those of its string",
+            Box::new(|w| {
+                let mut record: UrlRecord = postcard::from_bytes(
+                    &c.baseline("urls")
+                        .iter()
+                        .find(|(k, _)| k[..] == home)
+                        .unwrap()
+                        .1,
+                )
+                .unwrap();
+                record.path = "/elsewhere".to_string();
+                put(
+                    c.db("urls"),
+                    w,
+                    &home,
+                    &postcard::to_stdvec(&record).unwrap(),
+                )
+            }),
+            "its parts are not those of",
         ),
         (
             "each stored URL parses",

@@ -253,7 +253,7 @@ fn point_changes_are_confirmed_in_a_sentence() {
     );
     assert_eq!(
         said(&["point", "update", "1", "--depth", "2"]),
-        "crawl point 1 updated:\n  1 on  http://a.test/x  root http://a.test/  depth 2  max pages 5\n"
+        "crawl point 1 updated:\n  1 on  http://a.test/x  root http://a.test/  depth 2  max pages 5  scope changed (re-scoped on the next crawl)\n"
     );
     assert!(said(&["point", "disable", "1"])
         .starts_with("crawl point 1 disabled (kept, not crawled until enabled):\n  1 off "));

@@ -31,6 +31,7 @@ mod report_changes;
 mod report_cli;
 mod report_findings;
 mod search_ranking;
+mod sites;
 mod soak;
 mod store_copy;
 mod store_faults;

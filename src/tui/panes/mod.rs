@@ -198,6 +198,7 @@ pub(crate) enum Action {
     Detail(PageId),
     SavePoint {
         id: Option<PointId>,
+        /// Boxed: a point record dwarfs the other variants.
         rec: Box<PointRecord>,
     },
     DeletePoint(PointId),

@@ -404,14 +404,8 @@ impl Widget for &PointsPane {
                     theme::label(),
                 ),
             ];
-            if !p.excludes.is_empty() {
-                spans.push(Span::styled(
-                    format!("  excludes {}", p.excludes.join(", ")),
-                    theme::label(),
-                ));
-            }
-            if p.user.is_some() {
-                spans.push(Span::styled("  auth", theme::label()));
+            for (label, value) in points::extras(p) {
+                spans.push(Span::styled(format!("  {label} {value}"), theme::label()));
             }
             let line = Line::from(spans);
             lines.push(if i == self.selected {

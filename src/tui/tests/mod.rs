@@ -495,10 +495,22 @@ fn point_list() {
             ..point("/docs/", false)
         },
     ));
+    s.points.push((
+        3,
+        PointRecord {
+            distinct_www: true,
+            resolve: vec![crate::points::parse_resolve("site.test:8080:127.0.0.1").unwrap()],
+            append_query: vec![("key".into(), "k1".into())],
+            dirty: true,
+            ..point("/site/", true)
+        },
+    ));
     h.send(Msg::Snapshot(s));
     h.key(KeyCode::Char('6'));
     h.key(KeyCode::Down);
     insta::assert_snapshot!(h.screen(120, 40));
+    // Wide enough to show every setting of point 3.
+    insta::assert_snapshot!("point_list_wide", h.screen(230, 40));
 }
 
 #[test]

@@ -1,0 +1,104 @@
+//! Re-scoping a crawl point whose scope changed since its last crawl
+//! (`point update` of root, excludes, depth or the www rule: the point is
+//! marked dirty). At the start of its next crawl, in the writer's
+//! transaction: queued URLs the scope now refuses leave the queue, recorded
+//! skipped with the reason; URLs skipped for scope or depth that the scope
+//! now takes are queued. Without it a resumed frontier would keep crawling
+//! the old scope.
+
+use super::writer::PointRun;
+use crate::store::prelude::*;
+use crate::store::{
+    FrontierEntry, PageId, PointId, PointRecord, SkipReason, StoreError, UrlState, Writer,
+};
+use crate::url::Verdict;
+
+/// Re-scopes point `id` under `rec` (its new scope), queueing newly taken
+/// URLs in run `gen`; clears and saves the dirty mark. Returns how many
+/// URLs it queued.
+pub(super) fn rescope(
+    w: &mut Writer<'_>,
+    id: PointId,
+    rec: &mut PointRecord,
+    gen: u32,
+) -> Result<u64, StoreError> {
+    let run = PointRun::of(rec);
+    let mut refused = Vec::new();
+    let taken = w.take_queued(id, |w, entry| {
+        let reason = refusal(&run, &url_of(w, entry.page)?, entry.depth);
+        if let Some(reason) = reason {
+            refused.push(reason);
+        }
+        Ok(reason.is_some())
+    })?;
+    for (entry, reason) in taken.iter().zip(refused) {
+        let state = UrlState::Skipped {
+            point: id,
+            gen: entry.gen,
+            reason,
+        };
+        w.set_state(entry.page, &state)?;
+    }
+
+    let mut skipped: Vec<(PageId, u32, SkipReason)> = Vec::new();
+    w.for_each_state(|page, state| {
+        if let UrlState::Skipped { point, gen, reason } = state {
+            if point == id && reason != SkipReason::Robots {
+                skipped.push((page, gen, reason));
+            }
+        }
+        Ok(true)
+    })?;
+    let mut queued = 0;
+    for (page, old_gen, old) in skipped {
+        // A skipped URL has no depth of its own: it is one below the
+        // shallowest fetched page that links to it.
+        let mut depth = None;
+        for parent in w.parents(page)? {
+            if let Some(p) = w.page(parent)? {
+                depth = Some(depth.map_or(p.depth + 1, |d: u32| d.min(p.depth + 1)));
+            }
+        }
+        let Some(depth) = depth else { continue };
+        match refusal(&run, &url_of(w, page)?, depth) {
+            None => {
+                let entry = FrontierEntry {
+                    page,
+                    depth,
+                    point: id,
+                    gen,
+                    hops: 0,
+                };
+                w.enqueue(page, entry)?;
+                queued += 1;
+            }
+            Some(reason) if reason != old => {
+                let state = UrlState::Skipped {
+                    point: id,
+                    gen: old_gen,
+                    reason,
+                };
+                w.set_state(page, &state)?;
+            }
+            Some(_) => {}
+        }
+    }
+    rec.dirty = false;
+    w.put_point(id, rec)?;
+    Ok(queued)
+}
+
+fn url_of(w: &Writer<'_>, page: PageId) -> Result<String, StoreError> {
+    w.url_of(page)?
+        .ok_or_else(|| StoreError::corrupt(format!("page {page} has a state but no URL")))
+}
+
+/// Why the scope refuses `url` at `depth`, if it does.
+fn refusal(run: &PointRun, url: &str, depth: u32) -> Option<SkipReason> {
+    match run.scope.verdict(url) {
+        Verdict::OutOfScope => Some(SkipReason::OutOfScope),
+        Verdict::Excluded => Some(SkipReason::Excluded),
+        Verdict::In if run.depth.is_some_and(|max| depth > max) => Some(SkipReason::TooDeep),
+        Verdict::In => None,
+    }
+}
