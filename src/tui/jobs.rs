@@ -54,6 +54,7 @@ fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
         title: record.as_ref().and_then(|p| p.title.clone()),
         status: record.map(|p| p.status),
         state: r.url_state(page)?.map(|s| s.label()),
+        nofollow: false,
     })
 }
 
@@ -75,15 +76,26 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         .ok_or_else(|| StoreError::NotFound(format!("page {page}")))?;
     let parents = r.parents(page)?;
     let state = r.url_state(page)?;
-    let mut children = r.children(page)?;
+    // (page, linked with nofollow)
+    let mut children: Vec<(PageId, bool)> = r
+        .links(page)?
+        .into_iter()
+        .map(|l| (l.child, l.nofollow))
+        .collect();
     // A redirect leads on to its target: the first row to follow.
     if let Some(UrlState::Redirected { to, .. }) = &state {
-        children.insert(0, *to);
+        children.insert(0, (*to, false));
     }
-    let rows = |ids: &[PageId]| -> Result<Vec<LinkRow>, StoreError> {
+    let parents: Vec<(PageId, bool)> = parents.into_iter().map(|p| (p, false)).collect();
+    let rows = |ids: &[(PageId, bool)]| -> Result<Vec<LinkRow>, StoreError> {
         ids.iter()
             .take(LINK_ROWS)
-            .map(|&id| link_row(&r, id))
+            .map(|&(id, nofollow)| {
+                Ok(LinkRow {
+                    nofollow,
+                    ..link_row(&r, id)?
+                })
+            })
             .collect()
     };
     Ok(PageView {

@@ -30,6 +30,8 @@ pub(crate) struct LinkRow {
     pub status: Option<u16>,
     /// The store's state label (`done`, `queued`, `skipped:out_of_scope`...).
     pub state: Option<String>,
+    /// A child linked with `rel=nofollow`.
+    pub nofollow: bool,
 }
 
 impl LinkRow {
@@ -315,6 +317,23 @@ impl GraphPane {
             facts.push(Span::styled(" · ", theme::label()));
             facts.push(Span::styled(s.as_str(), theme::state(s)));
         }
+        if let Some(r) = &v.record {
+            for (what, source) in [("noindex", r.noindex), ("nofollow", r.nofollow)] {
+                if let Some(source) = source {
+                    facts.push(Span::styled(
+                        format!(" · {what} ({})", source.as_str()),
+                        theme::skipped(),
+                    ));
+                }
+            }
+            // A canonical naming another URL says this page is a copy.
+            if let Some(c) = r.canonical.as_deref().filter(|c| *c != v.url) {
+                facts.push(Span::styled(
+                    format!(" · canonical {}", format::bare_url(c)),
+                    theme::label(),
+                ));
+            }
+        }
         vec![
             Line::from(crumbs),
             Line::styled(title, theme::value()),
@@ -356,13 +375,16 @@ impl GraphPane {
         }
         let text_w = (area.width as usize).saturating_sub(label_w + 1);
         for (n, row) in rows.iter().enumerate().skip(offset).take(height) {
-            let name = match row.title.as_deref() {
+            let mut name = match row.title.as_deref() {
                 Some(t) if titles.get(t).is_some_and(|&c| c > 1) => {
                     format!("{t} · {}", format::bare_url(&row.url))
                 }
                 Some(t) => t.to_string(),
                 None => row.url.clone(),
             };
+            if row.nofollow {
+                name.push_str(" · nofollow");
+            }
             let line = Line::from(vec![
                 Span::styled(
                     format!("{:<label_w$} ", format::ellipsize(&row.label(), label_w)),

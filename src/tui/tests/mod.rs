@@ -325,6 +325,7 @@ fn link(page: u32, path: &str, title: Option<&str>, status: Option<u16>, state: 
         title: title.map(Into::into),
         status,
         state: Some(state.into()),
+        nofollow: false,
     }
 }
 
@@ -1142,4 +1143,32 @@ fn b_shows_this_runs_answers_by_status_class() {
     );
     h.key(KeyCode::Char('b'));
     assert!(h.screen(160, 40).contains("store: done"));
+}
+
+#[test]
+fn the_graph_shows_directives_canonicals_and_nofollow_links() {
+    let mut h = searched();
+    h.key(KeyCode::Down);
+    let cmd = h.key(KeyCode::Enter);
+    let Some(Command::LoadPage { seq, .. }) = cmd else {
+        panic!("expected a page load, got {cmd:?}");
+    };
+    let mut v = view(17, "Quiet Harbor Stone — page 17", "/q/17/");
+    if let Some(r) = v.record.as_mut() {
+        r.noindex = Some(crate::store::DirectiveSource::Header);
+        r.canonical = Some(url("/canon/"));
+    }
+    v.children[0].nofollow = true;
+    h.send(Msg::PageLoaded { seq, result: Ok(v) });
+    let screen = h.screen(160, 40);
+    assert!(screen.contains("noindex (header)"), "{screen}");
+    assert!(
+        screen.contains("canonical 127.0.0.1:8080/canon/"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Copper Meadow — page 20 · nofollow"),
+        "{screen}"
+    );
+    assert_eq!(screen.matches("· nofollow").count(), 1, "{screen}");
 }
