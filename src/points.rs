@@ -220,6 +220,15 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if p.dirty {
         out.push(("scope changed", "(re-scoped on the next crawl)".to_string()));
     }
+    if p.follow_nofollow {
+        out.push(("nofollow links", "followed".to_string()));
+    }
+    if p.no_sitemaps {
+        out.push(("sitemaps", "not read".to_string()));
+    }
+    if p.check_external {
+        out.push(("external links", "checked".to_string()));
+    }
     out
 }
 

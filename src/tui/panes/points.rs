@@ -131,6 +131,8 @@ pub(crate) struct PointsPane {
     selected: usize,
     form: Option<Form>,
     confirm_delete: Option<PointId>,
+    /// The local time zone's offset, for when a point was changed.
+    tz_offset: i64,
 }
 
 impl PointsPane {
@@ -305,8 +307,11 @@ fn field_row(area: Rect, i: usize) -> Option<Rect> {
 }
 
 impl Pane for PointsPane {
-    fn new(_setup: &Setup) -> Self {
-        PointsPane::default()
+    fn new(setup: &Setup) -> Self {
+        PointsPane {
+            tz_offset: setup.tz_offset,
+            ..PointsPane::default()
+        }
     }
 
     fn help(&self) -> Keys {
@@ -406,6 +411,17 @@ impl Widget for &PointsPane {
             ];
             for (label, value) in points::extras(p) {
                 spans.push(Span::styled(format!("  {label} {value}"), theme::label()));
+            }
+            // Points saved before the metacolumns have no time to show.
+            if p.updated_at > 0 {
+                spans.push(Span::styled(
+                    format!(
+                        "  changed {} by {}",
+                        format::date_time(p.updated_at, self.tz_offset),
+                        p.updated_by
+                    ),
+                    theme::dim(),
+                ));
             }
             let line = Line::from(spans);
             lines.push(if i == self.selected {

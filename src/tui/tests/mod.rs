@@ -151,6 +151,8 @@ fn point(path: &str, active: bool) -> PointRecord {
         url: url(path),
         root: url("/"),
         active,
+        updated_at: UNIX - 7200,
+        updated_by: "ann".into(),
         ..Default::default()
     }
 }
