@@ -89,7 +89,13 @@ fn ctrl_c_stops_gracefully_and_leaves_no_claim_behind() {
     let demo = serve_demo(PAGES);
     let total = documents(&DemoSite::new(PAGES));
     let db = tempfile::tempdir().unwrap();
-    let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]);
+    // 5 ms between requests: the whole crawl takes over 8 s, so a loaded
+    // machine cannot finish it between the check below and the signal
+    // (at full speed it sometimes did: a test of nothing).
+    let mut child = crawl_child(
+        db.path(),
+        &[&demo.1, "--concurrency", "8", "--delay-ms", "5"],
+    );
     wait_for_done(db.path(), &mut child, 100);
     assert_under_way(db.path(), &mut child, total);
     // SAFETY: sending SIGINT to our own child process.
