@@ -41,7 +41,11 @@ fn sigkill_loses_nothing_committed_and_the_next_run_resumes() {
     let demo = serve_demo(PAGES);
     let total = documents(&DemoSite::new(PAGES));
     let db = tempfile::tempdir().unwrap();
-    let mut child = crawl_child(db.path(), &[&demo.1, "--concurrency", "8"]);
+    // Slowed like the Ctrl-C test, so the kill always lands mid-crawl.
+    let mut child = crawl_child(
+        db.path(),
+        &[&demo.1, "--concurrency", "8", "--delay-ms", "5"],
+    );
     wait_for_done(db.path(), &mut child, 200);
     assert_under_way(db.path(), &mut child, total);
     child.kill().unwrap(); // SIGKILL
