@@ -18,7 +18,7 @@ mod body;
 mod copy;
 mod crawl;
 mod export;
-mod outfile;
+pub(crate) mod outfile;
 pub(crate) mod page;
 mod parts;
 mod point;

@@ -3,7 +3,7 @@
 //! item). The findings themselves are `crate::report`'s.
 
 use super::{print_json, CliResult};
-use crate::report::{self as rep, Ctx, Kind, ListKind, Listing, Row};
+use crate::report::{self as rep, csv_field, Ctx, Kind, ListKind, Listing, Row};
 use crate::store::Store;
 
 /// Rows a table shows when no `--limit` is given; `--json` and `--csv`
@@ -238,22 +238,10 @@ fn shown(n: usize, total: usize, what: &str, limit: usize) -> CliResult {
 }
 
 fn csv_rows<R: Row>(rows: &[R]) -> CliResult {
-    outln!("{}", R::COLUMNS.join(","));
-    for row in rows {
-        let cells: Vec<String> = row.cells().iter().map(|c| csv_field(c)).collect();
-        outln!("{}", cells.join(","));
+    for line in rep::csv_lines(rows) {
+        outln!("{line}");
     }
     Ok(())
-}
-
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a
-/// line break, quotes doubled.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 /// Columns wider than this push the rest of their row to the right rather
@@ -293,7 +281,7 @@ fn table<R: Row>(rows: &[R]) -> CliResult {
 
 #[cfg(test)]
 mod tests {
-    use super::csv_field;
+    use crate::report::csv_field;
 
     #[test]
     fn csv_fields_are_quoted_only_when_needed() {

@@ -84,6 +84,30 @@ pub trait Row: Serialize {
     }
 }
 
+/// A CSV header line then a line per row, fields as [`csv_field`] quotes
+/// them: what `report --csv` prints and the console's export writes.
+pub fn csv_lines<R: Row>(rows: &[R]) -> impl Iterator<Item = String> + '_ {
+    let line = |cells: Vec<String>| {
+        cells
+            .iter()
+            .map(|c| csv_field(c))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let head = R::COLUMNS.iter().map(|c| c.to_string()).collect();
+    std::iter::once(line(head)).chain(rows.iter().map(move |r| line(r.cells())))
+}
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a
+/// line break, quotes doubled.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// A kind that answers a list, worst first.
 pub trait ListKind {
     /// A finding as ids: what counting needs.

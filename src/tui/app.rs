@@ -163,6 +163,7 @@ impl App {
                     _ => {}
                 }
                 self.panes.queue.clear_in_flight();
+                self.panes.findings.changed();
                 self.refresh_at = self.now;
                 None
             }
@@ -199,6 +200,14 @@ impl App {
             Msg::Points { points, note } => {
                 self.panes.points.set_points(points);
                 self.info(note);
+                None
+            }
+            Msg::FindingCounts(counts) => {
+                self.panes.findings.set_counts(counts);
+                None
+            }
+            Msg::FindingRows { seq, result } => {
+                self.panes.findings.set_rows(seq, result);
                 None
             }
             Msg::Info(text) => {
@@ -255,6 +264,14 @@ impl App {
         if let Some((seq, terms)) = self.panes.log.store_search() {
             cmds.push(Command::LogSearch { seq, terms });
         }
+        if self
+            .panes
+            .findings
+            .poll(self.now, self.explorer == PaneId::Findings)
+        {
+            cmds.push(Command::CountFindings);
+            self.dirty = true;
+        }
         if !self.refreshing && self.now >= self.refresh_at {
             self.refreshing = true;
             cmds.push(Command::Refresh);
@@ -270,6 +287,7 @@ impl App {
 
     fn on_engine(&mut self, events: Vec<CrawlEvent>) -> Option<Command> {
         let mut cmd = None;
+        self.panes.findings.changed();
         for ev in &events {
             self.panes.status.on_event(ev);
             self.panes.queue.on_event(ev);
@@ -402,6 +420,8 @@ impl App {
             }
             Action::SavePoint { id, rec } => Some(Command::SavePoint { id, rec }),
             Action::DeletePoint(id) => Some(Command::DeletePoint(id)),
+            Action::ListFindings { seq, kind } => Some(Command::ListFindings { seq, kind }),
+            Action::ExportFindings(kind) => Some(Command::ExportFindings(kind)),
             Action::SetActive(id, on) => Some(Command::SetActive(id, on)),
             Action::Crawl(points) => {
                 if self.crawling() {

@@ -53,7 +53,7 @@ pub(crate) fn is_interrupt(key: &KeyEvent) -> bool {
 /// Keys that work everywhere (help overlay, left column).
 pub(crate) const GLOBAL: &[(&str, &str)] = &[
     ("Tab / S-Tab", "next / previous pane"),
-    ("1-6", "focus a pane"),
+    ("1-7", "focus a pane"),
     ("click", "focus a pane, select a row"),
     ("/", "search words (lookup)"),
     ("a", "add a crawl point"),

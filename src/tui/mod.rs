@@ -5,6 +5,7 @@
 //! background store jobs; each pane is a module under [`panes`].
 
 mod app;
+mod findings_jobs;
 mod format;
 mod jobs;
 mod keymap;

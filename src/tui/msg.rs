@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
+use super::findings_jobs::{Counts, Listed};
 use super::panes::graph::PageView;
 use super::panes::log::LogLine;
 use super::panes::lookup::Detail;
@@ -79,6 +80,12 @@ pub(crate) enum Msg {
         points: Vec<(PointId, PointRecord)>,
         note: String,
     },
+    /// The findings counted per kind.
+    FindingCounts(Result<Counts, String>),
+    FindingRows {
+        seq: u64,
+        result: Result<Listed, String>,
+    },
     /// Something to tell the user for a moment.
     Info(String),
     Error(String),
@@ -118,6 +125,14 @@ pub(crate) enum Command {
     },
     DeletePoint(PointId),
     SetActive(PointId, bool),
+    /// Count the findings of every kind.
+    CountFindings,
+    ListFindings {
+        seq: u64,
+        kind: &'static str,
+    },
+    /// Write a finding kind as CSV in the current directory.
+    ExportFindings(&'static str),
     Batch(Vec<Command>),
 }
 

@@ -16,7 +16,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
 use super::app::{App, Clock, Command, Msg};
-use super::{jobs, TuiError};
+use super::{findings_jobs, jobs, TuiError};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlError, CrawlEvent, CrawlHandle, Summary};
 use crate::points::{self, PointError};
 use crate::store::{PointId, Store};
@@ -321,6 +321,31 @@ impl Runtime {
                 self.spawn(|store| match jobs::snapshot(&store) {
                     Ok(s) => Report::Msg(Box::new(Msg::Snapshot(s))),
                     Err(e) => Report::Msg(Box::new(Msg::Error(format!("reading the store: {e}")))),
+                });
+                None
+            }
+            Command::CountFindings => {
+                self.spawn(|store| {
+                    Report::Msg(Box::new(Msg::FindingCounts(findings_jobs::counts(&store))))
+                });
+                None
+            }
+            Command::ListFindings { seq, kind } => {
+                self.spawn(move |store| {
+                    let result = findings_jobs::list(&store, kind);
+                    Report::Msg(Box::new(Msg::FindingRows { seq, result }))
+                });
+                None
+            }
+            Command::ExportFindings(kind) => {
+                self.spawn(move |store| {
+                    let done = std::env::current_dir()
+                        .map_err(|e| format!("no current directory: {e}"))
+                        .and_then(|dir| findings_jobs::export(&store, kind, &dir));
+                    Report::Msg(Box::new(match done {
+                        Ok(note) => Msg::Info(note),
+                        Err(e) => Msg::Error(format!("export: {e}")),
+                    }))
                 });
                 None
             }

@@ -3,6 +3,7 @@
 //! here: the pane names, what a pane asks of the app, list scrolling and
 //! the text input box.
 
+pub(crate) mod findings;
 pub(crate) mod graph;
 pub(crate) mod log;
 pub(crate) mod lookup;
@@ -20,6 +21,7 @@ use ratatui::widgets::Widget;
 use tui_input::Input;
 
 use crate::store::{PageId, PointId, PointRecord};
+use findings::FindingsPane;
 use graph::GraphPane;
 use log::LogPane;
 use lookup::LookupPane;
@@ -106,6 +108,7 @@ panes! {
     Lookup => lookup: LookupPane in Explorer,
     Graph => graph: GraphPane in Explorer,
     Points => points: PointsPane in Explorer,
+    Findings => findings: FindingsPane in Explorer,
 }
 
 impl PaneId {
@@ -121,7 +124,7 @@ impl PaneId {
         PaneId::ALL[(self.index() + PaneId::ALL.len() - 1) % PaneId::ALL.len()]
     }
 
-    /// Lookup, graph and points share the lower half of the screen, one at a
+    /// Lookup, graph, points and findings share the lower half of the screen, one at a
     /// time.
     pub(crate) fn is_explorer(self) -> bool {
         self.slot() == Slot::Explorer
@@ -205,6 +208,13 @@ pub(crate) enum Action {
     SetActive(PointId, bool),
     /// Crawl these points (empty: every active point).
     Crawl(Vec<PointId>),
+    /// List the rows of a finding kind.
+    ListFindings {
+        seq: u64,
+        kind: &'static str,
+    },
+    /// Write a finding kind as CSV.
+    ExportFindings(&'static str),
 }
 
 /// The first row shown so that `selected` stays visible in `height` rows;

@@ -546,11 +546,10 @@ fn tab_and_digits_move_the_focus() {
     let mut h = Harness::new();
     let start = h.app.focus();
     let mut seen = vec![start];
-    for _ in 0..5 {
+    for _ in 1..PaneId::ALL.len() {
         h.key(KeyCode::Tab);
         seen.push(h.app.focus());
     }
-    assert_eq!(seen.len(), 6);
     for p in PaneId::ALL {
         assert!(seen.contains(&p), "{p:?} never focused");
     }
