@@ -151,7 +151,7 @@ impl Pane for FindingsPane {
 
     fn help(&self) -> Keys {
         &[
-            ("↑↓ Enter", "list a kind · open in graph"),
+            ("↑↓ Enter", "list · open in graph"),
             ("x  Esc", "export CSV · back"),
         ]
     }
@@ -188,18 +188,17 @@ impl Pane for FindingsPane {
     }
 
     fn click(&mut self, area: Rect, at: Position) -> Action {
-        // The first line is the heading.
-        let height = area.height.saturating_sub(1) as usize;
-        if at.y > area.y {
-            let selected = match &self.rows {
-                Some(r) => r.selected,
-                None => self.selected,
-            };
-            let row = scroll_offset(selected, height) + (at.y - area.y - 1) as usize;
-            let delta = row as isize - selected as isize;
-            return self.move_by(delta);
+        // The rows have a heading line; the kinds have none.
+        let (selected, top) = match &self.rows {
+            Some(r) => (r.selected, 1),
+            None => (self.selected, 0),
+        };
+        if at.y < area.y + top {
+            return Action::Done;
         }
-        Action::Done
+        let height = area.height.saturating_sub(top) as usize;
+        let row = scroll_offset(selected, height) + (at.y - area.y - top) as usize;
+        self.move_by(row as isize - selected as isize)
     }
 
     fn scroll(&mut self, delta: isize, _height: usize) -> Action {
@@ -212,21 +211,12 @@ impl Pane for FindingsPane {
 }
 
 impl FindingsPane {
+    /// A line a kind, no heading: at 80×24 every kind fits.
     fn kind_lines(&self, width: usize, height: usize) -> Vec<Line<'static>> {
-        let counting = if self.counting { " (counting…)" } else { "" };
-        let mut lines = vec![Line::styled(
-            format!("Findings by kind{counting}"),
-            theme::heading(),
-        )];
+        let mut lines = Vec::new();
         let counts = match &self.counts {
-            None => {
-                lines.push(Line::styled("  counting…", theme::dim()));
-                return lines;
-            }
-            Some(Err(e)) => {
-                lines.push(Line::styled(format!("  {e}"), theme::error()));
-                return lines;
-            }
+            None => return vec![Line::styled("counting…", theme::dim())],
+            Some(Err(e)) => return vec![Line::styled(e.clone(), theme::error())],
             Some(Ok(c)) => c,
         };
         let offset = scroll_offset(self.selected, height);
@@ -239,8 +229,8 @@ impl FindingsPane {
                 (format::count(*n as u64), theme::error())
             };
             let line = Line::from(vec![
-                Span::styled(format!("  {kind:<14}"), theme::label()),
-                Span::styled(format::squeeze(&count, width.saturating_sub(16)), style),
+                Span::styled(format!("{kind:<14}"), theme::label()),
+                Span::styled(format::ellipsize(&count, width.saturating_sub(14)), style),
             ]);
             lines.push(if i == self.selected {
                 theme::select(line)
@@ -270,16 +260,17 @@ impl FindingsPane {
         };
         let mut lines = vec![head(format!("{}: {shown} (Esc: back)", listed.kind))];
         if listed.rows.is_empty() {
-            lines.push(Line::styled("  none", theme::ok()));
+            lines.push(Line::styled("none", theme::ok()));
         }
-        let url_w = (width * 11 / 20).max(20);
+        let longest = listed.rows.iter().map(|r| format::bare_url(&r.url).chars().count());
+        let url_w = longest.max().unwrap_or(0).min(width / 2);
         let offset = scroll_offset(rows.selected, height);
         for (i, row) in listed.rows.iter().enumerate().skip(offset).take(height) {
             let url = format::squeeze(format::bare_url(&row.url), url_w);
-            let issue_w = width.saturating_sub(url_w + 4);
+            let issue_w = width.saturating_sub(url_w + 2);
             let line = Line::from(vec![
-                Span::styled(format!("  {url:<url_w$}  "), theme::url()),
-                Span::styled(format::squeeze(&row.issue, issue_w), theme::value()),
+                Span::styled(format!("{url:<url_w$}  "), theme::url()),
+                Span::styled(format::ellipsize(&row.issue, issue_w), theme::value()),
             ]);
             lines.push(if i == rows.selected {
                 theme::select(line)
@@ -294,11 +285,16 @@ impl FindingsPane {
 impl Widget for &FindingsPane {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let width = area.width as usize;
-        let height = area.height.saturating_sub(1) as usize;
         let lines = match &self.rows {
-            Some(rows) => self.row_lines(rows, width, height),
-            None => self.kind_lines(width, height),
+            Some(rows) => self.row_lines(rows, width, area.height.saturating_sub(1) as usize),
+            None => self.kind_lines(width, area.height as usize),
         };
         Paragraph::new(lines).render(area, buf);
+        // A count under way, in the corner, over what it will replace.
+        if self.counting && self.counts.is_some() && self.rows.is_none() {
+            Line::styled("counting…", theme::dim())
+                .alignment(ratatui::layout::Alignment::Right)
+                .render(area, buf);
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! the model asks for. Times are fixed (`Clock` values, UTC), so snapshots
 //! are stable.
 
+mod findings;
 mod real_crawl;
 
 use std::time::{Duration, Instant};

@@ -20,18 +20,24 @@ use crossterm::event::KeyCode;
 /// Pages of the demo site: `/`, its ten children and one grandchild.
 const PAGES: u32 = 12;
 
-struct Crawled {
+pub(super) struct Crawled {
     /// Holds the store's directory until the test ends.
     _dir: tempfile::TempDir,
-    store: Arc<Store>,
+    pub(super) store: Arc<Store>,
     site: SocketAddr,
-    events: Vec<CrawlEvent>,
+    pub(super) events: Vec<CrawlEvent>,
 }
 
 async fn crawl_demo() -> Crawled {
+    crawl_demo_with(PAGES, false).await
+}
+
+/// The demo site of `pages` pages crawled into a fresh store; with
+/// `ignore_robots` its `/private/N.html` links are fetched (and answer 404).
+pub(super) async fn crawl_demo_with(pages: u32, ignore_robots: bool) -> Crawled {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Arc::new(Store::open(&dir.path().join("store")).expect("open store"));
-    let (addr, server) = crate::demo::spawn(0, PAGES).await.expect("serve demo");
+    let (addr, server) = crate::demo::spawn(0, pages).await.expect("serve demo");
     let url = crate::url::parse_start(&format!("http://{addr}/")).expect("start URL");
     let (point, _) = crate::points::add(&store, crate::points::new_record(&url)).expect("point");
     // One fetch at a time, and writer batches cut only where the
@@ -41,6 +47,7 @@ async fn crawl_demo() -> Crawled {
         concurrency: 1,
         per_host: 1,
         batch_interval: Duration::from_secs(60),
+        ignore_robots,
         ..CrawlConfig::default()
     };
     let mut handle = crate::crawl::start(store.clone(), cfg, vec![point]).expect("start crawl");
