@@ -67,7 +67,13 @@ pub(crate) fn export(store: &Store, kind: &'static str, dir: &Path) -> Result<St
     let path = dir.join(format!("crawlscope-findings-{kind}.csv"));
     let r = store.read().map_err(|e| e.to_string())?;
     let ctx = Ctx::new(&r, None).map_err(|e| e.to_string())?;
-    let n = visit(kind, Csv { ctx: &ctx, path: &path })??;
+    let n = visit(
+        kind,
+        Csv {
+            ctx: &ctx,
+            path: &path,
+        },
+    )??;
     Ok(format!("{n} {kind} rows written to {}", path.display()))
 }
 

@@ -262,7 +262,10 @@ impl FindingsPane {
         if listed.rows.is_empty() {
             lines.push(Line::styled("none", theme::ok()));
         }
-        let longest = listed.rows.iter().map(|r| format::bare_url(&r.url).chars().count());
+        let longest = listed
+            .rows
+            .iter()
+            .map(|r| format::bare_url(&r.url).chars().count());
         let url_w = longest.max().unwrap_or(0).min(width / 2);
         let offset = scroll_offset(rows.selected, height);
         for (i, row) in listed.rows.iter().enumerate().skip(offset).take(height) {

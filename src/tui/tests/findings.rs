@@ -191,7 +191,10 @@ async fn a_real_crawl_with_a_404_link_counts_lists_opens_and_exports_it() {
     });
     let listed = listed.expect("broken rows");
     assert_eq!(listed.rows.len(), 1, "{listed:?}");
-    assert!(listed.rows[0].url.ends_with("/private/0.html"), "{listed:?}");
+    assert!(
+        listed.rows[0].url.ends_with("/private/0.html"),
+        "{listed:?}"
+    );
     assert!(listed.rows[0].issue.contains("404"), "{listed:?}");
     let Some(Command::LoadPage { page, .. }) = h.key(KeyCode::Enter) else {
         panic!("Enter opens the row");
