@@ -7,6 +7,7 @@ use super::real_crawl::crawl_demo_with;
 use super::*;
 use crate::tui::findings_jobs::{self, Counts, FindingRow, Listed};
 use crate::tui::jobs;
+use futures_util::StreamExt;
 
 /// Every command in `cmd`, batches opened.
 fn commands(cmd: Option<Command>) -> Vec<Command> {
@@ -217,4 +218,99 @@ async fn a_real_crawl_with_a_404_link_counts_lists_opens_and_exports_it() {
         .map(|e| e.expect("entry").file_name())
         .collect();
     assert_eq!(names.len(), 1, "no part file left: {names:?}");
+}
+
+/// A test terminal that publishes its screen as text on every flush, so a
+/// test can wait for what the console shows rather than for a time.
+struct Watched {
+    inner: TestBackend,
+    screen: tokio::sync::watch::Sender<String>,
+}
+
+impl ratatui::backend::Backend for Watched {
+    fn draw<'a, I>(&mut self, content: I) -> std::io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a ratatui::buffer::Cell)>,
+    {
+        self.inner.draw(content)
+    }
+    fn hide_cursor(&mut self) -> std::io::Result<()> {
+        self.inner.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> std::io::Result<()> {
+        self.inner.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> std::io::Result<ratatui::layout::Position> {
+        self.inner.get_cursor_position()
+    }
+    fn set_cursor_position<P: Into<ratatui::layout::Position>>(
+        &mut self,
+        position: P,
+    ) -> std::io::Result<()> {
+        self.inner.set_cursor_position(position)
+    }
+    fn clear(&mut self) -> std::io::Result<()> {
+        self.inner.clear()
+    }
+    fn size(&self) -> std::io::Result<ratatui::layout::Size> {
+        self.inner.size()
+    }
+    fn window_size(&mut self) -> std::io::Result<ratatui::backend::WindowSize> {
+        self.inner.window_size()
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()?;
+        self.screen.send_replace(text(self.inner.buffer()));
+        Ok(())
+    }
+}
+
+/// The whole console on a real crawl: `7` shows the pane, the runtime
+/// runs the count as a job and the answer reaches the screen.
+#[tokio::test]
+async fn the_console_counts_a_real_crawls_broken_link_through_its_jobs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store =
+        std::sync::Arc::new(crate::store::Store::open(&dir.path().join("store")).expect("store"));
+    let (addr, server) = crate::demo::spawn(0, 1).await.expect("serve demo");
+    let url = crate::url::parse_start(&format!("http://{addr}/")).expect("start URL");
+    let (point, _) = crate::points::add(&store, crate::points::new_record(&url)).expect("point");
+    let cfg = crate::crawl::CrawlConfig {
+        ignore_robots: true,
+        ..crate::crawl::CrawlConfig::default()
+    };
+    let (screen, mut shown) = tokio::sync::watch::channel(String::new());
+    let mut terminal = Terminal::new(Watched {
+        inner: TestBackend::new(80, 24),
+        screen,
+    })
+    .expect("terminal");
+    let key = |c| {
+        Ok(Event::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        )))
+    };
+    // `7`, then, once the pane shows one broken link, quit (confirming
+    // in case the crawl is still being written).
+    let keys = futures_util::stream::once(async move { key('7') }).chain(
+        futures_util::stream::once(async move {
+            shown
+                .wait_for(|s| s.lines().any(|l| l.starts_with("│broken        1 ")))
+                .await
+                .expect("the console runs");
+            futures_util::stream::iter([key('q'), key('y')])
+        })
+        .flatten(),
+    );
+    let mut h = Harness::sized(80, 24);
+    let mut runtime = Runtime::new(store, cfg);
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        runtime.run(&mut terminal, &mut h.app, Box::pin(keys), vec![point]),
+    )
+    .await
+    .expect("the count reaches the screen")
+    .expect("the console");
+    server.abort();
 }
