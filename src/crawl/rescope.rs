@@ -6,6 +6,7 @@
 //! now takes are queued. Without it a resumed frontier would keep crawling
 //! the old scope.
 
+use super::event::CrawlEvent;
 use super::writer::PointRun;
 use crate::store::prelude::*;
 use crate::store::{
@@ -13,31 +14,46 @@ use crate::store::{
 };
 use crate::url::Verdict;
 
+/// What a re-scope did: how many URLs it queued, and the skip of each
+/// queued URL it took out, for the faces (sent once committed, and counted
+/// like every skip, so the log and the counts agree).
+#[derive(Default)]
+pub(super) struct Rescoped {
+    pub queued: u64,
+    pub skipped: Vec<CrawlEvent>,
+}
+
 /// Re-scopes point `id` under `rec` (its new scope), queueing newly taken
-/// URLs in run `gen`; clears and saves the dirty mark. Returns how many
-/// URLs it queued.
+/// URLs in run `gen`; clears and saves the dirty mark.
 pub(super) fn rescope(
     w: &mut Writer<'_>,
     id: PointId,
     rec: &mut PointRecord,
     gen: u32,
-) -> Result<u64, StoreError> {
+) -> Result<Rescoped, StoreError> {
     let run = PointRun::of(rec);
     let mut refused = Vec::new();
     let taken = w.take_queued(id, |w, entry| {
-        let reason = refusal(&run, &url_of(w, entry.page)?, entry.depth);
+        let url = url_of(w, entry.page)?;
+        let reason = refusal(&run, &url, entry.depth);
         if let Some(reason) = reason {
-            refused.push(reason);
+            refused.push((url, reason));
         }
         Ok(reason.is_some())
     })?;
-    for (entry, reason) in taken.iter().zip(refused) {
+    let mut done = Rescoped::default();
+    for (entry, (url, reason)) in taken.iter().zip(refused) {
         let state = UrlState::Skipped {
             point: id,
             gen: entry.gen,
             reason,
         };
         w.set_state(entry.page, &state)?;
+        done.skipped.push(CrawlEvent::Skipped {
+            page: entry.page,
+            url,
+            reason,
+        });
     }
 
     let mut skipped: Vec<(PageId, u32, SkipReason)> = Vec::new();
@@ -49,7 +65,6 @@ pub(super) fn rescope(
         }
         Ok(true)
     })?;
-    let mut queued = 0;
     for (page, old_gen, old) in skipped {
         // A skipped URL has no depth of its own: it is one below the
         // shallowest fetched page that links to it.
@@ -70,7 +85,7 @@ pub(super) fn rescope(
                     hops: 0,
                 };
                 w.enqueue(page, entry)?;
-                queued += 1;
+                done.queued += 1;
             }
             Some(reason) if reason != old => {
                 let state = UrlState::Skipped {
@@ -85,7 +100,7 @@ pub(super) fn rescope(
     }
     rec.dirty = false;
     w.put_point(id, rec)?;
-    Ok(queued)
+    Ok(done)
 }
 
 fn url_of(w: &Writer<'_>, page: PageId) -> Result<String, StoreError> {

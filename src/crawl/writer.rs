@@ -16,6 +16,7 @@ use url::Url;
 
 use super::event::{CrawlEvent, FetchedPage, SkipCounts};
 use super::parse::ParsedPage;
+use super::rescope::Rescoped;
 use super::sitemaps::{Found, SITEMAP_DEPTH};
 use super::CrawlConfig;
 use crate::store::prelude::*;
@@ -295,17 +296,25 @@ impl WriterThread {
             })?;
             let mut runs = HashMap::new();
             let mut queued = 0;
+            let mut skipped = Vec::new();
             for &id in points {
                 let rec = w
                     .point(id)?
                     .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
-                let (mut run, q) = begin_run(w, id, rec, &instances)?;
+                let (mut run, rescoped) = begin_run(w, id, rec, &instances)?;
                 run.depth = cfg.depth.or(run.depth);
-                queued += q;
+                queued += rescoped.queued;
+                skipped.extend(rescoped.skipped);
                 runs.insert(id, run);
             }
-            Ok((instance, runs, queued))
+            Ok((instance, runs, (queued, skipped)))
         })?;
+        let (queued, skipped) = queued;
+        // Told once committed, and counted like every skip.
+        for e in skipped {
+            counters.count(&e);
+            let _ = events.send(e);
+        }
         Ok((
             WriterThread {
                 store,
@@ -412,8 +421,9 @@ impl WriterThread {
                     WriterMsg::AddPoint { point, .. } => {
                         let id = w.add_point(point)?;
                         let instances = live_instances(w)?;
-                        let (run, q) = begin_run(w, id, (**point).clone(), &instances)?;
-                        outcomes.push(Done::Queued(q));
+                        let (run, rescoped) = begin_run(w, id, (**point).clone(), &instances)?;
+                        outcomes.push(Done::Queued(rescoped.queued));
+                        outcomes.extend(rescoped.skipped.into_iter().map(Done::Event));
                         added.push((id, run));
                     }
                     other => {
@@ -979,13 +989,13 @@ fn begin_run(
     id: PointId,
     mut rec: PointRecord,
     instances: &HashMap<InstanceId, InstanceRecord>,
-) -> Result<(PointRun, u64), StoreError> {
+) -> Result<(PointRun, Rescoped), StoreError> {
     let live_claims = w.claims()?.into_iter().any(|(_, s)| match s {
         UrlState::Claimed { point, by, .. } => point == id && !instance_dead(instances, by),
         _ => false,
     });
     let joining = w.has_queued(&[id])? || live_claims;
-    let mut rescoped = 0;
+    let mut rescoped = Rescoped::default();
     if rec.dirty {
         let gen = if joining { rec.gen } else { rec.gen + 1 };
         rescoped = super::rescope::rescope(w, id, &mut rec, gen)?;
@@ -1009,5 +1019,6 @@ fn begin_run(
             hops: 0,
         },
     )?;
-    Ok((PointRun::of(&rec), rescoped + 1))
+    rescoped.queued += 1;
+    Ok((PointRun::of(&rec), rescoped))
 }

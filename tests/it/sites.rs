@@ -425,6 +425,9 @@ fn a_changed_scope_re_scopes_the_pending_queue() {
     assert_eq!(updated["rescope_pending"], true);
     let summary = crawl_ok(&db, &["--max-pages", "10"]);
     assert_eq!(summary["fetched"], 2, "{summary}");
+    // The URL the re-scope took out of the queue is counted as the log
+    // shows it: one exclusion.
+    assert_eq!(summary["excluded"], 1, "{summary}");
     assert_eq!(state(&db, &s.url("/a/1")).as_deref(), Some("done"));
     assert_eq!(
         state(&db, &s.url("/a/2")).as_deref(),
