@@ -19,7 +19,7 @@ use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::external;
 use super::fetch::{Credentials, Fetcher, Response, Validators};
-use super::origins::Origins;
+use super::origins::{OriginState, Origins};
 use super::parse;
 use super::pool::ParsePool;
 use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
@@ -36,6 +36,9 @@ const STATS_EVERY: Duration = Duration::from_millis(500);
 /// sparse frontier does not turn into one commit per page.
 const EMPTY_CLAIM_PAUSE: Duration = Duration::from_millis(20);
 const SETTLE_WAIT: Duration = Duration::from_millis(200);
+/// Claims buffered at most, per unit of `--concurrency`, when paused
+/// origins hold many of them.
+const MAX_HELD: usize = 64;
 
 type ClaimReply = oneshot::Receiver<Result<Vec<Claim>, crate::store::StoreError>>;
 
@@ -164,6 +167,8 @@ struct Dispatcher {
     counters: Arc<Counters>,
     commands: UnboundedReceiver<CrawlCommand>,
     buffer: VecDeque<Claim>,
+    /// How many claims at the buffer's front wait for their origin's pause.
+    held_for_pause: usize,
     workers: JoinSet<(PointId, bool)>,
     paused: bool,
     stopping: bool,
@@ -197,6 +202,7 @@ impl Dispatcher {
             counters,
             commands,
             buffer: VecDeque::new(),
+            held_for_pause: 0,
             workers: JoinSet::new(),
             paused: false,
             stopping: false,
@@ -242,14 +248,21 @@ impl Dispatcher {
         let mut claim: Option<ClaimReply> = None;
         loop {
             let active = !self.paused && !self.stopping;
+            // Claims held for paused origins do not count as work at hand
+            // (other origins' URLs are claimed past them), up to a bound.
+            let ready = self.buffer.len().saturating_sub(self.held_for_pause);
+            let room = (self.ctx.cfg.concurrency * MAX_HELD).saturating_sub(self.buffer.len());
             if active
                 && claim.is_none()
-                && self.buffer.len() < self.ctx.cfg.concurrency * 2
+                && ready < self.ctx.cfg.concurrency * 2
+                && room > 0
                 && Instant::now() >= self.next_claim
             {
                 let open = self.open_points();
                 if !open.is_empty() {
-                    let n = self.ctx.cfg.concurrency * 8 - self.buffer.len();
+                    let n = (self.ctx.cfg.concurrency * 8)
+                        .saturating_sub(ready)
+                        .min(room);
                     let (reply, rx) = oneshot::channel();
                     self.ctx
                         .writer
@@ -322,7 +335,7 @@ impl Dispatcher {
                     None => self.stopping = true,
                 },
                 _ = ticker.tick() => self.stats(),
-                _ = tokio::time::sleep_until(wake), if self.buffer.len() < self.ctx.cfg.concurrency => {}
+                _ = tokio::time::sleep_until(wake), if ready < self.ctx.cfg.concurrency => {}
             }
         }
         // Whatever was claimed but not fetched goes back to the queue.
@@ -341,6 +354,13 @@ impl Dispatcher {
 
     fn dispatch(&mut self) {
         let mut deferred = Vec::new();
+        // Claims for origins that asked for a pause stay in the buffer: a
+        // worker would only wait out the pause in a slot other origins
+        // could use.
+        let mut paused = VecDeque::new();
+        let throttling = self.ctx.origins.any_throttled();
+        // Paused or not, per scheme://authority, for this call.
+        let mut memo: HashMap<String, bool> = HashMap::new();
         while self.workers.len() < self.ctx.cfg.concurrency {
             let Some(claim) = self.buffer.pop_front() else {
                 break;
@@ -348,6 +368,10 @@ impl Dispatcher {
             let point = claim.entry.point;
             if self.limit_reached(point) {
                 deferred.push(claim);
+                continue;
+            }
+            if throttling && self.origin_paused(&claim.url, &mut memo) {
+                paused.push_back(claim);
                 continue;
             }
             *self.in_flight_per_point.entry(point).or_default() += 1;
@@ -361,6 +385,29 @@ impl Dispatcher {
             // Over a point's page limit: back to the queue for a later run.
             let _ = self.ctx.writer.send(WriterMsg::Requeue(deferred));
         }
+        self.held_for_pause = paused.len();
+        paused.append(&mut self.buffer);
+        self.buffer = paused;
+    }
+
+    fn origin_paused(&self, url: &str, memo: &mut HashMap<String, bool>) -> bool {
+        let authority_end = url
+            .find("://")
+            .map(|i| i + 3)
+            .and_then(|start| url[start..].find('/').map(|j| start + j))
+            .unwrap_or(url.len());
+        let key = &url[..authority_end];
+        if let Some(&paused) = memo.get(key) {
+            return paused;
+        }
+        let paused = Url::parse(url).is_ok_and(|u| {
+            matches!(
+                self.ctx.origins.state(&crate::url::origin(&u)),
+                OriginState::Throttled { .. }
+            )
+        });
+        memo.insert(key.to_string(), paused);
+        paused
     }
 
     /// The last phase of a run: out-of-scope links of the points that ask

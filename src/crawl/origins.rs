@@ -68,6 +68,13 @@ impl Origins {
         })
     }
 
+    /// Whether any origin is paused now (a cheap test before looking at
+    /// each URL's origin).
+    pub fn any_throttled(&self) -> bool {
+        let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        map.values().any(|o| o.gate.paused_until().is_some())
+    }
+
     /// Why the origin is down, if it is.
     pub fn down(&self, origin: &str) -> Option<String> {
         match self.state(origin) {

@@ -159,3 +159,66 @@ fn a_bare_503_is_an_error_and_a_503_with_retry_after_a_throttle() {
     let p = crate::support::json_of(&db, &["page", &s.url("down"), "--json"]);
     assert_eq!(p["reason"], "503 Service Unavailable");
 }
+
+#[test]
+fn a_paused_origin_does_not_hold_the_slots_other_origins_need() {
+    let a = TestServer::start();
+    let b = TestServer::start();
+    let a_paths: Vec<String> = (0..8).map(|i| format!("/a/{i}")).collect();
+    let b_paths: Vec<String> = (0..8).map(|i| format!("/b/{i}")).collect();
+    home(&a, &a_paths.iter().map(String::as_str).collect::<Vec<_>>());
+    // B's links are known only after A's 429 (B's home is slow), so every
+    // B page is due while A is paused.
+    let b_links: Vec<&str> = b_paths.iter().map(String::as_str).collect();
+    b.route(
+        "/",
+        Reply::Delay(Duration::from_millis(400), page("B", "b", &b_links)),
+    );
+    a.route(
+        "/a/0",
+        Reply::Sequence(vec![too_many("3"), Reply::Respond(page("A0", "a", &[]))]),
+    );
+    for p in &a_paths[1..] {
+        a.route(p, Reply::Respond(page("A", "a", &[])));
+    }
+    for p in &b_paths {
+        b.route(
+            p,
+            Reply::Delay(Duration::from_millis(50), page("B", "b", &[])),
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let sum = crawl_ok(
+        &db,
+        &[
+            &a.base(),
+            &b.base(),
+            "--concurrency",
+            "2",
+            "--no-sitemaps",
+            "--ignore-robots",
+        ],
+    );
+    assert_eq!(sum["fetched"], 18, "{sum}");
+    let throttled = a.requests().into_iter().find(|r| r.path == "/a/0").unwrap();
+    let paused_from = throttled.answered.expect("the 429 was answered");
+    let paused_to = paused_from + Duration::from_millis(2_800);
+    let during = b
+        .requests()
+        .iter()
+        .filter(|r| r.path.starts_with("/b/") && r.arrived > paused_from && r.arrived < paused_to)
+        .count();
+    // Both slots free for B while A waits: B's pages (50 ms each) all fit
+    // in A's pause. Workers waiting on A held both slots before.
+    let b_left = b_paths.len()
+        - b.requests()
+            .iter()
+            .filter(|r| r.path.starts_with("/b/") && r.arrived <= paused_from)
+            .count();
+    assert!(
+        b_left > 2,
+        "B was nearly done before the 429: test of nothing"
+    );
+    assert_eq!(during, b_left, "B's requests during A's pause");
+}
