@@ -31,6 +31,30 @@ fn hosts_seen(s: &TestServer) -> Vec<String> {
 
 /// A site linking to both forms of its host: `/` links to `www.` `/a` and
 /// to `/b`; `/a` links to `www.` `/c`.
+/// The two-form site, a store path and the `--resolve` flags that send
+/// both names to it.
+struct TwoForms {
+    s: TestServer,
+    port: u16,
+    _dir: tempfile::TempDir,
+    db: std::path::PathBuf,
+    resolve: Vec<String>,
+}
+
+impl TwoForms {
+    fn new() -> TwoForms {
+        let s = two_form_site();
+        let dir = tempfile::tempdir().unwrap();
+        TwoForms {
+            port: s.addr().port(),
+            db: dir.path().join("store"),
+            resolve: resolving(&s, &["site.test", "www.site.test"]),
+            _dir: dir,
+            s,
+        }
+    }
+}
+
 fn two_form_site() -> TestServer {
     let s = TestServer::start();
     let www = format!("http://www.site.test:{}", s.addr().port());
@@ -57,11 +81,13 @@ fn args<'a>(first: &'a [&'a str], rest: &'a [String]) -> Vec<&'a str> {
 
 #[test]
 fn www_and_bare_host_are_one_site_and_the_first_seen_is_canonical() {
-    let s = two_form_site();
-    let port = s.addr().port();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    let resolve = resolving(&s, &["site.test", "www.site.test"]);
+    let TwoForms {
+        s,
+        port,
+        _dir,
+        db,
+        resolve,
+    } = TwoForms::new();
     let start = format!("http://site.test:{port}/");
     let summary = crawl_ok(&db, &args(&[&start], &resolve));
     assert_eq!(summary["fetched"], 4, "{summary}");
@@ -93,11 +119,13 @@ fn www_and_bare_host_are_one_site_and_the_first_seen_is_canonical() {
 
 #[test]
 fn distinct_www_keeps_two_sites() {
-    let s = two_form_site();
-    let port = s.addr().port();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    let resolve = resolving(&s, &["site.test", "www.site.test"]);
+    let TwoForms {
+        s,
+        port,
+        _dir,
+        db,
+        resolve,
+    } = TwoForms::new();
     let start = format!("http://site.test:{port}/");
     let summary = crawl_ok(&db, &args(&[&start, "--distinct-www"], &resolve));
     assert_eq!(summary["fetched"], 2, "{summary}");
@@ -117,11 +145,13 @@ fn distinct_www_keeps_two_sites() {
 
 #[test]
 fn a_www_start_url_on_a_bare_first_seen_site_is_crawled_as_the_bare_form() {
-    let s = two_form_site();
-    let port = s.addr().port();
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    let resolve = resolving(&s, &["site.test", "www.site.test"]);
+    let TwoForms {
+        s,
+        port,
+        _dir,
+        db,
+        resolve,
+    } = TwoForms::new();
     let bare = format!("http://site.test:{port}/b");
     crawl_ok(&db, &args(&[&bare], &resolve));
     // site.test is now the first seen; a point on www.site.test crawls it.
