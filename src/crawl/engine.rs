@@ -56,6 +56,8 @@ struct Ctx {
     robots: RobotsCache,
     origins: Origins,
     sitemaps: Sitemaps,
+    /// Our robots.txt product token in lower case, for robots directives.
+    agent: Arc<str>,
     creds: RwLock<HashMap<PointId, Credentials>>,
     writer: Sender<WriterMsg>,
     events: UnboundedSender<CrawlEvent>,
@@ -122,6 +124,7 @@ pub fn start(
         robots: RobotsCache::default(),
         origins: Origins::new(cfg.per_host, cfg.delay),
         sitemaps,
+        agent: cfg.robots_agent().to_ascii_lowercase().into(),
         creds: RwLock::new(creds),
         parsers: ParsePool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
             .map_err(|source| CrawlError::Spawn {
@@ -592,7 +595,7 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
             let depth = claim.entry.depth;
             let fetched_at = unix_now();
             let elapsed = resp.elapsed;
-            let agent = ctx.cfg.robots_agent().to_ascii_lowercase();
+            let agent = ctx.agent.clone();
             let parsed = ctx
                 .parsers
                 .run(move || {

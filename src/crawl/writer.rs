@@ -237,6 +237,10 @@ pub struct WriterThread {
     /// Links recorded as skipped in the transaction being applied; their
     /// events go out with the batch's after the commit.
     skipped: RefCell<Vec<CrawlEvent>>,
+    /// Per-origin figures of the requests in the transaction being
+    /// applied: added up here and written once per origin at its end, not
+    /// read and rewritten for every request.
+    figures: RefCell<HashMap<String, OriginFigures>>,
 }
 
 /// Outcome of applying one message, turned into events and replies after
@@ -325,6 +329,7 @@ impl WriterThread {
                 counters,
                 last_heartbeat: Instant::now(),
                 skipped: RefCell::default(),
+                figures: RefCell::default(),
             },
             queued,
         ))
@@ -400,6 +405,7 @@ impl WriterThread {
             failed_at = None;
             outcomes.clear();
             self.skipped.borrow_mut().clear();
+            self.figures.borrow_mut().clear();
             claims.clear();
             settles.clear();
             added.clear();
@@ -435,6 +441,9 @@ impl WriterThread {
                         outcomes.push(Done::Queued(queued));
                     }
                 }
+            }
+            for (origin, delta) in self.figures.borrow().iter() {
+                w.add_origin_figures(origin, delta)?;
             }
             Ok(())
         });
@@ -649,9 +658,11 @@ impl WriterThread {
                 response_ms,
                 throttle,
             } => {
-                let mut one = OriginFigures::default();
-                one.record(*how, *response_ms);
-                w.add_origin_figures(origin, &one)?;
+                self.figures
+                    .borrow_mut()
+                    .entry(origin.clone())
+                    .or_default()
+                    .record(*how, *response_ms);
                 Ok(match *throttle {
                     Some((status, wait)) => Done::Event(CrawlEvent::OriginThrottled {
                         origin: origin.clone(),
