@@ -767,7 +767,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
         let throttle = r.as_ref().ok().and_then(|resp| {
             throttle::asked(
                 resp.status,
-                resp.retry_after.as_deref(),
+                resp.header_values("retry-after").next(),
                 std::time::SystemTime::now(),
             )
             .map(|wait| (resp.status, wait))

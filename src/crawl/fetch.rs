@@ -39,8 +39,6 @@ pub struct Response {
     pub date: Option<String>,
     pub etag: Option<String>,
     pub location: Option<String>,
-    /// For a 429 or 503: how long the site asks us to wait.
-    pub retry_after: Option<String>,
     pub content_length: Option<u64>,
     pub body: Vec<u8>,
     pub truncated: bool,
@@ -196,7 +194,6 @@ impl Fetcher {
             date: text(header::DATE),
             etag: text(header::ETAG),
             location: text(header::LOCATION),
-            retry_after: text(header::RETRY_AFTER),
             content_length: resp.content_length(),
             body: Vec::new(),
             truncated: false,

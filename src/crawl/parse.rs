@@ -285,7 +285,6 @@ mod tests {
             date: None,
             etag: None,
             location: None,
-            retry_after: None,
             content_length: None,
             body: Vec::new(),
             truncated: false,
