@@ -216,11 +216,11 @@ impl PointRun {
         } else {
             std::borrow::Cow::Borrowed(url)
         };
-        let origin = crate::url::origin(&url);
+        // Only a point with a user needs the link's origin.
         let user = self
             .user
             .as_ref()
-            .filter(|(_, origins)| origins.contains(&origin))
+            .filter(|(_, origins)| origins.contains(&crate::url::origin(&url)))
             .map(|(u, _)| u.as_str());
         Ok((w.page_id_as(&url, user)?, url))
     }
