@@ -65,6 +65,8 @@ pub(crate) struct PageJson {
     fetched_at: Option<String>,
     depth: Option<u32>,
     response_ms: Option<u32>,
+    /// Words of the body, stopwords included (what phrase positions count).
+    word_count: Option<u32>,
     description: Option<String>,
     h1: Vec<String>,
     canonical: Option<String>,
@@ -177,6 +179,7 @@ pub(crate) fn page_json(
         fetched_at: record.as_ref().map(|p| rfc3339(p.fetched_at)),
         depth: record.as_ref().map(|p| p.depth),
         response_ms: record.as_ref().map(|p| p.response_ms),
+        word_count: record.as_ref().map(|p| p.token_count),
         description: record.as_ref().and_then(|p| p.description.clone()),
         h1: record.as_ref().map(|p| p.h1.clone()).unwrap_or_default(),
         canonical: record.as_ref().and_then(|p| p.canonical.clone()),
@@ -265,6 +268,9 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     outln!("depth          {}", or_dash(&p.depth));
     if let Some(ms) = p.response_ms {
         outln!("response       {ms} ms");
+    }
+    if let Some(n) = p.word_count {
+        outln!("words          {n}");
     }
     if let Some(d) = &p.description {
         outln!("description    {d}");

@@ -74,6 +74,8 @@ fn pages_keep_meta_headings_canonicals_directives_and_anchors() {
     assert_eq!(home["canonical"], s.url("/home"));
     assert_eq!(home["noindex"], Value::Null);
     assert!(home["response_ms"].is_u64());
+    // "Welcome home Again The A page calendar quiet" (alt text is no body text).
+    assert_eq!(home["word_count"], 8, "{home}");
     assert_eq!(home["content_hash"].as_str().map(str::len), Some(16));
     for (name, attr, content) in [
         ("charset", "charset", "utf-8"),
