@@ -13,6 +13,7 @@ use super::pages::Forward;
 use super::postings;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
+use super::segments::SegmentRead;
 use super::{FrontierRead, LinkRead, PageRead, PointRead, Result};
 
 /// Problems are capped so a badly broken store still answers quickly.
@@ -124,6 +125,8 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     let mut df: HashMap<WordId, u32> = HashMap::new();
     // page -> (segment, body words with tf, title word count)
     let mut forwards: HashMap<PageId, (u32, HashMap<WordId, u32>, u64)> = HashMap::new();
+    // live segment -> pages whose forward record leads to it
+    let mut segment_pages: HashMap<u32, u32> = HashMap::new();
     for item in d.forward.iter(t)? {
         let (k, val) = item?;
         let page = read_u32(k)?;
@@ -141,7 +144,18 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         }
         in_use.segment = in_use.segment.max(u64::from(fwd.segment));
         let terms = fwd.terms.iter().copied().collect();
-        forwards.insert(page, (fwd.segment, terms, fwd.title.len() as u64));
+        let segment = v.resolve_segment(fwd.segment)?;
+        *segment_pages.entry(segment).or_default() += 1;
+        forwards.insert(page, (segment, terms, fwd.title.len() as u64));
+    }
+    let live = v.live_segments()?;
+    let listed: HashMap<u32, u32> = live.entries().iter().copied().collect();
+    if listed != segment_pages {
+        p.add(format!(
+            "live posting segments {:?}, forward records lead to {:?}",
+            sorted(&listed),
+            sorted(&segment_pages)
+        ));
     }
     let mut pages: Vec<PageId> = forwards.keys().copied().collect();
     pages.sort_unstable();
@@ -158,10 +172,21 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
     for item in d.postings.iter(t)? {
         let (k, block) = item?;
-        let (w, segment) = postings::split_part_key(k)?;
+        let (segment, w, first) = postings::split_part_key(k)?;
         in_use.segment = in_use.segment.max(u64::from(segment));
+        if !listed.contains_key(&segment) {
+            p.add(format!(
+                "posting of word {w} in segment {segment}, which is not live"
+            ));
+        }
         for e in postings::entries(block) {
             let e = e?;
+            if e.page < first {
+                p.add(format!(
+                    "page {}: posting of word {w} in a part keyed from page {first}",
+                    e.page
+                ));
+            }
             *body_seen.entry(e.page).or_default() += 1;
             match forwards.get(&e.page) {
                 None => p.add(format!(
@@ -236,6 +261,12 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         ));
     }
     Ok(())
+}
+
+fn sorted(m: &HashMap<u32, u32>) -> Vec<(u32, u32)> {
+    let mut v: Vec<(u32, u32)> = m.iter().map(|(&a, &b)| (a, b)).collect();
+    v.sort_unstable();
+    v
 }
 
 fn check_links<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {

@@ -19,6 +19,7 @@ mod pages;
 mod points;
 mod postings;
 mod schema;
+mod segments;
 mod sitemap_pages;
 mod words;
 

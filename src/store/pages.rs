@@ -13,6 +13,7 @@ use super::schema::{
     UrlRecord, WordId, NORMS_PER_CHUNK,
 };
 use super::sealed::View;
+use super::segments::SegmentRead;
 use super::{postings, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
@@ -517,6 +518,7 @@ impl Writer<'_> {
         title_ids.dedup_by_key(|&mut (w, _)| w);
 
         forward.segment = self.segment()?;
+        self.pending.segment_pages += 1;
         record.max_tf = 0;
         for &(w, positions) in &body_ids {
             let tf = positions.len() as u32;
@@ -609,30 +611,33 @@ impl Writer<'_> {
             return Ok(());
         };
         let in_this_txn = self.pending.segment == Some(old.segment);
+        let segment = if in_this_txn {
+            old.segment
+        } else {
+            self.resolve_segment(old.segment)?
+        };
         for &(w, _) in &old.terms {
             if in_this_txn {
                 if let Some(block) = self.pending.blocks.get_mut(&w) {
                     *block = postings::pending_without_page(block, id)?;
                 }
+                continue;
+            }
+            let Some((k, part)) = self.part_for_page(segment, w, id)? else {
+                continue;
+            };
+            let rest = postings::part_without_page(part, id)?;
+            if rest.len() == part.len() {
+                continue;
+            }
+            // The key's first page stays a lower bound of the part's pages.
+            if rest.is_empty() {
+                self.dbs.postings.delete(&mut self.txn, &k)?;
             } else {
-                let mut rewrites = Vec::new();
-                let prefix = postings::block_prefix(w, old.segment);
-                for item in self.dbs.postings.prefix_iter(&self.txn, &prefix)? {
-                    let (k, part) = item?;
-                    let rest = postings::part_without_page(part, id)?;
-                    if rest.len() != part.len() {
-                        rewrites.push((k.to_vec(), rest));
-                    }
-                }
-                for (k, rest) in rewrites {
-                    if rest.is_empty() {
-                        self.dbs.postings.delete(&mut self.txn, &k)?;
-                    } else {
-                        self.dbs.postings.put(&mut self.txn, &k, &rest)?;
-                    }
-                }
+                self.dbs.postings.put(&mut self.txn, &k, &rest)?;
             }
         }
+        self.segment_lost_page(segment)?;
         for &w in &old.title {
             self.dbs
                 .title_postings

@@ -1,42 +1,51 @@
-//! Body postings in blocks: the postings of one word from one write
-//! transaction (a *segment*), sorted by page and cut into parts of at most
-//! [`PART_BYTES`], under `word id ‖ segment ‖ part` (big-endian). A part
-//! holds, for each of its pages, `page delta, tf, byte length, position
-//! deltas`, so a tf-only scan skips the positions. One put per distinct word
-//! per batch, instead of one per (word, page), is what makes batched
-//! indexing fast and the index small; parts stay below LMDB's overflow size
-//! so no value wastes most of a 4 KiB overflow page.
+//! Body postings in blocks: the postings of one word from one *segment*
+//! (what one write transaction indexed, or several segments merged),
+//! sorted by page and cut into parts of at most [`PART_BYTES`], under
+//! `segment ‖ word id ‖ first page` (big-endian). A part holds, for each
+//! of its pages, `page delta, tf, byte length, position deltas`, so a
+//! tf-only scan skips the positions.
 //!
-//! A page's forward record names its segment, so its postings can be found
-//! and removed when it is re-indexed.
+//! The segment leads the key so that each transaction's postings are
+//! appended at the end of the B-tree: a commit copies only the pages it
+//! filled, however large the index has grown (with the word first, every
+//! batch touched leaves across the whole table, and each commit copied
+//! more of it the larger the crawl). [`super::segments`] keeps the list of
+//! live segments and merges them, so a word is read from a few.
+//!
+//! A page's postings live in one segment, which its forward record names
+//! (through the merges since); the part holding a page is found with one
+//! seek on `segment ‖ word ‖ page`.
 
 use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{self, put_varint, VarintReader};
 use super::schema::{PageId, WordId};
+use super::segments::SegmentList;
 use super::{Result, StoreError};
 
 /// Largest part: LMDB keeps values up to about 2 KiB inside its 4 KiB
 /// leaf pages; anything larger takes whole overflow pages.
 pub const PART_BYTES: usize = 1900;
 
-pub fn part_key(word: WordId, segment: u32, part: u16) -> [u8; 10] {
-    let mut k = [0u8; 10];
-    k[..8].copy_from_slice(&codec::pair_key(word, segment));
-    k[8..].copy_from_slice(&part.to_be_bytes());
+pub fn part_key(segment: u32, word: WordId, first_page: PageId) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    k[..8].copy_from_slice(&codec::pair_key(segment, word));
+    k[8..].copy_from_slice(&first_page.to_be_bytes());
     k
 }
 
 /// The prefix of every part of one word's block in one segment.
-pub fn block_prefix(word: WordId, segment: u32) -> [u8; 8] {
-    codec::pair_key(word, segment)
+pub fn block_prefix(segment: u32, word: WordId) -> [u8; 8] {
+    codec::pair_key(segment, word)
 }
 
-pub fn split_part_key(k: &[u8]) -> Result<(WordId, u32)> {
-    if k.len() != 10 {
-        return Err(StoreError::corrupt("posting key is not 10 bytes"));
+/// `(segment, word, first page)` of a part key.
+pub fn split_part_key(k: &[u8]) -> Result<(u32, WordId, PageId)> {
+    if k.len() != 12 {
+        return Err(StoreError::corrupt("posting key is not 12 bytes"));
     }
-    codec::split_pair_key(&k[..8])
+    let (segment, word) = codec::split_pair_key(&k[..8])?;
+    Ok((segment, word, codec::read_u32(&k[8..])?))
 }
 
 /// Appends one page's posting to a pending (unsorted) block; `page` is
@@ -163,21 +172,41 @@ impl<'a> Entries<'a> {
     }
 }
 
+/// A stored part: the first page of it (its key's last field) and bytes.
+pub type Part = (PageId, Vec<u8>);
+
 /// Sorts a pending block by page and cuts it into stored parts.
-pub fn into_parts(pending: &[u8]) -> Result<Vec<Vec<u8>>> {
+pub fn into_parts(pending: &[u8]) -> Result<Vec<Part>> {
     let mut list: Vec<Entry<'_>> = pending_entries(pending).collect::<Result<_>>()?;
     list.sort_unstable_by_key(|e| e.page);
     Ok(encode_parts(&list))
 }
 
-fn encode_parts(list: &[Entry<'_>]) -> Vec<Vec<u8>> {
+/// One word's stored parts from several segments (which never share a
+/// page) as the parts of one block.
+pub fn merge_parts<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> Result<Vec<Part>> {
+    let mut list = Vec::new();
+    for part in parts {
+        for e in entries(part) {
+            list.push(e?);
+        }
+    }
+    list.sort_unstable_by_key(|e| e.page);
+    Ok(encode_parts(&list))
+}
+
+fn encode_parts(list: &[Entry<'_>]) -> Vec<Part> {
     let mut parts = Vec::new();
     let mut part = Vec::new();
+    let mut first = 0u32;
     let mut prev = 0u32;
     for e in list {
         if part.len() >= PART_BYTES {
-            parts.push(std::mem::take(&mut part));
+            parts.push((first, std::mem::take(&mut part)));
             prev = 0;
+        }
+        if part.is_empty() {
+            first = e.page;
         }
         put_varint(&mut part, u64::from(e.page - prev));
         prev = e.page;
@@ -186,7 +215,7 @@ fn encode_parts(list: &[Entry<'_>]) -> Vec<Vec<u8>> {
         part.extend_from_slice(e.raw_positions);
     }
     if !part.is_empty() {
-        parts.push(part);
+        parts.push((first, part));
     }
     parts
 }
@@ -196,7 +225,10 @@ pub fn part_without_page(part: &[u8], page: PageId) -> Result<Vec<u8>> {
     let kept: Vec<Entry<'_>> = entries(part)
         .filter(|e| e.as_ref().is_err() || e.as_ref().is_ok_and(|e| e.page != page))
         .collect::<Result<_>>()?;
-    Ok(encode_parts(&kept).concat())
+    Ok(encode_parts(&kept)
+        .into_iter()
+        .flat_map(|(_, bytes)| bytes)
+        .collect())
 }
 
 /// A pending block without one page's entry.
@@ -219,6 +251,10 @@ pub fn pending_without_page(block: &[u8], page: PageId) -> Result<Vec<u8>> {
 #[derive(Default)]
 pub struct Pending {
     pub segment: Option<u32>,
+    /// Pages indexed in `segment` by this transaction.
+    pub segment_pages: u32,
+    /// The live segments, once this transaction changed them.
+    pub segments: Option<SegmentList>,
     pub blocks: HashMap<WordId, Vec<u8>>,
     pub doc_freq: HashMap<WordId, i64>,
     /// Pages of this transaction that wrote a word each way.
@@ -251,6 +287,8 @@ mod tests {
         push_entry(&mut b, 9, &[2, 3]);
         let parts = into_parts(&b).unwrap();
         assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].0, 7, "keyed by its first page");
+        let parts: Vec<Vec<u8>> = parts.into_iter().map(|(_, p)| p).collect();
         assert_eq!(
             decode(&parts[0]),
             vec![
@@ -278,9 +316,34 @@ mod tests {
         }
         let parts = into_parts(&b).unwrap();
         assert!(parts.len() > 1);
-        assert!(parts.iter().all(|p| p.len() < PART_BYTES + 200));
-        let pages: Vec<PageId> = parts.iter().flat_map(|p| decode(p)).map(|e| e.0).collect();
+        assert!(parts.iter().all(|(_, p)| p.len() < PART_BYTES + 200));
+        for (first, p) in &parts {
+            assert_eq!(decode(p)[0].0, *first);
+        }
+        let pages: Vec<PageId> = parts
+            .iter()
+            .flat_map(|(_, p)| decode(p))
+            .map(|e| e.0)
+            .collect();
         assert_eq!(pages, (0..400u32).map(|p| p * 2).collect::<Vec<_>>());
+        // Two segments' parts merge into one block in page order.
+        let (odd, even): (Vec<u32>, Vec<u32>) = (0..40u32).partition(|p| p % 2 == 1);
+        let block_of = |pages: &[u32]| {
+            let mut b = Vec::new();
+            for &p in pages {
+                push_entry(&mut b, p, &[p, p + 1]);
+            }
+            into_parts(&b).unwrap()
+        };
+        let (a, c) = (block_of(&odd), block_of(&even));
+        let merged = merge_parts(a.iter().chain(&c).map(|(_, p)| p.as_slice())).unwrap();
+        let all: Vec<_> = merged.iter().flat_map(|(_, p)| decode(p)).collect();
+        assert_eq!(
+            all,
+            (0..40u32)
+                .map(|p| (p, 2, vec![p, p + 1]))
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 use url::Url;
 
+use super::segments::SegmentRead;
 use super::*;
 
 fn temp_store() -> (tempfile::TempDir, Store) {
@@ -166,6 +167,82 @@ fn replacing_a_page_leaves_no_stale_postings_or_doc_freqs() {
     assert!(r.title_postings(fruit).unwrap().is_empty());
     assert!(r.children(p).unwrap().is_empty());
     assert!(r.parents(q).unwrap().is_empty());
+    drop(r);
+    assert_whole(&store);
+}
+
+#[test]
+fn merged_segments_keep_every_posting_and_find_a_page_again() {
+    let (_d, store) = temp_store();
+    // One page per transaction: each is a segment, so tiers fill and merge.
+    let body = |n: u32, round: u32| -> Vec<String> {
+        (0..6)
+            .map(|i| format!("w{}", (n * 7 + i * 3 + round) % 23))
+            .collect()
+    };
+    let mut model: std::collections::BTreeMap<PageId, Vec<String>> = Default::default();
+    let mut ids = Vec::new();
+    for n in 0..300u32 {
+        let words = body(n, 0);
+        let id = store
+            .update(|w| {
+                let id = w.page_id_for(&url(&format!("http://h/{n}")))?;
+                let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+                put(w, id, page(&refs, &[], vec![]))?;
+                Ok(id)
+            })
+            .unwrap();
+        ids.push(id);
+        model.insert(id, words);
+    }
+    let live = store.read().unwrap().live_segments().unwrap();
+    assert!(
+        live.ids().count() < 3 * segments::FANOUT,
+        "300 segments merged down to {live:?}"
+    );
+    // Pages from merged segments are re-indexed and removed.
+    for (k, &id) in ids.iter().enumerate().step_by(7) {
+        store
+            .update(|w| {
+                if k % 2 == 0 {
+                    w.remove_page(id)
+                } else {
+                    let words = body(k as u32, 1);
+                    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+                    put(w, id, page(&refs, &[], vec![]))
+                }
+            })
+            .unwrap();
+        if k % 2 == 0 {
+            model.remove(&id);
+        } else {
+            model.insert(id, body(k as u32, 1));
+        }
+    }
+    let r = store.read().unwrap();
+    for stem in (0..23).map(|i| format!("w{i}")) {
+        let want: Vec<(PageId, Vec<u32>)> = model
+            .iter()
+            .filter_map(|(&p, words)| {
+                let pos: Vec<u32> = (0..words.len() as u32)
+                    .filter(|&i| words[i as usize] == stem)
+                    .collect();
+                (!pos.is_empty()).then_some((p, pos))
+            })
+            .collect();
+        let w = r.word_id(&stem).unwrap().unwrap();
+        let got: Vec<(PageId, Vec<u32>)> = r
+            .postings(w)
+            .unwrap()
+            .into_iter()
+            .map(|(p, post)| (p, post.positions))
+            .collect();
+        assert_eq!(got, want, "{stem}");
+        for (p, pos) in &want {
+            assert_eq!(r.posting(w, *p).unwrap().unwrap().positions, *pos);
+        }
+        assert_eq!(r.doc_freq(w).unwrap() as usize, want.len());
+    }
     drop(r);
     assert_whole(&store);
 }

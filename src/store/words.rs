@@ -1,12 +1,13 @@
 //! Words (stems) ↔ ids, document frequencies, and reading the inverted
 //! index: body postings (tf + positions, in blocks per segment, see
-//! `postings`) and title postings (positions, keyed `word id ‖ page id`), so
-//! a word's postings are one ordered range scan.
+//! `postings`: one range scan per live segment) and title postings
+//! (positions, keyed `word id ‖ page id`: one range scan).
 
 use super::codec::{self, pair_key, split_pair_key, u32_key, VarintReader};
 use super::postings;
 use super::schema::{meta_keys, PageId, WordId};
 use super::sealed::View;
+use super::segments::SegmentRead;
 use super::{Result, StoreError, Writer};
 
 /// One body posting: how often a word occurs in a page and where.
@@ -81,12 +82,13 @@ pub trait WordRead: View {
     /// Body postings of a word in page order, tf only (the ranking scan).
     fn postings_tf(&self, id: WordId) -> Result<Vec<(PageId, u32)>> {
         let mut out = Vec::new();
-        for item in self.dbs().postings.prefix_iter(self.txn(), &u32_key(id))? {
-            for e in postings::entries(item?.1) {
+        self.each_part(id, |part| {
+            for e in postings::entries(part) {
                 let e = e?;
                 out.push((e.page, e.tf));
             }
-        }
+            Ok(())
+        })?;
         out.sort_unstable_by_key(|&(p, _)| p);
         Ok(out)
     }
@@ -94,8 +96,8 @@ pub trait WordRead: View {
     /// Body postings of a word in page order, with positions.
     fn postings(&self, id: WordId) -> Result<Vec<(PageId, Posting)>> {
         let mut out = Vec::new();
-        for item in self.dbs().postings.prefix_iter(self.txn(), &u32_key(id))? {
-            for e in postings::entries(item?.1) {
+        self.each_part(id, |part| {
+            for e in postings::entries(part) {
                 let e = e?;
                 out.push((
                     e.page,
@@ -105,9 +107,21 @@ pub trait WordRead: View {
                     },
                 ));
             }
-        }
+            Ok(())
+        })?;
         out.sort_unstable_by_key(|(p, _)| *p);
         Ok(out)
+    }
+
+    /// Calls `f` with every stored part of a word, segment by segment.
+    fn each_part(&self, id: WordId, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        for segment in self.live_segments()?.ids() {
+            let prefix = postings::block_prefix(segment, id);
+            for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
+                f(item?.1)?;
+            }
+        }
+        Ok(())
     }
 
     /// The body posting of one word in one page.
@@ -117,20 +131,20 @@ pub trait WordRead: View {
         let Some(fwd) = self.dbs().forward.get(self.txn(), &u32_key(page))? else {
             return Ok(None);
         };
-        let segment = VarintReader::new(fwd).next_u32()?;
-        let prefix = postings::block_prefix(word, segment);
-        for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
-            for e in postings::entries(item?.1) {
-                let e = e?;
-                if e.page == page {
-                    return Ok(Some(Posting {
-                        tf: e.tf,
-                        positions: e.positions()?,
-                    }));
-                }
-                if e.page > page {
-                    break;
-                }
+        let segment = self.resolve_segment(VarintReader::new(fwd).next_u32()?)?;
+        let Some((_, part)) = self.part_for_page(segment, word, page)? else {
+            return Ok(None);
+        };
+        for e in postings::entries(part) {
+            let e = e?;
+            if e.page == page {
+                return Ok(Some(Posting {
+                    tf: e.tf,
+                    positions: e.positions()?,
+                }));
+            }
+            if e.page > page {
+                break;
             }
         }
         Ok(None)
@@ -279,22 +293,21 @@ impl Writer<'_> {
 
     /// Writes what the transaction accumulated, in key order.
     pub(super) fn flush(&mut self) -> Result<()> {
-        let counters: Vec<(&'static [u8], u64)> = self.pending.counters.drain().collect();
-        for (key, next) in counters {
-            self.dbs.meta.put(&mut self.txn, key, &next.to_be_bytes())?;
-        }
         let mut blocks: Vec<(WordId, Vec<u8>)> = self.pending.blocks.drain().collect();
         blocks.sort_unstable_by_key(|(w, _)| *w);
         if let Some(segment) = self.pending.segment {
             for (w, block) in blocks {
-                for (i, part) in postings::into_parts(&block)?.into_iter().enumerate() {
-                    let part_no = u16::try_from(i).map_err(|_| {
-                        StoreError::corrupt("a posting block needs over 65,535 parts")
-                    })?;
-                    let key = postings::part_key(w, segment, part_no);
+                for (first, part) in postings::into_parts(&block)? {
+                    let key = postings::part_key(segment, w, first);
                     self.dbs.postings.put(&mut self.txn, &key, &part)?;
                 }
             }
+        }
+        // Merges take segment ids: counters are written after them.
+        self.settle_segments()?;
+        let counters: Vec<(&'static [u8], u64)> = self.pending.counters.drain().collect();
+        for (key, next) in counters {
+            self.dbs.meta.put(&mut self.txn, key, &next.to_be_bytes())?;
         }
         let mut norms: Vec<(u32, Vec<f32>)> = self.pending.norms.drain().collect();
         norms.sort_unstable_by_key(|(c, _)| *c);
