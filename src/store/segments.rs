@@ -12,6 +12,7 @@
 
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
+use heed::PutFlags;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{self, u32_key};
@@ -158,6 +159,17 @@ impl Writer<'_> {
         Ok(self.pending.segments.get_or_insert_with(Default::default))
     }
 
+    /// Writes a part whose key is past every key of the table: the newest
+    /// segment's, in key order. LMDB then fills each leaf before starting
+    /// the next (an ordinary put splits the last leaf in half, leaving
+    /// the table half empty).
+    pub(super) fn append_posting(&mut self, key: &[u8; 12], part: &[u8]) -> Result<()> {
+        self.dbs
+            .postings
+            .put_with_flags(&mut self.txn, PutFlags::APPEND, key, part)?;
+        Ok(())
+    }
+
     /// One page's postings left `segment` (a live one).
     pub(super) fn segment_lost_page(&mut self, segment: u32) -> Result<()> {
         if self.pending.segment == Some(segment) {
@@ -229,9 +241,7 @@ impl Writer<'_> {
             }
             for (w, parts) in &words {
                 for (first, part) in postings::merge_parts(parts.iter().map(Vec::as_slice))? {
-                    self.dbs
-                        .postings
-                        .put(&mut self.txn, &part_key(into, *w, first), &part)?;
+                    self.append_posting(&part_key(into, *w, first), &part)?;
                 }
             }
             for &s in group {

@@ -299,7 +299,7 @@ impl Writer<'_> {
             for (w, block) in blocks {
                 for (first, part) in postings::into_parts(&block)? {
                     let key = postings::part_key(segment, w, first);
-                    self.dbs.postings.put(&mut self.txn, &key, &part)?;
+                    self.append_posting(&key, &part)?;
                 }
             }
         }
