@@ -79,8 +79,13 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             ));
         }
     }
+    for item in d.bodies.iter(t)? {
+        let page = super::bodies::page_of(item?.0)?;
+        if d.pages.get(t, &u32_key(page))?.is_none() {
+            p.add(format!("page {page}: body without a page record"));
+        }
+    }
     for (db, what) in [
-        (&d.bodies, "body"),
         (&d.meta_tags, "meta tags"),
         (&d.headers, "HTTP head"),
     ] {

@@ -7,6 +7,7 @@
 //! Readers never wait on the writer and never see half a page: every page is
 //! written, replaced or removed inside a single write transaction.
 
+mod bodies;
 mod check;
 mod codec;
 mod copy;
@@ -32,6 +33,7 @@ use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
 use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 
+pub use bodies::compress_body;
 pub use check::CheckRead;
 pub use external::{ExternalCheck, ExternalRead};
 pub use frontier::{Claim, FrontierRead, StateCounts};
@@ -39,7 +41,7 @@ pub use history::{HistoryRead, RunEntry};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{
-    compress_body, group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions,
+    group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions,
 };
 pub use points::PointRead;
 pub use schema::{

@@ -14,7 +14,7 @@ use super::schema::{
 };
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{postings, Result, StoreError, Writer};
+use super::{bodies, postings, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
 /// Stems of one field with the positions where they occur.
@@ -27,7 +27,7 @@ pub struct PageWrite {
     /// The Content-Type as received (or empty).
     pub content_type: String,
     pub meta: Vec<MetaTag>,
-    /// The body as [`compress_body`] returned it (empty: none kept).
+    /// The body as [`super::compress_body`] returned it (empty: none kept).
     pub compressed_body: Vec<u8>,
     pub terms: TermPositions,
     /// Each body term as written on the page, in the order of `terms`
@@ -36,20 +36,6 @@ pub struct PageWrite {
     pub title_terms: TermPositions,
     /// The request and response heads (None: none kept).
     pub head: Option<HttpHead>,
-}
-
-/// Bodies are compressed off the writer thread, by whoever parses the page.
-pub fn compress_body(raw: &[u8]) -> Vec<u8> {
-    thread_local! {
-        // A compression context costs more to set up than a 6 KB page
-        // costs to compress: keep one per thread.
-        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
-            std::cell::RefCell::new(zstd::bulk::Compressor::new(1).ok());
-    }
-    COMPRESSOR.with(|c| match c.borrow_mut().as_mut() {
-        Some(c) => c.compress(raw).unwrap_or_default(),
-        None => zstd::bulk::compress(raw, 1).unwrap_or_default(),
-    })
 }
 
 /// The part of the forward index kept per page.
@@ -299,7 +285,7 @@ pub trait PageRead: View {
 
     /// The raw body as fetched (decompressed), if one was kept.
     fn body(&self, id: PageId) -> Result<Option<Vec<u8>>> {
-        let Some(v) = self.dbs().bodies.get(self.txn(), &u32_key(id))? else {
+        let Some(v) = bodies::read(&self.dbs().bodies, self.txn(), id)? else {
             return Ok(None);
         };
         // Streamed, so a 6 KB body costs 6 KB (the bulk API reserves its
@@ -308,7 +294,7 @@ pub trait PageRead: View {
         const CAP: u64 = 64 << 20;
         let corrupt = |e: std::io::Error| StoreError::corrupt(format!("body of page {id}: {e}"));
         let mut out = Vec::with_capacity(v.len() * 4);
-        zstd::stream::read::Decoder::new(v)
+        zstd::stream::read::Decoder::new(&v[..])
             .map_err(corrupt)?
             .take(CAP + 1)
             .read_to_end(&mut out)
@@ -573,11 +559,9 @@ impl Writer<'_> {
             }
         }
         if page.compressed_body.is_empty() {
-            self.dbs.bodies.delete(&mut self.txn, &u32_key(id))?;
+            bodies::delete(&self.dbs.bodies, &mut self.txn, id)?;
         } else {
-            self.dbs
-                .bodies
-                .put(&mut self.txn, &u32_key(id), &page.compressed_body)?;
+            bodies::write(&self.dbs.bodies, &mut self.txn, id, &page.compressed_body)?;
         }
         Ok(())
     }
@@ -601,7 +585,7 @@ impl Writer<'_> {
         let key = u32_key(id);
         self.dbs.pages.delete(&mut self.txn, &key)?;
         self.dbs.meta_tags.delete(&mut self.txn, &key)?;
-        self.dbs.bodies.delete(&mut self.txn, &key)?;
+        bodies::delete(&self.dbs.bodies, &mut self.txn, id)?;
         self.dbs.headers.delete(&mut self.txn, &key)?;
         Ok(())
     }

@@ -248,6 +248,41 @@ fn merged_segments_keep_every_posting_and_find_a_page_again() {
 }
 
 #[test]
+fn a_body_of_many_chunks_reads_back_exactly_and_a_shorter_one_replaces_it() {
+    let (_d, store) = temp_store();
+    // Incompressible, so it takes several chunks.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let noise: Vec<u8> = (0..10_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let with_body = |raw: &[u8]| {
+        let (mut p, links) = page(&["a"], &[], vec![]);
+        p.compressed_body = compress_body(raw);
+        (p, links)
+    };
+    let id = store
+        .update(|w| {
+            let id = w.page_id_for(&url("http://h/noise"))?;
+            put(w, id, with_body(&noise))?;
+            Ok(id)
+        })
+        .unwrap();
+    assert_eq!(store.read().unwrap().body(id).unwrap().unwrap(), noise);
+    store
+        .update(|w| put(w, id, with_body(b"short")))
+        .unwrap();
+    assert_eq!(store.read().unwrap().body(id).unwrap().unwrap(), b"short");
+    store.update(|w| w.remove_page(id)).unwrap();
+    assert_eq!(store.read().unwrap().body(id).unwrap(), None);
+    assert_whole(&store);
+}
+
+#[test]
 fn postings_keep_tf_and_positions() {
     let (_d, store) = temp_store();
     let p = store.update(|w| w.page_id_for(&url("http://h/"))).unwrap();

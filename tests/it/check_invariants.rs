@@ -437,7 +437,8 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "a body belongs to a page",
-            Box::new(|w| put(c.db("bodies"), w, &queued, b"x")),
+            // Body keys are `page ‖ chunk number`.
+            Box::new(|w| put(c.db("bodies"), w, &[&queued[..], &[0, 0]].concat(), b"x")),
             "body without a page record",
         ),
         (
