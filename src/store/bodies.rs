@@ -53,8 +53,8 @@ pub fn read(db: &Db, txn: &heed::RoTxn<'_>, page: PageId) -> Result<Option<Vec<u
 pub fn write(db: &Db, txn: &mut heed::RwTxn<'_>, page: PageId, compressed: &[u8]) -> Result<()> {
     delete(db, txn, page)?;
     for (i, chunk) in compressed.chunks(CHUNK_BYTES).enumerate() {
-        let n = u16::try_from(i)
-            .map_err(|_| StoreError::corrupt("a body needs over 65,535 chunks"))?;
+        let n =
+            u16::try_from(i).map_err(|_| StoreError::corrupt("a body needs over 65,535 chunks"))?;
         db.put(txn, &chunk_key(page, n), chunk)?;
     }
     Ok(())

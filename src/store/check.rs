@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::codec::{self, pair_key, read_u32, read_u64, split_pair_key, u32_key};
+use super::codec::{self, read_u32, read_u64, split_triple_key, triple_key, u32_key};
 use super::history::{self, RunEntry};
 use super::pages::Forward;
 use super::postings;
@@ -85,10 +85,7 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             p.add(format!("page {page}: body without a page record"));
         }
     }
-    for (db, what) in [
-        (&d.meta_tags, "meta tags"),
-        (&d.headers, "HTTP head"),
-    ] {
+    for (db, what) in [(&d.meta_tags, "meta tags"), (&d.headers, "HTTP head")] {
         for item in db.iter(t)? {
             let (k, _) = item?;
             if d.pages.get(t, k)?.is_none() {
@@ -139,8 +136,12 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: forward index without a page record"));
         }
+        let segment = v.resolve_segment(fwd.segment)?;
         for &w in &fwd.title {
-            if d.title_postings.get(t, &pair_key(w, page))?.is_none() {
+            if d.title_postings
+                .get(t, &triple_key(segment, w, page))?
+                .is_none()
+            {
                 p.add(format!("page {page}: title word {w} has no title posting"));
             }
         }
@@ -149,7 +150,6 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         }
         in_use.segment = in_use.segment.max(u64::from(fwd.segment));
         let terms = fwd.terms.iter().copied().collect();
-        let segment = v.resolve_segment(fwd.segment)?;
         *segment_pages.entry(segment).or_default() += 1;
         forwards.insert(page, (segment, terms, fwd.title.len() as u64));
     }
@@ -177,7 +177,7 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
     for item in d.postings.iter(t)? {
         let (k, block) = item?;
-        let (segment, w, first) = postings::split_part_key(k)?;
+        let (segment, w, first) = split_triple_key(k)?;
         in_use.segment = in_use.segment.max(u64::from(segment));
         if !listed.contains_key(&segment) {
             p.add(format!(
@@ -223,11 +223,15 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     let mut title_seen: HashMap<PageId, u64> = HashMap::new();
     for item in d.title_postings.iter(t)? {
         let (k, _) = item?;
-        let (w, page) = split_pair_key(k)?;
-        if !forwards.contains_key(&page) {
-            p.add(format!(
+        let (segment, w, page) = split_triple_key(k)?;
+        match forwards.get(&page) {
+            None => p.add(format!(
                 "title posting of word {w} for page {page} that has no forward index"
-            ));
+            )),
+            Some((seg, _, _)) if *seg != segment => p.add(format!(
+                "page {page}: title posting of word {w} in segment {segment}, forward says {seg}"
+            )),
+            Some(_) => {}
         }
         *title_seen.entry(page).or_default() += 1;
     }
@@ -281,9 +285,16 @@ fn check_links<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for item in d.links_out.iter(t)? {
         let (k, _) = item?;
         let parent = read_u32(k)?;
+        let Some(segment) = v.page_segment(parent)? else {
+            p.add(format!("page {parent}: links without a forward index"));
+            continue;
+        };
         for child in v.children(parent)? {
             out_count += 1;
-            if d.links_in.get(t, &pair_key(child, parent))?.is_none() {
+            if d.links_in
+                .get(t, &triple_key(segment, child, parent))?
+                .is_none()
+            {
                 p.add(format!("link {parent} -> {child} has no reverse entry"));
             }
         }

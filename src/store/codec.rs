@@ -21,6 +21,22 @@ pub fn pair_key(a: u32, b: u32) -> [u8; 8] {
     k
 }
 
+/// `a ‖ b ‖ c`, big-endian: the key of the segment-led tables.
+pub fn triple_key(a: u32, b: u32, c: u32) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    k[..8].copy_from_slice(&pair_key(a, b));
+    k[8..].copy_from_slice(&c.to_be_bytes());
+    k
+}
+
+pub fn split_triple_key(k: &[u8]) -> Result<(u32, u32, u32), StoreError> {
+    if k.len() != 12 {
+        return Err(StoreError::corrupt("composite key is not 12 bytes"));
+    }
+    let (a, b) = split_pair_key(&k[..8])?;
+    Ok((a, b, read_u32(&k[8..])?))
+}
+
 pub fn split_pair_key(k: &[u8]) -> Result<(u32, u32), StoreError> {
     if k.len() != 8 {
         return Err(StoreError::corrupt("composite key is not 8 bytes"));

@@ -1,10 +1,12 @@
 //! The link graph: `links_out` (page → its children in page order, then
-//! each link's anchor text and nofollow mark) and `links_in` (child ‖ parent
-//! keys, so a page's parents are one range scan).
+//! each link's anchor text and nofollow mark) and `links_in` (`segment ‖
+//! child ‖ parent` keys, the segment being the parent's, see `segments`:
+//! a page's parents are one range scan per live segment).
 
-use super::codec::{self, pair_key, put_varint, split_pair_key, u32_key, VarintReader};
+use super::codec::{self, put_varint, triple_key, u32_key, VarintReader};
 use super::schema::{OutLink, PageId};
 use super::sealed::View;
+use super::segments::SegmentRead;
 use super::{Result, Writer};
 
 /// Parent/child look-ups.
@@ -42,14 +44,11 @@ pub trait LinkRead: View {
     /// Pages that link to this page, by id.
     fn parents(&self, page: PageId) -> Result<Vec<PageId>> {
         let mut out = Vec::new();
-        for item in self
-            .dbs()
-            .links_in
-            .prefix_iter(self.txn(), &u32_key(page))?
-        {
-            let (k, _) = item?;
-            out.push(split_pair_key(k)?.1);
-        }
+        self.each_in_segments(&self.dbs().links_in, page, |parent, _| {
+            out.push(parent);
+            Ok(())
+        })?;
+        out.sort_unstable();
         Ok(out)
     }
 
@@ -61,7 +60,13 @@ pub trait LinkRead: View {
 impl<T: View + ?Sized> LinkRead for T {}
 
 impl Writer<'_> {
-    pub(super) fn link_children(&mut self, page: PageId, links: &[OutLink]) -> Result<()> {
+    /// Writes a page's links; `segment` is the one its postings go to.
+    pub(super) fn link_children(
+        &mut self,
+        page: PageId,
+        segment: u32,
+        links: &[OutLink],
+    ) -> Result<()> {
         let mut unique: Vec<&OutLink> = Vec::with_capacity(links.len());
         let mut seen = std::collections::HashSet::with_capacity(links.len());
         for l in links {
@@ -88,16 +93,20 @@ impl Writer<'_> {
         for c in ids {
             self.dbs
                 .links_in
-                .put(&mut self.txn, &pair_key(c, page), &[])?;
+                .put(&mut self.txn, &triple_key(segment, c, page), &[])?;
         }
         Ok(())
     }
 
-    pub(super) fn unlink_children(&mut self, page: PageId) -> Result<()> {
-        for c in self.children(page)? {
-            self.dbs
-                .links_in
-                .delete(&mut self.txn, &pair_key(c, page))?;
+    /// Removes a page's links; `segment` is the one its reverse links are
+    /// in (None: it has none).
+    pub(super) fn unlink_children(&mut self, page: PageId, segment: Option<u32>) -> Result<()> {
+        if let Some(segment) = segment {
+            for c in self.children(page)? {
+                self.dbs
+                    .links_in
+                    .delete(&mut self.txn, &triple_key(segment, c, page))?;
+            }
         }
         self.dbs.links_out.delete(&mut self.txn, &u32_key(page))?;
         Ok(())

@@ -40,9 +40,7 @@ pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use history::{HistoryRead, RunEntry};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
-pub use pages::{
-    group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions,
-};
+pub use pages::{group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions};
 pub use points::PointRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,

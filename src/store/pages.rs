@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use url::Url;
 
-use super::codec::{self, pair_key, put_u32_list, put_varint, u32_key, VarintReader};
+use super::codec::{self, put_u32_list, put_varint, u32_key, VarintReader};
 use super::schema::{
     meta_keys, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId, PageRecord,
     UrlRecord, WordId, NORMS_PER_CHUNK,
@@ -479,8 +479,8 @@ impl Writer<'_> {
     /// in page order), replacing any earlier version of the page in this
     /// same transaction.
     pub fn put_page(&mut self, id: PageId, page: &PageWrite, links: &[OutLink]) -> Result<()> {
-        self.unindex_page(id)?;
-        self.unlink_children(id)?;
+        let old_segment = self.unindex_page(id)?;
+        self.unlink_children(id, old_segment)?;
 
         let mut record = page.record.clone();
         record.mime = self.mime_id_for(&page.content_type)?;
@@ -516,9 +516,11 @@ impl Writer<'_> {
         for &(w, positions) in &title_ids {
             value.clear();
             codec::put_positions(&mut value, positions);
-            self.dbs
-                .title_postings
-                .put(&mut self.txn, &pair_key(w, id), &value)?;
+            self.dbs.title_postings.put(
+                &mut self.txn,
+                &codec::triple_key(forward.segment, w, id),
+                &value,
+            )?;
             forward.title.push(w);
         }
         let max_tf = record.max_tf.max(1) as f32;
@@ -536,7 +538,7 @@ impl Writer<'_> {
             .forward
             .put(&mut self.txn, &u32_key(id), &forward.encode())?;
 
-        self.link_children(id, links)?;
+        self.link_children(id, forward.segment, links)?;
 
         self.dbs
             .pages
@@ -579,8 +581,8 @@ impl Writer<'_> {
     /// index entries and its outgoing links. The URL record stays (the URL
     /// was seen), and so do links from other pages to it.
     pub fn remove_page(&mut self, id: PageId) -> Result<()> {
-        self.unindex_page(id)?;
-        self.unlink_children(id)?;
+        let segment = self.unindex_page(id)?;
+        self.unlink_children(id, segment)?;
         self.set_norm_factor(id, 0.0)?;
         let key = u32_key(id);
         self.dbs.pages.delete(&mut self.txn, &key)?;
@@ -590,9 +592,11 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn unindex_page(&mut self, id: PageId) -> Result<()> {
+    /// Removes a page's postings; returns the segment they were in (its
+    /// reverse links are there too), None when it was not indexed.
+    fn unindex_page(&mut self, id: PageId) -> Result<Option<u32>> {
         let Some(old) = self.forward(id)? else {
-            return Ok(());
+            return Ok(None);
         };
         let in_this_txn = self.pending.segment == Some(old.segment);
         let segment = if in_this_txn {
@@ -607,7 +611,8 @@ impl Writer<'_> {
                 }
                 continue;
             }
-            let Some((k, part)) = self.part_for_page(segment, w, id)? else {
+            let postings_db = self.dbs.postings;
+            let Some((k, part)) = self.entry_at_or_before(&postings_db, segment, w, id)? else {
                 continue;
             };
             let rest = postings::part_without_page(part, id)?;
@@ -625,13 +630,13 @@ impl Writer<'_> {
         for &w in &old.title {
             self.dbs
                 .title_postings
-                .delete(&mut self.txn, &pair_key(w, id))?;
+                .delete(&mut self.txn, &codec::triple_key(segment, w, id))?;
         }
         for w in old.all_words() {
             self.add_doc_freq(w, -1);
         }
         self.dbs.forward.delete(&mut self.txn, &u32_key(id))?;
-        Ok(())
+        Ok(Some(segment))
     }
 
     fn set_norm_factor(&mut self, page: PageId, factor: f32) -> Result<()> {

@@ -28,24 +28,7 @@ use super::{Result, StoreError};
 pub const PART_BYTES: usize = 1900;
 
 pub fn part_key(segment: u32, word: WordId, first_page: PageId) -> [u8; 12] {
-    let mut k = [0u8; 12];
-    k[..8].copy_from_slice(&codec::pair_key(segment, word));
-    k[8..].copy_from_slice(&first_page.to_be_bytes());
-    k
-}
-
-/// The prefix of every part of one word's block in one segment.
-pub fn block_prefix(segment: u32, word: WordId) -> [u8; 8] {
-    codec::pair_key(segment, word)
-}
-
-/// `(segment, word, first page)` of a part key.
-pub fn split_part_key(k: &[u8]) -> Result<(u32, WordId, PageId)> {
-    if k.len() != 12 {
-        return Err(StoreError::corrupt("posting key is not 12 bytes"));
-    }
-    let (segment, word) = codec::split_pair_key(&k[..8])?;
-    Ok((segment, word, codec::read_u32(&k[8..])?))
+    codec::triple_key(segment, word, first_page)
 }
 
 /// Appends one page's posting to a pending (unsorted) block; `page` is

@@ -1,11 +1,16 @@
-//! The live posting segments and their merges (LSM-style). Each write
-//! transaction that indexes pages adds one segment (see [`super::postings`]);
-//! once [`FANOUT`] segments of one size tier are live they are merged into
-//! one, so a word is read from a few dozen segments however many
-//! transactions wrote it, and each posting is rewritten about twice. A
-//! merged segment's id is recorded against every segment it replaced, so
-//! the segment a page's forward record names still leads to its postings
-//! without the forward records being rewritten.
+//! Segments and their merges (LSM-style). The tables whose writes would
+//! otherwise land all over their B-trees — body postings, title postings
+//! (`segment ‖ word ‖ page`) and reverse links (`segment ‖ child ‖
+//! parent`) — are keyed by the segment of the page that wrote the entry:
+//! each write transaction that indexes pages adds one segment at the end
+//! of each table, so a commit copies the leaves it filled, not leaves
+//! across tables that grow with the crawl. Once [`FANOUT`] segments of one
+//! size tier are live they are merged into one, so a word or a page's
+//! parents are read from a few dozen segments however many transactions
+//! wrote them, and each entry is rewritten about twice. A merged segment's
+//! id is recorded against every segment it replaced, so the segment a
+//! page's forward record names still leads to its entries without the
+//! forward records being rewritten.
 //!
 //! The list of live segments with their page counts is one `meta` record;
 //! the merge map is one `meta` record per merged segment.
@@ -15,9 +20,9 @@ use std::ops::Bound::{Excluded, Included, Unbounded};
 use heed::PutFlags;
 use rustc_hash::FxHashMap as HashMap;
 
-use super::codec::{self, u32_key};
-use super::postings::{self, part_key};
-use super::schema::{PageId, WordId};
+use super::codec::{self, split_triple_key, triple_key, u32_key, VarintReader};
+use super::postings;
+use super::schema::{Db, PageId};
 use super::sealed::View;
 use super::{Result, StoreError, Writer};
 
@@ -126,22 +131,54 @@ pub trait SegmentRead: View {
         Err(StoreError::corrupt("merged segments form a loop"))
     }
 
-    /// The stored part of `word` in `segment` that would hold `page`.
-    fn part_for_page(
+    /// The live segment of a page's entries (None: the page is not
+    /// indexed).
+    fn page_segment(&self, page: PageId) -> Result<Option<u32>> {
+        // The segment leads the forward record: the rest (hundreds of
+        // varints) is not decoded.
+        match self.dbs().forward.get(self.txn(), &u32_key(page))? {
+            Some(fwd) => Ok(Some(
+                self.resolve_segment(VarintReader::new(fwd).next_u32()?)?,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Calls `f` with the second id and value of every entry under `lead`
+    /// in a segment-led table, segment by segment.
+    fn each_in_segments(
         &self,
+        db: &Db,
+        lead: u32,
+        mut f: impl FnMut(u32, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        for segment in self.live_segments()?.ids() {
+            let prefix = codec::pair_key(segment, lead);
+            for item in db.prefix_iter(self.txn(), &prefix)? {
+                let (k, v) = item?;
+                f(split_triple_key(k)?.2, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The entry of `db` in `segment` under `lead` whose second id is the
+    /// greatest not above `second` (for postings: the part that would hold
+    /// page `second`).
+    fn entry_at_or_before(
+        &self,
+        db: &Db,
         segment: u32,
-        word: WordId,
-        page: PageId,
+        lead: u32,
+        second: u32,
     ) -> Result<Option<([u8; 12], &[u8])>> {
-        let found = self
-            .dbs()
-            .postings
-            .get_lower_than_or_equal_to(self.txn(), &part_key(segment, word, page))?;
+        let found =
+            db.get_lower_than_or_equal_to(self.txn(), &triple_key(segment, lead, second))?;
         match found {
-            Some((k, v)) if k.starts_with(&postings::block_prefix(segment, word)) => {
+            Some((k, v)) if k.starts_with(&codec::pair_key(segment, lead)) => {
                 let key: [u8; 12] = k
                     .try_into()
-                    .map_err(|_| StoreError::corrupt("posting key is not 12 bytes"))?;
+                    .map_err(|_| StoreError::corrupt("segment key is not 12 bytes"))?;
                 Ok(Some((key, v)))
             }
             _ => Ok(None),
@@ -159,14 +196,12 @@ impl Writer<'_> {
         Ok(self.pending.segments.get_or_insert_with(Default::default))
     }
 
-    /// Writes a part whose key is past every key of the table: the newest
-    /// segment's, in key order. LMDB then fills each leaf before starting
-    /// the next (an ordinary put splits the last leaf in half, leaving
-    /// the table half empty).
-    pub(super) fn append_posting(&mut self, key: &[u8; 12], part: &[u8]) -> Result<()> {
-        self.dbs
-            .postings
-            .put_with_flags(&mut self.txn, PutFlags::APPEND, key, part)?;
+    /// Writes an entry whose key is past every key of the table: the
+    /// newest segment's, in key order. LMDB then fills each leaf before
+    /// starting the next (an ordinary put splits the last leaf in half,
+    /// leaving the table half empty).
+    pub(super) fn append(&mut self, db: Db, key: &[u8; 12], value: &[u8]) -> Result<()> {
+        db.put_with_flags(&mut self.txn, PutFlags::APPEND, key, value)?;
         Ok(())
     }
 
@@ -196,73 +231,13 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Merges `group` into a new segment, a step of words at a time, so no
-    /// more than about [`MERGE_STEP_BYTES`] of postings is held in memory.
+    /// Merges `group` into a new segment, table by table.
     fn merge(&mut self, group: &[u32]) -> Result<()> {
         let into = self.next_id32(super::schema::meta_keys::NEXT_SEGMENT)?;
-        let mut from: WordId = 0;
-        loop {
-            let mut words: std::collections::BTreeMap<WordId, Vec<Vec<u8>>> = Default::default();
-            let mut bytes = 0usize;
-            // The step ends before this word: every segment is read up to it.
-            let mut upto: Option<WordId> = None;
-            for &s in group {
-                let lo = part_key(s, from, 0);
-                let end = s.checked_add(1).map(u32_key);
-                let hi = match &end {
-                    Some(e) => Excluded(&e[..]),
-                    None => Unbounded,
-                };
-                for item in self
-                    .dbs
-                    .postings
-                    .range(&self.txn, &(Included(&lo[..]), hi))?
-                {
-                    let (k, v) = item?;
-                    let (_, w, _) = postings::split_part_key(k)?;
-                    if upto.is_some_and(|u| w >= u) {
-                        break;
-                    }
-                    if upto.is_none()
-                        && bytes >= MERGE_STEP_BYTES
-                        && w > from
-                        && !words.contains_key(&w)
-                    {
-                        upto = Some(w);
-                        break;
-                    }
-                    words.entry(w).or_default().push(v.to_vec());
-                    bytes += v.len();
-                }
-            }
-            if let Some(u) = upto {
-                // Read from earlier segments before the step's end was known.
-                words.retain(|&w, _| w < u);
-            }
-            for (w, parts) in &words {
-                for (first, part) in postings::merge_parts(parts.iter().map(Vec::as_slice))? {
-                    self.append_posting(&part_key(into, *w, first), &part)?;
-                }
-            }
-            for &s in group {
-                let lo = part_key(s, from, 0);
-                let end = match upto {
-                    Some(u) => Some(part_key(s, u, 0)),
-                    None => s.checked_add(1).map(|n| part_key(n, 0, 0)),
-                };
-                let hi = match &end {
-                    Some(e) => Excluded(&e[..]),
-                    None => Unbounded,
-                };
-                self.dbs
-                    .postings
-                    .delete_range(&mut self.txn, &(Included(&lo[..]), hi))?;
-            }
-            match upto {
-                Some(u) => from = u,
-                None => break,
-            }
-        }
+        let dbs = self.dbs;
+        self.merge_table(dbs.postings, group, into, Rows::PostingParts)?;
+        self.merge_table(dbs.title_postings, group, into, Rows::Entries)?;
+        self.merge_table(dbs.links_in, group, into, Rows::Entries)?;
         let list = self.segments_mut()?;
         let mut pages = 0i64;
         for &s in group {
@@ -279,6 +254,91 @@ impl Writer<'_> {
         }
         Ok(())
     }
+
+    /// Rewrites one table's entries of `group` under `into`, a step of lead
+    /// ids at a time, so no more than about [`MERGE_STEP_BYTES`] is held in
+    /// memory.
+    fn merge_table(&mut self, db: Db, group: &[u32], into: u32, rows: Rows) -> Result<()> {
+        let mut from = 0u32;
+        loop {
+            // lead id -> (second id, value) from every segment of the group
+            let mut leads: std::collections::BTreeMap<u32, Vec<(u32, Vec<u8>)>> =
+                Default::default();
+            let mut bytes = 0usize;
+            // The step ends before this lead: every segment is read up to it.
+            let mut upto: Option<u32> = None;
+            for &s in group {
+                let lo = triple_key(s, from, 0);
+                let end = s.checked_add(1).map(u32_key);
+                let hi = match &end {
+                    Some(e) => Excluded(&e[..]),
+                    None => Unbounded,
+                };
+                for item in db.range(&self.txn, &(Included(&lo[..]), hi))? {
+                    let (k, v) = item?;
+                    let (_, lead, second) = split_triple_key(k)?;
+                    if upto.is_some_and(|u| lead >= u) {
+                        break;
+                    }
+                    if upto.is_none()
+                        && bytes >= MERGE_STEP_BYTES
+                        && lead > from
+                        && !leads.contains_key(&lead)
+                    {
+                        upto = Some(lead);
+                        break;
+                    }
+                    leads.entry(lead).or_default().push((second, v.to_vec()));
+                    bytes += v.len() + 12;
+                }
+            }
+            if let Some(u) = upto {
+                // Read from earlier segments before the step's end was known.
+                leads.retain(|&lead, _| lead < u);
+            }
+            for (lead, mut entries) in leads {
+                match rows {
+                    Rows::PostingParts => {
+                        let parts = entries.iter().map(|(_, v)| v.as_slice());
+                        for (first, part) in postings::merge_parts(parts)? {
+                            self.append(db, &triple_key(into, lead, first), &part)?;
+                        }
+                    }
+                    Rows::Entries => {
+                        entries.sort_unstable_by_key(|&(second, _)| second);
+                        for (second, v) in entries {
+                            self.append(db, &triple_key(into, lead, second), &v)?;
+                        }
+                    }
+                }
+            }
+            for &s in group {
+                let lo = triple_key(s, from, 0);
+                let end = match upto {
+                    Some(u) => Some(triple_key(s, u, 0)),
+                    None => s.checked_add(1).map(|n| triple_key(n, 0, 0)),
+                };
+                let hi = match &end {
+                    Some(e) => Excluded(&e[..]),
+                    None => Unbounded,
+                };
+                db.delete_range(&mut self.txn, &(Included(&lo[..]), hi))?;
+            }
+            match upto {
+                Some(u) => from = u,
+                None => return Ok(()),
+            }
+        }
+    }
+}
+
+/// How a merge combines one lead id's entries from several segments.
+#[derive(Clone, Copy)]
+enum Rows {
+    /// Posting parts of one word: decoded and cut again as one block.
+    PostingParts,
+    /// Entries with distinct second ids: kept, in second-id order.
+    Entries,
 }
 
 #[cfg(test)]

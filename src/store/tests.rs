@@ -181,14 +181,27 @@ fn merged_segments_keep_every_posting_and_find_a_page_again() {
             .collect()
     };
     let mut model: std::collections::BTreeMap<PageId, Vec<String>> = Default::default();
-    let mut ids = Vec::new();
+    let mut ids: Vec<PageId> = Vec::new();
+    // Each page has a title word and links to the page before it, so title
+    // postings and reverse links go through the merges too.
+    let title = |n: usize| format!("t{}", n % 5);
+    let write =
+        |w: &mut Writer<'_>, n: usize, id: PageId, words: &[String], prev: Option<PageId>| {
+            let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+            let t = title(n);
+            put(
+                w,
+                id,
+                page(&refs, &[t.as_str()], prev.into_iter().collect()),
+            )
+        };
     for n in 0..300u32 {
         let words = body(n, 0);
+        let prev = ids.last().copied();
         let id = store
             .update(|w| {
                 let id = w.page_id_for(&url(&format!("http://h/{n}")))?;
-                let refs: Vec<&str> = words.iter().map(String::as_str).collect();
-                put(w, id, page(&refs, &[], vec![]))?;
+                write(w, n as usize, id, &words, prev)?;
                 Ok(id)
             })
             .unwrap();
@@ -207,9 +220,8 @@ fn merged_segments_keep_every_posting_and_find_a_page_again() {
                 if k % 2 == 0 {
                     w.remove_page(id)
                 } else {
-                    let words = body(k as u32, 1);
-                    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
-                    put(w, id, page(&refs, &[], vec![]))
+                    let prev = k.checked_sub(1).map(|i| ids[i]);
+                    write(w, k, id, &body(k as u32, 1), prev)
                 }
             })
             .unwrap();
@@ -243,6 +255,34 @@ fn merged_segments_keep_every_posting_and_find_a_page_again() {
         }
         assert_eq!(r.doc_freq(w).unwrap() as usize, want.len());
     }
+    let index = |id: PageId| ids.iter().position(|&i| i == id).unwrap();
+    for t in (0..5).map(|i| format!("t{i}")) {
+        let want: Vec<PageId> = model
+            .keys()
+            .copied()
+            .filter(|&p| title(index(p)) == t)
+            .collect();
+        let w = r.word_id(&t).unwrap().unwrap();
+        let got: Vec<PageId> = r
+            .title_postings(w)
+            .unwrap()
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        assert_eq!(got, want, "title {t}");
+        for p in want {
+            assert_eq!(r.title_posting(w, p).unwrap(), Some(vec![0]));
+        }
+    }
+    for (k, &id) in ids.iter().enumerate() {
+        let want: Vec<PageId> = ids
+            .get(k + 1)
+            .filter(|next| model.contains_key(next))
+            .copied()
+            .into_iter()
+            .collect();
+        assert_eq!(r.parents(id).unwrap(), want, "parents of page {k}");
+    }
     drop(r);
     assert_whole(&store);
 }
@@ -273,9 +313,7 @@ fn a_body_of_many_chunks_reads_back_exactly_and_a_shorter_one_replaces_it() {
         })
         .unwrap();
     assert_eq!(store.read().unwrap().body(id).unwrap().unwrap(), noise);
-    store
-        .update(|w| put(w, id, with_body(b"short")))
-        .unwrap();
+    store.update(|w| put(w, id, with_body(b"short"))).unwrap();
     assert_eq!(store.read().unwrap().body(id).unwrap().unwrap(), b"short");
     store.update(|w| w.remove_page(id)).unwrap();
     assert_eq!(store.read().unwrap().body(id).unwrap(), None);

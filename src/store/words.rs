@@ -1,9 +1,9 @@
 //! Words (stems) ↔ ids, document frequencies, and reading the inverted
 //! index: body postings (tf + positions, in blocks per segment, see
-//! `postings`: one range scan per live segment) and title postings
-//! (positions, keyed `word id ‖ page id`: one range scan).
+//! `postings`) and title postings (positions, keyed `segment ‖ word id ‖
+//! page id`): one range scan per live segment (see `segments`).
 
-use super::codec::{self, pair_key, split_pair_key, u32_key, VarintReader};
+use super::codec::{self, u32_key, VarintReader};
 use super::postings;
 use super::schema::{meta_keys, PageId, WordId};
 use super::sealed::View;
@@ -115,24 +115,16 @@ pub trait WordRead: View {
 
     /// Calls `f` with every stored part of a word, segment by segment.
     fn each_part(&self, id: WordId, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        for segment in self.live_segments()?.ids() {
-            let prefix = postings::block_prefix(segment, id);
-            for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
-                f(item?.1)?;
-            }
-        }
-        Ok(())
+        self.each_in_segments(&self.dbs().postings, id, |_, part| f(part))
     }
 
     /// The body posting of one word in one page.
     fn posting(&self, word: WordId, page: PageId) -> Result<Option<Posting>> {
-        // Only the segment is needed: it leads the forward record, so the
-        // rest of it (hundreds of varints) is not decoded.
-        let Some(fwd) = self.dbs().forward.get(self.txn(), &u32_key(page))? else {
+        let Some(segment) = self.page_segment(page)? else {
             return Ok(None);
         };
-        let segment = self.resolve_segment(VarintReader::new(fwd).next_u32()?)?;
-        let Some((_, part)) = self.part_for_page(segment, word, page)? else {
+        let Some((_, part)) = self.entry_at_or_before(&self.dbs().postings, segment, word, page)?
+        else {
             return Ok(None);
         };
         for e in postings::entries(part) {
@@ -153,22 +145,21 @@ pub trait WordRead: View {
     /// Title postings of a word in page order: positions in the title.
     fn title_postings(&self, id: WordId) -> Result<Vec<(PageId, Vec<u32>)>> {
         let mut out = Vec::new();
-        for item in self
-            .dbs()
-            .title_postings
-            .prefix_iter(self.txn(), &u32_key(id))?
-        {
-            let (k, v) = item?;
-            let positions = codec::read_positions(&mut VarintReader::new(v))?;
-            out.push((split_pair_key(k)?.1, positions));
-        }
+        self.each_in_segments(&self.dbs().title_postings, id, |page, v| {
+            out.push((page, codec::read_positions(&mut VarintReader::new(v))?));
+            Ok(())
+        })?;
+        out.sort_unstable_by_key(|(p, _)| *p);
         Ok(out)
     }
 
     fn title_posting(&self, word: WordId, page: PageId) -> Result<Option<Vec<u32>>> {
+        let Some(segment) = self.page_segment(page)? else {
+            return Ok(None);
+        };
         self.dbs()
             .title_postings
-            .get(self.txn(), &pair_key(word, page))?
+            .get(self.txn(), &codec::triple_key(segment, word, page))?
             .map(|v| codec::read_positions(&mut VarintReader::new(v)))
             .transpose()
     }
@@ -299,7 +290,7 @@ impl Writer<'_> {
             for (w, block) in blocks {
                 for (first, part) in postings::into_parts(&block)? {
                     let key = postings::part_key(segment, w, first);
-                    self.append_posting(&key, &part)?;
+                    self.append(self.dbs.postings, &key, &part)?;
                 }
             }
         }

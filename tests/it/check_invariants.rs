@@ -286,8 +286,9 @@ fn check_names_each_broken_invariant_and_exits_1() {
         (
             "title postings match the forward index",
             Box::new(|w| {
+                // `segment ‖ word ‖ page`: another page's.
                 let mut k = title_posting.clone();
-                k[4..].copy_from_slice(&queued);
+                k[8..].copy_from_slice(&queued);
                 put(c.db("title_postings"), w, &k, &[0]);
             }),
             "has no forward index",
@@ -313,8 +314,9 @@ fn check_names_each_broken_invariant_and_exits_1() {
         (
             "links in and out are as many",
             Box::new(|w| {
+                // `segment ‖ child ‖ parent`: another parent's.
                 let mut k = links_in.clone();
-                k[4..].copy_from_slice(&queued);
+                k[8..].copy_from_slice(&queued);
                 put(c.db("links_in"), w, &k, &[]);
             }),
             "links out but",
