@@ -80,9 +80,16 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         }
     }
     for item in d.bodies.iter(t)? {
-        let page = super::bodies::page_of(item?.0)?;
+        let (segment, page) = super::bodies::owner_of(item?.0)?;
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: body without a page record"));
+        } else if let Some(fwd) = d.forward.get(t, &u32_key(page))? {
+            let indexed_in = Forward::decode(fwd)?.segment;
+            if indexed_in != segment {
+                p.add(format!(
+                    "page {page}: body in segment {segment}, forward says {indexed_in}"
+                ));
+            }
         }
     }
     for (db, what) in [(&d.meta_tags, "meta tags"), (&d.headers, "HTTP head")] {

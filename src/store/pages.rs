@@ -285,7 +285,7 @@ pub trait PageRead: View {
 
     /// The raw body as fetched (decompressed), if one was kept.
     fn body(&self, id: PageId) -> Result<Option<Vec<u8>>> {
-        let Some(v) = bodies::read(&self.dbs().bodies, self.txn(), id)? else {
+        let Some(v) = bodies::read(self.dbs(), self.txn(), id)? else {
             return Ok(None);
         };
         // Streamed, so a 6 KB body costs 6 KB (the bulk API reserves its
@@ -560,11 +560,7 @@ impl Writer<'_> {
                 self.dbs.headers.delete(&mut self.txn, &u32_key(id))?;
             }
         }
-        if page.compressed_body.is_empty() {
-            bodies::delete(&self.dbs.bodies, &mut self.txn, id)?;
-        } else {
-            bodies::write(&self.dbs.bodies, &mut self.txn, id, &page.compressed_body)?;
-        }
+        self.put_body(id, &page.compressed_body);
         Ok(())
     }
 
@@ -587,7 +583,6 @@ impl Writer<'_> {
         let key = u32_key(id);
         self.dbs.pages.delete(&mut self.txn, &key)?;
         self.dbs.meta_tags.delete(&mut self.txn, &key)?;
-        bodies::delete(&self.dbs.bodies, &mut self.txn, id)?;
         self.dbs.headers.delete(&mut self.txn, &key)?;
         Ok(())
     }
@@ -627,6 +622,7 @@ impl Writer<'_> {
             }
         }
         self.segment_lost_page(segment)?;
+        self.delete_body(id, old.segment)?;
         for &w in &old.title {
             self.dbs
                 .title_postings

@@ -238,6 +238,8 @@ pub struct Pending {
     pub segment_pages: u32,
     /// The live segments, once this transaction changed them.
     pub segments: Option<SegmentList>,
+    /// Bodies of this transaction's pages.
+    pub bodies: super::bodies::PendingBodies,
     pub blocks: HashMap<WordId, Vec<u8>>,
     pub doc_freq: HashMap<WordId, i64>,
     /// Pages of this transaction that wrote a word each way.

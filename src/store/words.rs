@@ -294,6 +294,7 @@ impl Writer<'_> {
                 }
             }
         }
+        self.flush_bodies()?;
         // Merges take segment ids: counters are written after them.
         self.settle_segments()?;
         let counters: Vec<(&'static [u8], u64)> = self.pending.counters.drain().collect();

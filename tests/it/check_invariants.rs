@@ -439,8 +439,11 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "a body belongs to a page",
-            // Body keys are `page ‖ chunk number`.
-            Box::new(|w| put(c.db("bodies"), w, &[&queued[..], &[0, 0]].concat(), b"x")),
+            // Body keys are `segment ‖ page ‖ chunk number`.
+            Box::new(|w| {
+                let key = [&1u32.to_be_bytes()[..], &queued, &0u32.to_be_bytes()].concat();
+                put(c.db("bodies"), w, &key, b"x")
+            }),
             "body without a page record",
         ),
         (
