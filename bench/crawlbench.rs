@@ -7,6 +7,9 @@
 //!   check), then query latency p50/p99 over single-word, multi-word and
 //!   phrase queries drawn from the site's vocabulary (frequent and rare), top
 //!   50, in this process, one fresh read snapshot per query as the TUI does.
+//! - `crawlbench site-queries --db DIR --site DIR [--per-class Q]` does
+//!   the same query timing on a store crawled from a site `sitegen` wrote
+//!   (bench/nginx.sh), with queries drawn from the text of its pages.
 //! - `crawlbench header` and `crawlbench row FILE` print the Markdown table
 //!   header and the row of one run from the `key=value` file the script
 //!   collected (crawl figures, samples, `measure`'s output).
@@ -22,11 +25,12 @@ use crawlscope::store::Store;
 
 #[path = "queries.rs"]
 mod queries;
-use queries::queries;
+use queries::{queries, queries_from};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 const USAGE: &str = "usage: crawlbench measure --db DIR --pages N --host HOST:PORT [--per-class Q]
+       crawlbench site-queries --db DIR --site DIR [--per-class Q]
        crawlbench header
        crawlbench row METRICS_FILE";
 
@@ -34,6 +38,7 @@ fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("measure") => measure(&args[1..]),
+        Some("site-queries") => site_queries(&args[1..]),
         Some("header") => {
             header();
             Ok(())
@@ -110,13 +115,70 @@ fn measure(args: &[String]) -> Res<()> {
     println!("gen_docs={gen_docs}");
     println!("gen_bytes={gen}");
 
-    let qs = queries(&site, per_class);
-    // Warm the page cache and the allocator, as a running console would be.
+    time_queries(&store, &queries(&site, per_class))
+}
+
+fn site_queries(args: &[String]) -> Res<()> {
+    let db = flag(args, "--db").ok_or(USAGE)?;
+    let dir = flag(args, "--site").ok_or(USAGE)?;
+    let per_class: usize = flag(args, "--per-class").unwrap_or("300").parse()?;
+    let store = Store::open_existing(Path::new(db))?;
+    let mut files = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(dir)];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d)? {
+            let path = e?.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "html") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    // 2,000 pages spread over the site.
+    let step = (files.len() / 2000).max(1);
+    let mut pages = Vec::new();
+    for f in files.iter().step_by(step) {
+        pages.push(paragraph_words(&std::fs::read_to_string(f)?));
+    }
+    time_queries(&store, &queries_from(pages.into_iter(), per_class))
+}
+
+/// The words of a page's paragraphs, lowercased, tags dropped.
+fn paragraph_words(html: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for para in html.split("<p>").skip(1) {
+        let text = para.split("</p>").next().unwrap_or("");
+        let mut in_tag = false;
+        let plain: String = text
+            .chars()
+            .map(|c| match c {
+                '<' => {
+                    in_tag = true;
+                    ' '
+                }
+                '>' => {
+                    in_tag = false;
+                    ' '
+                }
+                c if in_tag || !c.is_alphanumeric() => ' ',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        words.extend(plain.split_whitespace().map(str::to_string));
+    }
+    words
+}
+
+/// Times each query class, top 50, one fresh read snapshot per query as
+/// the console does, after one warm-up pass.
+fn time_queries(store: &Store, qs: &[(&str, Vec<String>)]) -> Res<()> {
     for q in qs.iter().flat_map(|(_, v)| v) {
         let r = store.read()?;
         search(&r, q, DEFAULT_LIMIT)?;
     }
-    for (class, list) in &qs {
+    for (class, list) in qs {
         let mut times = Vec::with_capacity(list.len());
         let mut hits = 0usize;
         for q in list {

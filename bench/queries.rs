@@ -19,19 +19,29 @@ impl Rng {
     }
 }
 
-/// Query sets from the site's own words:
-/// content words ranked by how many of the first 2,000 pages hold them; half
+/// Query sets from the demo site's own words (see [`queries_from`]).
+pub fn queries(site: &DemoSite, per_class: usize) -> Vec<(&'static str, Vec<String>)> {
+    let sample = site.pages().min(2000);
+    queries_from(
+        (0..sample).map(|n| site.words_of(n).map(str::to_string).collect()),
+        per_class,
+    )
+}
+
+/// Query sets from the words of sample pages, in page order:
+/// content words ranked by how many of the pages hold them; half
 /// the picks from the 100 most frequent, half from the rarer half. Multi-word
 /// queries have 2 to 4 such words; phrases are adjacent word pairs of real
 /// pages, topped up with pairs of frequent words (the costliest to verify).
-pub fn queries(site: &DemoSite, per_class: usize) -> Vec<(&'static str, Vec<String>)> {
+pub fn queries_from(
+    pages: impl Iterator<Item = Vec<String>>,
+    per_class: usize,
+) -> Vec<(&'static str, Vec<String>)> {
     let a = Analyzer::global();
-    let sample = site.pages().min(2000);
-    let mut df: HashMap<&'static str, u32> = HashMap::new();
+    let mut df: HashMap<String, u32> = HashMap::new();
     let mut pairs: Vec<String> = Vec::new();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    for n in 0..sample {
-        let words: Vec<&'static str> = site.words_of(n).collect();
+    for words in pages {
         let mut seen = words.clone();
         seen.sort_unstable();
         seen.dedup();
@@ -40,14 +50,15 @@ pub fn queries(site: &DemoSite, per_class: usize) -> Vec<(&'static str, Vec<Stri
         }
         if pairs.len() < per_class && words.len() > 2 {
             let i = rng.below(words.len() - 1);
-            let (x, y) = (words[i], words[i + 1]);
+            let (x, y) = (&words[i], &words[i + 1]);
             if !a.is_stopword(x) && !a.is_stopword(y) {
                 pairs.push(format!("\"{x} {y}\""));
             }
         }
     }
     let mut vocab: Vec<(&str, u32)> = df
-        .into_iter()
+        .iter()
+        .map(|(w, &n)| (w.as_str(), n))
         .filter(|(w, _)| !a.is_stopword(w) && a.stem_word(w).is_some())
         .collect();
     vocab.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));

@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::query::{Exclusion, Phrase, Query};
-use crate::store::{PageId, PageRead, PageRecord, Posting, StoreError, WordId, WordRead};
+use crate::store::{PageId, PageRead, PageRecord, PostingEntry, StoreError, WordId, WordRead};
 
 /// How much a title holding the whole query adds: more than any body match
 /// can score (the cosine part is at most 1), so a title match wins when the
@@ -337,9 +337,11 @@ fn phrase_matches<R: PageRead + WordRead>(r: &R, phrase: &Phrase) -> Result<Matc
     Ok(Matches { body, title })
 }
 
-/// Body matches. The rarest stem's postings (with positions) give the
-/// candidates; each other stem's positions come from its whole posting list,
-/// or, when the candidates are few next to its df, from per-page look-ups.
+/// Body matches. The rarest stem's postings give the candidates; each
+/// other stem's come from its whole posting list or, when the candidates
+/// are few next to its df, from per-page look-ups. Positions stay encoded
+/// until a page holds every stem, so two frequent words cost a walk of
+/// their lists, not a decoded copy of them.
 fn body_phrase<R: WordRead>(
     r: &R,
     ids: &[WordId],
@@ -354,46 +356,55 @@ fn body_phrase<R: WordRead>(
     let Some(&(_, rarest)) = order.first() else {
         return Ok(Vec::new());
     };
-    let base = r.postings(ids[rarest])?;
-    // Per distinct stem, its postings in page order (the rarest's: empty,
-    // `base` stands in for it).
-    let mut lists: Vec<Vec<(PageId, Posting)>> = vec![Vec::new(); ids.len()];
+    // Per distinct stem, its postings in page order.
+    let mut lists: Vec<Vec<PostingEntry<'_>>> = vec![Vec::new(); ids.len()];
+    lists[rarest] = r.postings_raw(ids[rarest])?;
+    let base_len = lists[rarest].len();
     for &(df, i) in order.iter().skip(1) {
         let w = ids[i];
-        lists[i] = if base.len().saturating_mul(LOOKUP_COST) < df as usize {
-            let mut found = Vec::with_capacity(base.len());
-            for (p, _) in &base {
-                if let Some(post) = r.posting(w, *p)? {
-                    found.push((*p, post));
+        lists[i] = if base_len.saturating_mul(LOOKUP_COST) < df as usize {
+            let mut found = Vec::with_capacity(base_len);
+            for e in &lists[rarest] {
+                if let Some(hit) = r.posting_raw(w, e.page)? {
+                    found.push(hit);
                 }
             }
             found
         } else {
-            r.postings(w)?
+            r.postings_raw(w)?
         };
         if lists[i].is_empty() {
             return Ok(Vec::new());
         }
     }
     let mut cursors = vec![0usize; ids.len()];
-    let mut here: Vec<&[u32]> = vec![&[]; ids.len()];
+    // The other stems' entries on the current page, in `order`.
+    let mut at: Vec<PostingEntry<'_>> = Vec::with_capacity(ids.len());
+    let mut positions: Vec<Vec<u32>> = vec![Vec::new(); ids.len()];
     let mut out = Vec::new();
-    'pages: for (p, post) in &base {
+    'pages: for base in &lists[rarest] {
+        let p = base.page;
+        at.clear();
         for &(_, i) in order.iter().skip(1) {
             let list = &lists[i];
             let c = &mut cursors[i];
-            while list.get(*c).is_some_and(|(q, _)| q < p) {
+            while list.get(*c).is_some_and(|e| e.page < p) {
                 *c += 1;
             }
             match list.get(*c) {
-                Some((q, other)) if q == p => here[i] = &other.positions,
+                Some(e) if e.page == p => at.push(*e),
                 _ => continue 'pages,
             }
         }
-        here[rarest] = &post.positions;
+        // Every stem is on the page: now its positions are needed.
+        base.positions_into(&mut positions[rarest])?;
+        for (e, &(_, i)) in at.iter().zip(order.iter().skip(1)) {
+            e.positions_into(&mut positions[i])?;
+        }
+        let here: Vec<&[u32]> = positions.iter().map(Vec::as_slice).collect();
         let n = count_matches(&here, element_stem, offsets);
         if n > 0 {
-            out.push((*p, n));
+            out.push((p, n));
         }
     }
     Ok(out)

@@ -42,6 +42,7 @@ pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions};
 pub use points::PointRead;
+pub use postings::Entry as PostingEntry;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
     OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, Resolve,

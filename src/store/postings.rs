@@ -62,6 +62,7 @@ fn varint_len(v: u32) -> u64 {
 }
 
 /// One decoded entry; positions stay encoded until asked for.
+#[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
     pub page: PageId,
     pub tf: u32,
@@ -70,8 +71,16 @@ pub struct Entry<'a> {
 
 impl Entry<'_> {
     pub fn positions(&self) -> Result<Vec<u32>> {
-        let mut r = VarintReader::new(self.raw_positions);
         let mut out = Vec::with_capacity(self.tf as usize);
+        self.positions_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes the positions into `out` (cleared first), so a scan can
+    /// reuse one buffer.
+    pub fn positions_into(&self, out: &mut Vec<u32>) -> Result<()> {
+        out.clear();
+        let mut r = VarintReader::new(self.raw_positions);
         let mut prev = 0u32;
         for _ in 0..self.tf {
             prev = prev
@@ -79,7 +88,7 @@ impl Entry<'_> {
                 .ok_or_else(|| StoreError::corrupt("position overflow"))?;
             out.push(prev);
         }
-        Ok(out)
+        Ok(())
     }
 }
 

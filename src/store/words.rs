@@ -4,7 +4,7 @@
 //! page id`): one range scan per live segment (see `segments`).
 
 use super::codec::{self, u32_key, VarintReader};
-use super::postings;
+use super::postings::{self, Entry as PostingEntry};
 use super::schema::{meta_keys, PageId, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
@@ -81,45 +81,61 @@ pub trait WordRead: View {
 
     /// Body postings of a word in page order, tf only (the ranking scan).
     fn postings_tf(&self, id: WordId) -> Result<Vec<(PageId, u32)>> {
-        let mut out = Vec::new();
-        self.each_part(id, |part| {
-            for e in postings::entries(part) {
-                let e = e?;
-                out.push((e.page, e.tf));
-            }
-            Ok(())
-        })?;
-        out.sort_unstable_by_key(|&(p, _)| p);
-        Ok(out)
+        Ok(self
+            .postings_raw(id)?
+            .into_iter()
+            .map(|e| (e.page, e.tf))
+            .collect())
     }
 
     /// Body postings of a word in page order, with positions.
     fn postings(&self, id: WordId) -> Result<Vec<(PageId, Posting)>> {
-        let mut out = Vec::new();
-        self.each_part(id, |part| {
-            for e in postings::entries(part) {
-                let e = e?;
-                out.push((
+        self.postings_raw(id)?
+            .into_iter()
+            .map(|e| {
+                Ok((
                     e.page,
                     Posting {
                         tf: e.tf,
                         positions: e.positions()?,
                     },
-                ));
-            }
-            Ok(())
-        })?;
-        out.sort_unstable_by_key(|(p, _)| *p);
-        Ok(out)
+                ))
+            })
+            .collect()
     }
 
-    /// Calls `f` with every stored part of a word, segment by segment.
-    fn each_part(&self, id: WordId, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        self.each_in_segments(&self.dbs().postings, id, |_, part| f(part))
+    /// Body postings of a word in page order, positions still encoded
+    /// (read from the map, nothing copied): a phrase decodes only the
+    /// pages where every word occurs.
+    fn postings_raw(&self, id: WordId) -> Result<Vec<PostingEntry<'_>>> {
+        let mut out = Vec::new();
+        for segment in self.live_segments()?.ids() {
+            let prefix = codec::pair_key(segment, id);
+            for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
+                for e in postings::entries(item?.1) {
+                    out.push(e?);
+                }
+            }
+        }
+        // Each segment's run is in page order: a stable sort merges runs.
+        out.sort_by_key(|e| e.page);
+        Ok(out)
     }
 
     /// The body posting of one word in one page.
     fn posting(&self, word: WordId, page: PageId) -> Result<Option<Posting>> {
+        self.posting_raw(word, page)?
+            .map(|e| {
+                Ok(Posting {
+                    tf: e.tf,
+                    positions: e.positions()?,
+                })
+            })
+            .transpose()
+    }
+
+    /// The body posting of one word in one page, positions still encoded.
+    fn posting_raw(&self, word: WordId, page: PageId) -> Result<Option<PostingEntry<'_>>> {
         let Some(segment) = self.page_segment(page)? else {
             return Ok(None);
         };
@@ -130,10 +146,7 @@ pub trait WordRead: View {
         for e in postings::entries(part) {
             let e = e?;
             if e.page == page {
-                return Ok(Some(Posting {
-                    tf: e.tf,
-                    positions: e.positions()?,
-                }));
+                return Ok(Some(e));
             }
             if e.page > page {
                 break;
