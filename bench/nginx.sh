@@ -3,14 +3,20 @@
 # that is not crawlscope: bench/sitegen.rs writes N static pages (Zipf
 # vocabulary of 64,000 words, ~20 links a page in every relative form),
 # nginx serves them on a free loopback port, and `crawlscope crawl` crawls
-# them into a fresh store. Prints wall, CPU, peak RSS, pages/s, and the
-# store's size against the raw HTML.
+# them into a fresh store. Prints one Markdown row: pages, documents
+# fetched, wall, pages/s, CPU ms/page, peak RSS (GNU time: heap + the
+# mapped store) and peak RssAnon (heap alone, sampled from /proc every
+# 0.2 s), raw HTML, store size and store/raw, phrase query p50/p99 (top
+# 50, in-process, 300 phrases of the site's pages: bench/crawlbench.rs
+# site-queries) and the slowest `report` kind with its wall time (a whole
+# process each, --limit 50).
 #
 #   bench/nginx.sh               # 10,000 pages
 #   bench/nginx.sh 100000        # any size
 #
 # Environment: CRAWL_ARGS="--concurrency 64 --per-host 64" extra crawl
-# flags; KEEP=1 keeps the work directory. Installs nginx (Debian) if missing.
+# flags; SITE_WORDS=60 words of text per page (default 560, ~6 KB pages);
+# KEEP=1 keeps the work directory. Installs nginx (Debian) if missing.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,7 +34,7 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x /usr/bin/time ] || { echo "error: GNU time (/usr/bin/time) is needed: apt-get install time" >&2; exit 1; }
 
 echo "building (release)..." >&2
-cargo build --release --quiet --bin crawlscope --example sitegen
+cargo build --release --quiet --bin crawlscope --example sitegen --example crawlbench
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/crawlscope-nginx.XXXXXX")
 # nginx workers run as an unprivileged user: let them read the site.
@@ -41,7 +47,7 @@ trap cleanup EXIT
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 BASE="http://127.0.0.1:$PORT/"
-"$TARGET/release/examples/sitegen" "$WORK/site" "$PAGES" "$BASE" >&2
+"$TARGET/release/examples/sitegen" "$WORK/site" "$PAGES" "$BASE" "${SITE_WORDS:-560}" >&2
 RAW=$(find "$WORK/site" -name '*.html' -printf '%s\n' | awk '{s+=$1} END {print s}')
 
 mkdir -p "$WORK/logs"
@@ -68,11 +74,35 @@ for _ in $(seq 50); do curl -sf -o /dev/null "$BASE" 2>/dev/null && break; sleep
 
 # shellcheck disable=SC2086
 /usr/bin/time -v -o "$WORK/time.txt" "$BIN" --db "$WORK/store" crawl "$BASE" --json ${CRAWL_ARGS:-} \
-    >"$WORK/summary.json" 2>"$WORK/crawl.err"
+    >"$WORK/summary.json" 2>"$WORK/crawl.err" &
+TIMER=$!
+# The crawler is GNU time's child: sample its heap until it ends.
+ANON=0
+while kill -0 "$TIMER" 2>/dev/null; do
+    PID=$(pgrep -P "$TIMER" || true)
+    if [ -n "$PID" ]; then
+        A=$(awk '$1 == "RssAnon:" { print $2 }' "/proc/$PID/status" 2>/dev/null || echo 0)
+        [ "${A:-0}" -gt "$ANON" ] && ANON=$A
+    fi
+    sleep 0.2
+done
+wait "$TIMER"
 STORE=$(du -sb "$WORK/store" | cut -f1)
-python3 - "$WORK" "$RAW" "$STORE" "$PAGES" <<'EOF'
+"$TARGET/release/examples/crawlbench" site-queries --db "$WORK/store" --site "$WORK/site" >"$WORK/queries.txt"
+SLOWEST=0
+for KIND in summary broken redirects titles descriptions headings duplicates directives canonicals slow large depth mimetypes hosts external changes; do
+    T0=$(date +%s%N)
+    "$BIN" --db "$WORK/store" report "$KIND" --limit 50 >/dev/null
+    T=$(( ($(date +%s%N) - T0) / 1000000 ))
+    echo "report $KIND: $T ms" >>"$WORK/reports.txt"
+    [ "$T" -gt "$SLOWEST" ] && { SLOWEST=$T; SLOWEST_KIND=$KIND; }
+done
+echo "slowest report: $SLOWEST_KIND $SLOWEST ms (all in $WORK/reports.txt)" >&2
+python3 - "$WORK" "$RAW" "$STORE" "$PAGES" "$ANON" "$SLOWEST_KIND $SLOWEST" <<'EOF'
 import json, re, sys
 work, raw, store, pages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+anon, slowest = int(sys.argv[5]) / 1024, sys.argv[6].split()
+q = dict(l.split("=", 1) for l in open(f"{work}/queries.txt").read().split())
 s = json.load(open(f"{work}/summary.json"))
 t = open(f"{work}/time.txt").read()
 def field(name):
@@ -83,6 +113,10 @@ wall_s = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
 cpu = float(field("User time (seconds)")) + float(field("System time (seconds)"))
 rss = int(field("Maximum resident set size (kbytes)")) / 1024
 docs = s["fetched"]
+print("| pages | docs | wall s | pages/s | CPU ms/page | peak RSS MiB | peak heap MiB | raw MB "
+      "| store MB | store/raw | phrase p50/p99 ms | slowest report |")
 print(f"| {pages:,} | {docs:,} | {wall_s:.1f} | {docs / wall_s:,.0f} | {cpu * 1000 / max(docs, 1):.2f} "
-      f"| {rss:,.0f} | {raw / 1e6:.1f} | {store / 1e6:.1f} | {store / raw:.2f} |")
+      f"| {rss:,.0f} | {anon:,.0f} | {raw / 1e6:.1f} | {store / 1e6:.1f} | {store / raw:.2f} "
+      f"| {float(q['q_phrase_p50_ms']):.1f} / {float(q['q_phrase_p99_ms']):.1f} "
+      f"| {slowest[0]} {int(slowest[1]):,} ms |")
 EOF

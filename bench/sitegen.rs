@@ -7,12 +7,13 @@
 //! (bench/nginx.sh serves it with nginx), so the crawler never shares a
 //! process with the server.
 //!
-//!   cargo run --release --example sitegen -- OUT_DIR PAGES BASE_URL
+//!   cargo run --release --example sitegen -- OUT_DIR PAGES BASE_URL [WORDS_PER_PAGE]
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 const VOCABULARY: usize = 64_000;
+/// Words of text a page has unless told (the fourth argument).
 const WORDS_PER_PAGE: usize = 560;
 const LINKS_PER_PAGE: usize = 20;
 const SECTIONS: usize = 20;
@@ -105,7 +106,13 @@ fn href(from: usize, to: usize, base: &str, s: &mut Stream) -> String {
     h
 }
 
-fn page_html(page: usize, pages: usize, base: &str, words: &[String], cdf: &[f64]) -> String {
+fn page_html(
+    page: usize,
+    pages: usize,
+    base: &str,
+    (words, cdf): (&[String], &[f64]),
+    words_per_page: usize,
+) -> String {
     let mut s = Stream(0x9E37_79B9_7F4A_7C15 ^ (page as u64 + 1).wrapping_mul(0x1000_0000_01B3));
     let word = |s: &mut Stream| -> &str {
         let u = s.unit();
@@ -126,7 +133,7 @@ fn page_html(page: usize, pages: usize, base: &str, words: &[String], cdf: &[f64
     // every page is reachable from the first.
     let mut targets: Vec<usize> = vec![(page + 1) % pages];
     targets.extend((1..LINKS_PER_PAGE).map(|_| s.below(pages)));
-    let per_paragraph = WORDS_PER_PAGE / 8;
+    let per_paragraph = (words_per_page / 8).max(1);
     for p in 0..8 {
         html.push_str("<p>");
         for i in 0..per_paragraph {
@@ -157,13 +164,21 @@ fn page_html(page: usize, pages: usize, base: &str, words: &[String], cdf: &[f64
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(out), Some(pages), Some(base)) = (args.first(), args.get(1), args.get(2)) else {
-        eprintln!("usage: sitegen OUT_DIR PAGES BASE_URL (BASE_URL ends in /)");
+        eprintln!("usage: sitegen OUT_DIR PAGES BASE_URL [WORDS_PER_PAGE] (BASE_URL ends in /)");
         std::process::exit(2);
     };
     let pages: usize = match pages.parse() {
         Ok(n) if n > 0 => n,
         _ => {
             eprintln!("error: PAGES must be a positive number, not {pages:?}");
+            std::process::exit(2);
+        }
+    };
+    let words_per_page: usize = match args.get(3).map(|w| w.parse()) {
+        None => WORDS_PER_PAGE,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => {
+            eprintln!("error: WORDS_PER_PAGE must be a positive number");
             std::process::exit(2);
         }
     };
@@ -178,7 +193,7 @@ fn main() -> std::io::Result<()> {
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let html = page_html(page, pages, base, &words, &cdf);
+        let html = page_html(page, pages, base, (&words, &cdf), words_per_page);
         bytes += html.len();
         std::fs::write(file, html)?;
     }
