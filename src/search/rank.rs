@@ -26,7 +26,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::query::{Exclusion, Phrase, Query};
-use crate::store::{PageId, PageRead, PageRecord, PostingEntry, StoreError, WordId, WordRead};
+use crate::store::{
+    PageId, PageRead, PageRecord, PostingEntry, StoreError, TitleEntry, WordId, WordRead,
+};
 
 /// How much a title holding the whole query adds: more than any body match
 /// can score (the cosine part is at most 1), so a title match wins when the
@@ -93,7 +95,11 @@ pub(crate) fn rank<R: PageRead + WordRead>(
         let Some(w) = r.word_id(stem)? else { continue };
         let m = Matches {
             body: r.postings_tf(w)?,
-            title: r.title_postings(w)?.into_iter().map(|(p, _)| p).collect(),
+            title: r
+                .title_postings_raw(w)?
+                .into_iter()
+                .map(|e| e.page)
+                .collect(),
         };
         let df = r.doc_freq(w)?;
         if !m.body.is_empty() || !m.title.is_empty() {
@@ -290,7 +296,7 @@ fn excluded_pages<R: PageRead + WordRead>(
             Exclusion::Word(stem) => {
                 if let Some(w) = r.word_id(stem)? {
                     out.extend(r.postings_tf(w)?.into_iter().map(|(p, _)| p));
-                    out.extend(r.title_postings(w)?.into_iter().map(|(p, _)| p));
+                    out.extend(r.title_postings_raw(w)?.into_iter().map(|e| e.page));
                 }
             }
             Exclusion::Phrase(p) => out.extend(phrase_matches(r, p)?.pages()),
@@ -377,28 +383,68 @@ fn body_phrase<R: WordRead>(
             return Ok(Vec::new());
         }
     }
-    let mut cursors = vec![0usize; ids.len()];
-    // The other stems' entries on the current page, in `order`.
-    let mut at: Vec<PostingEntry<'_>> = Vec::with_capacity(ids.len());
-    let mut positions: Vec<Vec<u32>> = vec![Vec::new(); ids.len()];
+    let order: Vec<usize> = order.into_iter().map(|(_, i)| i).collect();
+    matches_in(&lists, &order, element_stem, offsets)
+}
+
+/// An entry of a posting list whose positions are decoded on demand.
+trait Positional: Copy {
+    fn page(&self) -> PageId;
+    fn positions_into(&self, out: &mut Vec<u32>) -> Result<(), StoreError>;
+}
+
+impl Positional for PostingEntry<'_> {
+    fn page(&self) -> PageId {
+        self.page
+    }
+    fn positions_into(&self, out: &mut Vec<u32>) -> Result<(), StoreError> {
+        PostingEntry::positions_into(self, out)
+    }
+}
+
+impl Positional for TitleEntry<'_> {
+    fn page(&self) -> PageId {
+        self.page
+    }
+    fn positions_into(&self, out: &mut Vec<u32>) -> Result<(), StoreError> {
+        TitleEntry::positions_into(self, out)
+    }
+}
+
+/// Walks the page-ordered `lists` (one per stem) together, `order[0]`'s
+/// leading, and counts the phrase's matches on each page that holds every
+/// stem: positions are decoded there only, so two frequent words cost a
+/// walk of their lists, not a decoded copy of them.
+fn matches_in<T: Positional>(
+    lists: &[Vec<T>],
+    order: &[usize],
+    element_stem: &[usize],
+    offsets: &[u32],
+) -> Result<Vec<(PageId, u32)>, StoreError> {
+    let Some((&lead, rest)) = order.split_first() else {
+        return Ok(Vec::new());
+    };
+    let mut cursors = vec![0usize; lists.len()];
+    // The other stems' entries on the current page, in `rest` order.
+    let mut at: Vec<T> = Vec::with_capacity(rest.len());
+    let mut positions: Vec<Vec<u32>> = vec![Vec::new(); lists.len()];
     let mut out = Vec::new();
-    'pages: for base in &lists[rarest] {
-        let p = base.page;
+    'pages: for base in &lists[lead] {
+        let p = base.page();
         at.clear();
-        for &(_, i) in order.iter().skip(1) {
+        for &i in rest {
             let list = &lists[i];
             let c = &mut cursors[i];
-            while list.get(*c).is_some_and(|e| e.page < p) {
+            while list.get(*c).is_some_and(|e| e.page() < p) {
                 *c += 1;
             }
             match list.get(*c) {
-                Some(e) if e.page == p => at.push(*e),
+                Some(e) if e.page() == p => at.push(*e),
                 _ => continue 'pages,
             }
         }
-        // Every stem is on the page: now its positions are needed.
-        base.positions_into(&mut positions[rarest])?;
-        for (e, &(_, i)) in at.iter().zip(order.iter().skip(1)) {
+        base.positions_into(&mut positions[lead])?;
+        for (e, &i) in at.iter().zip(rest) {
             e.positions_into(&mut positions[i])?;
         }
         let here: Vec<&[u32]> = positions.iter().map(Vec::as_slice).collect();
@@ -410,50 +456,26 @@ fn body_phrase<R: WordRead>(
     Ok(out)
 }
 
-/// Title matches: titles are short, so every stem's title list is read
-/// and intersected.
+/// Title matches: every stem's title list, walked together from the
+/// shortest.
 fn title_phrase<R: WordRead>(
     r: &R,
     ids: &[WordId],
     element_stem: &[usize],
     offsets: &[u32],
 ) -> Result<Vec<PageId>, StoreError> {
-    let mut cands: Vec<(PageId, Vec<Vec<u32>>)> = Vec::new();
-    for (i, &w) in ids.iter().enumerate() {
-        let list = r.title_postings(w)?;
-        if i == 0 {
-            cands = list
-                .into_iter()
-                .map(|(p, pos)| {
-                    let mut lists = vec![Vec::new(); ids.len()];
-                    lists[0] = pos;
-                    (p, lists)
-                })
-                .collect();
-            continue;
+    let mut lists = Vec::with_capacity(ids.len());
+    for &w in ids {
+        let list = r.title_postings_raw(w)?;
+        if list.is_empty() {
+            return Ok(Vec::new());
         }
-        let mut kept = Vec::with_capacity(cands.len().min(list.len()));
-        let mut it = list.into_iter().peekable();
-        for (p, mut lists) in cands {
-            while it.peek().is_some_and(|(q, _)| *q < p) {
-                it.next();
-            }
-            if let Some((_, pos)) = it.next_if(|(q, _)| *q == p) {
-                lists[i] = pos;
-                kept.push((p, lists));
-            }
-        }
-        cands = kept;
-        if cands.is_empty() {
-            break;
-        }
+        lists.push(list);
     }
-    Ok(cands
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by_key(|&i| lists[i].len());
+    Ok(matches_in(&lists, &order, element_stem, offsets)?
         .into_iter()
-        .filter(|(_, lists)| {
-            let lists: Vec<&[u32]> = lists.iter().map(Vec::as_slice).collect();
-            count_matches(&lists, element_stem, offsets) > 0
-        })
         .map(|(p, _)| p)
         .collect())
 }

@@ -147,11 +147,19 @@ pub fn put_positions(out: &mut Vec<u8>, positions: &[u32]) {
 }
 
 pub fn read_positions(r: &mut VarintReader<'_>) -> Result<Vec<u32>, StoreError> {
+    let mut out = Vec::new();
+    read_positions_into(r, &mut out)?;
+    Ok(out)
+}
+
+/// [`read_positions`] into a buffer a scan reuses (cleared first).
+pub fn read_positions_into(r: &mut VarintReader<'_>, out: &mut Vec<u32>) -> Result<(), StoreError> {
+    out.clear();
     let n = r.next_u64()?;
     if n > r.bytes.len() as u64 {
         return Err(StoreError::corrupt("position count exceeds record"));
     }
-    let mut out = Vec::with_capacity(n as usize);
+    out.reserve(n as usize);
     let mut prev = 0u32;
     for _ in 0..n {
         prev = prev
@@ -159,7 +167,7 @@ pub fn read_positions(r: &mut VarintReader<'_>) -> Result<Vec<u32>, StoreError> 
             .ok_or_else(|| StoreError::corrupt("position overflow"))?;
         out.push(prev);
     }
-    Ok(out)
+    Ok(())
 }
 
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {

@@ -49,7 +49,7 @@ pub use schema::{
     RobotsRecord, SkipReason, UrlRecord, UrlState, WordId, SCHEMA_VERSION,
 };
 pub use sitemap_pages::SitemapRead;
-pub use words::{Posting, WordRead};
+pub use words::{Posting, TitleEntry, WordRead};
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {

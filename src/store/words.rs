@@ -17,6 +17,20 @@ pub struct Posting {
     pub positions: Vec<u32>,
 }
 
+/// One title posting with its positions still encoded.
+#[derive(Debug, Clone, Copy)]
+pub struct TitleEntry<'a> {
+    pub page: PageId,
+    raw: &'a [u8],
+}
+
+impl TitleEntry<'_> {
+    /// Decodes the positions into `out` (cleared first).
+    pub fn positions_into(&self, out: &mut Vec<u32>) -> Result<()> {
+        codec::read_positions_into(&mut VarintReader::new(self.raw), out)
+    }
+}
+
 /// Word and inverted-index look-ups.
 pub trait WordRead: View {
     fn word_id(&self, stem: &str) -> Result<Option<WordId>> {
@@ -108,7 +122,8 @@ pub trait WordRead: View {
     /// (read from the map, nothing copied): a phrase decodes only the
     /// pages where every word occurs.
     fn postings_raw(&self, id: WordId) -> Result<Vec<PostingEntry<'_>>> {
-        let mut out = Vec::new();
+        // df counts title-only pages too: an upper bound, read in one get.
+        let mut out = Vec::with_capacity((self.doc_freq(id)? as usize).min(1 << 20));
         for segment in self.live_segments()?.ids() {
             let prefix = codec::pair_key(segment, id);
             for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
@@ -157,12 +172,29 @@ pub trait WordRead: View {
 
     /// Title postings of a word in page order: positions in the title.
     fn title_postings(&self, id: WordId) -> Result<Vec<(PageId, Vec<u32>)>> {
+        self.title_postings_raw(id)?
+            .into_iter()
+            .map(|e| {
+                let mut positions = Vec::new();
+                e.positions_into(&mut positions)?;
+                Ok((e.page, positions))
+            })
+            .collect()
+    }
+
+    /// Title postings of a word in page order, positions still encoded.
+    fn title_postings_raw(&self, id: WordId) -> Result<Vec<TitleEntry<'_>>> {
         let mut out = Vec::new();
-        self.each_in_segments(&self.dbs().title_postings, id, |page, v| {
-            out.push((page, codec::read_positions(&mut VarintReader::new(v))?));
-            Ok(())
-        })?;
-        out.sort_unstable_by_key(|(p, _)| *p);
+        for segment in self.live_segments()?.ids() {
+            let prefix = codec::pair_key(segment, id);
+            for item in self.dbs().title_postings.prefix_iter(self.txn(), &prefix)? {
+                let (k, raw) = item?;
+                let page = codec::split_triple_key(k)?.2;
+                out.push(TitleEntry { page, raw });
+            }
+        }
+        // Each segment's run is in page order: a stable sort merges runs.
+        out.sort_by_key(|e| e.page);
         Ok(out)
     }
 
