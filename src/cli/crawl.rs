@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use tokio::signal::unix::{signal, SignalKind};
 
 use super::args::{RunArgs, ScopeArgs};
 use super::{point, print_json, CliError, CliResult};
@@ -102,6 +103,10 @@ async fn drive(
     cfg: CrawlConfig,
     points: Vec<u32>,
 ) -> Result<(Summary, Failure), CliError> {
+    // One listener for the whole crawl: a `ctrl_c()` future made anew on
+    // each turn of the loop misses a Ctrl-C that arrives while an event is
+    // being handled, and the crawl then runs to its end.
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(CliError::Interrupt)?;
     let mut handle = crawl::start(store, cfg, points)?;
     let mut first_failure = None;
     let mut progress = Progress::new();
@@ -132,7 +137,7 @@ async fn drive(
                 }),
                 Some(_) => {}
             },
-            _ = tokio::signal::ctrl_c() => {
+            _ = interrupt.recv() => {
                 interrupts += 1;
                 if interrupts > 1 {
                     eprintln!("interrupted again: exiting now (committed pages are kept)");

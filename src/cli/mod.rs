@@ -81,6 +81,8 @@ pub enum CliError {
         what: &'static str,
         source: tokio::task::JoinError,
     },
+    #[error("cannot listen for Ctrl-C: {0}")]
+    Interrupt(#[source] std::io::Error),
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
     /// Writing the answer to stdout failed.
