@@ -603,6 +603,11 @@ async fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Head> {
         // terminator may straddle two reads.
         let from = scanned.saturating_sub(3);
         if let Some(end) = find_head_end(&buf[from..]).map(|i| i + from) {
+            // However the bytes arrived: a head over the limit that came in
+            // one read is as large as one that came in many.
+            if end > MAX_HEAD {
+                return Some(Head::Bad(431));
+            }
             let head: Vec<u8> = buf.drain(..end).collect();
             return Some(parse_head(&head));
         }
