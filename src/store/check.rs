@@ -84,7 +84,8 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: body without a page record"));
         } else if let Some(fwd) = d.forward.get(t, &u32_key(page))? {
-            let indexed_in = Forward::decode(fwd)?.segment;
+            // The segment leads the record: the rest is not decoded.
+            let indexed_in = codec::VarintReader::new(fwd).next_u32()?;
             if indexed_in != segment {
                 p.add(format!(
                     "page {page}: body in segment {segment}, forward says {indexed_in}"

@@ -43,11 +43,11 @@ pub trait LinkRead: View {
 
     /// Pages that link to this page, by id.
     fn parents(&self, page: PageId) -> Result<Vec<PageId>> {
-        let mut out = Vec::new();
-        self.each_in_segments(&self.dbs().links_in, page, |parent, _| {
-            out.push(parent);
-            Ok(())
-        })?;
+        let mut out: Vec<PageId> = self
+            .in_segments(self.dbs().links_in, page)?
+            .into_iter()
+            .map(|(parent, _)| parent)
+            .collect();
         out.sort_unstable();
         Ok(out)
     }

@@ -146,22 +146,19 @@ pub trait SegmentRead: View {
         }
     }
 
-    /// Calls `f` with the second id and value of every entry under `lead`
-    /// in a segment-led table, segment by segment.
-    fn each_in_segments(
-        &self,
-        db: &Db,
-        lead: u32,
-        mut f: impl FnMut(u32, &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    /// The second id and value of every entry under `lead` in a
+    /// segment-led table, segment by segment (each segment's run in
+    /// second-id order), borrowed from the map.
+    fn in_segments(&self, db: Db, lead: u32) -> Result<Vec<(u32, &[u8])>> {
+        let mut out = Vec::new();
         for segment in self.live_segments()?.ids() {
             let prefix = codec::pair_key(segment, lead);
             for item in db.prefix_iter(self.txn(), &prefix)? {
                 let (k, v) = item?;
-                f(split_triple_key(k)?.2, v)?;
+                out.push((split_triple_key(k)?.2, v));
             }
         }
-        Ok(())
+        Ok(out)
     }
 
     /// The entry of `db` in `segment` under `lead` whose second id is the

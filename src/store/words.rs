@@ -124,12 +124,9 @@ pub trait WordRead: View {
     fn postings_raw(&self, id: WordId) -> Result<Vec<PostingEntry<'_>>> {
         // df counts title-only pages too: an upper bound, read in one get.
         let mut out = Vec::with_capacity((self.doc_freq(id)? as usize).min(1 << 20));
-        for segment in self.live_segments()?.ids() {
-            let prefix = codec::pair_key(segment, id);
-            for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
-                for e in postings::entries(item?.1) {
-                    out.push(e?);
-                }
+        for (_, part) in self.in_segments(self.dbs().postings, id)? {
+            for e in postings::entries(part) {
+                out.push(e?);
             }
         }
         // Each segment's run is in page order: a stable sort merges runs.
@@ -184,15 +181,11 @@ pub trait WordRead: View {
 
     /// Title postings of a word in page order, positions still encoded.
     fn title_postings_raw(&self, id: WordId) -> Result<Vec<TitleEntry<'_>>> {
-        let mut out = Vec::new();
-        for segment in self.live_segments()?.ids() {
-            let prefix = codec::pair_key(segment, id);
-            for item in self.dbs().title_postings.prefix_iter(self.txn(), &prefix)? {
-                let (k, raw) = item?;
-                let page = codec::split_triple_key(k)?.2;
-                out.push(TitleEntry { page, raw });
-            }
-        }
+        let mut out: Vec<TitleEntry<'_>> = self
+            .in_segments(self.dbs().title_postings, id)?
+            .into_iter()
+            .map(|(page, raw)| TitleEntry { page, raw })
+            .collect();
         // Each segment's run is in page order: a stable sort merges runs.
         out.sort_by_key(|e| e.page);
         Ok(out)
