@@ -18,7 +18,6 @@
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use heed::PutFlags;
-use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{self, split_triple_key, triple_key, u32_key, VarintReader};
 use super::postings;
@@ -29,8 +28,9 @@ use super::{Result, StoreError, Writer};
 /// Segments of one tier merged at a time.
 pub const FANOUT: usize = 8;
 
-/// Segments this large are final: a merge stays a bounded transaction
-/// (a few tens of MB at most) instead of rewriting the whole index.
+/// Segments this large are final, and no merge writes a larger one: a
+/// merge stays a bounded transaction (a few tens of MB) instead of
+/// rewriting the whole index.
 pub const FINAL_PAGES: u32 = 4096;
 
 /// Entries read into memory per step of a merge: a merge's buffer was
@@ -96,19 +96,38 @@ impl SegmentList {
         }
     }
 
-    /// The smallest tier's segments once [`FANOUT`] of them are live.
+    /// The smallest tier's segments once [`FANOUT`] of them are live:
+    /// its smallest, as many as fit in [`FINAL_PAGES`] together (at least
+    /// two). Without that cap, eight segments just under the final size
+    /// merged into one eight times larger, and the dirty pages of that
+    /// one transaction set the crawl's peak heap (growing with the crawl).
     fn pick_merge(&self) -> Option<Vec<u32>> {
-        let mut tiers: HashMap<u32, Vec<u32>> = HashMap::default();
+        let mut tiers: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
         for &(s, pages) in &self.0 {
             if pages < FINAL_PAGES {
-                tiers.entry(pages.ilog(FANOUT as u32)).or_default().push(s);
+                tiers
+                    .entry(pages.ilog(FANOUT as u32))
+                    .or_default()
+                    .push((pages, s));
             }
         }
         tiers
-            .into_iter()
-            .filter(|(_, group)| group.len() >= FANOUT)
-            .min_by_key(|(tier, _)| *tier)
-            .map(|(_, group)| group)
+            .into_values()
+            .filter(|group| group.len() >= FANOUT)
+            .find_map(|mut group| {
+                group.sort_unstable();
+                let mut total = 0u32;
+                let picked: Vec<u32> = group
+                    .into_iter()
+                    .take(FANOUT)
+                    .take_while(|&(pages, _)| {
+                        total = total.saturating_add(pages);
+                        total <= FINAL_PAGES
+                    })
+                    .map(|(_, s)| s)
+                    .collect();
+                (picked.len() >= 2).then_some(picked)
+            })
     }
 }
 
@@ -356,6 +375,18 @@ mod tests {
         let group = l.pick_merge().unwrap();
         assert_eq!(group.len(), FANOUT);
         assert!(!group.contains(&100));
+        // Eight of tier 3: only the smallest that fit in FINAL_PAGES merge,
+        // and two that cannot merge under it stay as they are.
+        let mut t3 = SegmentList::default();
+        for s in 0..FANOUT as u32 {
+            t3.add_pages(s, 1000 + i64::from(s));
+        }
+        assert_eq!(t3.pick_merge(), Some(vec![0, 1, 2, 3]));
+        let mut stuck = SegmentList::default();
+        for s in 0..FANOUT as u32 {
+            stuck.add_pages(s, 2100);
+        }
+        assert_eq!(stuck.pick_merge(), None);
         let mut big = SegmentList::default();
         for s in 0..20 {
             big.add_pages(s, i64::from(FINAL_PAGES));
