@@ -181,6 +181,8 @@ fn time_queries(store: &Store, qs: &[(&str, Vec<String>)]) -> Res<()> {
     for (class, list) in qs {
         let mut times = Vec::with_capacity(list.len());
         let mut hits = 0usize;
+        // Named, so a profile can start from the query that sets the p99.
+        let mut slowest: Option<(Duration, &String)> = None;
         for q in list {
             let t = Instant::now();
             let r = store.read()?;
@@ -188,6 +190,9 @@ fn time_queries(store: &Store, qs: &[(&str, Vec<String>)]) -> Res<()> {
             drop(r);
             times.push(t.elapsed());
             hits += res.hits.len();
+            if slowest.as_ref().is_none_or(|(d, _)| t.elapsed() > *d) {
+                slowest = Some((t.elapsed(), q));
+            }
         }
         times.sort_unstable();
         println!("q_{class}_n={}", list.len());
@@ -198,6 +203,9 @@ fn time_queries(store: &Store, qs: &[(&str, Vec<String>)]) -> Res<()> {
             "q_{class}_mean_hits={:.1}",
             hits as f64 / list.len().max(1) as f64
         );
+        if let Some((_, q)) = slowest {
+            println!("q_{class}_slowest={q:?}");
+        }
     }
     Ok(())
 }

@@ -102,7 +102,7 @@ python3 - "$WORK" "$RAW" "$STORE" "$PAGES" "$ANON" "$SLOWEST_KIND $SLOWEST" <<'E
 import json, re, sys
 work, raw, store, pages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 anon, slowest = int(sys.argv[5]) / 1024, sys.argv[6].split()
-q = dict(l.split("=", 1) for l in open(f"{work}/queries.txt").read().split())
+q = dict(l.split("=", 1) for l in open(f"{work}/queries.txt").read().splitlines())
 s = json.load(open(f"{work}/summary.json"))
 t = open(f"{work}/time.txt").read()
 def field(name):

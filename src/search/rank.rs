@@ -337,54 +337,139 @@ fn phrase_matches<R: PageRead + WordRead>(r: &R, phrase: &Phrase) -> Result<Matc
     let Some((ids, element_stem)) = resolve(r, phrase)? else {
         return Ok(Matches::default());
     };
-    let offsets: Vec<u32> = phrase.stems.iter().map(|&(_, o)| o).collect();
-    let body = body_phrase(r, &ids, &element_stem, &offsets)?;
-    let title = title_phrase(r, &ids, &element_stem, &offsets)?;
-    Ok(Matches { body, title })
+    let mut dfs = Vec::with_capacity(ids.len());
+    for &w in &ids {
+        dfs.push(r.doc_freq(w)?);
+    }
+    let plan = Plan {
+        segments: r.segment_ids()?,
+        ids,
+        dfs,
+        element_stem,
+        offsets: phrase.stems.iter().map(|&(_, o)| o).collect(),
+    };
+    Ok(Matches {
+        body: plan.matches(&Body(r))?,
+        title: plan.matches(&Title(r))?.into_iter().map(|(p, _)| p).collect(),
+    })
 }
 
-/// Body matches. The rarest stem's postings give the candidates; each
-/// other stem's come from its whole posting list or, when the candidates
-/// are few next to its df, from per-page look-ups. Positions stay encoded
-/// until a page holds every stem, so two frequent words cost a walk of
-/// their lists, not a decoded copy of them.
-fn body_phrase<R: WordRead>(
-    r: &R,
-    ids: &[WordId],
-    element_stem: &[usize],
-    offsets: &[u32],
-) -> Result<Vec<(PageId, u32)>, StoreError> {
-    let mut order: Vec<(u32, usize)> = Vec::with_capacity(ids.len());
-    for (i, &w) in ids.iter().enumerate() {
-        order.push((r.doc_freq(w)?, i));
-    }
-    order.sort_unstable();
-    let Some(&(_, rarest)) = order.first() else {
-        return Ok(Vec::new());
-    };
-    // Per distinct stem, its postings in page order.
-    let mut lists: Vec<Vec<PostingEntry<'_>>> = vec![Vec::new(); ids.len()];
-    lists[rarest] = r.postings_raw(ids[rarest])?;
-    let base_len = lists[rarest].len();
-    for &(df, i) in order.iter().skip(1) {
-        let w = ids[i];
-        lists[i] = if base_len.saturating_mul(LOOKUP_COST) < df as usize {
-            let mut found = Vec::with_capacity(base_len);
-            for e in &lists[rarest] {
-                if let Some(hit) = r.posting_raw(w, e.page)? {
-                    found.push(hit);
+/// A phrase resolved against the store: its distinct stems with their
+/// document frequencies, where each element sits, and the live segments.
+struct Plan {
+    segments: Vec<u32>,
+    ids: Vec<WordId>,
+    dfs: Vec<u32>,
+    element_stem: Vec<usize>,
+    offsets: Vec<u32>,
+}
+
+impl Plan {
+    /// Pages of `table` where the phrase matches, with the number of
+    /// matches, in page order. A page's entries all live in one segment,
+    /// so each segment is walked on its own, its lists already in page
+    /// order (no sort of whole posting lists). There the rarest stem's
+    /// entries are the candidates; each other stem's come from a scan of
+    /// the segment or, when its df dwarfs the rarest's, from one look-up
+    /// per candidate. Positions stay encoded until a page holds every stem.
+    fn matches<'t, T: Table<'t>>(&self, table: &T) -> Result<Vec<(PageId, u32)>, StoreError> {
+        let mut order: Vec<usize> = (0..self.ids.len()).collect();
+        order.sort_by_key(|&i| self.dfs[i]);
+        let Some((&rarest, others)) = order.split_first() else {
+            return Ok(Vec::new());
+        };
+        let rare_df = self.dfs[rarest] as usize;
+        let mut lists: Vec<Vec<T::Entry>> = self.ids.iter().map(|_| Vec::new()).collect();
+        let mut walk = Walk::default();
+        let mut out = Vec::new();
+        'segments: for &segment in &self.segments {
+            lists.iter_mut().for_each(Vec::clear);
+            table.scan(segment, self.ids[rarest], &mut lists[rarest])?;
+            if lists[rarest].is_empty() {
+                continue;
+            }
+            for &i in others {
+                let mut list = std::mem::take(&mut lists[i]);
+                if rare_df.saturating_mul(LOOKUP_COST) < self.dfs[i] as usize {
+                    for e in &lists[rarest] {
+                        list.extend(table.find(segment, self.ids[i], e.page())?);
+                    }
+                } else {
+                    table.scan(segment, self.ids[i], &mut list)?;
+                }
+                let empty = list.is_empty();
+                lists[i] = list;
+                if empty {
+                    continue 'segments;
                 }
             }
-            found
-        } else {
-            r.postings_raw(w)?
-        };
-        if lists[i].is_empty() {
-            return Ok(Vec::new());
+            walk.run(&lists, &order, &self.element_stem, &self.offsets, &mut out)?;
         }
+        // Each segment's run is in page order; the segments are not.
+        out.sort_unstable_by_key(|&(p, _)| p);
+        Ok(out)
     }
-    let order: Vec<usize> = order.into_iter().map(|(_, i)| i).collect();
-    matches_in(&lists, &order, element_stem, offsets)
+}
+
+/// A segment-led positional table, read one segment at a time.
+trait Table<'t> {
+    type Entry: Positional;
+    /// The segment's entries of `word` in page order, appended to `out`.
+    fn scan(&self, segment: u32, word: WordId, out: &mut Vec<Self::Entry>)
+        -> Result<(), StoreError>;
+    /// The entry of `word` on one page of the segment.
+    fn find(
+        &self,
+        segment: u32,
+        word: WordId,
+        page: PageId,
+    ) -> Result<Option<Self::Entry>, StoreError>;
+}
+
+/// Body postings.
+struct Body<'t, R>(&'t R);
+
+/// Title postings.
+struct Title<'t, R>(&'t R);
+
+impl<'t, R: WordRead> Table<'t> for Body<'t, R> {
+    type Entry = PostingEntry<'t>;
+    fn scan(
+        &self,
+        segment: u32,
+        word: WordId,
+        out: &mut Vec<Self::Entry>,
+    ) -> Result<(), StoreError> {
+        self.0.segment_postings_into(segment, word, out)
+    }
+    fn find(
+        &self,
+        segment: u32,
+        word: WordId,
+        page: PageId,
+    ) -> Result<Option<Self::Entry>, StoreError> {
+        self.0.segment_posting(segment, word, page)
+    }
+}
+
+impl<'t, R: WordRead> Table<'t> for Title<'t, R> {
+    type Entry = TitleEntry<'t>;
+    fn scan(
+        &self,
+        segment: u32,
+        word: WordId,
+        out: &mut Vec<Self::Entry>,
+    ) -> Result<(), StoreError> {
+        self.0.segment_title_postings_into(segment, word, out)
+    }
+    fn find(
+        &self,
+        segment: u32,
+        word: WordId,
+        page: PageId,
+    ) -> Result<Option<Self::Entry>, StoreError> {
+        self.0.segment_title_posting(segment, word, page)
+    }
 }
 
 /// An entry of a posting list whose positions are decoded on demand.
@@ -411,98 +496,184 @@ impl Positional for TitleEntry<'_> {
     }
 }
 
-/// Walks the page-ordered `lists` (one per stem) together, `order[0]`'s
-/// leading, and counts the phrase's matches on each page that holds every
-/// stem: positions are decoded there only, so two frequent words cost a
-/// walk of their lists, not a decoded copy of them.
-fn matches_in<T: Positional>(
-    lists: &[Vec<T>],
-    order: &[usize],
-    element_stem: &[usize],
-    offsets: &[u32],
-) -> Result<Vec<(PageId, u32)>, StoreError> {
-    let Some((&lead, rest)) = order.split_first() else {
-        return Ok(Vec::new());
-    };
-    let mut cursors = vec![0usize; lists.len()];
-    // The other stems' entries on the current page, in `rest` order.
-    let mut at: Vec<T> = Vec::with_capacity(rest.len());
-    let mut positions: Vec<Vec<u32>> = vec![Vec::new(); lists.len()];
-    let mut out = Vec::new();
-    'pages: for base in &lists[lead] {
-        let p = base.page();
-        at.clear();
-        for &i in rest {
-            let list = &lists[i];
-            let c = &mut cursors[i];
-            while list.get(*c).is_some_and(|e| e.page() < p) {
-                *c += 1;
-            }
-            match list.get(*c) {
-                Some(e) if e.page() == p => at.push(*e),
-                _ => continue 'pages,
-            }
-        }
-        base.positions_into(&mut positions[lead])?;
-        for (e, &i) in at.iter().zip(rest) {
-            e.positions_into(&mut positions[i])?;
-        }
-        let here: Vec<&[u32]> = positions.iter().map(Vec::as_slice).collect();
-        let n = count_matches(&here, element_stem, offsets);
-        if n > 0 {
-            out.push((p, n));
-        }
-    }
-    Ok(out)
+/// Buffers of a walk over page-ordered lists, kept across segments.
+#[derive(Default)]
+struct Walk {
+    /// Per distinct stem: its list's cursor and its positions on the page.
+    cursors: Vec<usize>,
+    positions: Vec<Vec<u32>>,
+    counting: Scratch,
 }
 
-/// Title matches: every stem's title list, walked together from the
-/// shortest.
-fn title_phrase<R: WordRead>(
-    r: &R,
-    ids: &[WordId],
-    element_stem: &[usize],
-    offsets: &[u32],
-) -> Result<Vec<PageId>, StoreError> {
-    let mut lists = Vec::with_capacity(ids.len());
-    for &w in ids {
-        let list = r.title_postings_raw(w)?;
-        if list.is_empty() {
-            return Ok(Vec::new());
+impl Walk {
+    /// Walks the page-ordered `lists` (one per stem) together, `order[0]`'s
+    /// leading, and appends each page that holds every stem with the
+    /// phrase's matches there: positions are decoded there only, so two
+    /// frequent words cost a walk of their lists, not a decoded copy.
+    fn run<T: Positional>(
+        &mut self,
+        lists: &[Vec<T>],
+        order: &[usize],
+        element_stem: &[usize],
+        offsets: &[u32],
+        out: &mut Vec<(PageId, u32)>,
+    ) -> Result<(), StoreError> {
+        let Some((&lead, rest)) = order.split_first() else {
+            return Ok(());
+        };
+        self.cursors.clear();
+        self.cursors.resize(lists.len(), 0);
+        self.positions.resize_with(lists.len(), Vec::new);
+        'pages: for base in &lists[lead] {
+            let p = base.page();
+            for &i in rest {
+                let list = &lists[i];
+                let c = &mut self.cursors[i];
+                while list.get(*c).is_some_and(|e| e.page() < p) {
+                    *c += 1;
+                }
+                if list.get(*c).is_none_or(|e| e.page() != p) {
+                    continue 'pages;
+                }
+            }
+            base.positions_into(&mut self.positions[lead])?;
+            for &i in rest {
+                lists[i][self.cursors[i]].positions_into(&mut self.positions[i])?;
+            }
+            let n = count_matches(
+                &self.positions,
+                element_stem,
+                offsets,
+                &mut self.counting,
+            );
+            if n > 0 {
+                out.push((p, n));
+            }
         }
-        lists.push(list);
+        Ok(())
     }
-    let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by_key(|&i| lists[i].len());
-    Ok(matches_in(&lists, &order, element_stem, offsets)?
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect())
 }
 
 /// How many start positions place every phrase element `e` at
 /// `start + offsets[e]`, given each distinct stem's ascending positions.
-fn count_matches(lists: &[&[u32]], element_stem: &[usize], offsets: &[u32]) -> u32 {
+/// Where the starts are dense (a frequent pair in a page: tens of
+/// positions within a few hundred) it intersects bitsets of the starts
+/// each element allows; where they are sparse it walks the lists.
+fn count_matches(
+    lists: &[Vec<u32>],
+    element_stem: &[usize],
+    offsets: &[u32],
+    scratch: &mut Scratch,
+) -> u32 {
     let (Some(&first_stem), Some(&first_off)) = (element_stem.first(), offsets.first()) else {
         return 0;
     };
     let Some(first) = lists.get(first_stem) else {
         return 0;
     };
+    let starts = first.iter().filter_map(|p| p.checked_sub(first_off));
+    let (Some(lo), Some(hi)) = (starts.clone().next(), starts.clone().next_back()) else {
+        return 0;
+    };
+    let words = (hi - lo) as usize / 64 + 1;
+    let positions: usize = element_stem
+        .iter()
+        .map(|&s| lists.get(s).map_or(0, Vec::len))
+        .sum();
+    if words <= positions {
+        count_dense(lists, element_stem, offsets, lo, hi, scratch)
+    } else {
+        count_sparse(lists, element_stem, offsets, &mut scratch.cursors)
+    }
+}
+
+/// Buffers `count_matches` reuses from page to page.
+#[derive(Default)]
+struct Scratch {
+    starts: Vec<u64>,
+    allowed: Vec<u64>,
+    cursors: Vec<usize>,
+}
+
+/// [`count_matches`] with one bit per start in `lo..=hi`: the first
+/// element's starts, and with them each other element's allowed starts.
+fn count_dense(
+    lists: &[Vec<u32>],
+    element_stem: &[usize],
+    offsets: &[u32],
+    lo: u32,
+    hi: u32,
+    scratch: &mut Scratch,
+) -> u32 {
+    let words = (hi - lo) as usize / 64 + 1;
+    let fill = |bits: &mut Vec<u64>, stem: usize, off: u32| {
+        bits.clear();
+        bits.resize(words, 0);
+        for &q in lists.get(stem).map_or(&[][..], Vec::as_slice) {
+            let Some(start) = q.checked_sub(off) else {
+                continue;
+            };
+            if start > hi {
+                break;
+            }
+            if let Some(i) = start.checked_sub(lo) {
+                bits[i as usize / 64] |= 1 << (i % 64);
+            }
+        }
+    };
+    let Scratch {
+        starts, allowed, ..
+    } = scratch;
+    let elements = element_stem.iter().zip(offsets);
+    for (e, (&stem, &off)) in elements.enumerate() {
+        if e == 0 {
+            fill(starts, stem, off);
+        } else {
+            fill(allowed, stem, off);
+            starts.iter_mut().zip(allowed.iter()).for_each(|(s, a)| *s &= a);
+        }
+    }
+    starts.iter().map(|w| w.count_ones()).sum()
+}
+
+/// [`count_matches`] by walking: the starts ascend, so each element's
+/// wanted position does too, and one forward pass over each stem's
+/// positions answers (`cursors` is scratch, one per element).
+fn count_sparse(
+    lists: &[Vec<u32>],
+    element_stem: &[usize],
+    offsets: &[u32],
+    cursors: &mut Vec<usize>,
+) -> u32 {
+    let (Some(&first_stem), Some(&first_off)) = (element_stem.first(), offsets.first()) else {
+        return 0;
+    };
+    let Some(first) = lists.get(first_stem) else {
+        return 0;
+    };
+    cursors.clear();
+    cursors.resize(element_stem.len(), 0);
     let mut n = 0;
-    for &p in first.iter() {
+    'starts: for &p in first {
         let Some(start) = p.checked_sub(first_off) else {
             continue;
         };
-        let all = element_stem.iter().zip(offsets).skip(1).all(|(&s, &o)| {
-            let Some(want) = start.checked_add(o) else {
-                return false;
+        for (e, (&s, &o)) in element_stem.iter().zip(offsets).enumerate().skip(1) {
+            let (Some(want), Some(list)) = (start.checked_add(o), lists.get(s)) else {
+                break 'starts;
             };
-            lists.get(s).is_some_and(|l| l.binary_search(&want).is_ok())
-        });
-        if all {
-            n += 1;
+            let c = &mut cursors[e];
+            while list.get(*c).is_some_and(|&q| q < want) {
+                *c += 1;
+            }
+            match list.get(*c) {
+                Some(&q) if q == want => {}
+                Some(_) => continue 'starts,
+                // Every later start wants a larger position still.
+                None => break 'starts,
+            }
         }
+        n += 1;
     }
     n
 }
@@ -513,14 +684,55 @@ mod tests {
 
     #[test]
     fn phrase_positions_must_line_up() {
-        // "state of the art": state@0, art@3
-        let lists: [&[u32]; 2] = [&[4, 10, 20], &[7, 12, 23, 40]];
-        assert_eq!(count_matches(&lists, &[0, 1], &[0, 3]), 2);
-        assert_eq!(count_matches(&lists, &[0, 1], &[0, 1]), 0);
+        let c = &mut Scratch::default();
+        let lists = [vec![4, 10, 20], vec![7, 12, 23, 40]];
+        assert_eq!(count_matches(&lists, &[0, 1], &[0, 3], c), 2);
+        assert_eq!(count_matches(&lists, &[0, 1], &[0, 1], c), 0);
         // A repeated stem: "run run" in "run run run" matches twice.
-        let lists: [&[u32]; 1] = [&[0, 1, 2]];
-        assert_eq!(count_matches(&lists, &[0, 0], &[0, 1]), 2);
-        assert_eq!(count_matches(&[], &[], &[]), 0);
+        let lists = [vec![0, 1, 2]];
+        assert_eq!(count_matches(&lists, &[0, 0], &[0, 1], c), 2);
+        // Three elements, the last past a gap: "a b _ c".
+        let lists = [vec![1, 5, 9], vec![2, 6, 10], vec![4, 12]];
+        assert_eq!(count_matches(&lists, &[0, 1, 2], &[0, 1, 3], c), 2);
+        // Sparse: two matches a million positions apart.
+        let lists = [vec![3, 1_000_000], vec![4, 1_000_001]];
+        assert_eq!(count_matches(&lists, &[0, 1], &[0, 1], c), 2);
+        assert_eq!(count_matches(&[], &[], &[], c), 0);
+    }
+
+    proptest::proptest! {
+        /// The bitset and the walk agree with a brute-force count, on
+        /// phrases of up to four elements over up to three stems.
+        #[test]
+        fn both_counts_agree_with_brute_force(
+            lists in proptest::collection::vec(
+                proptest::collection::btree_set(0u32..300, 0..60), 1..4),
+            elements in proptest::collection::vec((0usize..3, 0u32..6), 1..5),
+        ) {
+            let lists: Vec<Vec<u32>> = lists.into_iter().map(|s| s.into_iter().collect()).collect();
+            let element_stem: Vec<usize> = elements.iter().map(|&(s, _)| s % lists.len()).collect();
+            let mut offsets: Vec<u32> = elements.iter().map(|&(_, o)| o).collect();
+            offsets.sort_unstable();
+            let want = (0..400u32)
+                .filter(|&start| {
+                    element_stem.iter().zip(&offsets).all(|(&s, &o)| lists[s].contains(&(start + o)))
+                })
+                .count() as u32;
+            let mut c = Scratch::default();
+            proptest::prop_assert_eq!(count_matches(&lists, &element_stem, &offsets, &mut c), want);
+            proptest::prop_assert_eq!(
+                count_sparse(&lists, &element_stem, &offsets, &mut c.cursors),
+                want
+            );
+            if let (Some(&lo), Some(&hi)) = (lists[element_stem[0]].first(), lists[element_stem[0]].last()) {
+                if lo >= offsets[0] {
+                    proptest::prop_assert_eq!(
+                        count_dense(&lists, &element_stem, &offsets, lo - offsets[0], hi - offsets[0], &mut c),
+                        want
+                    );
+                }
+            }
+        }
     }
 
     #[test]

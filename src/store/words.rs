@@ -119,24 +119,48 @@ pub trait WordRead: View {
     }
 
     /// Body postings of a word in page order, positions still encoded
-    /// (read from the map, nothing copied): a phrase decodes only the
-    /// pages where every word occurs.
+    /// (read from the map, nothing copied).
     fn postings_raw(&self, id: WordId) -> Result<Vec<PostingEntry<'_>>> {
         // df counts title-only pages too: an upper bound, read in one get.
         let mut out = Vec::with_capacity((self.doc_freq(id)? as usize).min(1 << 20));
-        for (_, part) in self.in_segments(self.dbs().postings, id)? {
-            for e in postings::entries(part) {
-                out.push(e?);
-            }
+        for segment in self.segment_ids()? {
+            self.segment_postings_into(segment, id, &mut out)?;
         }
         // Each segment's run is in page order: a stable sort merges runs.
         out.sort_by_key(|e| e.page);
         Ok(out)
     }
 
+    /// The live segments in order. A page's entries all live in one
+    /// segment, so a query over several words can be answered segment by
+    /// segment, each segment's lists already in page order.
+    fn segment_ids(&self) -> Result<Vec<u32>> {
+        Ok(self.live_segments()?.ids().collect())
+    }
+
+    /// One segment's body postings of a word, in page order, appended to
+    /// `out` with their positions still encoded.
+    fn segment_postings_into<'t>(
+        &'t self,
+        segment: u32,
+        id: WordId,
+        out: &mut Vec<PostingEntry<'t>>,
+    ) -> Result<()> {
+        let prefix = codec::pair_key(segment, id);
+        for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
+            for e in postings::entries(item?.1) {
+                out.push(e?);
+            }
+        }
+        Ok(())
+    }
+
     /// The body posting of one word in one page.
     fn posting(&self, word: WordId, page: PageId) -> Result<Option<Posting>> {
-        self.posting_raw(word, page)?
+        let Some(segment) = self.page_segment(page)? else {
+            return Ok(None);
+        };
+        self.segment_posting(segment, word, page)?
             .map(|e| {
                 Ok(Posting {
                     tf: e.tf,
@@ -146,11 +170,14 @@ pub trait WordRead: View {
             .transpose()
     }
 
-    /// The body posting of one word in one page, positions still encoded.
-    fn posting_raw(&self, word: WordId, page: PageId) -> Result<Option<PostingEntry<'_>>> {
-        let Some(segment) = self.page_segment(page)? else {
-            return Ok(None);
-        };
+    /// The body posting of one word in one page of `segment` (the live
+    /// segment that holds the page), positions still encoded: one seek.
+    fn segment_posting(
+        &self,
+        segment: u32,
+        word: WordId,
+        page: PageId,
+    ) -> Result<Option<PostingEntry<'_>>> {
         let Some((_, part)) = self.entry_at_or_before(&self.dbs().postings, segment, word, page)?
         else {
             return Ok(None);
@@ -181,25 +208,56 @@ pub trait WordRead: View {
 
     /// Title postings of a word in page order, positions still encoded.
     fn title_postings_raw(&self, id: WordId) -> Result<Vec<TitleEntry<'_>>> {
-        let mut out: Vec<TitleEntry<'_>> = self
-            .in_segments(self.dbs().title_postings, id)?
-            .into_iter()
-            .map(|(page, raw)| TitleEntry { page, raw })
-            .collect();
+        let mut out = Vec::new();
+        for segment in self.segment_ids()? {
+            self.segment_title_postings_into(segment, id, &mut out)?;
+        }
         // Each segment's run is in page order: a stable sort merges runs.
         out.sort_by_key(|e| e.page);
         Ok(out)
+    }
+
+    /// One segment's title postings of a word, in page order, appended to
+    /// `out`.
+    fn segment_title_postings_into<'t>(
+        &'t self,
+        segment: u32,
+        id: WordId,
+        out: &mut Vec<TitleEntry<'t>>,
+    ) -> Result<()> {
+        let prefix = codec::pair_key(segment, id);
+        for item in self.dbs().title_postings.prefix_iter(self.txn(), &prefix)? {
+            let (k, raw) = item?;
+            let (_, _, page) = codec::split_triple_key(k)?;
+            out.push(TitleEntry { page, raw });
+        }
+        Ok(())
     }
 
     fn title_posting(&self, word: WordId, page: PageId) -> Result<Option<Vec<u32>>> {
         let Some(segment) = self.page_segment(page)? else {
             return Ok(None);
         };
-        self.dbs()
+        let Some(e) = self.segment_title_posting(segment, word, page)? else {
+            return Ok(None);
+        };
+        let mut positions = Vec::new();
+        e.positions_into(&mut positions)?;
+        Ok(Some(positions))
+    }
+
+    /// The title posting of one word in one page of `segment`: one get.
+    fn segment_title_posting(
+        &self,
+        segment: u32,
+        word: WordId,
+        page: PageId,
+    ) -> Result<Option<TitleEntry<'_>>> {
+        Ok(self
+            .dbs()
             .title_postings
             .get(self.txn(), &codec::triple_key(segment, word, page))?
-            .map(|v| codec::read_positions(&mut VarintReader::new(v)))
-            .transpose()
+            .map(|raw| TitleEntry { page, raw }))
     }
 
     /// Words with at least one page.
