@@ -596,10 +596,18 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
             let fetched_at = unix_now();
             let elapsed = resp.elapsed;
             let agent = ctx.agent.clone();
+            let dictionaries = ctx.store.dictionaries();
             let parsed = ctx
                 .parsers
                 .run(move || {
-                    Url::parse(&url).map(|u| parse::parse(&resp, &u, depth, fetched_at, &agent))
+                    Url::parse(&url).map(|u| {
+                        let at = parse::At {
+                            url: &u,
+                            depth,
+                            fetched_at,
+                        };
+                        parse::parse(&resp, at, &agent, &dictionaries)
+                    })
                 })
                 .await;
             match parsed {

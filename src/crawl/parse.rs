@@ -12,7 +12,7 @@ use super::fetch::Response;
 use crate::html::{self, Document, Link, MetaTag};
 use crate::index::Analyzer;
 use crate::store::{
-    compress_body, DirectiveSource, HttpHead, PageRecord, PageWrite, TermPositions,
+    Dictionaries, DictionaryKind, DirectiveSource, HttpHead, PageRecord, PageWrite, TermPositions,
 };
 
 /// A parsed page, ready for the writer.
@@ -48,9 +48,22 @@ pub fn http_time(s: Option<&str>) -> Option<i64> {
     i64::try_from(secs).ok()
 }
 
-/// Parses a response fetched from `url`; `agent` is our robots.txt product
-/// token (a `<meta name=AGENT>` or `X-Robots-Tag: AGENT: ...` speaks to us).
-pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64, agent: &str) -> ParsedPage {
+/// Where and when a response was fetched.
+pub struct At<'a> {
+    pub url: &'a Url,
+    pub depth: u32,
+    pub fetched_at: i64,
+}
+
+/// Parses a response; `agent` is our robots.txt product token (a `<meta
+/// name=AGENT>` or `X-Robots-Tag: AGENT: ...` speaks to us); the body is
+/// compressed with the store's `dictionaries`.
+pub fn parse(resp: &Response, at: At<'_>, agent: &str, dictionaries: &Dictionaries) -> ParsedPage {
+    let At {
+        url,
+        depth,
+        fetched_at,
+    } = at;
     let ct = resp.content_type.as_deref();
     let ok = (200..300).contains(&resp.status);
     let doc = match (ok, body_kind(ct)) {
@@ -134,7 +147,7 @@ pub fn parse(resp: &Response, url: &Url, depth: u32, fetched_at: i64, agent: &st
             content_type: resp.content_type.clone().unwrap_or_default(),
             meta: doc.meta,
             compressed_body: if keep_body {
-                compress_body(&resp.body)
+                dictionaries.compress(DictionaryKind::Body, &resp.body)
             } else {
                 Vec::new()
             },

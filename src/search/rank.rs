@@ -350,7 +350,11 @@ fn phrase_matches<R: PageRead + WordRead>(r: &R, phrase: &Phrase) -> Result<Matc
     };
     Ok(Matches {
         body: plan.matches(&Body(r))?,
-        title: plan.matches(&Title(r))?.into_iter().map(|(p, _)| p).collect(),
+        title: plan
+            .matches(&Title(r))?
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect(),
     })
 }
 
@@ -415,8 +419,12 @@ impl Plan {
 trait Table<'t> {
     type Entry: Positional;
     /// The segment's entries of `word` in page order, appended to `out`.
-    fn scan(&self, segment: u32, word: WordId, out: &mut Vec<Self::Entry>)
-        -> Result<(), StoreError>;
+    fn scan(
+        &self,
+        segment: u32,
+        word: WordId,
+        out: &mut Vec<Self::Entry>,
+    ) -> Result<(), StoreError>;
     /// The entry of `word` on one page of the segment.
     fn find(
         &self,
@@ -540,12 +548,7 @@ impl Walk {
             for &i in rest {
                 lists[i][self.cursors[i]].positions_into(&mut self.positions[i])?;
             }
-            let n = count_matches(
-                &self.positions,
-                element_stem,
-                offsets,
-                &mut self.counting,
-            );
+            let n = count_matches(&self.positions, element_stem, offsets, &mut self.counting);
             if n > 0 {
                 out.push((p, n));
             }
@@ -630,7 +633,10 @@ fn count_dense(
             fill(starts, stem, off);
         } else {
             fill(allowed, stem, off);
-            starts.iter_mut().zip(allowed.iter()).for_each(|(s, a)| *s &= a);
+            starts
+                .iter_mut()
+                .zip(allowed.iter())
+                .for_each(|(s, a)| *s &= a);
         }
     }
     starts.iter().map(|w| w.count_ones()).sum()

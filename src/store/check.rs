@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::codec::{self, read_u32, read_u64, split_triple_key, triple_key, u32_key};
+use super::dictionary::{self, Kind};
 use super::history::{self, RunEntry};
 use super::pages::Forward;
 use super::postings;
@@ -79,8 +80,20 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             ));
         }
     }
+    let missing_dictionary = |kind, frame: &[u8]| -> Result<Option<u32>> {
+        match dictionary::frame_dictionary(frame) {
+            Some(id) if !dictionary::holds(v, kind, id)? => Ok(Some(id)),
+            _ => Ok(None),
+        }
+    };
     for item in d.bodies.iter(t)? {
-        let (segment, page) = super::bodies::owner_of(item?.0)?;
+        let (key, chunk) = item?;
+        let (segment, page) = super::bodies::owner_of(key)?;
+        if let Some(id) = missing_dictionary(Kind::Body, chunk)? {
+            p.add(format!(
+                "page {page}: body names zstd dictionary {id}, which the store does not hold"
+            ));
+        }
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: body without a page record"));
         } else if let Some(fwd) = d.forward.get(t, &u32_key(page))? {
@@ -93,9 +106,23 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             }
         }
     }
-    for (db, what) in [(&d.meta_tags, "meta tags"), (&d.headers, "HTTP head")] {
+    let owned = [
+        (&d.meta_tags, "meta tags", None),
+        (&d.headers, "HTTP head", Some(Kind::Head)),
+    ];
+    for (db, what, compressed) in owned {
         for item in db.iter(t)? {
-            let (k, _) = item?;
+            let (k, value) = item?;
+            let missing = match compressed {
+                Some(kind) => missing_dictionary(kind, value)?,
+                None => None,
+            };
+            if let Some(id) = missing {
+                p.add(format!(
+                    "page {}: {what} names zstd dictionary {id}, which the store does not hold",
+                    read_u32(k)?
+                ));
+            }
             if d.pages.get(t, k)?.is_none() {
                 p.add(format!(
                     "page {}: {what} without a page record",

@@ -219,6 +219,8 @@ mod tests {
         read_positions_into(&mut VarintReader::new(&buf), &mut out).unwrap();
         assert_eq!(out, vec![3, 4, 90, 1000]);
         // Claims a million positions in three bytes.
-        assert!(read_positions_into(&mut VarintReader::new(&[0xc0, 0x84, 0x3d]), &mut out).is_err());
+        assert!(
+            read_positions_into(&mut VarintReader::new(&[0xc0, 0x84, 0x3d]), &mut out).is_err()
+        );
     }
 }

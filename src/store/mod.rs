@@ -11,6 +11,7 @@ mod bodies;
 mod check;
 mod codec;
 mod copy;
+mod dictionary;
 mod external;
 mod frontier;
 mod history;
@@ -29,12 +30,14 @@ mod tests;
 
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, RwLock, RwLockReadGuard};
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
 use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 
 pub use bodies::compress_body;
 pub use check::CheckRead;
+pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use external::{ExternalCheck, ExternalRead};
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use history::{HistoryRead, RunEntry};
@@ -155,6 +158,11 @@ pub struct Store {
     /// Committed stem → id pairs: ids never change once committed, and the
     /// lookup is the most frequent read of indexing.
     word_cache: Mutex<HashMap<String, WordId>>,
+    /// Trained zstd dictionaries (bodies, heads), shared with the parsers.
+    dictionaries: Arc<Dictionaries>,
+    /// Room left in the `bodies` table's last leaf, as this process last
+    /// filled it (see `bodies`).
+    body_leaf_room: AtomicUsize,
 }
 
 /// The word cache is dropped past this many stems to bound memory.
@@ -210,6 +218,7 @@ impl Store {
                 }
             }
         }
+        let dictionaries = Arc::new(Dictionaries::load(&dbs, &txn)?);
         txn.commit().map_err(|e| open_err(e.to_string()))?;
         Ok(Store {
             env,
@@ -217,7 +226,15 @@ impl Store {
             path: path.to_path_buf(),
             resize_lock: RwLock::new(()),
             word_cache: Mutex::new(HashMap::default()),
+            dictionaries,
+            body_leaf_room: AtomicUsize::new(0),
         })
+    }
+
+    /// The store's compression dictionaries, for whoever compresses its
+    /// records off the writer (the crawl's parser pool).
+    pub fn dictionaries(&self) -> Arc<Dictionaries> {
+        Arc::clone(&self.dictionaries)
     }
 
     pub fn path(&self) -> &Path {
@@ -247,6 +264,7 @@ impl Store {
         Ok(Reader {
             txn,
             dbs: self.dbs,
+            dictionaries: &self.dictionaries,
             _guard: guard,
         })
     }
@@ -264,6 +282,8 @@ impl Store {
                     dbs: self.dbs,
                     pending: Pending::default(),
                     word_cache: &self.word_cache,
+                    dictionaries: &self.dictionaries,
+                    body_leaf_room: &self.body_leaf_room,
                 };
                 match f(&mut w).and_then(|r| w.flush().map(|_| r)) {
                     Ok(r) => {
@@ -339,7 +359,7 @@ fn free_bytes(path: &Path) -> Option<u64> {
     Some(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
-fn page_size() -> usize {
+pub(crate) fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     usize::try_from(v).ok().filter(|&p| p > 0).unwrap_or(4096)
@@ -350,6 +370,7 @@ mod sealed {
     pub trait View {
         fn txn(&self) -> &heed::RoTxn<'_>;
         fn dbs(&self) -> &super::Dbs;
+        fn dictionaries(&self) -> &super::Dictionaries;
     }
 }
 
@@ -357,6 +378,7 @@ mod sealed {
 pub struct Reader<'s> {
     txn: RoTxn<'s>,
     dbs: Dbs,
+    dictionaries: &'s Dictionaries,
     _guard: RwLockReadGuard<'s, ()>,
 }
 
@@ -366,6 +388,8 @@ pub struct Writer<'s> {
     dbs: Dbs,
     pending: Pending,
     word_cache: &'s Mutex<HashMap<String, WordId>>,
+    dictionaries: &'s Dictionaries,
+    body_leaf_room: &'s AtomicUsize,
 }
 
 impl sealed::View for Reader<'_> {
@@ -375,6 +399,9 @@ impl sealed::View for Reader<'_> {
     fn dbs(&self) -> &Dbs {
         &self.dbs
     }
+    fn dictionaries(&self) -> &Dictionaries {
+        self.dictionaries
+    }
 }
 
 impl sealed::View for Writer<'_> {
@@ -383,6 +410,9 @@ impl sealed::View for Writer<'_> {
     }
     fn dbs(&self) -> &Dbs {
         &self.dbs
+    }
+    fn dictionaries(&self) -> &Dictionaries {
+        self.dictionaries
     }
 }
 

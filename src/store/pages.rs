@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use url::Url;
 
 use super::codec::{self, put_u32_list, put_varint, u32_key, VarintReader};
+use super::dictionary::{self, Kind as DictionaryKind};
 use super::schema::{
     meta_keys, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId, PageRecord,
     UrlRecord, WordId, NORMS_PER_CHUNK,
@@ -276,11 +277,18 @@ pub trait PageRead: View {
 
     /// The HTTP request and response heads of the stored page, if kept.
     fn http_head(&self, id: PageId) -> Result<Option<HttpHead>> {
-        self.dbs()
-            .headers
-            .get(self.txn(), &u32_key(id))?
-            .map(codec::decode)
-            .transpose()
+        let Some(v) = self.dbs().headers.get(self.txn(), &u32_key(id))? else {
+            return Ok(None);
+        };
+        // Heads stored before they were compressed are plain records (an
+        // encoded head never starts with zstd's magic number: that would
+        // take 40 request headers).
+        if !dictionary::is_frame(v) {
+            return codec::decode(v).map(Some);
+        }
+        let what = || format!("HTTP head of page {id}");
+        let raw = dictionary::decompress(self, DictionaryKind::Head, v, &what)?;
+        codec::decode(&raw).map(Some)
     }
 
     /// The raw body as fetched (decompressed), if one was kept.
@@ -288,23 +296,8 @@ pub trait PageRead: View {
         let Some(v) = bodies::read(self.dbs(), self.txn(), id)? else {
             return Ok(None);
         };
-        // Streamed, so a 6 KB body costs 6 KB (the bulk API reserves its
-        // whole cap), and capped against a corrupt frame that never ends.
-        use std::io::Read;
-        const CAP: u64 = 64 << 20;
-        let corrupt = |e: std::io::Error| StoreError::corrupt(format!("body of page {id}: {e}"));
-        let mut out = Vec::with_capacity(v.len() * 4);
-        zstd::stream::read::Decoder::new(&v[..])
-            .map_err(corrupt)?
-            .take(CAP + 1)
-            .read_to_end(&mut out)
-            .map_err(corrupt)?;
-        if out.len() as u64 > CAP {
-            return Err(StoreError::corrupt(format!(
-                "body of page {id} exceeds 64 MiB"
-            )));
-        }
-        Ok(Some(out))
+        let what = || format!("body of page {id}");
+        dictionary::decompress(self, DictionaryKind::Body, &v, &what).map(Some)
     }
 
     fn mime(&self, id: MimeId) -> Result<Option<MimeRecord>> {
@@ -552,16 +545,17 @@ impl Writer<'_> {
         }
         match &page.head {
             Some(head) => {
-                self.dbs
-                    .headers
-                    .put(&mut self.txn, &u32_key(id), &codec::encode(head)?)?
+                let frame = self
+                    .dictionaries
+                    .compress(DictionaryKind::Head, &codec::encode(head)?);
+                self.keep_dictionary(DictionaryKind::Head, &frame)?;
+                self.dbs.headers.put(&mut self.txn, &u32_key(id), &frame)?
             }
             None => {
                 self.dbs.headers.delete(&mut self.txn, &u32_key(id))?;
             }
         }
-        self.put_body(id, &page.compressed_body);
-        Ok(())
+        self.put_body(id, &page.compressed_body)
     }
 
     /// Replaces only the metadata of a stored page (a 304 refreshes nothing

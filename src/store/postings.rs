@@ -256,6 +256,8 @@ pub struct Pending {
     pub new_words: HashMap<String, WordId>,
     /// `norms` chunks touched by this transaction.
     pub norms: HashMap<u32, Vec<f32>>,
+    /// Compression dictionaries this transaction made sure the store holds.
+    pub dictionaries: Vec<(super::dictionary::Kind, u32)>,
     /// Next values of the `meta` id counters used in this transaction.
     pub counters: HashMap<&'static [u8], u64>,
 }

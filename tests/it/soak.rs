@@ -99,6 +99,22 @@ fn crawl_survives_ten_sigkills_and_a_second_crawler() {
         "every page stored exactly once"
     );
     assert_eq!(r.frontier_len().unwrap(), 0);
+    // Every 2xx body reads back, whichever crawler's trained dictionary
+    // (each process trains its own after 128 pages) its frame names.
+    let mut ok = Vec::new();
+    r.for_each_page(|id, rec| {
+        if (200..300).contains(&rec.status) {
+            ok.push(id);
+        }
+        Ok(true)
+    })
+    .unwrap();
+    for &id in &ok {
+        let body = r
+            .body(id)
+            .unwrap_or_else(|e| panic!("body of page {id}: {e}"));
+        assert!(body.is_some_and(|b| !b.is_empty()), "page {id} has no body");
+    }
     drop(r);
     drop(st);
 
