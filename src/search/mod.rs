@@ -251,6 +251,76 @@ mod tests {
     }
 
     #[test]
+    fn phrases_across_merged_segments_match_a_brute_force_count() {
+        // One page per transaction: hundreds of segments, merged in tiers,
+        // so a phrase's pages sit in many segments; "rare" makes the
+        // look-up path run ("rare common"), two frequent words the scan.
+        let vocab = ["common", "blorf", "quix", "zamp", "trel", "vonk"];
+        let mut seed = 11u64;
+        let mut next = move |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let texts: Vec<(String, String)> = (0..300)
+            .map(|i| {
+                let mut words: Vec<&str> = (0..40)
+                    .map(|_| match next(10) {
+                        0..=3 => "common",
+                        _ => vocab[1 + next(vocab.len() - 1)],
+                    })
+                    .collect();
+                if i % 37 == 0 {
+                    words.push("rare");
+                    words.push("common");
+                }
+                let title = format!("{} {}", vocab[next(vocab.len())], vocab[next(vocab.len())]);
+                (title, words.join(" "))
+            })
+            .collect();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let s = Store::open(dir.path()).expect("open store");
+        for (i, (title, body)) in texts.iter().enumerate() {
+            s.update(|w| put(w, &format!("http://t.test/{i}"), &html(title, body)))
+                .expect("index page");
+        }
+        let contains = |text: &str, phrase: &[&str]| {
+            let words: Vec<&str> = text.split(' ').collect();
+            words.windows(phrase.len()).any(|w| w == phrase)
+        };
+        let r = s.read().expect("read");
+        for phrase in [
+            &["rare", "common"][..],
+            &["common", "blorf"],
+            &["blorf", "common", "quix"],
+            &["zamp", "zamp"],
+            &["vonk", "trel"],
+        ] {
+            let want: Vec<usize> = texts
+                .iter()
+                .enumerate()
+                .filter(|(_, (t, b))| contains(t, phrase) || contains(b, phrase))
+                .map(|(i, _)| i)
+                .collect();
+            let got = search(&r, &format!("\"{}\"", phrase.join(" ")), 1000).expect("search");
+            let mut got_urls: Vec<usize> = got
+                .hits
+                .iter()
+                .map(|h| {
+                    let url = r.url_of(h.page).unwrap().unwrap();
+                    url.rsplit('/').next().unwrap().parse().unwrap()
+                })
+                .collect();
+            got_urls.sort_unstable();
+            assert_eq!(got_urls, want, "{phrase:?}");
+            assert_eq!(got.total, want.len(), "{phrase:?}");
+            assert!(!want.is_empty(), "{phrase:?} should occur");
+        }
+        assert!(r.segment_ids().unwrap().len() > 4, "several segments live");
+    }
+
+    #[test]
     fn phrases_match_in_titles_and_can_be_excluded() {
         let (_d, s, ids) = store(&[
             ("Red Apple", "orchard fruit"),
