@@ -209,7 +209,10 @@ impl Store {
             }
             Some(v) => {
                 let found = codec::read_u32(v)?;
-                if found != SCHEMA_VERSION {
+                if schema::UPGRADES_FROM.contains(&found) {
+                    dbs.meta
+                        .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+                } else if found != SCHEMA_VERSION {
                     return Err(StoreError::Schema {
                         path: path.to_path_buf(),
                         found,

@@ -7,7 +7,15 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
-pub const SCHEMA_VERSION: u32 = 5;
+/// 6: bodies and HTTP heads may be zstd frames that name a dictionary
+/// kept in `meta` (heads were plain records).
+pub const SCHEMA_VERSION: u32 = 6;
+
+/// Versions this build upgrades on open: every record of theirs reads as
+/// it is (a schema-5 store's plain heads and dictionary-less bodies), and
+/// the new number makes an older build refuse the store, naming both
+/// versions, instead of misreading its compressed records.
+pub const UPGRADES_FROM: &[u32] = &[5];
 
 pub type PageId = u32;
 pub type WordId = u32;

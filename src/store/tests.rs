@@ -525,6 +525,39 @@ fn a_store_of_another_schema_version_is_refused_with_both_versions() {
 }
 
 #[test]
+fn a_schema_5_store_is_upgraded_and_its_plain_records_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = HttpHead {
+        request: vec![("host".into(), "example.com".into())],
+        version: "HTTP/1.1".into(),
+        response: vec![("server".into(), "nginx".into())],
+    };
+    let id = {
+        let store = Store::open(dir.path()).unwrap();
+        store
+            .update(|w| {
+                let id = w.page_id_for(&url("http://h/old"))?;
+                put(w, id, page(&["alpha"], &["t"], vec![]))?;
+                // As schema 5 wrote them: the head a plain record.
+                w.dbs
+                    .headers
+                    .put(&mut w.txn, &codec::u32_key(id), &codec::encode(&head)?)?;
+                w.dbs
+                    .meta
+                    .put(&mut w.txn, schema::meta_keys::SCHEMA, &5u32.to_be_bytes())?;
+                Ok(id)
+            })
+            .unwrap()
+    };
+    let store = Store::open(dir.path()).unwrap();
+    let r = store.read().unwrap();
+    let version = r.dbs.meta.get(&r.txn, schema::meta_keys::SCHEMA).unwrap();
+    assert_eq!(version, Some(&SCHEMA_VERSION.to_be_bytes()[..]));
+    assert_eq!(r.http_head(id).unwrap(), Some(head));
+    assert_eq!(r.body(id).unwrap().unwrap(), b"alpha");
+}
+
+#[test]
 fn bulk_ten_thousand_pages_in_batches() {
     let (_d, store) = temp_store();
     let vocab: Vec<String> = (0..2000).map(|i| format!("word{i}")).collect();

@@ -61,8 +61,10 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
 
 #[test]
 fn a_store_of_another_schema_version_is_refused_with_both_versions() {
-    // The previous release's version, and a future one.
-    for version in [crawlscope::store::SCHEMA_VERSION - 1, 99] {
+    // A version this build does not upgrade (the one before the previous
+    // release: schema 5 is upgraded in place, see the store's tests), and
+    // a future one.
+    for version in [crawlscope::store::SCHEMA_VERSION - 2, 99] {
         refused(version);
     }
 }
