@@ -153,9 +153,9 @@ impl Dictionaries {
     pub fn compress(&self, kind: Kind, raw: &[u8]) -> Vec<u8> {
         let slot = self.slot(kind);
         if let Some(d) = slot.ready.get() {
-            return compress_with(kind.level(), Some(d), raw);
+            return compress_with(kind, Some(d), raw);
         }
-        let frame = compress_with(kind.level(), None, raw);
+        let frame = compress_with(kind, None, raw);
         self.offer(kind, raw);
         frame
     }
@@ -202,14 +202,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Compresses with a context kept per thread and dictionary: setting one
-/// up (and loading a dictionary into it) costs more than a page does.
-fn compress_with(level: i32, dictionary: Option<&Trained>, raw: &[u8]) -> Vec<u8> {
-    type Contexts = Vec<(u32, zstd::bulk::Compressor<'static>)>;
+/// Compresses with a context kept per thread, kind and dictionary:
+/// setting one up (and loading a dictionary into it) costs more than a
+/// page does. (Two kinds' dictionaries could share an id: it is a hash.)
+fn compress_with(kind: Kind, dictionary: Option<&Trained>, raw: &[u8]) -> Vec<u8> {
+    type Contexts = Vec<((u8, u32), zstd::bulk::Compressor<'static>)>;
     thread_local! {
         static CONTEXTS: std::cell::RefCell<Contexts> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let id = dictionary.map_or(0, |d| d.id);
+    let level = kind.level();
+    let id = (kind.tag(), dictionary.map_or(0, |d| d.id));
     let fresh = || match dictionary {
         Some(d) => zstd::bulk::Compressor::with_dictionary(level, &d.bytes).ok(),
         None => zstd::bulk::Compressor::new(level).ok(),
@@ -231,19 +233,17 @@ fn compress_with(level: i32, dictionary: Option<&Trained>, raw: &[u8]) -> Vec<u8
     });
     match pooled {
         Ok(Some(frame)) => frame,
-        _ => match dictionary {
-            Some(d) => zstd::bulk::Compressor::with_dictionary(level, &d.bytes)
-                .and_then(|mut c| c.compress(raw))
-                .unwrap_or_default(),
-            None => zstd::bulk::compress(raw, level).unwrap_or_default(),
-        },
+        // The thread is ending, or a context could not be had: a fresh one.
+        _ => fresh()
+            .and_then(|mut c| c.compress(raw).ok())
+            .unwrap_or_default(),
     }
 }
 
 /// A plain frame of `raw` (no dictionary): for records written without
 /// a store's dictionaries at hand.
 pub fn compress_plain(raw: &[u8]) -> Vec<u8> {
-    compress_with(Kind::Body.level(), None, raw)
+    compress_with(Kind::Body, None, raw)
 }
 
 /// Decompresses a frame of `kind`, with the dictionary it names (read

@@ -545,11 +545,12 @@ impl Writer<'_> {
         }
         match &page.head {
             Some(head) => {
-                let frame = self
-                    .dictionaries
-                    .compress(DictionaryKind::Head, &codec::encode(head)?);
+                let plain = codec::encode(head)?;
+                let frame = self.dictionaries.compress(DictionaryKind::Head, &plain);
                 self.keep_dictionary(DictionaryKind::Head, &frame)?;
-                self.dbs.headers.put(&mut self.txn, &u32_key(id), &frame)?
+                // No frame (zstd could not be had): the plain record reads too.
+                let value = if frame.is_empty() { &plain } else { &frame };
+                self.dbs.headers.put(&mut self.txn, &u32_key(id), value)?
             }
             None => {
                 self.dbs.headers.delete(&mut self.txn, &u32_key(id))?;
