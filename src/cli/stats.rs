@@ -22,6 +22,17 @@ struct StatsJson {
     skipped: u64,
     /// Bytes per table, largest first.
     tables: Vec<(String, u64)>,
+    /// Live index segments (see README, The store).
+    segments: usize,
+    /// Trained zstd dictionaries the store holds.
+    dictionaries: Vec<DictionaryJson>,
+}
+
+#[derive(Serialize)]
+struct DictionaryJson {
+    kind: &'static str,
+    id: u32,
+    bytes: usize,
 }
 
 pub fn run(store: &Store, json: bool) -> CliResult {
@@ -44,6 +55,12 @@ pub fn run(store: &Store, json: bool) -> CliResult {
         urls: r.url_count()?,
         skipped: states.skipped,
         tables,
+        segments: r.segment_ids()?.len(),
+        dictionaries: r
+            .compression_dictionaries()?
+            .into_iter()
+            .map(|(kind, id, bytes)| DictionaryJson { kind, id, bytes })
+            .collect(),
     };
     if json {
         return print_json(&s);
@@ -56,6 +73,10 @@ pub fn run(store: &Store, json: bool) -> CliResult {
     outln!("urls seen    {}", s.urls);
     outln!("words        {}", s.words);
     outln!("links        {}", s.links);
+    outln!("segments     {}", s.segments);
+    for d in &s.dictionaries {
+        outln!("dictionary   {} {} ({} bytes)", d.kind, d.id, d.bytes);
+    }
     outln!("store bytes  {}", s.store_bytes);
     for (name, bytes) in s.tables.iter().filter(|(_, b)| *b > 0) {
         outln!("  {name:<15} {bytes}");

@@ -306,6 +306,22 @@ fn decoder<V: View + ?Sized>(
     Ok(d)
 }
 
+/// Every dictionary the store holds: (kind, id, bytes), for `stats`.
+pub(super) fn held<V: View + ?Sized>(view: &V) -> Result<Vec<(&'static str, u32, usize)>> {
+    let mut out = Vec::new();
+    for item in view.dbs().meta.prefix_iter(view.txn(), META_PREFIX)? {
+        let (k, v) = item?;
+        let rest = &k[META_PREFIX.len()..];
+        let kind = match rest.first() {
+            Some(&t) if t == Kind::Body.tag() => Kind::Body,
+            Some(&t) if t == Kind::Head.tag() => Kind::Head,
+            _ => return Err(StoreError::corrupt("a zstd dictionary of no known kind")),
+        };
+        out.push((kind.name(), super::codec::read_u32(&rest[1..])?, v.len()));
+    }
+    Ok(out)
+}
+
 /// Whether the store holds dictionary `id` of `kind` (for `check`).
 pub(super) fn holds<V: View + ?Sized>(view: &V, kind: Kind, id: u32) -> Result<bool> {
     Ok(view

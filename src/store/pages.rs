@@ -356,6 +356,11 @@ pub trait PageRead: View {
         Ok(out)
     }
 
+    /// The zstd dictionaries the store holds: (kind, id, bytes).
+    fn compression_dictionaries(&self) -> Result<Vec<(&'static str, u32, usize)>> {
+        dictionary::held(self)
+    }
+
     /// Bytes each table occupies (its B-tree and overflow pages), by name.
     fn table_sizes(&self) -> Result<Vec<(&'static str, u64)>> {
         let mut out = Vec::new();

@@ -710,6 +710,9 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
             early_head.len()
         );
         assert!(late_body.len() < early_body.len());
+        let held = store.read().unwrap().compression_dictionaries().unwrap();
+        let kinds: Vec<&str> = held.iter().map(|&(k, _, _)| k).collect();
+        assert_eq!(kinds, ["body", "HTTP head"]);
         assert_whole(&store);
         ids
     };
