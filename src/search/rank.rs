@@ -348,13 +348,17 @@ fn phrase_matches<R: PageRead + WordRead>(r: &R, phrase: &Phrase) -> Result<Matc
         element_stem,
         offsets: phrase.stems.iter().map(|&(_, o)| o).collect(),
     };
+    let body = plan.matches(
+        |s, w, out| r.segment_postings_into(s, w, out),
+        |s, w, page| r.segment_posting(s, w, page),
+    )?;
+    let title = plan.matches(
+        |s, w, out| r.segment_title_postings_into(s, w, out),
+        |s, w, page| r.segment_title_posting(s, w, page),
+    )?;
     Ok(Matches {
-        body: plan.matches(&Body(r))?,
-        title: plan
-            .matches(&Title(r))?
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect(),
+        body,
+        title: title.into_iter().map(|(p, _)| p).collect(),
     })
 }
 
@@ -376,19 +380,25 @@ impl Plan {
     /// entries are the candidates; each other stem's come from a scan of
     /// the segment or, when its df dwarfs the rarest's, from one look-up
     /// per candidate. Positions stay encoded until a page holds every stem.
-    fn matches<'t, T: Table<'t>>(&self, table: &T) -> Result<Vec<(PageId, u32)>, StoreError> {
+    /// `scan(segment, word, out)` appends a segment's entries of a word
+    /// (body or title postings), `find(segment, word, page)` reads one.
+    fn matches<E: Positional>(
+        &self,
+        scan: impl Fn(u32, WordId, &mut Vec<E>) -> Result<(), StoreError>,
+        find: impl Fn(u32, WordId, PageId) -> Result<Option<E>, StoreError>,
+    ) -> Result<Vec<(PageId, u32)>, StoreError> {
         let mut order: Vec<usize> = (0..self.ids.len()).collect();
         order.sort_by_key(|&i| self.dfs[i]);
         let Some((&rarest, others)) = order.split_first() else {
             return Ok(Vec::new());
         };
         let rare_df = self.dfs[rarest] as usize;
-        let mut lists: Vec<Vec<T::Entry>> = self.ids.iter().map(|_| Vec::new()).collect();
+        let mut lists: Vec<Vec<E>> = self.ids.iter().map(|_| Vec::new()).collect();
         let mut walk = Walk::default();
         let mut out = Vec::new();
         'segments: for &segment in &self.segments {
             lists.iter_mut().for_each(Vec::clear);
-            table.scan(segment, self.ids[rarest], &mut lists[rarest])?;
+            scan(segment, self.ids[rarest], &mut lists[rarest])?;
             if lists[rarest].is_empty() {
                 continue;
             }
@@ -396,10 +406,10 @@ impl Plan {
                 let mut list = std::mem::take(&mut lists[i]);
                 if rare_df.saturating_mul(LOOKUP_COST) < self.dfs[i] as usize {
                     for e in &lists[rarest] {
-                        list.extend(table.find(segment, self.ids[i], e.page())?);
+                        list.extend(find(segment, self.ids[i], e.page())?);
                     }
                 } else {
-                    table.scan(segment, self.ids[i], &mut list)?;
+                    scan(segment, self.ids[i], &mut list)?;
                 }
                 let empty = list.is_empty();
                 lists[i] = list;
@@ -412,71 +422,6 @@ impl Plan {
         // Each segment's run is in page order; the segments are not.
         out.sort_unstable_by_key(|&(p, _)| p);
         Ok(out)
-    }
-}
-
-/// A segment-led positional table, read one segment at a time.
-trait Table<'t> {
-    type Entry: Positional;
-    /// The segment's entries of `word` in page order, appended to `out`.
-    fn scan(
-        &self,
-        segment: u32,
-        word: WordId,
-        out: &mut Vec<Self::Entry>,
-    ) -> Result<(), StoreError>;
-    /// The entry of `word` on one page of the segment.
-    fn find(
-        &self,
-        segment: u32,
-        word: WordId,
-        page: PageId,
-    ) -> Result<Option<Self::Entry>, StoreError>;
-}
-
-/// Body postings.
-struct Body<'t, R>(&'t R);
-
-/// Title postings.
-struct Title<'t, R>(&'t R);
-
-impl<'t, R: WordRead> Table<'t> for Body<'t, R> {
-    type Entry = PostingEntry<'t>;
-    fn scan(
-        &self,
-        segment: u32,
-        word: WordId,
-        out: &mut Vec<Self::Entry>,
-    ) -> Result<(), StoreError> {
-        self.0.segment_postings_into(segment, word, out)
-    }
-    fn find(
-        &self,
-        segment: u32,
-        word: WordId,
-        page: PageId,
-    ) -> Result<Option<Self::Entry>, StoreError> {
-        self.0.segment_posting(segment, word, page)
-    }
-}
-
-impl<'t, R: WordRead> Table<'t> for Title<'t, R> {
-    type Entry = TitleEntry<'t>;
-    fn scan(
-        &self,
-        segment: u32,
-        word: WordId,
-        out: &mut Vec<Self::Entry>,
-    ) -> Result<(), StoreError> {
-        self.0.segment_title_postings_into(segment, word, out)
-    }
-    fn find(
-        &self,
-        segment: u32,
-        word: WordId,
-        page: PageId,
-    ) -> Result<Option<Self::Entry>, StoreError> {
-        self.0.segment_title_posting(segment, word, page)
     }
 }
 
