@@ -557,15 +557,15 @@ fn count_dense(
     let fill = |bits: &mut Vec<u64>, stem: usize, off: u32| {
         bits.clear();
         bits.resize(words, 0);
-        for &q in lists.get(stem).map_or(&[][..], Vec::as_slice) {
-            let Some(start) = q.checked_sub(off) else {
-                continue;
-            };
-            if start > hi {
-                break;
-            }
-            if let Some(i) = start.checked_sub(lo) {
-                bits[i as usize / 64] |= 1 << (i % 64);
+        let list = lists.get(stem).map_or(&[][..], Vec::as_slice);
+        // Positions ascend: skip those before `lo` at once, stop past `hi`.
+        let first = u64::from(off) + u64::from(lo);
+        let from = list.partition_point(|&q| u64::from(q) < first);
+        for &q in &list[from..] {
+            let i = (u64::from(q) - first) as usize;
+            match bits.get_mut(i / 64) {
+                Some(w) => *w |= 1 << (i % 64),
+                None => break,
             }
         }
     };
