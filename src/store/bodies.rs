@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
-use super::codec::{pair_key, split_triple_key, triple_key, u32_key, VarintReader};
+use super::codec::{pair_key, triple_key, u32_key, VarintReader};
 use super::schema::{Dbs, PageId};
 use super::{Result, StoreError, Writer};
 
@@ -58,12 +58,6 @@ impl LeafFill {
 /// the crawl compresses through [`super::Dictionaries`]).
 pub fn compress_body(raw: &[u8]) -> Vec<u8> {
     super::dictionary::compress_plain(raw)
-}
-
-/// `(segment, page)` of a chunk key.
-pub fn owner_of(key: &[u8]) -> Result<(u32, PageId)> {
-    let (segment, page, _) = split_triple_key(key)?;
-    Ok((segment, page))
 }
 
 /// The stored (compressed) body of a page, its chunks joined.

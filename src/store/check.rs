@@ -88,8 +88,13 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     };
     for item in d.bodies.iter(t)? {
         let (key, chunk) = item?;
-        let (segment, page) = super::bodies::owner_of(key)?;
-        if let Some(id) = missing_dictionary(Kind::Body, chunk)? {
+        let (segment, page, n) = split_triple_key(key)?;
+        // A body's frame header is in its first chunk.
+        let missing = match n {
+            0 => missing_dictionary(Kind::Body, chunk)?,
+            _ => None,
+        };
+        if let Some(id) = missing {
             p.add(format!(
                 "page {page}: body names zstd dictionary {id}, which the store does not hold"
             ));
