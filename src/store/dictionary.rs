@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rustc_hash::FxHashMap as HashMap;
 use zstd::dict::DecoderDictionary;
 
+use super::schema::PageId;
 use super::sealed::View;
 use super::{Result, StoreError, Writer};
 
@@ -79,9 +80,17 @@ const DECOMPRESSED_CAP: u64 = 64 << 20;
 
 const META_PREFIX: &[u8] = b"zdict:";
 
-fn meta_key(kind: Kind, id: u32) -> Vec<u8> {
+const KINDS: [Kind; 2] = [Kind::Body, Kind::Head];
+
+/// `zdict: ‖ kind`: what every dictionary of `kind` is kept under.
+fn kind_prefix(kind: Kind) -> Vec<u8> {
     let mut k = META_PREFIX.to_vec();
     k.push(kind.tag());
+    k
+}
+
+fn meta_key(kind: Kind, id: u32) -> Vec<u8> {
+    let mut k = kind_prefix(kind);
     k.extend_from_slice(&id.to_be_bytes());
     k
 }
@@ -123,9 +132,8 @@ impl Dictionaries {
     /// The dictionaries `meta` holds (the first of each kind compresses).
     pub(super) fn load(dbs: &super::Dbs, txn: &heed::RoTxn<'_>) -> Result<Dictionaries> {
         let d = Dictionaries::default();
-        for kind in [Kind::Body, Kind::Head] {
-            let mut prefix = META_PREFIX.to_vec();
-            prefix.push(kind.tag());
+        for kind in KINDS {
+            let prefix = kind_prefix(kind);
             let slot = d.slot(kind);
             match dbs.meta.prefix_iter(txn, &prefix)?.next() {
                 Some(item) => {
@@ -246,19 +254,24 @@ pub fn compress_plain(raw: &[u8]) -> Vec<u8> {
     compress_with(Kind::Body, None, raw)
 }
 
-/// Decompresses a frame of `kind`, with the dictionary it names (read
-/// from the store, prepared once per process); `what` names the record in
-/// errors.
+/// Decompresses page `page`'s record of `kind`, with the dictionary its
+/// frame names (read from the store, prepared once per process).
 pub(super) fn decompress<V: View + ?Sized>(
     view: &V,
     kind: Kind,
+    page: PageId,
     frame: &[u8],
-    what: &dyn Fn() -> String,
 ) -> Result<Vec<u8>> {
     use std::io::Read;
+    let what = || format!("{} of page {page}", kind.name());
     let corrupt = |e: std::io::Error| StoreError::corrupt(format!("{}: {e}", what()));
     let dictionary = match frame_dictionary(frame) {
-        Some(id) => Some(decoder(view, kind, id, what)?),
+        Some(id) => Some(decoder(view, kind, id)?.ok_or_else(|| {
+            StoreError::corrupt(format!(
+                "{} names zstd dictionary {id}, which the store does not hold",
+                what()
+            ))
+        })?),
         None => None,
     };
     let input: Box<dyn Read + '_> = match &dictionary {
@@ -280,44 +293,38 @@ pub(super) fn decompress<V: View + ?Sized>(
     Ok(out)
 }
 
-/// The prepared decoder of dictionary `id`, from the store on first use.
+/// The prepared decoder of dictionary `id`, from the store on first use
+/// (None: the store does not hold it).
 fn decoder<V: View + ?Sized>(
     view: &V,
     kind: Kind,
     id: u32,
-    what: &dyn Fn() -> String,
-) -> Result<Arc<DecoderDictionary<'static>>> {
+) -> Result<Option<Arc<DecoderDictionary<'static>>>> {
     let slot = view.dictionaries().slot(kind);
     if let Some(d) = lock(&slot.decoders).get(&id) {
-        return Ok(d.clone());
+        return Ok(Some(d.clone()));
     }
-    let bytes = view
-        .dbs()
-        .meta
-        .get(view.txn(), &meta_key(kind, id))?
-        .ok_or_else(|| {
-            StoreError::corrupt(format!(
-                "{} names zstd dictionary {id}, which the store does not hold",
-                what()
-            ))
-        })?;
+    let Some(bytes) = view.dbs().meta.get(view.txn(), &meta_key(kind, id))? else {
+        return Ok(None);
+    };
     let d = Arc::new(DecoderDictionary::copy(bytes));
     lock(&slot.decoders).insert(id, d.clone());
-    Ok(d)
+    Ok(Some(d))
 }
 
 /// Every dictionary the store holds: (kind, id, bytes), for `stats`.
 pub(super) fn held<V: View + ?Sized>(view: &V) -> Result<Vec<(&'static str, u32, usize)>> {
     let mut out = Vec::new();
-    for item in view.dbs().meta.prefix_iter(view.txn(), META_PREFIX)? {
-        let (k, v) = item?;
-        let rest = &k[META_PREFIX.len()..];
-        let kind = match rest.first() {
-            Some(&t) if t == Kind::Body.tag() => Kind::Body,
-            Some(&t) if t == Kind::Head.tag() => Kind::Head,
-            _ => return Err(StoreError::corrupt("a zstd dictionary of no known kind")),
-        };
-        out.push((kind.name(), super::codec::read_u32(&rest[1..])?, v.len()));
+    for kind in KINDS {
+        let prefix = kind_prefix(kind);
+        for item in view.dbs().meta.prefix_iter(view.txn(), &prefix)? {
+            let (k, v) = item?;
+            out.push((
+                kind.name(),
+                super::codec::read_u32(&k[prefix.len()..])?,
+                v.len(),
+            ));
+        }
     }
     Ok(out)
 }

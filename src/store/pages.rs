@@ -286,8 +286,7 @@ pub trait PageRead: View {
         if !dictionary::is_frame(v) {
             return codec::decode(v).map(Some);
         }
-        let what = || format!("HTTP head of page {id}");
-        let raw = dictionary::decompress(self, DictionaryKind::Head, v, &what)?;
+        let raw = dictionary::decompress(self, DictionaryKind::Head, id, v)?;
         codec::decode(&raw).map(Some)
     }
 
@@ -296,8 +295,7 @@ pub trait PageRead: View {
         let Some(v) = bodies::read(self.dbs(), self.txn(), id)? else {
             return Ok(None);
         };
-        let what = || format!("body of page {id}");
-        dictionary::decompress(self, DictionaryKind::Body, &v, &what).map(Some)
+        dictionary::decompress(self, DictionaryKind::Body, id, &v).map(Some)
     }
 
     fn mime(&self, id: MimeId) -> Result<Option<MimeRecord>> {
