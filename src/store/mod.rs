@@ -23,6 +23,7 @@ mod postings;
 mod schema;
 mod segments;
 mod sitemap_pages;
+mod upgrade;
 mod words;
 
 #[cfg(test)]
@@ -195,6 +196,7 @@ impl Store {
         let env = unsafe {
             EnvOpenOptions::new()
                 .map_size(map_size)
+                // One spare: the table an upgrade rebuilds through.
                 .max_dbs(DB_COUNT + 1)
                 .max_readers(512)
                 .open(path)
@@ -210,6 +212,7 @@ impl Store {
             Some(v) => {
                 let found = codec::read_u32(v)?;
                 if schema::UPGRADES_FROM.contains(&found) {
+                    upgrade::from_schema_6(&env, &dbs, &mut txn)?;
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
                 } else if found != SCHEMA_VERSION {
@@ -420,7 +423,6 @@ impl sealed::View for Writer<'_> {
 }
 
 impl Writer<'_> {
-    /// Takes the next value of a counter kept in `meta`.
     /// Takes the next value of a counter kept in `meta`. Counters are read
     /// once per transaction and written back by `flush`: a crawl takes
     /// several ids per page, each would otherwise be a get and a put.

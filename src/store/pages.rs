@@ -51,14 +51,19 @@ pub struct Forward {
 }
 
 impl Forward {
-    fn encode(&self) -> Vec<u8> {
+    pub(super) fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.terms.len() * 4 + self.title.len() * 2 + 8);
         put_varint(&mut out, u64::from(self.segment));
         put_varint(&mut out, self.terms.len() as u64);
         let mut prev = 0;
         for &(w, tf) in &self.terms {
-            put_varint(&mut out, u64::from(w - prev));
-            put_varint(&mut out, u64::from(tf));
+            // Most words occur once in a page: the flag beside the delta
+            // saves their tf byte.
+            let several = tf != 1;
+            put_varint(&mut out, u64::from(w - prev) << 1 | u64::from(several));
+            if several {
+                put_varint(&mut out, u64::from(tf));
+            }
             prev = w;
         }
         put_u32_list(&mut out, &self.title);
@@ -66,6 +71,25 @@ impl Forward {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Forward> {
+        Forward::decode_with(bytes, |r| {
+            let head = r.next_u64()?;
+            let delta = u32::try_from(head >> 1)
+                .map_err(|_| StoreError::corrupt("forward word id overflow"))?;
+            let tf = if head & 1 == 1 { r.next_u32()? } else { 1 };
+            Ok((delta, tf))
+        })
+    }
+
+    /// A record as schemas 6 and before wrote it (`word delta, tf`), for
+    /// the upgrade.
+    pub fn decode_schema_6(bytes: &[u8]) -> Result<Forward> {
+        Forward::decode_with(bytes, |r| Ok((r.next_u32()?, r.next_u32()?)))
+    }
+
+    fn decode_with(
+        bytes: &[u8],
+        term: impl Fn(&mut VarintReader<'_>) -> Result<(u32, u32)>,
+    ) -> Result<Forward> {
         let mut r = VarintReader::new(bytes);
         let segment = r.next_u32()?;
         let n = r.next_u64()?;
@@ -75,10 +99,11 @@ impl Forward {
         let mut terms = Vec::with_capacity(n as usize);
         let mut prev = 0u32;
         for _ in 0..n {
+            let (delta, tf) = term(&mut r)?;
             prev = prev
-                .checked_add(r.next_u32()?)
+                .checked_add(delta)
                 .ok_or_else(|| StoreError::corrupt("forward word id overflow"))?;
-            terms.push((prev, r.next_u32()?));
+            terms.push((prev, tf));
         }
         let title = codec::read_u32_list(&mut r)?;
         Ok(Forward {

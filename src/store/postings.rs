@@ -2,8 +2,9 @@
 //! (what one write transaction indexed, or several segments merged),
 //! sorted by page and cut into parts of at most [`PART_BYTES`], under
 //! `segment ‖ word id ‖ first page` (big-endian). A part holds, for each
-//! of its pages, `page delta, tf, byte length, position deltas`, so a
-//! tf-only scan skips the positions.
+//! of its pages, `page delta << 1 | several`, then either the one
+//! position (tf 1: seven entries in eight on a real site) or `tf, byte
+//! length, position deltas`, so a tf-only scan skips the positions.
 //!
 //! The segment leads the key so that each transaction's postings are
 //! appended at the end of the B-tree: a commit copies only the pages it
@@ -34,8 +35,11 @@ pub fn part_key(segment: u32, word: WordId, first_page: PageId) -> [u8; 12] {
 /// Appends one page's posting to a pending (unsorted) block; `page` is
 /// stored whole, as the delta from 0.
 pub fn push_entry(block: &mut Vec<u8>, page: PageId, positions: &[u32]) {
-    put_varint(block, u64::from(page));
-    put_varint(block, positions.len() as u64);
+    if let [only] = positions {
+        put_head(block, page, 1, 0);
+        put_varint(block, u64::from(*only));
+        return;
+    }
     // The byte length comes first, so measure the deltas before writing.
     let mut len = 0u64;
     let mut prev = 0u32;
@@ -43,11 +47,23 @@ pub fn push_entry(block: &mut Vec<u8>, page: PageId, positions: &[u32]) {
         len += varint_len(p.wrapping_sub(prev));
         prev = p;
     }
-    put_varint(block, len);
+    put_head(block, page, positions.len() as u32, len);
     let mut prev = 0u32;
     for &p in positions {
         put_varint(block, u64::from(p.wrapping_sub(prev)));
         prev = p;
+    }
+}
+
+/// An entry's head: the page (or its delta) with a flag for "more than
+/// one position", then tf and byte length only when flagged: a lone
+/// position is one varint, which delimits itself.
+fn put_head(out: &mut Vec<u8>, page: PageId, tf: u32, len: u64) {
+    let several = tf != 1;
+    put_varint(out, u64::from(page) << 1 | u64::from(several));
+    if several {
+        put_varint(out, u64::from(tf));
+        put_varint(out, len);
     }
 }
 
@@ -131,13 +147,24 @@ impl<'a> Iterator for Entries<'a> {
 impl<'a> Entries<'a> {
     fn read_one(&mut self) -> Result<Entry<'a>> {
         let mut r = VarintReader::new(self.rest);
-        let mut page = r.next_u32()?;
+        let head = r.next_u64()?;
+        let mut page = u32::try_from(head >> 1)
+            .map_err(|_| StoreError::corrupt("page id overflow in a posting part"))?;
         if self.delta {
             page = self
                 .prev
                 .checked_add(page)
                 .ok_or_else(|| StoreError::corrupt("page id overflow in a posting part"))?;
             self.prev = page;
+        }
+        if head & 1 == 0 {
+            let raw_positions = r.next_raw().inspect_err(|_| self.rest = &[])?;
+            self.rest = r.remaining();
+            return Ok(Entry {
+                page,
+                tf: 1,
+                raw_positions,
+            });
         }
         let tf = r.next_u32()?;
         let len = r.next_u64()? as usize;
@@ -200,16 +227,35 @@ fn encode_parts(list: &[Entry<'_>]) -> Vec<Part> {
         if part.is_empty() {
             first = e.page;
         }
-        put_varint(&mut part, u64::from(e.page - prev));
+        put_head(&mut part, e.page - prev, e.tf, e.raw_positions.len() as u64);
         prev = e.page;
-        put_varint(&mut part, u64::from(e.tf));
-        put_varint(&mut part, e.raw_positions.len() as u64);
         part.extend_from_slice(e.raw_positions);
     }
     if !part.is_empty() {
         parts.push((first, part));
     }
     parts
+}
+
+/// A part as schemas 6 and before wrote it (`page delta, tf, byte length,
+/// positions` for every entry) in this layout, for the upgrade.
+pub fn part_from_schema_6(old: &[u8]) -> Result<Vec<u8>> {
+    let mut r = VarintReader::new(old);
+    let mut out = Vec::with_capacity(old.len());
+    while !r.is_empty() {
+        let delta = r.next_u32()?;
+        let tf = r.next_u32()?;
+        let len = r.next_u64()?;
+        let positions = r.take(len)?;
+        if tf == 1 && VarintReader::new(positions).next_raw()?.len() != positions.len() {
+            return Err(StoreError::corrupt(
+                "posting of tf 1 holds other than one position",
+            ));
+        }
+        put_head(&mut out, delta, tf, len);
+        out.extend_from_slice(positions);
+    }
+    Ok(out)
 }
 
 /// A stored part without one page's entry (empty when it was the last).
@@ -229,9 +275,7 @@ pub fn pending_without_page(block: &[u8], page: PageId) -> Result<Vec<u8>> {
     for e in pending_entries(block) {
         let e = e?;
         if e.page != page {
-            put_varint(&mut out, u64::from(e.page));
-            put_varint(&mut out, u64::from(e.tf));
-            put_varint(&mut out, e.raw_positions.len() as u64);
+            put_head(&mut out, e.page, e.tf, e.raw_positions.len() as u64);
             out.extend_from_slice(e.raw_positions);
         }
     }
@@ -340,6 +384,32 @@ mod tests {
                 .map(|p| (p, 2, vec![p, p + 1]))
                 .collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn a_lone_position_costs_its_page_delta_and_itself() {
+        let mut b = Vec::new();
+        for page in 0..10 {
+            push_entry(&mut b, page, &[page + 3]);
+        }
+        push_entry(&mut b, 10, &[1, 2]);
+        let parts = into_parts(&b).unwrap();
+        // Ten entries of two bytes, then head, tf, length and two deltas.
+        assert_eq!(parts[0].1.len(), 10 * 2 + 5);
+        let decoded = decode(&parts[0].1);
+        assert_eq!(decoded[4], (4, 1, vec![7]));
+        assert_eq!(decoded[10], (10, 2, vec![1, 2]));
+    }
+
+    #[test]
+    fn schema_6_parts_are_rewritten_and_lying_ones_refused() {
+        // Page 3 (tf 1, position 300), then page 5 (tf 2, positions 1, 2).
+        let old = [3, 1, 2, 0xac, 0x02, 2, 2, 2, 1, 1];
+        let new = part_from_schema_6(&old).unwrap();
+        assert_eq!(decode(&new), vec![(3, 1, vec![300]), (5, 2, vec![1, 2])]);
+        // tf 1 with two positions' bytes.
+        assert!(part_from_schema_6(&[3, 1, 2, 1, 1]).is_err());
+        assert!(part_from_schema_6(&[3, 1, 9, 1]).is_err());
     }
 
     #[test]

@@ -7,15 +7,18 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 7: forward records and posting parts flag a tf of 1 beside the word
+/// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
-/// Versions this build upgrades on open: every record of theirs reads as
+/// Versions this build upgrades on open (`upgrade`): their forward records
+/// and posting parts are rewritten, every other record of theirs reads as
 /// it is (a schema-5 store's plain heads and dictionary-less bodies), and
 /// the new number makes an older build refuse the store, naming both
-/// versions, instead of misreading its compressed records.
-pub const UPGRADES_FROM: &[u32] = &[5];
+/// versions, instead of misreading it.
+pub const UPGRADES_FROM: &[u32] = &[5, 6];
 
 pub type PageId = u32;
 pub type WordId = u32;

@@ -534,7 +534,7 @@ fn a_schema_5_store_is_upgraded_and_its_plain_records_still_read() {
     };
     let id = {
         let store = Store::open(dir.path()).unwrap();
-        store
+        let id = store
             .update(|w| {
                 let id = w.page_id_for(&url("http://h/old"))?;
                 put(w, id, page(&["alpha"], &["t"], vec![]))?;
@@ -542,12 +542,11 @@ fn a_schema_5_store_is_upgraded_and_its_plain_records_still_read() {
                 w.dbs
                     .headers
                     .put(&mut w.txn, &codec::u32_key(id), &codec::encode(&head)?)?;
-                w.dbs
-                    .meta
-                    .put(&mut w.txn, schema::meta_keys::SCHEMA, &5u32.to_be_bytes())?;
                 Ok(id)
             })
-            .unwrap()
+            .unwrap();
+        store.update(|w| as_written_by_schema(w, 5)).unwrap();
+        id
     };
     let store = Store::open(dir.path()).unwrap();
     let r = store.read().unwrap();
@@ -555,6 +554,8 @@ fn a_schema_5_store_is_upgraded_and_its_plain_records_still_read() {
     assert_eq!(version, Some(&SCHEMA_VERSION.to_be_bytes()[..]));
     assert_eq!(r.http_head(id).unwrap(), Some(head));
     assert_eq!(r.body(id).unwrap().unwrap(), b"alpha");
+    drop(r);
+    assert_whole(&store);
 }
 
 #[test]
@@ -806,4 +807,115 @@ fn appended_body_chunks_fill_the_leaves_they_land_in() {
         on_disk / (stored as f64) < 1.06,
         "{on_disk} bytes for {stored}"
     );
+}
+
+/// The forward records and posting parts of a store, key and bytes.
+fn index_records(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let r = store.read().unwrap();
+    [r.dbs.forward, r.dbs.postings]
+        .iter()
+        .flat_map(|db| {
+            db.iter(&r.txn)
+                .unwrap()
+                .map(|item| {
+                    let (k, v) = item.unwrap();
+                    (k.to_vec(), v.to_vec())
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A forward record as schema 6 wrote it: `word delta, tf` for each word.
+fn forward_as_schema_6(bytes: &[u8]) -> Vec<u8> {
+    let f = pages::Forward::decode(bytes).unwrap();
+    let mut out = Vec::new();
+    codec::put_varint(&mut out, u64::from(f.segment));
+    codec::put_varint(&mut out, f.terms.len() as u64);
+    let mut prev = 0;
+    for (w, tf) in f.terms {
+        codec::put_varint(&mut out, u64::from(w - prev));
+        codec::put_varint(&mut out, u64::from(tf));
+        prev = w;
+    }
+    codec::put_u32_list(&mut out, &f.title);
+    out
+}
+
+/// A posting part as schema 6 wrote it: `page delta, tf, byte length,
+/// position deltas` for each page.
+fn part_as_schema_6(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut prev = 0;
+    for e in postings::entries(bytes) {
+        let e = e.unwrap();
+        let mut deltas = Vec::new();
+        let mut last = 0;
+        for p in e.positions().unwrap() {
+            codec::put_varint(&mut deltas, u64::from(p - last));
+            last = p;
+        }
+        codec::put_varint(&mut out, u64::from(e.page - prev));
+        codec::put_varint(&mut out, u64::from(e.tf));
+        codec::put_varint(&mut out, deltas.len() as u64);
+        out.extend_from_slice(&deltas);
+        prev = e.page;
+    }
+    out
+}
+
+/// Rewrites the store's index as schemas up to 6 wrote it and marks it
+/// with `version`.
+fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
+    let (forward, postings) = (w.dbs.forward, w.dbs.postings);
+    for (db, old) in [
+        (forward, forward_as_schema_6 as fn(&[u8]) -> Vec<u8>),
+        (postings, part_as_schema_6),
+    ] {
+        let records: Vec<(Vec<u8>, Vec<u8>)> = db
+            .iter(&w.txn)?
+            .map(|item| item.map(|(k, v)| (k.to_vec(), old(v))))
+            .collect::<heed::Result<_>>()?;
+        for (k, v) in records {
+            db.put(&mut w.txn, &k, &v)?;
+        }
+    }
+    w.dbs.meta.put(
+        &mut w.txn,
+        schema::meta_keys::SCHEMA,
+        &version.to_be_bytes(),
+    )?;
+    Ok(())
+}
+
+#[test]
+fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = {
+        let store = Store::open(dir.path()).unwrap();
+        for batch in 0..2 {
+            store
+                .update(|w| {
+                    for i in 0..30 {
+                        let id = w.page_id_for(&url(&format!("http://h/{batch}/{i}")))?;
+                        let own = format!("w{}", i % 7);
+                        let body = ["alpha", "beta", "alpha", own.as_str(), "gamma", "alpha"];
+                        put(w, id, page(&body, &["title", own.as_str()], vec![]))?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+        }
+        let written = index_records(&store);
+        store.update(|w| as_written_by_schema(w, 6)).unwrap();
+        assert_ne!(
+            index_records(&store),
+            written,
+            "the records were not re-encoded"
+        );
+        written
+    };
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(index_records(&store), written);
+    assert_whole(&store);
 }
