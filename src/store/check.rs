@@ -166,7 +166,7 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     let t = v.txn();
     let mut df: HashMap<WordId, u32> = HashMap::new();
     // page -> (segment, body words with tf, title word count)
-    let mut forwards: HashMap<PageId, (u32, HashMap<WordId, u32>, u64)> = HashMap::new();
+    let mut forwards: Forwards = HashMap::new();
     // live segment -> pages whose forward record leads to it
     let mut segment_pages: HashMap<u32, u32> = HashMap::new();
     for item in d.forward.iter(t)? {
@@ -215,48 +215,40 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         }
     }
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
+    // Every (segment, word, page) once, in key order across parts.
+    let mut prev: Option<(u32, u32, PageId)> = None;
     for item in d.postings.iter(t)? {
-        let (k, block) = item?;
-        let (segment, w, first) = split_triple_key(k)?;
+        let (k, part) = item?;
+        let (segment, key_word, first) = split_triple_key(k)?;
         in_use.segment = in_use.segment.max(u64::from(segment));
         if !listed.contains_key(&segment) {
             p.add(format!(
-                "posting of word {w} in segment {segment}, which is not live"
+                "postings part {key_word}/{first} in segment {segment}, which is not live"
             ));
         }
-        for e in postings::entries(block) {
-            let e = e?;
-            if e.page < first {
-                p.add(format!(
-                    "page {}: posting of word {w} in a part keyed from page {first}",
-                    e.page
-                ));
-            }
-            *body_seen.entry(e.page).or_default() += 1;
-            match forwards.get(&e.page) {
-                None => p.add(format!(
-                    "posting of word {w} for page {} that has no forward index",
-                    e.page
-                )),
-                Some((seg, terms, _)) => {
-                    if *seg != segment {
-                        p.add(format!(
-                            "page {}: posting of word {w} in segment {segment}, forward says {seg}",
-                            e.page
-                        ));
-                    }
-                    match terms.get(&w) {
-                        None => p.add(format!(
-                            "page {}: posting of word {w} not in its forward index",
-                            e.page
-                        )),
-                        Some(&tf) if tf != e.tf => p.add(format!(
-                            "page {}: word {w} tf {tf} in forward, {} in posting",
-                            e.page, e.tf
-                        )),
-                        Some(_) => {}
-                    }
+        let mut at_key = true;
+        for run in postings::runs(key_word, part) {
+            let run = run?;
+            let w = run.word;
+            for e in run.entries() {
+                let e = e?;
+                let here = (segment, w, e.page);
+                if at_key && (w, e.page) != (key_word, first) {
+                    p.add(format!(
+                        "segment {segment}: postings part keyed {key_word}/{first} begins with {w}/{}",
+                        e.page
+                    ));
                 }
+                at_key = false;
+                if prev.is_some_and(|prev| prev >= here) {
+                    p.add(format!(
+                        "segment {segment}: posting of word {w} for page {} out of order",
+                        e.page
+                    ));
+                }
+                prev = Some(here);
+                *body_seen.entry(e.page).or_default() += 1;
+                posting_against_forward(&forwards, segment, w, &e, p);
             }
         }
     }
@@ -310,6 +302,42 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         ));
     }
     Ok(())
+}
+
+/// Forward records by page: segment, (word -> tf) and title length.
+type Forwards = HashMap<PageId, (u32, HashMap<WordId, u32>, u64)>;
+
+/// A body posting agrees with its page's forward record.
+fn posting_against_forward(
+    forwards: &Forwards,
+    segment: u32,
+    w: WordId,
+    e: &postings::Entry<'_>,
+    p: &mut Problems,
+) {
+    let Some((seg, terms, _)) = forwards.get(&e.page) else {
+        return p.add(format!(
+            "posting of word {w} for page {} that has no forward index",
+            e.page
+        ));
+    };
+    if *seg != segment {
+        p.add(format!(
+            "page {}: posting of word {w} in segment {segment}, forward says {seg}",
+            e.page
+        ));
+    }
+    match terms.get(&w) {
+        None => p.add(format!(
+            "page {}: posting of word {w} not in its forward index",
+            e.page
+        )),
+        Some(&tf) if tf != e.tf => p.add(format!(
+            "page {}: word {w} tf {tf} in forward, {} in posting",
+            e.page, e.tf
+        )),
+        Some(_) => {}
+    }
 }
 
 fn sorted(m: &HashMap<u32, u32>) -> Vec<(u32, u32)> {

@@ -629,19 +629,22 @@ impl Writer<'_> {
                 }
                 continue;
             }
-            let postings_db = self.dbs.postings;
-            let Some((k, part)) = self.entry_at_or_before(&postings_db, segment, w, id)? else {
+            let found = self
+                .dbs
+                .postings
+                .get_lower_than_or_equal_to(&self.txn, &postings::part_key(segment, w, id))?;
+            let Some((k, part)) = found.filter(|(k, _)| k.starts_with(&u32_key(segment))) else {
                 continue;
             };
-            let rest = postings::part_without_page(part, id)?;
-            if rest.len() == part.len() {
+            let key = k.to_vec();
+            let Some(rest) = postings::part_without(&key, part, w, id)? else {
                 continue;
-            }
-            // The key's first page stays a lower bound of the part's pages.
-            if rest.is_empty() {
-                self.dbs.postings.delete(&mut self.txn, &k)?;
-            } else {
-                self.dbs.postings.put(&mut self.txn, &k, &rest)?;
+            };
+            // What is left keeps its order: between the part before and
+            // the one after, possibly under a later first (word, page).
+            self.dbs.postings.delete(&mut self.txn, &key)?;
+            for (k, part) in rest {
+                self.dbs.postings.put(&mut self.txn, &k, &part)?;
             }
         }
         self.segment_lost_page(segment)?;

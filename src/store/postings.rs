@@ -1,21 +1,25 @@
-//! Body postings in blocks: the postings of one word from one *segment*
-//! (what one write transaction indexed, or several segments merged),
-//! sorted by page and cut into parts of at most [`PART_BYTES`], under
-//! `segment ‖ word id ‖ first page` (big-endian). A part holds, for each
-//! of its pages, `page delta << 1 | several`, then either the one
+//! Body postings as one stream per *segment* (what one write transaction
+//! indexed, or several segments merged): every (word, page) entry of the
+//! segment in word then page order, cut into parts of at most
+//! [`PART_BYTES`] under `segment ‖ word id ‖ page` (big-endian) of the
+//! part's first entry. A part is a sequence of *runs*, one word's entries
+//! each: `word delta, byte length, entries`, the first run's word being the
+//! key's. An entry is `page delta << 1 | several`, then either the one
 //! position (tf 1: seven entries in eight on a real site) or `tf, byte
 //! length, position deltas`, so a tf-only scan skips the positions.
 //!
+//! Parts hold many words' runs because most words are rare: one part per
+//! word and segment made ~475,000 records of 12 bytes median on a 10k
+//! site, each paying a 12-byte key and 10 bytes of LMDB node. A word's run
+//! is cut where a part fills, and the next part starts with it.
+//!
 //! The segment leads the key so that each transaction's postings are
 //! appended at the end of the B-tree: a commit copies only the pages it
-//! filled, however large the index has grown (with the word first, every
-//! batch touched leaves across the whole table, and each commit copied
-//! more of it the larger the crawl). [`super::segments`] keeps the list of
-//! live segments and merges them, so a word is read from a few.
-//!
-//! A page's postings live in one segment, which its forward record names
-//! (through the merges since); the part holding a page is found with one
-//! seek on `segment ‖ word ‖ page`.
+//! filled, however large the index has grown. [`super::segments`] keeps
+//! the list of live segments and merges them, so a word is read from a
+//! few. A page's postings live in one segment, which its forward record
+//! names (through the merges since); the part holding a (word, page) is
+//! the last keyed at or before it.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -44,7 +48,7 @@ pub fn push_entry(block: &mut Vec<u8>, page: PageId, positions: &[u32]) {
     let mut len = 0u64;
     let mut prev = 0u32;
     for &p in positions {
-        len += varint_len(p.wrapping_sub(prev));
+        len += varint_len(u64::from(p.wrapping_sub(prev))) as u64;
         prev = p;
     }
     put_head(block, page, positions.len() as u32, len);
@@ -67,14 +71,8 @@ fn put_head(out: &mut Vec<u8>, page: PageId, tf: u32, len: u64) {
     }
 }
 
-fn varint_len(v: u32) -> u64 {
-    match v {
-        0..=0x7f => 1,
-        0x80..=0x3fff => 2,
-        0x4000..=0x1f_ffff => 3,
-        0x20_0000..=0x0fff_ffff => 4,
-        _ => 5,
-    }
+fn varint_len(v: u64) -> usize {
+    ((64 - v.leading_zeros()).max(1) as usize).div_ceil(7)
 }
 
 /// One decoded entry; positions stay encoded until asked for.
@@ -191,54 +189,190 @@ impl<'a> Entries<'a> {
     }
 }
 
-/// A stored part: the first page of it (its key's last field) and bytes.
-pub type Part = (PageId, Vec<u8>);
-
-/// Sorts a pending block by page and cuts it into stored parts.
-pub fn into_parts(pending: &[u8]) -> Result<Vec<Part>> {
-    let mut list: Vec<Entry<'_>> = pending_entries(pending).collect::<Result<_>>()?;
-    list.sort_unstable_by_key(|e| e.page);
-    Ok(encode_parts(&list))
+/// One word's entries inside a part.
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'a> {
+    pub word: WordId,
+    pub bytes: &'a [u8],
 }
 
-/// One word's stored parts from several segments (which never share a
-/// page) as the parts of one block.
-pub fn merge_parts<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> Result<Vec<Part>> {
-    let mut list = Vec::new();
-    for part in parts {
-        for e in entries(part) {
-            list.push(e?);
-        }
+impl<'a> Run<'a> {
+    pub fn entries(&self) -> Entries<'a> {
+        entries(self.bytes)
     }
-    list.sort_unstable_by_key(|e| e.page);
-    Ok(encode_parts(&list))
 }
 
-fn encode_parts(list: &[Entry<'_>]) -> Vec<Part> {
-    let mut parts = Vec::new();
-    let mut part = Vec::new();
-    let mut first = 0u32;
-    let mut prev = 0u32;
-    for e in list {
-        if part.len() >= PART_BYTES {
-            parts.push((first, std::mem::take(&mut part)));
-            prev = 0;
-        }
-        if part.is_empty() {
-            first = e.page;
-        }
-        put_head(&mut part, e.page - prev, e.tf, e.raw_positions.len() as u64);
-        prev = e.page;
-        part.extend_from_slice(e.raw_positions);
+/// The runs of a stored part whose key names `word`, failing on malformed
+/// bytes (and stopping after the failure).
+pub fn runs(word: WordId, part: &[u8]) -> Runs<'_> {
+    Runs {
+        r: VarintReader::new(part),
+        word,
+        first: true,
     }
-    if !part.is_empty() {
-        parts.push((first, part));
-    }
-    parts
 }
 
-/// A part as schemas 6 and before wrote it (`page delta, tf, byte length,
-/// positions` for every entry) in this layout, for the upgrade.
+pub struct Runs<'a> {
+    r: VarintReader<'a>,
+    word: WordId,
+    first: bool,
+}
+
+impl<'a> Iterator for Runs<'a> {
+    type Item = Result<Run<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.r.is_empty() {
+            return None;
+        }
+        let run = self.read_one();
+        if run.is_err() {
+            self.r = VarintReader::new(&[]);
+        }
+        Some(run)
+    }
+}
+
+impl<'a> Runs<'a> {
+    fn read_one(&mut self) -> Result<Run<'a>> {
+        let delta = self.r.next_u32()?;
+        if delta == 0 && !self.first {
+            return Err(StoreError::corrupt("posting part repeats a word"));
+        }
+        self.first = false;
+        self.word = self
+            .word
+            .checked_add(delta)
+            .ok_or_else(|| StoreError::corrupt("word id overflow in a posting part"))?;
+        let len = self.r.next_u64()?;
+        let bytes = self.r.take(len)?;
+        if bytes.is_empty() {
+            return Err(StoreError::corrupt("posting part holds an empty run"));
+        }
+        Ok(Run {
+            word: self.word,
+            bytes,
+        })
+    }
+}
+
+/// A stored part: its key and bytes.
+pub type Part = ([u8; 12], Vec<u8>);
+
+/// Cuts one segment's entries, given in (word, page) order, into parts.
+pub struct PartWriter {
+    segment: u32,
+    done: Vec<Part>,
+    /// The open part's closed runs, and its key's word and page.
+    part: Vec<u8>,
+    key: Option<(WordId, PageId)>,
+    /// The word of the part's last closed run.
+    last_word: WordId,
+    /// The open run: its word, entries and last page.
+    run_word: Option<WordId>,
+    run: Vec<u8>,
+    run_page: PageId,
+}
+
+impl PartWriter {
+    pub fn new(segment: u32) -> PartWriter {
+        PartWriter {
+            segment,
+            done: Vec::new(),
+            part: Vec::with_capacity(PART_BYTES + 64),
+            key: None,
+            last_word: 0,
+            run_word: None,
+            run: Vec::new(),
+            run_page: 0,
+        }
+    }
+
+    pub fn segment(&self) -> u32 {
+        self.segment
+    }
+
+    /// Adds an entry; a segment's entries come in (word, page) order.
+    pub fn push(&mut self, word: WordId, e: &Entry<'_>) {
+        if self.run_word != Some(word) {
+            self.close_run();
+        }
+        let delta = if self.run_word.is_some() {
+            e.page - self.run_page
+        } else {
+            e.page
+        };
+        let len = entry_len(delta, e.tf, e.raw_positions.len());
+        // Room for the open run's head (two varints) too.
+        if self.key.is_some() && self.part.len() + 10 + self.run.len() + len > PART_BYTES {
+            self.close_part();
+            return self.push(word, e);
+        }
+        if self.key.is_none() {
+            self.key = Some((word, e.page));
+            self.last_word = word;
+        }
+        self.run_word = Some(word);
+        put_head(&mut self.run, delta, e.tf, e.raw_positions.len() as u64);
+        self.run.extend_from_slice(e.raw_positions);
+        self.run_page = e.page;
+    }
+
+    /// Adds one word's pending (unsorted) block.
+    pub fn push_block(&mut self, word: WordId, block: &[u8]) -> Result<()> {
+        let mut list: Vec<Entry<'_>> = pending_entries(block).collect::<Result<_>>()?;
+        list.sort_unstable_by_key(|e| e.page);
+        for e in &list {
+            self.push(word, e);
+        }
+        Ok(())
+    }
+
+    /// The parts completed so far, in key order.
+    pub fn take_done(&mut self) -> Vec<Part> {
+        std::mem::take(&mut self.done)
+    }
+
+    /// Every remaining part, the open one closed.
+    pub fn finish(mut self) -> Vec<Part> {
+        self.close_part();
+        self.done
+    }
+
+    fn close_run(&mut self) {
+        if let Some(word) = self.run_word.take() {
+            put_varint(&mut self.part, u64::from(word - self.last_word));
+            put_varint(&mut self.part, self.run.len() as u64);
+            self.part.extend_from_slice(&self.run);
+            self.run.clear();
+            self.last_word = word;
+        }
+    }
+
+    fn close_part(&mut self) {
+        self.close_run();
+        if let Some((word, page)) = self.key.take() {
+            let bytes = std::mem::replace(&mut self.part, Vec::with_capacity(PART_BYTES + 64));
+            self.done.push((part_key(self.segment, word, page), bytes));
+        }
+    }
+}
+
+/// The bytes `put_head` and the positions take.
+fn entry_len(delta: PageId, tf: u32, raw: usize) -> usize {
+    let several = tf != 1;
+    let head = varint_len(u64::from(delta) << 1 | u64::from(several));
+    let counts = if several {
+        varint_len(u64::from(tf)) + varint_len(raw as u64)
+    } else {
+        0
+    };
+    head + counts + raw
+}
+
+/// A part as schemas 6 and before wrote it (one word's `page delta, tf,
+/// byte length, positions` for every entry) as the bytes of one run, for
+/// the upgrade.
 pub fn part_from_schema_6(old: &[u8]) -> Result<Vec<u8>> {
     let mut r = VarintReader::new(old);
     let mut out = Vec::with_capacity(old.len());
@@ -258,15 +392,30 @@ pub fn part_from_schema_6(old: &[u8]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// A stored part without one page's entry (empty when it was the last).
-pub fn part_without_page(part: &[u8], page: PageId) -> Result<Vec<u8>> {
-    let kept: Vec<Entry<'_>> = entries(part)
-        .filter(|e| e.as_ref().is_err() || e.as_ref().is_ok_and(|e| e.page != page))
-        .collect::<Result<_>>()?;
-    Ok(encode_parts(&kept)
-        .into_iter()
-        .flat_map(|(_, bytes)| bytes)
-        .collect())
+/// The parts that replace the part `key` without the entry of (`word`,
+/// `page`), fewer when it was the part's only one; None when the part
+/// does not hold it.
+pub fn part_without(
+    key: &[u8],
+    part: &[u8],
+    word: WordId,
+    page: PageId,
+) -> Result<Option<Vec<Part>>> {
+    let (segment, key_word, _) = codec::split_triple_key(key)?;
+    let mut out = PartWriter::new(segment);
+    let mut found = false;
+    for run in runs(key_word, part) {
+        let run = run?;
+        for e in run.entries() {
+            let e = e?;
+            if run.word == word && e.page == page {
+                found = true;
+            } else {
+                out.push(run.word, &e);
+            }
+        }
+    }
+    Ok(found.then(|| out.finish()))
 }
 
 /// A pending block without one page's entry.
@@ -310,80 +459,98 @@ pub struct Pending {
 mod tests {
     use super::*;
 
-    fn decode(part: &[u8]) -> Vec<(PageId, u32, Vec<u32>)> {
-        entries(part)
-            .map(|e| {
+    type Row = (WordId, PageId, u32, Vec<u32>);
+
+    fn decode(key: &[u8], part: &[u8]) -> Vec<Row> {
+        let (_, word, _) = codec::split_triple_key(key).unwrap();
+        let mut out = Vec::new();
+        for run in runs(word, part) {
+            let run = run.unwrap();
+            for e in run.entries() {
                 let e = e.unwrap();
-                (e.page, e.tf, e.positions().unwrap())
-            })
-            .collect()
-    }
-
-    #[test]
-    fn blocks_are_sorted_cut_into_parts_and_drop_a_page() {
-        let mut b = Vec::new();
-        push_entry(&mut b, 300_000, &[0]);
-        push_entry(&mut b, 7, &[1, 5, 9]);
-        push_entry(&mut b, 9, &[2, 3]);
-        let parts = into_parts(&b).unwrap();
-        assert_eq!(parts.len(), 1);
-        assert_eq!(parts[0].0, 7, "keyed by its first page");
-        let parts: Vec<Vec<u8>> = parts.into_iter().map(|(_, p)| p).collect();
-        assert_eq!(
-            decode(&parts[0]),
-            vec![
-                (7, 3, vec![1, 5, 9]),
-                (9, 2, vec![2, 3]),
-                (300_000, 1, vec![0])
-            ]
-        );
-        let rest = part_without_page(&parts[0], 9).unwrap();
-        assert_eq!(
-            decode(&rest),
-            vec![(7, 3, vec![1, 5, 9]), (300_000, 1, vec![0])]
-        );
-        let pending = pending_without_page(&b, 7).unwrap();
-        let pages: Vec<PageId> = pending_entries(&pending).map(|e| e.unwrap().page).collect();
-        assert_eq!(pages, vec![300_000, 9]);
-    }
-
-    #[test]
-    fn large_blocks_are_cut_below_the_overflow_size() {
-        let mut b = Vec::new();
-        let positions: Vec<u32> = (0..50).map(|i| i * 3).collect();
-        for page in (0..400u32).rev() {
-            push_entry(&mut b, page * 2, &positions);
-        }
-        let parts = into_parts(&b).unwrap();
-        assert!(parts.len() > 1);
-        assert!(parts.iter().all(|(_, p)| p.len() < PART_BYTES + 200));
-        for (first, p) in &parts {
-            assert_eq!(decode(p)[0].0, *first);
-        }
-        let pages: Vec<PageId> = parts
-            .iter()
-            .flat_map(|(_, p)| decode(p))
-            .map(|e| e.0)
-            .collect();
-        assert_eq!(pages, (0..400u32).map(|p| p * 2).collect::<Vec<_>>());
-        // Two segments' parts merge into one block in page order.
-        let (odd, even): (Vec<u32>, Vec<u32>) = (0..40u32).partition(|p| p % 2 == 1);
-        let block_of = |pages: &[u32]| {
-            let mut b = Vec::new();
-            for &p in pages {
-                push_entry(&mut b, p, &[p, p + 1]);
+                out.push((run.word, e.page, e.tf, e.positions().unwrap()));
             }
-            into_parts(&b).unwrap()
-        };
-        let (a, c) = (block_of(&odd), block_of(&even));
-        let merged = merge_parts(a.iter().chain(&c).map(|(_, p)| p.as_slice())).unwrap();
-        let all: Vec<_> = merged.iter().flat_map(|(_, p)| decode(p)).collect();
+        }
+        out
+    }
+
+    fn decode_all(parts: &[Part]) -> Vec<Row> {
+        parts.iter().flat_map(|(k, p)| decode(k, p)).collect()
+    }
+
+    fn first_of(key: &[u8]) -> (WordId, PageId) {
+        let (_, w, p) = codec::split_triple_key(key).unwrap();
+        (w, p)
+    }
+
+    #[test]
+    fn words_share_parts_in_word_then_page_order() {
+        let mut writer = PartWriter::new(7);
+        let mut alpha = Vec::new();
+        push_entry(&mut alpha, 300_000, &[0]);
+        push_entry(&mut alpha, 7, &[1, 5, 9]);
+        let mut beta = Vec::new();
+        push_entry(&mut beta, 9, &[2, 3]);
+        writer.push_block(4, &alpha).unwrap();
+        writer.push_block(90, &beta).unwrap();
+        let parts = writer.finish();
+        assert_eq!(parts.len(), 1, "two rare words, one part");
+        assert_eq!(parts[0].0, part_key(7, 4, 7), "keyed by its first entry");
+        let rows = vec![
+            (4, 7, 3, vec![1, 5, 9]),
+            (4, 300_000, 1, vec![0]),
+            (90, 9, 2, vec![2, 3]),
+        ];
+        assert_eq!(decode_all(&parts), rows);
+        // Without its first entry the part is keyed by the next one.
+        let (k, p) = &parts[0];
+        let rest = part_without(k, p, 4, 7).unwrap().unwrap();
+        assert_eq!(rest.len(), 1);
+        assert_eq!(first_of(&rest[0].0), (4, 300_000));
+        assert_eq!(decode_all(&rest), rows[1..].to_vec());
+        assert!(part_without(k, p, 90, 7).unwrap().is_none(), "not there");
+        let only = part_without(&rest[0].0, &rest[0].1, 4, 300_000)
+            .unwrap()
+            .unwrap();
+        let last = part_without(&only[0].0, &only[0].1, 90, 9)
+            .unwrap()
+            .unwrap();
+        assert!(last.is_empty(), "an emptied part is dropped");
+        let pending = pending_without_page(&alpha, 7).unwrap();
+        let pages: Vec<PageId> = pending_entries(&pending).map(|e| e.unwrap().page).collect();
+        assert_eq!(pages, vec![300_000]);
+    }
+
+    #[test]
+    fn a_long_run_is_cut_below_the_overflow_size_and_carried_on() {
+        let mut writer = PartWriter::new(1);
+        let positions: Vec<u32> = (0..50).map(|i| i * 3).collect();
+        let mut short = Vec::new();
+        push_entry(&mut short, 5, &[1]);
+        writer.push_block(2, &short).unwrap();
+        let mut long = Vec::new();
+        for page in (0..400u32).rev() {
+            push_entry(&mut long, page * 2, &positions);
+        }
+        writer.push_block(3, &long).unwrap();
+        writer.push_block(8, &short).unwrap();
+        let parts = writer.finish();
+        assert!(parts.len() > 1);
+        assert!(parts.iter().all(|(_, p)| p.len() <= PART_BYTES));
+        for (k, p) in &parts {
+            let rows = decode(k, p);
+            assert_eq!((rows[0].0, rows[0].1), first_of(k));
+        }
         assert_eq!(
-            all,
-            (0..40u32)
-                .map(|p| (p, 2, vec![p, p + 1]))
-                .collect::<Vec<_>>()
+            first_of(&parts[1].0).0,
+            3,
+            "the run goes on in the next part"
         );
+        let rows = decode_all(&parts);
+        let mut want = vec![(2, 5, 1, vec![1])];
+        want.extend((0..400u32).map(|p| (3, p * 2, 50, positions.clone())));
+        want.push((8, 5, 1, vec![1]));
+        assert_eq!(rows, want);
     }
 
     #[test]
@@ -393,30 +560,44 @@ mod tests {
             push_entry(&mut b, page, &[page + 3]);
         }
         push_entry(&mut b, 10, &[1, 2]);
-        let parts = into_parts(&b).unwrap();
-        // Ten entries of two bytes, then head, tf, length and two deltas.
-        assert_eq!(parts[0].1.len(), 10 * 2 + 5);
-        let decoded = decode(&parts[0].1);
-        assert_eq!(decoded[4], (4, 1, vec![7]));
-        assert_eq!(decoded[10], (10, 2, vec![1, 2]));
+        let mut writer = PartWriter::new(0);
+        writer.push_block(1, &b).unwrap();
+        let parts = writer.finish();
+        // The run's head (word delta, length), ten entries of two bytes,
+        // then head, tf, length and two deltas.
+        assert_eq!(parts[0].1.len(), 2 + 10 * 2 + 5);
+        let rows = decode_all(&parts);
+        assert_eq!(rows[4], (1, 4, 1, vec![7]));
+        assert_eq!(rows[10], (1, 10, 2, vec![1, 2]));
     }
 
     #[test]
     fn schema_6_parts_are_rewritten_and_lying_ones_refused() {
         // Page 3 (tf 1, position 300), then page 5 (tf 2, positions 1, 2).
         let old = [3, 1, 2, 0xac, 0x02, 2, 2, 2, 1, 1];
-        let new = part_from_schema_6(&old).unwrap();
-        assert_eq!(decode(&new), vec![(3, 1, vec![300]), (5, 2, vec![1, 2])]);
+        let run = part_from_schema_6(&old).unwrap();
+        let rows: Vec<(PageId, u32, Vec<u32>)> = entries(&run)
+            .map(|e| {
+                let e = e.unwrap();
+                (e.page, e.tf, e.positions().unwrap())
+            })
+            .collect();
+        assert_eq!(rows, vec![(3, 1, vec![300]), (5, 2, vec![1, 2])]);
         // tf 1 with two positions' bytes.
         assert!(part_from_schema_6(&[3, 1, 2, 1, 1]).is_err());
         assert!(part_from_schema_6(&[3, 1, 9, 1]).is_err());
     }
 
     #[test]
-    fn a_lying_block_is_an_error_not_a_panic() {
+    fn a_lying_part_is_an_error_not_a_panic() {
         let bad = [5u8, 2, 200, 1];
         assert!(entries(&bad).any(|e| e.is_err()));
-        assert!(part_without_page(&bad, 1).is_err());
-        assert!(into_parts(&bad).is_err());
+        // A run longer than its part, a repeated word, an empty run.
+        assert!(runs(1, &[0, 9, 1]).any(|r| r.is_err()));
+        assert!(runs(1, &[0, 2, 0, 1, 0, 2, 0, 1]).any(|r| r.is_err()));
+        assert!(runs(1, &[0, 0]).any(|r| r.is_err()));
+        let key = part_key(0, 1, 0);
+        assert!(part_without(&key, &[0, 4, 5, 2, 200, 1], 1, 0).is_err());
+        assert!(PartWriter::new(0).push_block(1, &bad).is_err());
     }
 }

@@ -179,29 +179,6 @@ pub trait SegmentRead: View {
         }
         Ok(out)
     }
-
-    /// The entry of `db` in `segment` under `lead` whose second id is the
-    /// greatest not above `second` (for postings: the part that would hold
-    /// page `second`).
-    fn entry_at_or_before(
-        &self,
-        db: &Db,
-        segment: u32,
-        lead: u32,
-        second: u32,
-    ) -> Result<Option<([u8; 12], &[u8])>> {
-        let found =
-            db.get_lower_than_or_equal_to(self.txn(), &triple_key(segment, lead, second))?;
-        match found {
-            Some((k, v)) if k.starts_with(&codec::pair_key(segment, lead)) => {
-                let key: [u8; 12] = k
-                    .try_into()
-                    .map_err(|_| StoreError::corrupt("segment key is not 12 bytes"))?;
-                Ok(Some((key, v)))
-            }
-            _ => Ok(None),
-        }
-    }
 }
 
 impl<T: View + ?Sized> SegmentRead for T {}
@@ -253,9 +230,9 @@ impl Writer<'_> {
     fn merge(&mut self, group: &[u32]) -> Result<()> {
         let into = self.next_id32(super::schema::meta_keys::NEXT_SEGMENT)?;
         let dbs = self.dbs;
-        self.merge_table(dbs.postings, group, into, Rows::PostingParts)?;
-        self.merge_table(dbs.title_postings, group, into, Rows::Entries)?;
-        self.merge_table(dbs.links_in, group, into, Rows::Entries)?;
+        self.merge_postings(group, into)?;
+        self.merge_table(dbs.title_postings, group, into)?;
+        self.merge_table(dbs.links_in, group, into)?;
         let list = self.segments_mut()?;
         let mut pages = 0i64;
         for &s in group {
@@ -273,10 +250,84 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Merges the group's posting streams into `into`, a step of words at
+    /// a time: each step reads every segment's parts from the one holding
+    /// word `from` until about [`MERGE_STEP_BYTES`] are read, keeps the
+    /// runs of the step's words, and cuts them again in (word, page) order.
+    fn merge_postings(&mut self, group: &[u32], into: u32) -> Result<()> {
+        let db = self.dbs.postings;
+        let mut out = postings::PartWriter::new(into);
+        let mut from = 0u32;
+        loop {
+            // (key word, part) of every segment; the step ends before `upto`.
+            let mut read: Vec<(u32, Vec<u8>)> = Vec::new();
+            let mut bytes = 0usize;
+            let mut upto: Option<u32> = None;
+            for &s in group {
+                let first = triple_key(s, from, 0);
+                let start = match db.get_lower_than_or_equal_to(&self.txn, &first)? {
+                    Some((k, _)) if k.starts_with(&u32_key(s)) => k.to_vec(),
+                    _ => first.to_vec(),
+                };
+                let end = triple_key(s, u32::MAX, u32::MAX);
+                for item in db.range(&self.txn, &(Included(&start[..]), Included(&end[..])))? {
+                    let (k, v) = item?;
+                    let word = split_triple_key(k)?.1;
+                    if upto.is_some_and(|u| word >= u) {
+                        break;
+                    }
+                    if upto.is_none() && bytes >= MERGE_STEP_BYTES && word > from {
+                        upto = Some(word);
+                        break;
+                    }
+                    bytes += v.len();
+                    read.push((word, v.to_vec()));
+                }
+            }
+            let in_step = |w: u32| w >= from && upto.is_none_or(|u| w < u);
+            let mut words: std::collections::BTreeMap<u32, Vec<postings::Entry<'_>>> =
+                Default::default();
+            for (key_word, part) in &read {
+                for run in postings::runs(*key_word, part) {
+                    let run = run?;
+                    if in_step(run.word) {
+                        let list = words.entry(run.word).or_default();
+                        for e in run.entries() {
+                            list.push(e?);
+                        }
+                    }
+                }
+            }
+            for (word, mut list) in words {
+                // Segments never share a page: sorting merges them.
+                list.sort_unstable_by_key(|e| e.page);
+                for e in &list {
+                    out.push(word, e);
+                }
+            }
+            for (key, part) in out.take_done() {
+                self.append(db, &key, &part)?;
+            }
+            match upto {
+                Some(u) => from = u,
+                None => break,
+            }
+        }
+        for (key, part) in out.finish() {
+            self.append(db, &key, &part)?;
+        }
+        for &s in group {
+            let (lo, hi) = (triple_key(s, 0, 0), triple_key(s, u32::MAX, u32::MAX));
+            db.delete_range(&mut self.txn, &(Included(&lo[..]), Included(&hi[..])))?;
+        }
+        Ok(())
+    }
+
     /// Rewrites one table's entries of `group` under `into`, a step of lead
     /// ids at a time, so no more than about [`MERGE_STEP_BYTES`] is held in
-    /// memory.
-    fn merge_table(&mut self, db: Db, group: &[u32], into: u32, rows: Rows) -> Result<()> {
+    /// memory. Entries under one lead id have distinct second ids, kept in
+    /// their order.
+    fn merge_table(&mut self, db: Db, group: &[u32], into: u32) -> Result<()> {
         let mut from = 0u32;
         loop {
             // lead id -> (second id, value) from every segment of the group
@@ -315,19 +366,9 @@ impl Writer<'_> {
                 leads.retain(|&lead, _| lead < u);
             }
             for (lead, mut entries) in leads {
-                match rows {
-                    Rows::PostingParts => {
-                        let parts = entries.iter().map(|(_, v)| v.as_slice());
-                        for (first, part) in postings::merge_parts(parts)? {
-                            self.append(db, &triple_key(into, lead, first), &part)?;
-                        }
-                    }
-                    Rows::Entries => {
-                        entries.sort_unstable_by_key(|&(second, _)| second);
-                        for (second, v) in entries {
-                            self.append(db, &triple_key(into, lead, second), &v)?;
-                        }
-                    }
+                entries.sort_unstable_by_key(|&(second, _)| second);
+                for (second, v) in entries {
+                    self.append(db, &triple_key(into, lead, second), &v)?;
                 }
             }
             for &s in group {
@@ -348,15 +389,6 @@ impl Writer<'_> {
             }
         }
     }
-}
-
-/// How a merge combines one lead id's entries from several segments.
-#[derive(Clone, Copy)]
-enum Rows {
-    /// Posting parts of one word: decoded and cut again as one block.
-    PostingParts,
-    /// Entries with distinct second ids: kept, in second-id order.
-    Entries,
 }
 
 #[cfg(test)]

@@ -842,44 +842,60 @@ fn forward_as_schema_6(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A posting part as schema 6 wrote it: `page delta, tf, byte length,
-/// position deltas` for each page.
-fn part_as_schema_6(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut prev = 0;
-    for e in postings::entries(bytes) {
-        let e = e.unwrap();
-        let mut deltas = Vec::new();
-        let mut last = 0;
-        for p in e.positions().unwrap() {
-            codec::put_varint(&mut deltas, u64::from(p - last));
-            last = p;
+/// The postings table as schema 6 wrote it: one part per segment and
+/// word, keyed by its first page, of `page delta, tf, byte length,
+/// position deltas` for each page (the test's words fit in one part).
+fn postings_as_schema_6(w: &mut Writer<'_>) -> Result<()> {
+    let mut old: std::collections::BTreeMap<[u8; 12], Vec<u8>> = Default::default();
+    let mut last: Option<(u32, WordId, PageId)> = None;
+    for item in w.dbs.postings.iter(&w.txn)? {
+        let (k, part) = item?;
+        let (segment, key_word, _) = codec::split_triple_key(k)?;
+        for run in postings::runs(key_word, part) {
+            let run = run?;
+            for e in run.entries() {
+                let e = e?;
+                let prev = match last {
+                    Some((s, w, p)) if (s, w) == (segment, run.word) => p,
+                    _ => {
+                        old.insert(codec::triple_key(segment, run.word, e.page), Vec::new());
+                        0
+                    }
+                };
+                let out = old.values_mut().next_back().unwrap();
+                let mut deltas = Vec::new();
+                let mut at = 0;
+                for p in e.positions()? {
+                    codec::put_varint(&mut deltas, u64::from(p - at));
+                    at = p;
+                }
+                codec::put_varint(out, u64::from(e.page - prev));
+                codec::put_varint(out, u64::from(e.tf));
+                codec::put_varint(out, deltas.len() as u64);
+                out.extend_from_slice(&deltas);
+                last = Some((segment, run.word, e.page));
+            }
         }
-        codec::put_varint(&mut out, u64::from(e.page - prev));
-        codec::put_varint(&mut out, u64::from(e.tf));
-        codec::put_varint(&mut out, deltas.len() as u64);
-        out.extend_from_slice(&deltas);
-        prev = e.page;
     }
-    out
+    w.dbs.postings.clear(&mut w.txn)?;
+    for (k, v) in old {
+        w.dbs.postings.put(&mut w.txn, &k, &v)?;
+    }
+    Ok(())
 }
 
 /// Rewrites the store's index as schemas up to 6 wrote it and marks it
 /// with `version`.
 fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
-    let (forward, postings) = (w.dbs.forward, w.dbs.postings);
-    for (db, old) in [
-        (forward, forward_as_schema_6 as fn(&[u8]) -> Vec<u8>),
-        (postings, part_as_schema_6),
-    ] {
-        let records: Vec<(Vec<u8>, Vec<u8>)> = db
-            .iter(&w.txn)?
-            .map(|item| item.map(|(k, v)| (k.to_vec(), old(v))))
-            .collect::<heed::Result<_>>()?;
-        for (k, v) in records {
-            db.put(&mut w.txn, &k, &v)?;
-        }
+    let forward = w.dbs.forward;
+    let records: Vec<(Vec<u8>, Vec<u8>)> = forward
+        .iter(&w.txn)?
+        .map(|item| item.map(|(k, v)| (k.to_vec(), forward_as_schema_6(v))))
+        .collect::<heed::Result<_>>()?;
+    for (k, v) in records {
+        forward.put(&mut w.txn, &k, &v)?;
     }
+    postings_as_schema_6(w)?;
     w.dbs.meta.put(
         &mut w.txn,
         schema::meta_keys::SCHEMA,

@@ -7,8 +7,9 @@ use std::ops::Bound::{Excluded, Unbounded};
 use heed::types::Bytes;
 use heed::{Env, PutFlags, RwTxn};
 
+use super::codec;
 use super::pages::Forward;
-use super::postings;
+use super::postings::{self, PartWriter};
 use super::schema::{Db, Dbs};
 use super::Result;
 
@@ -19,31 +20,101 @@ pub const SCRATCH: &str = "upgrade";
 /// Records taken per pass: a cursor cannot stay open across the puts.
 const BATCH: usize = 4096;
 
-/// From schema 5 or 6: forward records and posting parts flag tf 1
-/// instead of spelling it out (schema 7).
+/// From schema 5 or 6 (schema 7): forward records and posting entries
+/// flag tf 1 instead of spelling it out, and each segment's postings are
+/// one stream of parts instead of parts of one word each.
 pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
-    rebuild(dbs.forward, scratch, txn, |v| {
-        Ok(Forward::decode_schema_6(v)?.encode())
+    rebuild(dbs.forward, scratch, txn, |txn| {
+        append_all(dbs.forward, scratch, txn, |v| {
+            Ok(Forward::decode_schema_6(v)?.encode())
+        })
     })?;
-    rebuild(dbs.postings, scratch, txn, postings::part_from_schema_6)
+    rebuild(dbs.postings, scratch, txn, |txn| {
+        restream(dbs.postings, scratch, txn)
+    })
 }
 
-/// Converts every record of `db` into `scratch`, then copies them back in
-/// key order: appended, the rebuilt table's leaves are full, where records
-/// shortened in place would leave the old leaves part empty.
+/// Fills `scratch` with `db`'s records as this build writes them, then
+/// copies them back in key order: appended, the rebuilt table's leaves are
+/// full, where records shortened in place would leave the old leaves part
+/// empty.
 fn rebuild(
     db: Db,
     scratch: Db,
     txn: &mut RwTxn<'_>,
-    convert: impl Fn(&[u8]) -> Result<Vec<u8>>,
+    fill: impl FnOnce(&mut RwTxn<'_>) -> Result<()>,
 ) -> Result<()> {
     scratch.clear(txn)?;
-    append_all(db, scratch, txn, convert)?;
+    fill(txn)?;
     db.clear(txn)?;
     append_all(scratch, db, txn, |v| Ok(v.to_vec()))?;
     scratch.clear(txn)?;
     Ok(())
+}
+
+/// Old parts, one word of one segment each in key order, cut again as
+/// each segment's stream.
+fn restream(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
+    let mut out: Option<PartWriter> = None;
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let batch = read_batch(old, txn, after.as_deref(), |v| {
+            postings::part_from_schema_6(v)
+        })?;
+        let Some((last, _)) = batch.last() else {
+            break;
+        };
+        after = Some(last.clone());
+        for (key, run) in batch {
+            let (segment, word, _) = codec::split_triple_key(&key)?;
+            let writer = match out.take() {
+                Some(w) if w.segment() == segment => out.insert(w),
+                done => {
+                    if let Some(w) = done {
+                        append(to, txn, w.finish())?;
+                    }
+                    out.insert(PartWriter::new(segment))
+                }
+            };
+            for e in postings::entries(&run) {
+                writer.push(word, &e?);
+            }
+            let parts = writer.take_done();
+            append(to, txn, parts)?;
+        }
+    }
+    if let Some(w) = out {
+        append(to, txn, w.finish())?;
+    }
+    Ok(())
+}
+
+fn append(db: Db, txn: &mut RwTxn<'_>, parts: Vec<postings::Part>) -> Result<()> {
+    for (k, v) in parts {
+        db.put_with_flags(txn, PutFlags::APPEND, &k, &v)?;
+    }
+    Ok(())
+}
+
+/// Up to [`BATCH`] records of `db` after the key `after`, converted.
+fn read_batch(
+    db: Db,
+    txn: &RwTxn<'_>,
+    after: Option<&[u8]>,
+    convert: impl Fn(&[u8]) -> Result<Vec<u8>>,
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    let start = match after {
+        None => Unbounded,
+        Some(k) => Excluded(k),
+    };
+    db.range(txn, &(start, Unbounded))?
+        .take(BATCH)
+        .map(|item| {
+            let (k, v) = item?;
+            Ok((k.to_vec(), convert(v)?))
+        })
+        .collect()
 }
 
 fn append_all(
@@ -54,19 +125,7 @@ fn append_all(
 ) -> Result<()> {
     let mut after: Option<Vec<u8>> = None;
     loop {
-        let batch = {
-            let start = match &after {
-                None => Unbounded,
-                Some(k) => Excluded(&k[..]),
-            };
-            from.range(txn, &(start, Unbounded))?
-                .take(BATCH)
-                .map(|item| {
-                    let (k, v) = item?;
-                    Ok((k.to_vec(), convert(v)?))
-                })
-                .collect::<Result<Vec<_>>>()?
-        };
+        let batch = read_batch(from, txn, after.as_deref(), &convert)?;
         let Some((last, _)) = batch.last() else {
             return Ok(());
         };

@@ -1,7 +1,9 @@
 //! Words (stems) ↔ ids, document frequencies, and reading the inverted
-//! index: body postings (tf + positions, in blocks per segment, see
-//! `postings`) and title postings (positions, keyed `segment ‖ word id ‖
+//! index: body postings (tf + positions, in one stream of parts per
+//! segment, see `postings`) and title postings (positions, keyed `segment ‖ word id ‖
 //! page id`): one range scan per live segment (see `segments`).
+
+use std::ops::Bound::Included;
 
 use super::codec::{self, u32_key, VarintReader};
 use super::postings::{self, Entry as PostingEntry};
@@ -146,10 +148,26 @@ pub trait WordRead: View {
         id: WordId,
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        let prefix = codec::pair_key(segment, id);
-        for item in self.dbs().postings.prefix_iter(self.txn(), &prefix)? {
-            for e in postings::entries(item?.1) {
-                out.push(e?);
+        let db = self.dbs().postings;
+        // The word's run may begin inside the part before its first key.
+        let start =
+            match db.get_lower_than_or_equal_to(self.txn(), &postings::part_key(segment, id, 0))? {
+                Some((k, _)) if k.starts_with(&u32_key(segment)) => k.to_vec(),
+                _ => postings::part_key(segment, id, 0).to_vec(),
+            };
+        let end = postings::part_key(segment, id, PageId::MAX);
+        for item in db.range(self.txn(), &(Included(&start[..]), Included(&end[..])))? {
+            let (k, part) = item?;
+            for run in postings::runs(codec::split_triple_key(k)?.1, part) {
+                let run = run?;
+                if run.word > id {
+                    return Ok(());
+                }
+                if run.word == id {
+                    for e in run.entries() {
+                        out.push(e?);
+                    }
+                }
             }
         }
         Ok(())
@@ -178,17 +196,29 @@ pub trait WordRead: View {
         word: WordId,
         page: PageId,
     ) -> Result<Option<PostingEntry<'_>>> {
-        let Some((_, part)) = self.entry_at_or_before(&self.dbs().postings, segment, word, page)?
-        else {
+        let found = self
+            .dbs()
+            .postings
+            .get_lower_than_or_equal_to(self.txn(), &postings::part_key(segment, word, page))?;
+        let Some((k, part)) = found.filter(|(k, _)| k.starts_with(&u32_key(segment))) else {
             return Ok(None);
         };
-        for e in postings::entries(part) {
-            let e = e?;
-            if e.page == page {
-                return Ok(Some(e));
-            }
-            if e.page > page {
+        for run in postings::runs(codec::split_triple_key(k)?.1, part) {
+            let run = run?;
+            if run.word > word {
                 break;
+            }
+            if run.word < word {
+                continue;
+            }
+            for e in run.entries() {
+                let e = e?;
+                if e.page == page {
+                    return Ok(Some(e));
+                }
+                if e.page > page {
+                    break;
+                }
             }
         }
         Ok(None)
@@ -383,11 +413,12 @@ impl Writer<'_> {
         let mut blocks: Vec<(WordId, Vec<u8>)> = self.pending.blocks.drain().collect();
         blocks.sort_unstable_by_key(|(w, _)| *w);
         if let Some(segment) = self.pending.segment {
+            let mut parts = postings::PartWriter::new(segment);
             for (w, block) in blocks {
-                for (first, part) in postings::into_parts(&block)? {
-                    let key = postings::part_key(segment, w, first);
-                    self.append(self.dbs.postings, &key, &part)?;
-                }
+                parts.push_block(w, &block)?;
+            }
+            for (key, part) in parts.finish() {
+                self.append(self.dbs.postings, &key, &part)?;
             }
         }
         self.flush_bodies()?;
