@@ -443,6 +443,8 @@ pub struct Pending {
     /// Bodies of this transaction's pages.
     pub bodies: super::bodies::PendingBodies,
     pub blocks: HashMap<WordId, Vec<u8>>,
+    /// This transaction's links: child -> parents, written at the end.
+    pub parents: HashMap<PageId, Vec<PageId>>,
     pub doc_freq: HashMap<WordId, i64>,
     /// Pages of this transaction that wrote a word each way.
     pub forms: HashMap<WordId, Vec<(Box<str>, u32)>>,

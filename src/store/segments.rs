@@ -20,9 +20,9 @@ use std::ops::Bound::{Excluded, Included, Unbounded};
 use heed::PutFlags;
 
 use super::codec::{self, split_triple_key, triple_key, u32_key, VarintReader};
-use super::postings;
 use super::schema::{Db, PageId};
 use super::sealed::View;
+use super::{links, postings};
 use super::{Result, StoreError, Writer};
 
 /// Segments of one tier merged at a time.
@@ -164,21 +164,6 @@ pub trait SegmentRead: View {
             None => Ok(None),
         }
     }
-
-    /// The second id and value of every entry under `lead` in a
-    /// segment-led table, segment by segment (each segment's run in
-    /// second-id order), borrowed from the map.
-    fn in_segments(&self, db: Db, lead: u32) -> Result<Vec<(u32, &[u8])>> {
-        let mut out = Vec::new();
-        for segment in self.live_segments()?.ids() {
-            let prefix = codec::pair_key(segment, lead);
-            for item in db.prefix_iter(self.txn(), &prefix)? {
-                let (k, v) = item?;
-                out.push((split_triple_key(k)?.2, v));
-            }
-        }
-        Ok(out)
-    }
 }
 
 impl<T: View + ?Sized> SegmentRead for T {}
@@ -231,8 +216,21 @@ impl Writer<'_> {
         let into = self.next_id32(super::schema::meta_keys::NEXT_SEGMENT)?;
         let dbs = self.dbs;
         self.merge_postings(group, into)?;
-        self.merge_table(dbs.title_postings, group, into)?;
-        self.merge_table(dbs.links_in, group, into)?;
+        self.merge_table(
+            dbs.title_postings,
+            group,
+            into,
+            |into, lead, mut entries| {
+                entries.sort_unstable_by_key(|&(second, _)| second);
+                Ok(entries
+                    .into_iter()
+                    .map(|(second, v)| (triple_key(into, lead, second), v))
+                    .collect())
+            },
+        )?;
+        self.merge_table(dbs.links_in, group, into, |into, child, records| {
+            links::merge_parent_records(into, child, &records)
+        })?;
         let list = self.segments_mut()?;
         let mut pages = 0i64;
         for &s in group {
@@ -325,9 +323,15 @@ impl Writer<'_> {
 
     /// Rewrites one table's entries of `group` under `into`, a step of lead
     /// ids at a time, so no more than about [`MERGE_STEP_BYTES`] is held in
-    /// memory. Entries under one lead id have distinct second ids, kept in
-    /// their order.
-    fn merge_table(&mut self, db: Db, group: &[u32], into: u32) -> Result<()> {
+    /// memory. `combine` makes the entries of `into` from one lead id's
+    /// (second id, value) in every segment of the group.
+    fn merge_table(
+        &mut self,
+        db: Db,
+        group: &[u32],
+        into: u32,
+        combine: impl Fn(u32, u32, Vec<(u32, Vec<u8>)>) -> Result<Vec<([u8; 12], Vec<u8>)>>,
+    ) -> Result<()> {
         let mut from = 0u32;
         loop {
             // lead id -> (second id, value) from every segment of the group
@@ -365,10 +369,9 @@ impl Writer<'_> {
                 // Read from earlier segments before the step's end was known.
                 leads.retain(|&lead, _| lead < u);
             }
-            for (lead, mut entries) in leads {
-                entries.sort_unstable_by_key(|&(second, _)| second);
-                for (second, v) in entries {
-                    self.append(db, &triple_key(into, lead, second), &v)?;
+            for (lead, entries) in leads {
+                for (k, v) in combine(into, lead, entries)? {
+                    self.append(db, &k, &v)?;
                 }
             }
             for &s in group {

@@ -812,7 +812,7 @@ fn appended_body_chunks_fill_the_leaves_they_land_in() {
 /// The forward records and posting parts of a store, key and bytes.
 fn index_records(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
     let r = store.read().unwrap();
-    [r.dbs.forward, r.dbs.postings]
+    [r.dbs.forward, r.dbs.postings, r.dbs.links_in]
         .iter()
         .flat_map(|db| {
             db.iter(&r.txn)
@@ -896,6 +896,23 @@ fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
         forward.put(&mut w.txn, &k, &v)?;
     }
     postings_as_schema_6(w)?;
+    // One key per link, no value.
+    let mut links = Vec::new();
+    for item in w.dbs.links_in.iter(&w.txn)? {
+        let (k, v) = item?;
+        let (segment, child, _) = codec::split_triple_key(k)?;
+        let mut parents = Vec::new();
+        links::record_parents(k, v, &mut parents)?;
+        links.extend(
+            parents
+                .into_iter()
+                .map(|p| codec::triple_key(segment, child, p)),
+        );
+    }
+    w.dbs.links_in.clear(&mut w.txn)?;
+    for k in links {
+        w.dbs.links_in.put(&mut w.txn, &k, &[])?;
+    }
     w.dbs.meta.put(
         &mut w.txn,
         schema::meta_keys::SCHEMA,
@@ -916,7 +933,8 @@ fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
                         let id = w.page_id_for(&url(&format!("http://h/{batch}/{i}")))?;
                         let own = format!("w{}", i % 7);
                         let body = ["alpha", "beta", "alpha", own.as_str(), "gamma", "alpha"];
-                        put(w, id, page(&body, &["title", own.as_str()], vec![]))?;
+                        let links = (1..=3).map(|d| id.saturating_sub(d)).collect();
+                        put(w, id, page(&body, &["title", own.as_str()], links))?;
                     }
                     Ok(())
                 })
@@ -934,4 +952,9 @@ fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(index_records(&store), written);
     assert_whole(&store);
+    let r = store.read().unwrap();
+    // 60 pages of 3 links each, less 3: the first two pages link page 0
+    // (a saturated id) once.
+    assert_eq!(r.link_count().unwrap(), 177);
+    assert_eq!(r.parents(30).unwrap(), vec![31, 32, 33]);
 }

@@ -8,6 +8,7 @@ use heed::types::Bytes;
 use heed::{Env, PutFlags, RwTxn};
 
 use super::codec;
+use super::links;
 use super::pages::Forward;
 use super::postings::{self, PartWriter};
 use super::schema::{Db, Dbs};
@@ -21,8 +22,9 @@ pub const SCRATCH: &str = "upgrade";
 const BATCH: usize = 4096;
 
 /// From schema 5 or 6 (schema 7): forward records and posting entries
-/// flag tf 1 instead of spelling it out, and each segment's postings are
-/// one stream of parts instead of parts of one word each.
+/// flag tf 1 instead of spelling it out, each segment's postings are one
+/// stream of parts instead of parts of one word each, and a child's
+/// parents in a segment are one record instead of one each.
 pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
     rebuild(dbs.forward, scratch, txn, |txn| {
@@ -32,7 +34,40 @@ pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     })?;
     rebuild(dbs.postings, scratch, txn, |txn| {
         restream(dbs.postings, scratch, txn)
+    })?;
+    rebuild(dbs.links_in, scratch, txn, |txn| {
+        group_parents(dbs.links_in, scratch, txn)
     })
+}
+
+/// Old reverse links, one `segment ‖ child ‖ parent` key each in key
+/// order, as one record of parents per child and segment.
+fn group_parents(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
+    let mut open: Option<(u32, u32, Vec<u32>)> = None;
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let batch = read_batch(old, txn, after.as_deref(), |_| Ok(Vec::new()))?;
+        let Some((last, _)) = batch.last() else {
+            break;
+        };
+        after = Some(last.clone());
+        for (key, _) in batch {
+            let (segment, child, parent) = codec::split_triple_key(&key)?;
+            match &mut open {
+                Some((s, c, parents)) if (*s, *c) == (segment, child) => parents.push(parent),
+                _ => {
+                    if let Some((s, c, parents)) = open.take() {
+                        append(to, txn, links::parent_records(s, c, &parents))?;
+                    }
+                    open = Some((segment, child, vec![parent]));
+                }
+            }
+        }
+    }
+    if let Some((s, c, parents)) = open {
+        append(to, txn, links::parent_records(s, c, &parents))?;
+    }
+    Ok(())
 }
 
 /// Fills `scratch` with `db`'s records as this build writes them, then

@@ -421,6 +421,7 @@ impl Writer<'_> {
                 self.append(self.dbs.postings, &key, &part)?;
             }
         }
+        self.flush_parents()?;
         self.flush_bodies()?;
         // Merges take segment ids: counters are written after them.
         self.settle_segments()?;
