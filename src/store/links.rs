@@ -67,6 +67,7 @@ pub fn merge_parent_records(
         record_parents(&triple_key(segment, child, *first), value, &mut parents)?;
     }
     parents.sort_unstable();
+    parents.dedup();
     Ok(parent_records(segment, child, &parents))
 }
 

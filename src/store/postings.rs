@@ -272,6 +272,8 @@ pub struct PartWriter {
     run_word: Option<WordId>,
     run: Vec<u8>,
     run_page: PageId,
+    /// The last entry pushed.
+    last: Option<(WordId, PageId)>,
 }
 
 impl PartWriter {
@@ -285,6 +287,7 @@ impl PartWriter {
             run_word: None,
             run: Vec::new(),
             run_page: 0,
+            last: None,
         }
     }
 
@@ -292,21 +295,30 @@ impl PartWriter {
         self.segment
     }
 
-    /// Adds an entry; a segment's entries come in (word, page) order.
-    pub fn push(&mut self, word: WordId, e: &Entry<'_>) {
+    /// Adds an entry; a segment's entries come in (word, page) order (an
+    /// entry out of order is an error: what the writer read was corrupt).
+    pub fn push(&mut self, word: WordId, e: &Entry<'_>) -> Result<()> {
+        if self.last.is_some_and(|last| last >= (word, e.page)) {
+            return Err(StoreError::corrupt("postings out of (word, page) order"));
+        }
+        self.last = Some((word, e.page));
+        self.push_next(word, e);
+        Ok(())
+    }
+
+    fn push_next(&mut self, word: WordId, e: &Entry<'_>) {
         if self.run_word != Some(word) {
             self.close_run();
         }
-        let delta = if self.run_word.is_some() {
-            e.page - self.run_page
-        } else {
-            e.page
+        let delta = match self.run_word {
+            Some(_) => e.page - self.run_page,
+            None => e.page,
         };
         let len = entry_len(delta, e.tf, e.raw_positions.len());
         // Room for the open run's head (two varints) too.
         if self.key.is_some() && self.part.len() + 10 + self.run.len() + len > PART_BYTES {
             self.close_part();
-            return self.push(word, e);
+            return self.push_next(word, e);
         }
         if self.key.is_none() {
             self.key = Some((word, e.page));
@@ -323,7 +335,7 @@ impl PartWriter {
         let mut list: Vec<Entry<'_>> = pending_entries(block).collect::<Result<_>>()?;
         list.sort_unstable_by_key(|e| e.page);
         for e in &list {
-            self.push(word, e);
+            self.push(word, e)?;
         }
         Ok(())
     }
@@ -411,7 +423,7 @@ pub fn part_without(
             if run.word == word && e.page == page {
                 found = true;
             } else {
-                out.push(run.word, &e);
+                out.push(run.word, &e)?;
             }
         }
     }
@@ -601,5 +613,12 @@ mod tests {
         let key = part_key(0, 1, 0);
         assert!(part_without(&key, &[0, 4, 5, 2, 200, 1], 1, 0).is_err());
         assert!(PartWriter::new(0).push_block(1, &bad).is_err());
+        // Entries out of (word, page) order: a corrupt source, refused.
+        let mut one = Vec::new();
+        push_entry(&mut one, 4, &[1]);
+        let mut w = PartWriter::new(0);
+        w.push_block(5, &one).unwrap();
+        assert!(w.push_block(5, &one).is_err(), "the same page again");
+        assert!(w.push_block(2, &one).is_err(), "an earlier word");
     }
 }

@@ -38,6 +38,10 @@ pub const FINAL_PAGES: u32 = 4096;
 /// bytes in tests, so their merges take many steps).
 const MERGE_STEP_BYTES: usize = if cfg!(test) { 256 } else { 1 << 20 };
 
+/// The same for posting parts, a quarter as much: a step decodes them,
+/// and an entry of ~3 stored bytes becomes a 24-byte struct.
+const POSTING_STEP_BYTES: usize = MERGE_STEP_BYTES / 4;
+
 const LIST_KEY: &[u8] = b"posting_segments";
 const MERGED_PREFIX: &[u8] = b"merged_segment:";
 
@@ -250,7 +254,7 @@ impl Writer<'_> {
 
     /// Merges the group's posting streams into `into`, a step of words at
     /// a time: each step reads every segment's parts from the one holding
-    /// word `from` until about [`MERGE_STEP_BYTES`] are read, keeps the
+    /// word `from` until about [`POSTING_STEP_BYTES`] are read, keeps the
     /// runs of the step's words, and cuts them again in (word, page) order.
     fn merge_postings(&mut self, group: &[u32], into: u32) -> Result<()> {
         let db = self.dbs.postings;
@@ -274,7 +278,7 @@ impl Writer<'_> {
                     if upto.is_some_and(|u| word >= u) {
                         break;
                     }
-                    if upto.is_none() && bytes >= MERGE_STEP_BYTES && word > from {
+                    if upto.is_none() && bytes >= POSTING_STEP_BYTES && word > from {
                         upto = Some(word);
                         break;
                     }
@@ -300,7 +304,7 @@ impl Writer<'_> {
                 // Segments never share a page: sorting merges them.
                 list.sort_unstable_by_key(|e| e.page);
                 for e in &list {
-                    out.push(word, e);
+                    out.push(word, e)?;
                 }
             }
             for (key, part) in out.take_done() {

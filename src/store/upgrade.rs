@@ -113,7 +113,7 @@ fn restream(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
                 }
             };
             for e in postings::entries(&run) {
-                writer.push(word, &e?);
+                writer.push(word, &e?)?;
             }
             let parts = writer.take_done();
             append(to, txn, parts)?;
