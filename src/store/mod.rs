@@ -164,6 +164,7 @@ pub struct Store {
     /// Room left in the `bodies` table's last leaf, as this process last
     /// filled it (see `bodies`).
     body_leaf_room: AtomicUsize,
+    upgraded_from: Option<u32>,
 }
 
 /// The word cache is dropped past this many stems to bound memory.
@@ -204,6 +205,7 @@ impl Store {
         .map_err(|e| open_err(e.to_string()))?;
         let mut txn = env.write_txn().map_err(|e| open_err(e.to_string()))?;
         let dbs = Dbs::create(&env, &mut txn).map_err(|e| open_err(e.to_string()))?;
+        let mut upgraded_from = None;
         match dbs.meta.get(&txn, meta_keys::SCHEMA)? {
             None => {
                 dbs.meta
@@ -213,6 +215,7 @@ impl Store {
                 let found = codec::read_u32(v)?;
                 if schema::UPGRADES_FROM.contains(&found) {
                     upgrade::from_schema_6(&env, &dbs, &mut txn)?;
+                    upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
                 } else if found != SCHEMA_VERSION {
@@ -234,7 +237,13 @@ impl Store {
             word_cache: Mutex::new(HashMap::default()),
             dictionaries,
             body_leaf_room: AtomicUsize::new(0),
+            upgraded_from,
         })
+    }
+
+    /// The schema this store had before this open upgraded it, if it did.
+    pub fn upgraded_from(&self) -> Option<u32> {
+        self.upgraded_from
     }
 
     /// The store's compression dictionaries, for whoever compresses its

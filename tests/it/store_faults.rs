@@ -68,14 +68,33 @@ fn a_store_of_another_schema_version_is_refused_with_both_versions() {
     }
 }
 
-fn refused(version: u32) {
+#[test]
+fn an_upgraded_store_is_said_once() {
     let db = tempfile::tempdir().unwrap();
+    mark_schema(db.path(), 6);
+    let out = on_store(db.path(), &["stats"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.starts_with("note: upgraded the store")
+            && err.contains(&format!(
+                "from schema 6 to {}",
+                crawlscope::store::SCHEMA_VERSION
+            )),
+        "{err}"
+    );
+    let again = on_store(db.path(), &["stats"]);
+    assert!(again.status.success() && again.stderr.is_empty());
+}
+
+/// A store made by this build (`point add`), then marked with `version`.
+fn mark_schema(db: &std::path::Path, version: u32) {
     // Read commands never create a store: `point add` makes this one.
-    let out = on_store(db.path(), &["point", "add", "http://127.0.0.1:9/"]);
+    let out = on_store(db, &["point", "add", "http://127.0.0.1:9/"]);
     assert!(out.status.success());
     {
         // Write what another crawlscope would: its schema version.
-        let env = unsafe { heed::EnvOpenOptions::new().max_dbs(64).open(db.path()) }.unwrap();
+        let env = unsafe { heed::EnvOpenOptions::new().max_dbs(64).open(db) }.unwrap();
         let mut txn = env.write_txn().unwrap();
         let meta: heed::Database<heed::types::Bytes, heed::types::Bytes> =
             env.open_database(&txn, Some("meta")).unwrap().unwrap();
@@ -84,6 +103,11 @@ fn refused(version: u32) {
         txn.commit().unwrap();
         env.prepare_for_closing().wait();
     }
+}
+
+fn refused(version: u32) {
+    let db = tempfile::tempdir().unwrap();
+    mark_schema(db.path(), version);
     let out = on_store(db.path(), &["stats"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
