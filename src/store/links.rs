@@ -208,12 +208,9 @@ impl Writer<'_> {
     /// Rewrites the record of `child`'s parents in `segment` that holds
     /// `parent` without it.
     fn unlink_parent(&mut self, segment: u32, child: PageId, parent: PageId) -> Result<()> {
-        let found = self
-            .dbs
-            .links_in
-            .get_lower_than_or_equal_to(&self.txn, &triple_key(segment, child, parent))?;
-        let Some((k, v)) = found.filter(|(k, _)| k.starts_with(&codec::pair_key(segment, child)))
-        else {
+        let wanted = triple_key(segment, child, parent);
+        let within = codec::pair_key(segment, child);
+        let Some((k, v)) = self.record_holding(self.dbs.links_in, &wanted, &within)? else {
             return Ok(());
         };
         let key = k.to_vec();

@@ -629,20 +629,19 @@ impl Writer<'_> {
                 }
                 continue;
             }
-            let found = self
-                .dbs
-                .postings
-                .get_lower_than_or_equal_to(&self.txn, &postings::part_key(segment, w, id))?;
-            let Some((k, part)) = found.filter(|(k, _)| k.starts_with(&u32_key(segment))) else {
+            let wanted = postings::part_key(segment, w, id);
+            let Some((k, part)) =
+                self.record_holding(self.dbs.postings, &wanted, &u32_key(segment))?
+            else {
                 continue;
             };
-            let key = k.to_vec();
-            let Some(rest) = postings::part_without(&key, part, w, id)? else {
+            let holder = k.to_vec();
+            let Some(rest) = postings::part_without(&holder, part, w, id)? else {
                 continue;
             };
             // What is left keeps its order: between the part before and
             // the one after, possibly under a later first (word, page).
-            self.dbs.postings.delete(&mut self.txn, &key)?;
+            self.dbs.postings.delete(&mut self.txn, &holder)?;
             for (k, part) in rest {
                 self.dbs.postings.put(&mut self.txn, &k, &part)?;
             }

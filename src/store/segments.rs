@@ -168,6 +168,33 @@ pub trait SegmentRead: View {
             None => Ok(None),
         }
     }
+
+    /// The last entry of `db` at or before `key` whose key begins with
+    /// `within` (a segment, or a segment and a lead id): in a table cut
+    /// into records keyed by their first entry, the record that would hold
+    /// `key`.
+    fn record_holding(
+        &self,
+        db: Db,
+        key: &[u8; 12],
+        within: &[u8],
+    ) -> Result<Option<(&[u8], &[u8])>> {
+        Ok(db
+            .get_lower_than_or_equal_to(self.txn(), key)?
+            .filter(|(k, _)| k.starts_with(within)))
+    }
+
+    /// Where a read of `word`'s postings in `segment` starts: the part
+    /// holding its first entry, which may begin with earlier words' runs.
+    fn postings_start(&self, segment: u32, word: u32) -> Result<[u8; 12]> {
+        let first = triple_key(segment, word, 0);
+        match self.record_holding(self.dbs().postings, &first, &u32_key(segment))? {
+            Some((k, _)) => k
+                .try_into()
+                .map_err(|_| StoreError::corrupt("postings key is not 12 bytes")),
+            None => Ok(first),
+        }
+    }
 }
 
 impl<T: View + ?Sized> SegmentRead for T {}
@@ -266,11 +293,7 @@ impl Writer<'_> {
             let mut bytes = 0usize;
             let mut upto: Option<u32> = None;
             for &s in group {
-                let first = triple_key(s, from, 0);
-                let start = match db.get_lower_than_or_equal_to(&self.txn, &first)? {
-                    Some((k, _)) if k.starts_with(&u32_key(s)) => k.to_vec(),
-                    _ => first.to_vec(),
-                };
+                let start = self.postings_start(s, from)?;
                 let end = triple_key(s, u32::MAX, u32::MAX);
                 for item in db.range(&self.txn, &(Included(&start[..]), Included(&end[..])))? {
                     let (k, v) = item?;

@@ -148,15 +148,10 @@ pub trait WordRead: View {
         id: WordId,
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        let db = self.dbs().postings;
-        // The word's run may begin inside the part before its first key.
-        let start =
-            match db.get_lower_than_or_equal_to(self.txn(), &postings::part_key(segment, id, 0))? {
-                Some((k, _)) if k.starts_with(&u32_key(segment)) => k.to_vec(),
-                _ => postings::part_key(segment, id, 0).to_vec(),
-            };
+        let start = self.postings_start(segment, id)?;
         let end = postings::part_key(segment, id, PageId::MAX);
-        for item in db.range(self.txn(), &(Included(&start[..]), Included(&end[..])))? {
+        let range = (Included(&start[..]), Included(&end[..]));
+        for item in self.dbs().postings.range(self.txn(), &range)? {
             let (k, part) = item?;
             for run in postings::runs(codec::split_triple_key(k)?.1, part) {
                 let run = run?;
@@ -196,11 +191,9 @@ pub trait WordRead: View {
         word: WordId,
         page: PageId,
     ) -> Result<Option<PostingEntry<'_>>> {
-        let found = self
-            .dbs()
-            .postings
-            .get_lower_than_or_equal_to(self.txn(), &postings::part_key(segment, word, page))?;
-        let Some((k, part)) = found.filter(|(k, _)| k.starts_with(&u32_key(segment))) else {
+        let key = postings::part_key(segment, word, page);
+        let Some((k, part)) = self.record_holding(self.dbs().postings, &key, &u32_key(segment))?
+        else {
             return Ok(None);
         };
         for run in postings::runs(codec::split_triple_key(k)?.1, part) {
