@@ -4,6 +4,7 @@
 //! [`crate::store::Reader`]), so a search never blocks the crawler and never
 //! sees half a page.
 
+mod phrase;
 pub mod query;
 pub mod rank;
 mod snippet;
@@ -316,6 +317,16 @@ mod tests {
             assert_eq!(got_urls, want, "{phrase:?}");
             assert_eq!(got.total, want.len(), "{phrase:?}");
             assert!(!want.is_empty(), "{phrase:?} should occur");
+            // Walked on three threads from the first candidate, the
+            // counts are the same as on one.
+            let q = query::parse(&format!("\"{}\"", phrase.join(" "))).expect("a phrase");
+            let walk = |from, threads| {
+                phrase::phrase_matches(&r, &q.phrases[0].0, phrase::Split { from, threads })
+                    .expect("phrase matches")
+            };
+            let one = walk(usize::MAX, 1);
+            assert_eq!(walk(1, 3), one, "{phrase:?}");
+            assert!(one.0.iter().all(|&(_, n)| n > 0), "{phrase:?}");
         }
         assert!(r.segment_ids().unwrap().len() > 4, "several segments live");
     }

@@ -171,23 +171,61 @@ pub fn put_positions(out: &mut Vec<u8>, positions: &[u32]) {
     }
 }
 
-/// Reads a position list (count, then ascending deltas) into a buffer a
-/// scan reuses (cleared first).
-pub fn read_positions_into(r: &mut VarintReader<'_>, out: &mut Vec<u32>) -> Result<(), StoreError> {
-    out.clear();
-    let n = r.next_u64()?;
-    if n > r.bytes.len() as u64 {
-        return Err(StoreError::corrupt("position count exceeds record"));
+/// One word's positions on a page as stored: how many, then ascending
+/// deltas (varints); decoded only as far as a reader asks.
+#[derive(Debug, Clone, Copy)]
+pub struct Positions<'a> {
+    pub count: u32,
+    deltas: &'a [u8],
+}
+
+impl<'a> Positions<'a> {
+    /// `count` positions whose deltas are `deltas` (body postings keep
+    /// the count in the entry's head).
+    pub fn new(count: u32, deltas: &'a [u8]) -> Self {
+        Positions { count, deltas }
     }
-    out.reserve(n as usize);
-    let mut prev = 0u32;
-    for _ in 0..n {
-        prev = prev
-            .checked_add(r.next_u32()?)
-            .ok_or_else(|| StoreError::corrupt("position overflow"))?;
-        out.push(prev);
+
+    /// A list [`put_positions`] wrote: the count, then the deltas.
+    pub fn counted(bytes: &'a [u8]) -> Result<Self, StoreError> {
+        let mut r = VarintReader::new(bytes);
+        let count = r.next_u32()?;
+        // Every position takes at least a byte: a larger count is a lie
+        // that would otherwise make a reader reserve gigabytes.
+        if count as usize > r.bytes.len() {
+            return Err(StoreError::corrupt("position count exceeds record"));
+        }
+        Ok(Positions::new(count, r.bytes))
     }
-    Ok(())
+
+    /// Calls `keep_going` with each position, ascending, until it says
+    /// stop: a reader that wants positions up to some point decodes no
+    /// further.
+    #[inline]
+    pub fn decode(&self, mut keep_going: impl FnMut(u32) -> bool) -> Result<(), StoreError> {
+        let mut r = VarintReader::new(self.deltas);
+        let mut at = 0u32;
+        for _ in 0..self.count {
+            at = at
+                .checked_add(r.next_u32()?)
+                .ok_or_else(|| StoreError::corrupt("position overflow"))?;
+            if !keep_going(at) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// All positions into `out` (cleared first), so a scan can reuse one
+    /// buffer.
+    pub fn decode_into(&self, out: &mut Vec<u32>) -> Result<(), StoreError> {
+        out.clear();
+        out.reserve(self.count as usize);
+        self.decode(|p| {
+            out.push(p);
+            true
+        })
+    }
 }
 
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
@@ -227,11 +265,13 @@ mod tests {
         let mut buf = Vec::new();
         put_positions(&mut buf, &[3, 4, 90, 1000]);
         let mut out = vec![7];
-        read_positions_into(&mut VarintReader::new(&buf), &mut out).unwrap();
+        Positions::counted(&buf)
+            .and_then(|p| p.decode_into(&mut out))
+            .unwrap();
         assert_eq!(out, vec![3, 4, 90, 1000]);
         // Claims a million positions in three bytes.
-        assert!(
-            read_positions_into(&mut VarintReader::new(&[0xc0, 0x84, 0x3d]), &mut out).is_err()
-        );
+        assert!(Positions::counted(&[0xc0, 0x84, 0x3d])
+            .and_then(|p| p.decode_into(&mut out))
+            .is_err());
     }
 }

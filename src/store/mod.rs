@@ -9,7 +9,7 @@
 
 mod bodies;
 mod check;
-mod codec;
+pub(crate) mod codec;
 mod copy;
 mod dictionary;
 mod external;
@@ -38,6 +38,7 @@ use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 
 pub use bodies::compress_body;
 pub use check::CheckRead;
+pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use external::{ExternalCheck, ExternalRead};
 pub use frontier::{Claim, FrontierRead, StateCounts};

@@ -23,7 +23,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::codec::{self, put_varint, VarintReader};
+use super::codec::{self, put_varint, Positions, VarintReader};
 use super::schema::{PageId, WordId};
 use super::segments::SegmentList;
 use super::{Result, StoreError};
@@ -83,26 +83,22 @@ pub struct Entry<'a> {
     raw_positions: &'a [u8],
 }
 
-impl Entry<'_> {
+impl<'a> Entry<'a> {
     pub fn positions(&self) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(self.tf as usize);
         self.positions_into(&mut out)?;
         Ok(out)
     }
 
+    /// The positions as stored, decoded only as far as a reader asks.
+    pub fn encoded_positions(&self) -> Positions<'a> {
+        Positions::new(self.tf, self.raw_positions)
+    }
+
     /// Decodes the positions into `out` (cleared first), so a scan can
     /// reuse one buffer.
     pub fn positions_into(&self, out: &mut Vec<u32>) -> Result<()> {
-        out.clear();
-        let mut r = VarintReader::new(self.raw_positions);
-        let mut prev = 0u32;
-        for _ in 0..self.tf {
-            prev = prev
-                .checked_add(r.next_u32()?)
-                .ok_or_else(|| StoreError::corrupt("position overflow"))?;
-            out.push(prev);
-        }
-        Ok(())
+        self.encoded_positions().decode_into(out)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::ops::Bound::Included;
 
-use super::codec::{self, u32_key, VarintReader};
+use super::codec::{self, u32_key, Positions, VarintReader};
 use super::postings::{self, Entry as PostingEntry};
 use super::schema::{meta_keys, PageId, WordId};
 use super::sealed::View;
@@ -26,10 +26,15 @@ pub struct TitleEntry<'a> {
     raw: &'a [u8],
 }
 
-impl TitleEntry<'_> {
+impl<'a> TitleEntry<'a> {
     /// Decodes the positions into `out` (cleared first).
     pub fn positions_into(&self, out: &mut Vec<u32>) -> Result<()> {
-        codec::read_positions_into(&mut VarintReader::new(self.raw), out)
+        self.encoded_positions()?.decode_into(out)
+    }
+
+    /// The positions as stored, decoded only as far as a reader asks.
+    pub fn encoded_positions(&self) -> Result<Positions<'a>> {
+        Positions::counted(self.raw)
     }
 }
 

@@ -1,0 +1,627 @@
+//! Positional phrase matching: the pages that hold a phrase and how many
+//! times each does, from body or title postings.
+//!
+//! A page's entries all live in one segment, so each segment is read on
+//! its own, its lists already in page order. Reading happens on the
+//! caller's thread (a read transaction belongs to it); walking the lists
+//! and counting positions is plain work on borrowed bytes, split across
+//! the machine's cores when there is enough of it: a phrase of two words
+//! found on every page decodes millions of positions.
+
+use std::num::NonZeroUsize;
+use std::ops::Range;
+
+use super::query::Phrase;
+use crate::store::{PageId, Positions, PostingEntry, StoreError, TitleEntry, WordId, WordRead};
+
+/// One `posting(word, page)` look-up reads the segment from the page's forward record and
+/// walks a posting block: about this many entries of a full posting scan.
+/// With fewer candidates than df / LOOKUP_COST, look-ups win.
+const LOOKUP_COST: usize = 32;
+
+/// Below this many candidate pages one thread walks them all: a thread
+/// costs tens of microseconds to start, a candidate page a few hundred
+/// nanoseconds to count.
+const PARALLEL_WALK: usize = 20_000;
+
+/// How a walk may split: into `threads` shares once it has `from`
+/// candidates or more.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Split {
+    pub from: usize,
+    pub threads: usize,
+}
+
+impl Split {
+    /// From [`PARALLEL_WALK`] candidates, one share per core.
+    pub fn by_cores() -> Split {
+        Split {
+            from: PARALLEL_WALK,
+            threads: std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        }
+    }
+}
+
+/// Pages with how many times the phrase matches there, in page order.
+pub(super) type PageCounts = Vec<(PageId, u32)>;
+
+/// Where a phrase matches: body pages with the number of matches there,
+/// and title pages; both in page order.
+pub(super) fn phrase_matches<R: WordRead>(
+    r: &R,
+    phrase: &Phrase,
+    split: Split,
+) -> Result<(PageCounts, Vec<PageId>), StoreError> {
+    let Some((ids, element_stem)) = resolve(r, phrase)? else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let mut dfs = Vec::with_capacity(ids.len());
+    for &w in &ids {
+        dfs.push(r.doc_freq(w)?);
+    }
+    let plan = Plan {
+        segments: r.segment_ids()?,
+        ids,
+        dfs,
+        element_stem,
+        offsets: phrase.stems.iter().map(|&(_, o)| o).collect(),
+        split,
+    };
+    let body = plan.matches(
+        |s, w, out| r.segment_postings_into(s, w, out),
+        |s, w, page| r.segment_posting(s, w, page),
+    )?;
+    let title = plan.matches(
+        |s, w, out| r.segment_title_postings_into(s, w, out),
+        |s, w, page| r.segment_title_posting(s, w, page),
+    )?;
+    Ok((body, title.into_iter().map(|(p, _)| p).collect()))
+}
+
+/// A phrase's distinct stems as word ids, and for each phrase element the
+/// index of its stem among them.
+type Resolved = (Vec<WordId>, Vec<usize>);
+
+/// None when a stem of the phrase was never indexed.
+fn resolve<R: WordRead>(r: &R, phrase: &Phrase) -> Result<Option<Resolved>, StoreError> {
+    let mut ids: Vec<WordId> = Vec::new();
+    let mut element_stem = Vec::with_capacity(phrase.stems.len());
+    for (stem, _) in &phrase.stems {
+        let Some(w) = r.word_id(stem)? else {
+            return Ok(None);
+        };
+        let i = match ids.iter().position(|&x| x == w) {
+            Some(i) => i,
+            None => {
+                ids.push(w);
+                ids.len() - 1
+            }
+        };
+        element_stem.push(i);
+    }
+    Ok(Some((ids, element_stem)))
+}
+
+/// A phrase resolved against the store: its distinct stems with their
+/// document frequencies, where each element sits, and the live segments.
+struct Plan {
+    segments: Vec<u32>,
+    ids: Vec<WordId>,
+    dfs: Vec<u32>,
+    element_stem: Vec<usize>,
+    offsets: Vec<u32>,
+    split: Split,
+}
+
+/// One segment's entries per distinct stem, each list in page order.
+type SegmentLists<E> = Vec<Vec<E>>;
+
+impl Plan {
+    /// Pages of a table where the phrase matches, with the number of
+    /// matches, in page order. In each segment the rarest stem's entries
+    /// are the candidates; each other stem's come from a scan of the
+    /// segment or, when its df dwarfs the rarest's, from one look-up per
+    /// candidate. `scan(segment, word, out)` appends a segment's entries
+    /// of a word (body or title postings), `find(segment, word, page)`
+    /// reads one.
+    fn matches<E: Positional + Sync>(
+        &self,
+        scan: impl Fn(u32, WordId, &mut Vec<E>) -> Result<(), StoreError>,
+        find: impl Fn(u32, WordId, PageId) -> Result<Option<E>, StoreError>,
+    ) -> Result<PageCounts, StoreError> {
+        let mut order: Vec<usize> = (0..self.ids.len()).collect();
+        order.sort_by_key(|&i| self.dfs[i]);
+        let Some((&rarest, others)) = order.split_first() else {
+            return Ok(Vec::new());
+        };
+        let rare_df = self.dfs[rarest] as usize;
+        let mut segments: Vec<SegmentLists<E>> = Vec::new();
+        'segments: for &segment in &self.segments {
+            let mut lists: SegmentLists<E> = self.ids.iter().map(|_| Vec::new()).collect();
+            scan(segment, self.ids[rarest], &mut lists[rarest])?;
+            if lists[rarest].is_empty() {
+                continue;
+            }
+            for &i in others {
+                let mut list = Vec::new();
+                if rare_df.saturating_mul(LOOKUP_COST) < self.dfs[i] as usize {
+                    for e in &lists[rarest] {
+                        list.extend(find(segment, self.ids[i], e.page())?);
+                    }
+                } else {
+                    scan(segment, self.ids[i], &mut list)?;
+                }
+                if list.is_empty() {
+                    continue 'segments;
+                }
+                lists[i] = list;
+            }
+            segments.push(lists);
+        }
+        let mut out = self.walk(&segments, &order)?;
+        // Each segment's run is in page order; the segments are not.
+        out.sort_unstable_by_key(|&(p, _)| p);
+        Ok(out)
+    }
+
+    /// Walks every segment's lists, on as many threads as the work and
+    /// the cores allow, each thread taking a contiguous share of the
+    /// candidates (a share may cut a segment's list).
+    fn walk<E: Positional + Sync>(
+        &self,
+        segments: &[SegmentLists<E>],
+        order: &[usize],
+    ) -> Result<PageCounts, StoreError> {
+        let Some(&lead) = order.first() else {
+            return Ok(Vec::new());
+        };
+        // One shape per stem: each page lets its rarest stem lead.
+        let shapes: Vec<Shape> = (0..self.ids.len())
+            .filter_map(|stem| Shape::new(&self.element_stem, &self.offsets, stem))
+            .collect();
+        if shapes.len() != self.ids.len() {
+            return Ok(Vec::new());
+        }
+        let candidates: usize = segments.iter().map(|l| l[lead].len()).sum();
+        let threads = if candidates < self.split.from {
+            1
+        } else {
+            self.split.threads
+        };
+        let shares = shares(segments.iter().map(|l| l[lead].len()), threads);
+        let walk_share = |share: &[(usize, Range<usize>)]| {
+            let mut walk = Walk::default();
+            let mut out = Vec::new();
+            for (segment, range) in share {
+                walk.run(&segments[*segment], range.clone(), order, &shapes, &mut out)?;
+            }
+            Ok::<_, StoreError>(out)
+        };
+        let Some((first, rest)) = shares.split_first() else {
+            return Ok(Vec::new());
+        };
+        std::thread::scope(|s| {
+            let others: Vec<_> = rest
+                .iter()
+                .map(|share| s.spawn(|| walk_share(share)))
+                .collect();
+            let mut out = walk_share(first)?;
+            for handle in others {
+                match handle.join() {
+                    Ok(part) => out.extend(part?),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            Ok(out)
+        })
+    }
+}
+
+/// Cuts lists of the given lengths into at most `threads` shares of about
+/// equal length, each a run of (list index, range of its entries).
+fn shares(
+    lens: impl Iterator<Item = usize> + Clone,
+    threads: usize,
+) -> Vec<Vec<(usize, Range<usize>)>> {
+    let total: usize = lens.clone().sum();
+    let each = total.div_ceil(threads.max(1)).max(1);
+    let mut out: Vec<Vec<(usize, Range<usize>)>> = vec![Vec::new()];
+    let mut room = each;
+    for (i, len) in lens.enumerate() {
+        let mut from = 0;
+        while from < len {
+            if room == 0 {
+                out.push(Vec::new());
+                room = each;
+            }
+            let to = len.min(from + room);
+            if let Some(share) = out.last_mut() {
+                share.push((i, from..to));
+            }
+            room -= to - from;
+            from = to;
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// An entry of a posting list whose positions stay encoded until needed.
+trait Positional: Copy {
+    fn page(&self) -> PageId;
+    fn positions(&self) -> Result<Positions<'_>, StoreError>;
+}
+
+impl Positional for PostingEntry<'_> {
+    fn page(&self) -> PageId {
+        self.page
+    }
+    fn positions(&self) -> Result<Positions<'_>, StoreError> {
+        Ok(self.encoded_positions())
+    }
+}
+
+impl Positional for TitleEntry<'_> {
+    fn page(&self) -> PageId {
+        self.page
+    }
+    fn positions(&self) -> Result<Positions<'_>, StoreError> {
+        self.encoded_positions()
+    }
+}
+
+/// Buffers of a walk over page-ordered lists, kept from page to page.
+#[derive(Default)]
+struct Walk {
+    /// Per distinct stem: its list's cursor.
+    cursors: Vec<usize>,
+    counting: Scratch,
+}
+
+impl Walk {
+    /// Walks the candidates `range` of `lists[order[0]]` with the other
+    /// page-ordered lists (one per stem) and appends each page that holds
+    /// every stem with the phrase's matches there, counted from the stem
+    /// rarest on that page (`shapes[stem]`: that stem leading).
+    fn run<T: Positional>(
+        &mut self,
+        lists: &[Vec<T>],
+        range: Range<usize>,
+        order: &[usize],
+        shapes: &[Shape],
+        out: &mut Vec<(PageId, u32)>,
+    ) -> Result<(), StoreError> {
+        let Some((&lead, rest)) = order.split_first() else {
+            return Ok(());
+        };
+        let Some(candidates) = lists[lead].get(range) else {
+            return Ok(());
+        };
+        let Some(first) = candidates.first() else {
+            return Ok(());
+        };
+        // A share may start mid-list: every list starts at its first page.
+        self.cursors.clear();
+        self.cursors.extend(
+            lists
+                .iter()
+                .map(|l| l.partition_point(|e| e.page() < first.page())),
+        );
+        let mut stems: Vec<Positions<'_>> = Vec::with_capacity(lists.len());
+        'pages: for base in candidates {
+            let p = base.page();
+            for &i in rest {
+                let list = &lists[i];
+                let c = &mut self.cursors[i];
+                while list.get(*c).is_some_and(|e| e.page() < p) {
+                    *c += 1;
+                }
+                if list.get(*c).is_none_or(|e| e.page() != p) {
+                    continue 'pages;
+                }
+            }
+            stems.clear();
+            let mut rarest = 0;
+            for (i, list) in lists.iter().enumerate() {
+                let entry = if i == lead {
+                    base
+                } else {
+                    &list[self.cursors[i]]
+                };
+                let positions = entry.positions()?;
+                if positions.count < stems.get(rarest).map_or(u32::MAX, |p: &Positions| p.count) {
+                    rarest = i;
+                }
+                stems.push(positions);
+            }
+            let n = count_matches(&stems, &shapes[rarest], &mut self.counting)?;
+            if n > 0 {
+                out.push((p, n));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the count asks of each page, fixed for the whole phrase: the
+/// rarest stem's first element proposes the starts, every other element
+/// asks its stem for a position at `start + offset`.
+struct Shape {
+    lead_stem: usize,
+    lead_offset: u32,
+    /// Elements other than the lead: (stem, offset).
+    others: Vec<(usize, u32)>,
+    /// Per distinct stem: the smallest and largest offset the other
+    /// elements ask of it (None: no other element uses it).
+    reach: Vec<Option<(u32, u32)>>,
+}
+
+impl Shape {
+    /// None for an empty phrase or a lead stem no element uses.
+    fn new(element_stem: &[usize], offsets: &[u32], lead_stem: usize) -> Option<Shape> {
+        let lead = element_stem.iter().position(|&s| s == lead_stem)?;
+        let stems = element_stem.iter().max()? + 1;
+        let mut others = Vec::new();
+        let mut reach: Vec<Option<(u32, u32)>> = vec![None; stems];
+        for (e, (&stem, &off)) in element_stem.iter().zip(offsets).enumerate() {
+            if e == lead {
+                continue;
+            }
+            others.push((stem, off));
+            let r = &mut reach[stem];
+            *r = Some(r.map_or((off, off), |(lo, hi)| (lo.min(off), hi.max(off))));
+        }
+        Some(Shape {
+            lead_stem,
+            lead_offset: *offsets.get(lead)?,
+            others,
+            reach,
+        })
+    }
+}
+
+/// Buffers [`count_matches`] reuses from page to page.
+#[derive(Default)]
+struct Scratch {
+    starts: Vec<u32>,
+    /// Per distinct stem: where its positions may complete a match.
+    sets: Vec<PositionSet>,
+    /// Per other element: a cursor into its stem's sorted positions.
+    cursors: Vec<usize>,
+}
+
+/// How many start positions place every phrase element at `start +
+/// offset`, given each distinct stem's encoded positions on the page.
+/// The lead proposes the starts; every other stem is decoded only across
+/// the window those starts can reach, into bits where that window is
+/// dense (a frequent pair in a page: tens of positions within a few
+/// hundred), else into a sorted list walked with one cursor per element.
+fn count_matches(
+    stems: &[Positions<'_>],
+    shape: &Shape,
+    scratch: &mut Scratch,
+) -> Result<u32, StoreError> {
+    count_with(stems, shape, scratch, |words, positions| words <= positions)
+}
+
+/// [`count_matches`] with the choice of bits over a sorted list left to
+/// `dense(window words, positions at stake)`, so tests can force either.
+fn count_with(
+    stems: &[Positions<'_>],
+    shape: &Shape,
+    scratch: &mut Scratch,
+    dense: impl Fn(u64, u64) -> bool,
+) -> Result<u32, StoreError> {
+    let Some(lead) = stems.get(shape.lead_stem) else {
+        return Ok(0);
+    };
+    let Scratch {
+        starts,
+        sets,
+        cursors,
+    } = scratch;
+    starts.clear();
+    lead.decode(|p| {
+        if let Some(start) = p.checked_sub(shape.lead_offset) {
+            starts.push(start);
+        }
+        true
+    })?;
+    let (Some(&lo), Some(&hi)) = (starts.first(), starts.last()) else {
+        return Ok(0);
+    };
+    sets.resize_with(stems.len(), PositionSet::default);
+    for ((encoded, set), reach) in stems.iter().zip(sets.iter_mut()).zip(&shape.reach) {
+        let Some((min, max)) = *reach else { continue };
+        let (from, to) = (
+            u64::from(lo) + u64::from(min),
+            u64::from(hi) + u64::from(max),
+        );
+        let words = (to - from) / 64 + 1;
+        let at_stake = u64::from(encoded.count) + starts.len() as u64;
+        set.fill(encoded, from, to, dense(words, at_stake))?;
+    }
+    cursors.clear();
+    cursors.resize(shape.others.len(), 0);
+    let mut n = 0;
+    'starts: for &start in starts.iter() {
+        for (&(stem, off), cursor) in shape.others.iter().zip(cursors.iter_mut()) {
+            let want = u64::from(start) + u64::from(off);
+            if !sets[stem].holds(want, cursor) {
+                continue 'starts;
+            }
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// A stem's positions within a window `from..=to`: one bit each when
+/// `dense`, else a sorted list.
+#[derive(Default)]
+struct PositionSet {
+    from: u64,
+    dense: bool,
+    bits: Vec<u64>,
+    sorted: Vec<u32>,
+}
+
+impl PositionSet {
+    fn fill(
+        &mut self,
+        encoded: &Positions<'_>,
+        from: u64,
+        to: u64,
+        dense: bool,
+    ) -> Result<(), StoreError> {
+        self.from = from;
+        self.dense = dense;
+        if dense {
+            let bits = &mut self.bits;
+            bits.clear();
+            bits.resize(((to - from) / 64 + 1) as usize, 0);
+            encoded.decode(|p| {
+                let p = u64::from(p);
+                if p >= from && p <= to {
+                    let i = (p - from) as usize;
+                    bits[i / 64] |= 1 << (i % 64);
+                }
+                p < to
+            })
+        } else {
+            let sorted = &mut self.sorted;
+            sorted.clear();
+            encoded.decode(|p| {
+                let p64 = u64::from(p);
+                if p64 >= from && p64 <= to {
+                    sorted.push(p);
+                }
+                p64 < to
+            })
+        }
+    }
+
+    /// Whether `want` is one of the positions. Sorted lists are asked in
+    /// ascending order per cursor, so each cursor only moves forward.
+    fn holds(&self, want: u64, cursor: &mut usize) -> bool {
+        if self.dense {
+            let Some(i) = want.checked_sub(self.from) else {
+                return false;
+            };
+            let i = i as usize;
+            self.bits
+                .get(i / 64)
+                .is_some_and(|w| w >> (i % 64) & 1 == 1)
+        } else {
+            let list = &self.sorted;
+            while list.get(*cursor).is_some_and(|&q| u64::from(q) < want) {
+                *cursor += 1;
+            }
+            list.get(*cursor).is_some_and(|&q| u64::from(q) == want)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::codec::put_positions;
+
+    fn count(
+        lists: &[Vec<u32>],
+        element_stem: &[usize],
+        offsets: &[u32],
+        dense: Option<bool>,
+    ) -> u32 {
+        // Each list as the store writes title positions.
+        let encoded: Vec<Vec<u8>> = lists
+            .iter()
+            .map(|l| {
+                let mut out = Vec::new();
+                put_positions(&mut out, l);
+                out
+            })
+            .collect();
+        let stems: Vec<Positions<'_>> = encoded
+            .iter()
+            .map(|bytes| Positions::counted(bytes).expect("well-formed"))
+            .collect();
+        // Every stem leads once: the count must not depend on which.
+        let mut counts = (0..lists.len()).filter_map(|lead| {
+            let shape = Shape::new(element_stem, offsets, lead)?;
+            let c = &mut Scratch::default();
+            Some(
+                match dense {
+                    None => count_matches(&stems, &shape, c),
+                    Some(d) => count_with(&stems, &shape, c, |_, _| d),
+                }
+                .expect("well-formed positions"),
+            )
+        });
+        let first = counts.next().unwrap_or(0);
+        assert!(counts.all(|n| n == first), "the lead changed the count");
+        first
+    }
+
+    #[test]
+    fn phrase_positions_must_line_up() {
+        for dense in [None, Some(true), Some(false)] {
+            let lists = [vec![4, 10, 20], vec![7, 12, 23, 40]];
+            assert_eq!(count(&lists, &[0, 1], &[0, 3], dense), 2);
+            assert_eq!(count(&lists, &[0, 1], &[0, 1], dense), 0);
+            // A repeated stem: "run run" in "run run run" matches twice.
+            assert_eq!(count(&[vec![0, 1, 2]], &[0, 0], &[0, 1], dense), 2);
+            // Three elements, the last past a gap: "a b _ c".
+            let lists = [vec![1, 5, 9], vec![2, 6, 10], vec![4, 12]];
+            assert_eq!(count(&lists, &[0, 1, 2], &[0, 1, 3], dense), 2);
+            // Two matches a million positions apart.
+            let lists = [vec![3, 1_000_000], vec![4, 1_000_001]];
+            assert_eq!(count(&lists, &[0, 1], &[0, 1], dense), 2);
+            assert_eq!(count(&[], &[], &[], dense), 0);
+        }
+    }
+
+    #[test]
+    fn positions_that_overflow_are_corrupt() {
+        let stems = [Positions::new(2, &[0xff, 0xff, 0xff, 0xff, 0x0f, 0x01])];
+        let shape = Shape::new(&[0], &[0], 0).expect("one element");
+        assert!(count_matches(&stems, &shape, &mut Scratch::default()).is_err());
+    }
+
+    #[test]
+    fn shares_cut_lists_into_even_runs() {
+        let got = shares([5, 0, 3, 8].into_iter(), 2);
+        assert_eq!(got, [vec![(0, 0..5), (2, 0..3)], vec![(3, 0..8)]]);
+        assert_eq!(
+            shares([10].into_iter(), 3),
+            [vec![(0, 0..4)], vec![(0, 4..8)], vec![(0, 8..10)]]
+        );
+        assert_eq!(shares([4, 4].into_iter(), 1), [vec![(0, 0..4), (1, 0..4)]]);
+        assert!(shares(std::iter::empty(), 2).is_empty());
+    }
+
+    proptest::proptest! {
+        /// The count agrees with a brute-force one, with bits, with
+        /// sorted lists and as chosen, on phrases of up to four elements
+        /// over up to three stems.
+        #[test]
+        fn counts_agree_with_brute_force(
+            lists in proptest::collection::vec(
+                proptest::collection::btree_set(0u32..300, 0..60), 1..4),
+            elements in proptest::collection::vec((0usize..3, 0u32..6), 1..5),
+        ) {
+            let lists: Vec<Vec<u32>> = lists.into_iter().map(|s| s.into_iter().collect()).collect();
+            let element_stem: Vec<usize> = elements.iter().map(|&(s, _)| s % lists.len()).collect();
+            let mut offsets: Vec<u32> = elements.iter().map(|&(_, o)| o).collect();
+            offsets.sort_unstable();
+            let want = (0..400u32)
+                .filter(|&start| {
+                    element_stem.iter().zip(&offsets).all(|(&s, &o)| lists[s].contains(&(start + o)))
+                })
+                .count() as u32;
+            for dense in [None, Some(true), Some(false)] {
+                proptest::prop_assert_eq!(count(&lists, &element_stem, &offsets, dense), want);
+            }
+        }
+    }
+}
