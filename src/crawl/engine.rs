@@ -640,12 +640,13 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
 /// to the writer for `point`.
 async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
     let origin = crate::url::origin(site);
+    let creds = point_credentials(ctx, point);
     let rules = if ctx.cfg.ignore_robots {
         None
     } else {
         Some(
             ctx.robots
-                .get_or_load(&origin, || load_robots(ctx, site, &origin))
+                .get_or_load(&origin, || load_robots(ctx, site, &origin, creds.as_ref()))
                 .await,
         )
     };
@@ -668,6 +669,7 @@ async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
             };
             let found = sitemaps::read(
                 ctx.fetcher.client(),
+                creds.as_ref(),
                 &ctx.origins,
                 crawl_delay,
                 site,
@@ -717,12 +719,13 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
             reason: why,
         });
     }
+    let creds = point_credentials(ctx, claim.entry.point);
     let rules = if ctx.cfg.ignore_robots {
         None
     } else {
         Some(
             ctx.robots
-                .get_or_load(&origin, || load_robots(ctx, &url, &origin))
+                .get_or_load(&origin, || load_robots(ctx, &url, &origin, creds.as_ref()))
                 .await,
         )
     };
@@ -753,12 +756,6 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
             etag: p.etag,
         })
         .unwrap_or_default();
-    let creds = ctx
-        .creds
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&claim.entry.point)
-        .cloned();
     let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
     let mut attempt = 0;
     let mut throttles = 0;
@@ -868,9 +865,19 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
     Outcome::Page(resp, stored_hash)
 }
 
-/// The rules for an origin: from the store when fresh, else fetched (and
-/// the fetched file handed to the writer to keep).
-async fn load_robots(ctx: &Ctx, url: &Url, origin: &str) -> Rules {
+/// A crawl point's credentials, if it has any.
+fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
+    ctx.creds
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&point)
+        .cloned()
+}
+
+/// The rules for an origin: from the store when fresh, else fetched with
+/// the asking point's `creds` (and the fetched file handed to the writer
+/// to keep).
+async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credentials>) -> Rules {
     let agent = ctx.cfg.robots_agent();
     let now = unix_now();
     let cached = ctx.store.read().ok().and_then(|r| {
@@ -880,7 +887,7 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str) -> Rules {
     if let Some(rec) = cached.filter(|r| now - r.fetched_at < ROBOTS_TTL_S) {
         return Rules::from_record(agent, &rec);
     }
-    let rec = match robots::fetch(ctx.fetcher.client(), url, now).await {
+    let rec = match robots::fetch(ctx.fetcher.client(), url, creds, now).await {
         Ok(rec) => rec,
         Err(e) => return Rules::unavailable(&e.reason),
     };

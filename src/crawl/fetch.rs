@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
+use reqwest::RequestBuilder;
 use url::Url;
 
 use super::config::CrawlConfig;
@@ -148,19 +149,12 @@ impl Fetcher {
         creds: Option<&Credentials>,
     ) -> Result<Response, FetchError> {
         let started = Instant::now();
-        let own = creds.filter(|c| c.origins.contains(&crate::url::origin(url)));
-        let mut req = self.client.get(request_url(url, own));
+        let mut req = own_get(&self.client, url, creds);
         if let Some(lm) = &validators.last_modified {
             req = req.header(header::IF_MODIFIED_SINCE, lm);
         }
         if let Some(etag) = &validators.etag {
             req = req.header(header::IF_NONE_MATCH, etag);
-        }
-        if let Some(c) = own {
-            req = req.headers(extra_headers(&c.headers));
-            if let Some(user) = &c.user {
-                req = req.basic_auth(user, c.password.as_ref());
-            }
         }
         let request = req.build().map_err(|e| classify(&e))?;
         let sent = head::sent(&request, &self.user_agent);
@@ -228,6 +222,24 @@ impl Fetcher {
 
 /// The URL as requested: the stored URL plus the point's `--append-query`
 /// parameters (only the request carries them).
+/// A GET of `url` as its crawl point asks for it: with the point's
+/// credentials, extra headers and appended query when `url` is on one of
+/// the point's origins, and without them anywhere else (a redirect to
+/// another origin must not carry them). Pages, robots.txt and sitemaps
+/// all go through here, so a site behind a login gives up its rules and
+/// sitemaps too.
+pub fn own_get(client: &reqwest::Client, url: &Url, creds: Option<&Credentials>) -> RequestBuilder {
+    let own = creds.filter(|c| c.origins.contains(&crate::url::origin(url)));
+    let mut req = client.get(request_url(url, own));
+    if let Some(c) = own {
+        req = req.headers(extra_headers(&c.headers));
+        if let Some(user) = &c.user {
+            req = req.basic_auth(user, c.password.as_ref());
+        }
+    }
+    req
+}
+
 fn request_url(url: &Url, own: Option<&Credentials>) -> Url {
     let mut out = url.clone();
     if let Some(c) = own.filter(|c| !c.append_query.is_empty()) {

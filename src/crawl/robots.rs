@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::fetch::{classify, FailKind, FetchError};
+use super::fetch::{classify, own_get, Credentials, FailKind, FetchError};
 use crate::store::RobotsRecord;
 
 pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;
@@ -78,10 +78,12 @@ impl Rules {
 /// Rules per origin, each fetched once even when many workers ask at once.
 pub type RobotsCache = super::once::PerOrigin<Rules>;
 
-/// Fetches `/robots.txt` of the origin of `url`; Err when no answer came.
+/// Fetches `/robots.txt` of the origin of `url` with the crawl point's
+/// `creds`; Err when no answer came.
 pub async fn fetch(
     client: &reqwest::Client,
     url: &Url,
+    creds: Option<&Credentials>,
     now: i64,
 ) -> Result<RobotsRecord, FetchError> {
     let mut target = url.join("/robots.txt").map_err(|e| FetchError {
@@ -90,8 +92,7 @@ pub async fn fetch(
         retryable: false,
     })?;
     for _ in 0..5 {
-        let mut resp = client
-            .get(target.clone())
+        let mut resp = own_get(client, &target, creds)
             .send()
             .await
             .map_err(|e| classify(&e))?;

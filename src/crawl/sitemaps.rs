@@ -19,6 +19,7 @@ use std::time::Duration;
 use quick_xml::events::Event;
 use url::Url;
 
+use super::fetch::{own_get, Credentials};
 use super::once::PerOrigin;
 use super::origins::Origins;
 use crate::store::PointId;
@@ -100,9 +101,11 @@ impl Sitemaps {
 
 /// Reads the sitemaps an origin names (`named`, from robots.txt) and its
 /// `/sitemap.xml`, following indexes. `allowed` says whether robots lets
-/// us fetch a URL; `crawl_delay` is the origin's.
+/// us fetch a URL; `crawl_delay` is the origin's; `creds` the crawl
+/// point's.
 pub async fn read(
     client: &reqwest::Client,
+    creds: Option<&Credentials>,
     origins: &Origins,
     crawl_delay: Option<Duration>,
     site: &Url,
@@ -147,7 +150,7 @@ pub async fn read(
             let _slot = origins
                 .acquire(&crate::url::origin(&url), crawl_delay)
                 .await;
-            fetch(client, &url).await
+            fetch(client, creds, &url).await
         };
         let parsed = match body {
             Ok(body) => parse(reader(&body)),
@@ -218,11 +221,14 @@ impl std::fmt::Display for FetchFailed {
 
 /// The body of a sitemap (following a few redirects), at most
 /// [`MAX_SITEMAP_BYTES`] as sent.
-async fn fetch(client: &reqwest::Client, url: &Url) -> Result<Vec<u8>, FetchFailed> {
+async fn fetch(
+    client: &reqwest::Client,
+    creds: Option<&Credentials>,
+    url: &Url,
+) -> Result<Vec<u8>, FetchFailed> {
     let mut target = url.clone();
     for _ in 0..MAX_HOPS {
-        let mut resp = client
-            .get(target.clone())
+        let mut resp = own_get(client, &target, creds)
             .send()
             .await
             .map_err(|e| FetchFailed::Other(super::fetch::classify(&e).reason))?;

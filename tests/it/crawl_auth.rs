@@ -76,3 +76,48 @@ fn wrong_credentials_are_a_recorded_failure() {
     assert_eq!(sum["failed"], 1);
     assert_eq!(stored_page(db.path(), &s.base()).unwrap().status, 401);
 }
+
+#[test]
+fn robots_txt_and_sitemaps_behind_the_login_are_read_with_it() {
+    let s = TestServer::start();
+    let members = |resp| Reply::RequireBasicAuth {
+        user: "ann".into(),
+        password: "s3cret".into(),
+        ok: Box::new(Reply::Respond(resp)),
+    };
+    s.route("/", members(page("Members", "members", &["private"])));
+    s.route("/private", members(page("Private", "private", &[])));
+    s.route("/listed", members(page("Listed", "listed", &[])));
+    s.route(
+        "/robots.txt",
+        members(Resp::text("User-agent: *\nDisallow: /private\n")),
+    );
+    s.route(
+        "/sitemap.xml",
+        members(Resp::bytes(
+            "application/xml",
+            format!(
+                r#"<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{}</loc></url></urlset>"#,
+                s.url("listed")
+            )
+            .into_bytes(),
+        )),
+    );
+    let db = tempfile::tempdir().unwrap();
+    let sum = crawl_ok(
+        db.path(),
+        &[&s.base(), "--user", "ann", "--password", "s3cret"],
+    );
+    // Without the login robots.txt is a 401 (no rules: /private would be
+    // fetched) and the sitemap a failure (/listed never found).
+    assert_eq!(sum["skipped_robots"], 1, "{sum}");
+    assert_eq!(s.hits("/private"), 0);
+    assert_eq!(pages_with(db.path(), "list"), vec![s.url("listed")]);
+    for r in s.requests() {
+        assert!(
+            r.header("authorization").is_some(),
+            "{} was asked for without the login",
+            r.path
+        );
+    }
+}
