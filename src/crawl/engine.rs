@@ -875,28 +875,64 @@ fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
 }
 
 /// The rules for an origin: from the store when fresh, else fetched with
-/// the asking point's `creds` (and the fetched file handed to the writer
-/// to keep).
+/// the asking point's `creds` (and a file, or its absence, handed to the
+/// writer to keep). A throttle (429, or 503 with `Retry-After`) pauses the
+/// origin and asks again, as for a page; an answer that says the file
+/// cannot be had (see [`robots::unreachable`]) disallows the origin for
+/// this run, for the reason given, and is not kept.
 async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credentials>) -> Rules {
     let agent = ctx.cfg.robots_agent();
     let now = unix_now();
-    let cached = ctx.store.read().ok().and_then(|r| {
+    let kept = ctx.store.read().ok().and_then(|r| {
         let id = r.origin_id(origin).ok().flatten()?;
         r.robots(id).ok().flatten()
     });
-    if let Some(rec) = cached.filter(|r| now - r.fetched_at < ROBOTS_TTL_S) {
+    // Older builds kept unreachable answers too: those are asked again.
+    if let Some(rec) =
+        kept.filter(|r| now - r.fetched_at < ROBOTS_TTL_S && !robots::unreachable(r.status))
+    {
         return Rules::from_record(agent, &rec);
     }
-    let rec = match robots::fetch(ctx.fetcher.client(), url, creds, now).await {
-        Ok(rec) => rec,
-        Err(e) => return Rules::unavailable(&e.reason),
+    let mut throttles = 0;
+    let fetched = loop {
+        let slot = ctx.origins.acquire(origin, None).await;
+        let fetched = robots::fetch(ctx.fetcher.client(), url, creds, now).await;
+        let throttle = fetched.as_ref().ok().and_then(|f| {
+            let status = f.record.status;
+            throttle::asked(
+                status,
+                f.retry_after.as_deref(),
+                std::time::SystemTime::now(),
+            )
+            .map(|wait| (status, wait))
+        });
+        let Some((_, wait)) = throttle.filter(|_| throttles < throttle::MAX_THROTTLES) else {
+            break fetched;
+        };
+        // Paused before the slot frees, as for a page; counted and shown
+        // as every throttle is.
+        ctx.origins.throttled(origin, wait);
+        drop(slot);
+        let _ = ctx.writer.send(WriterMsg::Request {
+            origin: origin.to_string(),
+            how: Exchange::Throttled,
+            response_ms: None,
+            throttle,
+        });
+        throttles += 1;
     };
-    let rules = Rules::from_record(agent, &rec);
-    let _ = ctx.writer.send(WriterMsg::Robots {
-        origin: origin.to_string(),
-        record: rec,
-    });
-    rules
+    match fetched {
+        Ok(f) if !robots::unreachable(f.record.status) => {
+            let rules = Rules::from_record(agent, &f.record);
+            let _ = ctx.writer.send(WriterMsg::Robots {
+                origin: origin.to_string(),
+                record: f.record,
+            });
+            rules
+        }
+        Ok(f) => Rules::unavailable(&crate::crawl::status_text(f.record.status)),
+        Err(e) => Rules::unavailable(&e.reason),
+    }
 }
 
 #[cfg(test)]

@@ -31,8 +31,8 @@ impl Rules {
                 robot: texting_robots::Robot::new(agent, &rec.body).ok(),
                 unavailable: None,
             },
-            400..=499 => Rules::allow_all(),
-            status => Rules::unavailable(&crate::crawl::status_text(status)),
+            status if unreachable(status) => Rules::unavailable(&crate::crawl::status_text(status)),
+            _ => Rules::allow_all(),
         }
     }
 
@@ -78,6 +78,21 @@ impl Rules {
 /// Rules per origin, each fetched once even when many workers ask at once.
 pub type RobotsCache = super::once::PerOrigin<Rules>;
 
+/// Whether an answer for robots.txt says the file cannot be had now
+/// rather than that there is none: a server error, or 429 (RFC 9309 lets
+/// any other 4xx mean "no rules", but a site that asks us to slow down has
+/// not said we may fetch everything). Such an answer disallows the whole
+/// origin and is not kept: the next run asks again.
+pub fn unreachable(status: u16) -> bool {
+    status == 429 || !(200..500).contains(&status)
+}
+
+/// A robots.txt answer, with the `Retry-After` it came with.
+pub struct Fetched {
+    pub record: RobotsRecord,
+    pub retry_after: Option<String>,
+}
+
 /// Fetches `/robots.txt` of the origin of `url` with the crawl point's
 /// `creds`; Err when no answer came.
 pub async fn fetch(
@@ -85,7 +100,7 @@ pub async fn fetch(
     url: &Url,
     creds: Option<&Credentials>,
     now: i64,
-) -> Result<RobotsRecord, FetchError> {
+) -> Result<Fetched, FetchError> {
     let mut target = url.join("/robots.txt").map_err(|e| FetchError {
         kind: FailKind::Other,
         reason: format!("invalid URL: {e}"),
@@ -111,6 +126,11 @@ pub async fn fetch(
                 None => break,
             }
         }
+        let retry_after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         let mut body = Vec::new();
         while let Ok(Some(chunk)) = resp.chunk().await {
             let room = MAX_ROBOTS_BYTES - body.len();
@@ -119,17 +139,23 @@ pub async fn fetch(
                 break;
             }
         }
-        return Ok(RobotsRecord {
-            fetched_at: now,
-            status: status.as_u16(),
-            body,
+        return Ok(Fetched {
+            record: RobotsRecord {
+                fetched_at: now,
+                status: status.as_u16(),
+                body,
+            },
+            retry_after,
         });
     }
     // Too many redirects: RFC 9309 treats it as unavailable (no rules).
-    Ok(RobotsRecord {
-        fetched_at: now,
-        status: 404,
-        body: Vec::new(),
+    Ok(Fetched {
+        record: RobotsRecord {
+            fetched_at: now,
+            status: 404,
+            body: Vec::new(),
+        },
+        retry_after: None,
     })
 }
 
@@ -167,5 +193,13 @@ mod tests {
             unavailable.unavailable_reason(),
             Some("robots.txt unreachable: 503 Service Unavailable")
         );
+        let slow_down = Rules::from_record("a", &rec(429, ""));
+        assert_eq!(
+            slow_down.unavailable_reason(),
+            Some("robots.txt unreachable: 429 Too Many Requests")
+        );
+        assert!(Rules::from_record("a", &rec(401, "")).allowed("http://h/x"));
+        assert!(!unreachable(404) && !unreachable(200));
+        assert!(unreachable(429) && unreachable(500) && unreachable(599));
     }
 }

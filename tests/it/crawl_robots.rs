@@ -1,5 +1,7 @@
 //! robots.txt: disallowed URLs are never requested, our agent's group is
-//! the one that applies, --ignore-robots turns it off.
+//! the one that applies, --ignore-robots turns it off; a robots.txt that
+//! says "slow down" is waited out, and one that cannot be had disallows
+//! the origin for that run only.
 
 use crate::support::crawl::*;
 use crate::support::{page, Reply, Resp, TestServer};
@@ -59,4 +61,61 @@ fn user_agent_picks_the_group_and_ignore_robots_turns_it_off() {
     let sum = crawl_ok(db2.path(), &[&s.base(), "--ignore-robots"]);
     assert_eq!(sum["fetched"], 3);
     assert_eq!(s.hits("/private/secret"), 1);
+}
+
+#[test]
+fn a_robots_txt_that_says_slow_down_is_waited_out() {
+    let s = site();
+    s.route(
+        "/robots.txt",
+        Reply::Sequence(vec![
+            Reply::Respond(Resp::status(429).header("Retry-After", "1")),
+            Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
+        ]),
+    );
+    let db = tempfile::tempdir().unwrap();
+    let sum = crawl_ok(db.path(), &[&s.base()]);
+    // A 429 is not "no rules": the rules that came after it held.
+    assert_eq!(sum["skipped_robots"], 1, "{sum}");
+    assert_eq!(s.hits("/private/secret"), 0);
+    assert_eq!(sum["throttled"], 1, "{sum}");
+    let asked: Vec<_> = s
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/robots.txt")
+        .map(|r| r.arrived)
+        .collect();
+    assert_eq!(asked.len(), 2);
+    assert!(
+        asked[1] - asked[0] >= std::time::Duration::from_millis(900),
+        "Retry-After: 1 was not honoured: {:?}",
+        asked[1] - asked[0]
+    );
+}
+
+#[test]
+fn an_unreachable_robots_txt_fails_the_run_but_is_not_kept() {
+    let s = site();
+    s.route(
+        "/robots.txt",
+        Reply::Sequence(vec![
+            Reply::Respond(Resp::status(503)),
+            Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
+        ]),
+    );
+    let db = tempfile::tempdir().unwrap();
+    let out = crawl(db.path(), &[&s.base()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("robots.txt unreachable: 503 Service Unavailable"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s.hits("/"), 0, "nothing is fetched without rules");
+    // The next run asks again instead of replaying the 503.
+    let sum = crawl_ok(db.path(), &[&s.base()]);
+    assert_eq!(s.hits("/robots.txt"), 2);
+    assert_eq!(sum["fetched"], 2, "{sum}");
+    assert_eq!(sum["skipped_robots"], 1, "{sum}");
 }
