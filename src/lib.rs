@@ -7,6 +7,7 @@ pub mod demo;
 pub mod export;
 pub mod html;
 pub mod index;
+pub mod outfile;
 pub mod points;
 pub mod report;
 pub mod search;

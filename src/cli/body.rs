@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::outfile::PartFile;
 use super::{CliError, CliResult};
+use crate::outfile::{PartFile, WriteError};
 use crate::store::prelude::*;
 use crate::store::Store;
 use crate::url::Url;
@@ -29,7 +29,7 @@ pub fn run(store: &Store, url: &Url, out: Option<PathBuf>) -> CliResult {
         }
         Some(path) => {
             let mut file = PartFile::create(&path)?;
-            file.write_all(&bytes).map_err(|source| CliError::Write {
+            file.write_all(&bytes).map_err(|source| WriteError {
                 path: path.clone(),
                 source,
             })?;

@@ -6,9 +6,9 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::args::ExportFormat;
-use super::outfile::PartFile;
-use super::{CliError, CliResult};
-use crate::export;
+use super::CliResult;
+use crate::export::{self, ExportError};
+use crate::outfile::{PartFile, WriteError};
 use crate::store::Store;
 
 pub fn run(store: &Store, format: ExportFormat, out: Option<PathBuf>) -> CliResult {
@@ -25,9 +25,9 @@ pub fn run(store: &Store, format: ExportFormat, out: Option<PathBuf>) -> CliResu
             let mut file = PartFile::create(&path)?;
             let written = write(&r, format, &mut file, gzip).and_then(|()| Ok(file.flush()?));
             match written {
-                Ok(()) => file.commit(),
-                Err(CliError::Output(source)) => Err(CliError::Write { path, source }),
-                Err(e) => Err(e),
+                Ok(()) => Ok(file.commit()?),
+                Err(ExportError::Output(source)) => Err(WriteError { path, source }.into()),
+                Err(e) => Err(e.into()),
             }
         }
     }
@@ -38,7 +38,7 @@ fn write(
     format: ExportFormat,
     w: &mut impl Write,
     gzip: bool,
-) -> CliResult {
+) -> Result<(), ExportError> {
     match format {
         ExportFormat::SpiderResult => export::spider_result::write(r, w),
         ExportFormat::Jsonl => export::jsonl::write(r, w),

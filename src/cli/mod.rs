@@ -18,9 +18,7 @@ mod body;
 mod copy;
 mod crawl;
 mod export;
-pub(crate) mod outfile;
 pub(crate) mod page;
-mod parts;
 mod point;
 mod report;
 mod search;
@@ -67,11 +65,8 @@ pub enum CliError {
     CheckFailed(usize),
     #[error("no home directory: pass --db PATH")]
     NoHome,
-    #[error("cannot write {}: {source}", path.display())]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] crate::outfile::WriteError),
     #[error("cannot serve the demo site on 127.0.0.1:{port}: {source}")]
     Serve { port: u16, source: std::io::Error },
     #[error("demo server: {0}")]
@@ -100,6 +95,17 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 pub type CliResult = Result<(), CliError>;
 
 /// The store path: `--db`, else the platform data dir + `/store`.
+impl From<crate::export::ExportError> for CliError {
+    /// Kept apart as the rest of the CLI's errors are, so a closed stdout
+    /// stays quiet (see `CliError::is_closed_stdout`).
+    fn from(e: crate::export::ExportError) -> Self {
+        match e {
+            crate::export::ExportError::Store(e) => CliError::Store(e),
+            crate::export::ExportError::Output(e) => CliError::Output(e),
+        }
+    }
+}
+
 pub fn store_path(db: Option<PathBuf>) -> Result<PathBuf, CliError> {
     if let Some(p) = db {
         return Ok(p);
@@ -191,7 +197,7 @@ pub fn run(cli: Cli) -> CliResult {
             let keywords = if all_keywords {
                 usize::MAX
             } else {
-                page::PAGE_KEYWORDS
+                crate::export::page::PAGE_KEYWORDS
             };
             page::run(&open_existing(db)?, &url, keywords, json)
         }

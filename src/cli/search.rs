@@ -3,10 +3,11 @@
 
 use serde::Serialize;
 
-use super::page::{keyword_line, keywords_json, rfc3339, urls, KeywordJson};
 use super::{print_json, CliResult};
+use crate::export::page::{keyword_line, keywords_json, urls, KeywordJson};
 use crate::store::prelude::*;
 use crate::store::Store;
+use crate::time::rfc3339;
 
 /// Keywords listed per result.
 const RESULT_KEYWORDS: usize = 5;

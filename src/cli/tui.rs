@@ -52,7 +52,7 @@ impl Throwaway {
             std::process::id(),
             crate::time::unix_now_ms()
         ));
-        std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
+        std::fs::create_dir_all(&dir).map_err(|source| crate::outfile::WriteError {
             path: dir.clone(),
             source,
         })?;

@@ -5,8 +5,8 @@
 
 use std::io::Write;
 
+use super::page::{mime_string, reason};
 use super::{each_url, ExportResult};
-use crate::cli::page::{mime_string, reason};
 use crate::store::prelude::*;
 use crate::store::{DirectiveSource, PageRecord, Reader};
 use crate::time::rfc3339;
@@ -84,7 +84,7 @@ fn directive(d: Option<DirectiveSource>) -> String {
 
 /// The csv writer's errors are I/O errors of the sink (the rows are
 /// strings); keep them as such so a closed stdout stays quiet.
-fn csv_error(e: csv::Error) -> crate::cli::CliError {
+fn csv_error(e: csv::Error) -> super::ExportError {
     match e.into_kind() {
         csv::ErrorKind::Io(io) => io.into(),
         other => std::io::Error::other(format!("{other:?}")).into(),

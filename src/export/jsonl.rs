@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
+use super::page::{page_json, PAGE_KEYWORDS};
 use super::{each_page, ExportResult};
-use crate::cli::page::{page_json, PAGE_KEYWORDS};
 use crate::store::prelude::*;
 use crate::store::Reader;
 

@@ -1,23 +1,36 @@
 //! Exports: the whole store written out, one format per file here
 //! (`spider_result`, `jsonl`, `csv`, `warc`). Each reads one snapshot and
 //! writes to any `Write`; where the bytes go (stdout, a file that appears
-//! whole) is the face's choice.
+//! whole) is the face's choice. The page object they share (also
+//! `page --json`'s) is [`page`]'s.
 
 pub mod csv;
 pub mod jsonl;
+pub mod page;
 pub mod spider_result;
+pub mod url_parts;
 pub mod warc;
 
-use crate::cli::CliError;
 use crate::store::prelude::*;
-use crate::store::{PageId, PageRecord, Reader};
+use crate::store::{PageId, PageRecord, Reader, StoreError};
 
-pub type ExportResult = Result<(), CliError>;
+/// Why an export stopped: the store could not be read, or the output
+/// could not be written (a closed pipe among them, which a face may take
+/// quietly).
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Output(#[from] std::io::Error),
+}
+
+pub type ExportResult = Result<(), ExportError>;
 
 /// The first error of a walk over the store, which stops it there (the
 /// store's walks stop when their callback answers false).
 #[derive(Default)]
-struct FirstError(Option<CliError>);
+struct FirstError(Option<ExportError>);
 
 impl FirstError {
     /// Whether to go on after `result`.

@@ -4,8 +4,8 @@
 
 use std::io::Write;
 
+use super::page::{keyword_line, keywords_json, urls};
 use super::{each_page, ExportResult};
-use crate::cli::page::{keyword_line, keywords_json, urls};
 use crate::store::prelude::*;
 use crate::store::Reader;
 use crate::time::rfc3339;

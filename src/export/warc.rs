@@ -37,7 +37,7 @@ pub fn write(
     r: &Reader<'_>,
     w: &mut impl Write,
     gzip: bool,
-) -> Result<WarcCounts, crate::cli::CliError> {
+) -> Result<WarcCounts, super::ExportError> {
     let info_id = record_id();
     let info = format!(
         "software: crawlscope/{}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n",

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use crate::cli::outfile::PartFile;
+use crate::outfile::PartFile;
 use crate::report::{self as rep, Ctx, Kind, ListKind, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, Store};

@@ -3,13 +3,12 @@
 
 use serde::Serialize;
 
-use super::CliError;
 use crate::store::prelude::*;
-use crate::store::{PageId, Reader};
+use crate::store::{PageId, Reader, StoreError};
 
 /// `"parts"` of a page object. No password: the store never keeps one.
 #[derive(Serialize)]
-pub(super) struct UrlPartsJson {
+pub struct UrlPartsJson {
     scheme: String,
     host: String,
     port: u16,
@@ -19,7 +18,7 @@ pub(super) struct UrlPartsJson {
     username: Option<String>,
 }
 
-pub(super) fn parts(r: &Reader<'_>, id: PageId) -> Result<Option<UrlPartsJson>, CliError> {
+pub fn parts(r: &Reader<'_>, id: PageId) -> Result<Option<UrlPartsJson>, StoreError> {
     let Some(url) = r.url_record(id)? else {
         return Ok(None);
     };
@@ -38,7 +37,7 @@ pub(super) fn parts(r: &Reader<'_>, id: PageId) -> Result<Option<UrlPartsJson>, 
 
 impl UrlPartsJson {
     /// One line for people.
-    pub(super) fn line(&self) -> String {
+    pub fn line(&self) -> String {
         format!(
             "scheme {} · host {} · port {} · path {} · query {} · user {}",
             self.scheme,

@@ -1,12 +1,20 @@
 //! Output files that appear whole or not at all: written beside their
 //! final name as `.NAME.part` and renamed into place once complete. Dropped
 //! without [`PartFile::commit`] (an error, a panic), the part is removed.
+//! The CLI's `body` and `export` and the console's findings files use it.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::CliError;
+/// A file that could not be written, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    #[source]
+    pub source: io::Error,
+}
 
 pub struct PartFile {
     path: PathBuf,
@@ -15,10 +23,10 @@ pub struct PartFile {
 }
 
 impl PartFile {
-    pub fn create(path: &Path) -> Result<PartFile, CliError> {
+    pub fn create(path: &Path) -> Result<PartFile, WriteError> {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
         let part = path.with_file_name(format!(".{}.part", name.unwrap_or_default()));
-        let file = File::create(&part).map_err(|source| CliError::Write {
+        let file = File::create(&part).map_err(|source| WriteError {
             path: path.to_path_buf(),
             source,
         })?;
@@ -30,8 +38,8 @@ impl PartFile {
     }
 
     /// Flushes, syncs and renames the part to the final name.
-    pub fn commit(mut self) -> Result<(), CliError> {
-        let write_err = |source| CliError::Write {
+    pub fn commit(mut self) -> Result<(), WriteError> {
+        let write_err = |source| WriteError {
             path: self.path.clone(),
             source,
         };

@@ -1,0 +1,216 @@
+//! The page object: what `page --json` prints, one line of `export
+//! --format jsonl` holds, and the parts every face and format shares —
+//! keywords shown as words, MIME types as strings, the reason a URL failed
+//! or was skipped, the URLs of page ids.
+
+use serde::Serialize;
+
+use super::url_parts::{self, UrlPartsJson};
+use crate::store::prelude::*;
+use crate::store::{DirectiveSource, MimeRecord, PageId, PageRecord, Reader, StoreError, UrlState};
+use crate::time::rfc3339;
+
+/// Keywords shown for one page.
+pub const PAGE_KEYWORDS: usize = 10;
+
+#[derive(Serialize)]
+pub struct KeywordJson {
+    /// As most pages write it (lowercased).
+    pub word: String,
+    pub stem: String,
+    pub freq: u32,
+}
+
+#[derive(Serialize)]
+pub struct MetaJson {
+    pub name: String,
+    pub content: String,
+    /// The attribute that names the tag: name, property, http-equiv,
+    /// itemprop or charset.
+    pub attr: String,
+}
+
+/// A link of the page, as written on it.
+#[derive(Serialize)]
+pub struct LinkJson {
+    pub url: String,
+    pub anchor: String,
+    pub nofollow: bool,
+}
+
+/// The `page --json` object (also one line of `export --format jsonl`).
+/// Fields a seen-but-unfetched URL lacks are null.
+#[derive(Serialize)]
+pub struct PageJson {
+    pub id: PageId,
+    pub url: String,
+    /// The URL in parts, as stored.
+    pub parts: Option<UrlPartsJson>,
+    /// `UrlState::label()`; "seen" for a URL that was linked but never
+    /// considered for fetching (e.g. a link on an error page).
+    pub state: String,
+    /// Why the URL failed or was skipped, or the status line of a 4xx/5xx.
+    pub reason: Option<String>,
+    pub redirect_to: Option<String>,
+    /// The redirect's status code (301, 302, 303, 307, 308).
+    pub redirect_status: Option<u16>,
+    pub title: Option<String>,
+    pub status: Option<u16>,
+    pub mime: Option<String>,
+    pub size: Option<u64>,
+    pub last_modified: Option<String>,
+    /// Where `last_modified` comes from: `header` (Last-Modified), `date`
+    /// (the server's Date) or `fetch` (our clock at fetch time).
+    pub last_modified_source: Option<&'static str>,
+    pub fetched_at: Option<String>,
+    pub depth: Option<u32>,
+    pub response_ms: Option<u32>,
+    /// Words of the body, stopwords included (what phrase positions count).
+    pub word_count: Option<u32>,
+    pub description: Option<String>,
+    pub h1: Vec<String>,
+    pub canonical: Option<String>,
+    /// Where a noindex / nofollow directive was found: "meta" or "header".
+    pub noindex: Option<&'static str>,
+    pub nofollow: Option<&'static str>,
+    /// xxh3-64 of the body, 16 hex digits.
+    pub content_hash: Option<String>,
+    pub keywords: Vec<KeywordJson>,
+    pub meta: Vec<MetaJson>,
+    pub parents: Vec<String>,
+    /// The sitemap that listed the page (a page only a sitemap leads to
+    /// has no parents).
+    pub from_sitemap: Option<String>,
+    pub children: Vec<String>,
+    /// The children with their anchor text and nofollow marks.
+    pub links: Vec<LinkJson>,
+}
+
+pub fn mime_string(m: &MimeRecord) -> String {
+    let mut s = m.essence.clone();
+    for (k, v) in &m.params {
+        s.push_str(&format!("; {k}={v}"));
+    }
+    s
+}
+
+/// URLs of page ids, skipping any id without a URL record.
+pub fn urls(r: &Reader<'_>, ids: &[PageId]) -> Result<Vec<String>, StoreError> {
+    let mut out = Vec::with_capacity(ids.len());
+    for &id in ids {
+        out.extend(r.url_of(id)?);
+    }
+    Ok(out)
+}
+
+pub fn keywords_json(r: &Reader<'_>, id: PageId, n: usize) -> Result<Vec<KeywordJson>, StoreError> {
+    Ok(crate::search::keywords(r, id, n)?
+        .into_iter()
+        .map(|k| KeywordJson {
+            word: k.word,
+            stem: k.stem,
+            freq: k.tf,
+        })
+        .collect())
+}
+
+/// Everything about page `id` (whose URL is `url`), with its top
+/// `keywords` keywords.
+pub fn page_json(
+    r: &Reader<'_>,
+    id: PageId,
+    url: String,
+    keywords: usize,
+) -> Result<PageJson, StoreError> {
+    let state = r.url_state(id)?;
+    let (redirect_to, redirect_status) = match &state {
+        Some(UrlState::Redirected { to, status, .. }) => (r.url_of(*to)?, Some(*status)),
+        _ => (None, None),
+    };
+    let record = r.page(id)?;
+    let mime = match &record {
+        Some(rec) => r.mime(rec.mime)?.map(|m| mime_string(&m)),
+        None => None,
+    };
+    let (keywords, meta, links) = if record.is_some() {
+        let meta = r
+            .meta_tags(id)?
+            .into_iter()
+            .map(|m| MetaJson {
+                name: m.name,
+                content: m.content,
+                attr: m.attr,
+            })
+            .collect();
+        let mut links = Vec::new();
+        for l in r.links(id)? {
+            if let Some(url) = r.url_of(l.child)? {
+                links.push(LinkJson {
+                    url,
+                    anchor: l.anchor,
+                    nofollow: l.nofollow,
+                });
+            }
+        }
+        (keywords_json(r, id, keywords)?, meta, links)
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
+    };
+    let children = links.iter().map(|l| l.url.clone()).collect();
+    let reason = reason(state.as_ref(), record.as_ref());
+    Ok(PageJson {
+        id,
+        url,
+        parts: url_parts::parts(r, id)?,
+        reason,
+        redirect_status,
+        state: state.map_or_else(|| "seen".to_string(), |s| s.label()),
+        redirect_to,
+        title: record.as_ref().and_then(|p| p.title.clone()),
+        status: record.as_ref().map(|p| p.status),
+        mime,
+        size: record.as_ref().map(|p| p.size),
+        last_modified: record.as_ref().map(|p| rfc3339(p.last_modified)),
+        last_modified_source: record.as_ref().map(PageRecord::last_modified_source),
+        fetched_at: record.as_ref().map(|p| rfc3339(p.fetched_at)),
+        depth: record.as_ref().map(|p| p.depth),
+        response_ms: record.as_ref().map(|p| p.response_ms),
+        word_count: record.as_ref().map(|p| p.token_count),
+        description: record.as_ref().and_then(|p| p.description.clone()),
+        h1: record.as_ref().map(|p| p.h1.clone()).unwrap_or_default(),
+        canonical: record.as_ref().and_then(|p| p.canonical.clone()),
+        noindex: record
+            .as_ref()
+            .and_then(|p| p.noindex)
+            .map(DirectiveSource::as_str),
+        nofollow: record
+            .as_ref()
+            .and_then(|p| p.nofollow)
+            .map(DirectiveSource::as_str),
+        content_hash: record.as_ref().map(|p| format!("{:016x}", p.content_hash)),
+        keywords,
+        meta,
+        parents: urls(r, &r.parents(id)?)?,
+        from_sitemap: r.listed_by_sitemap(id)?,
+        children,
+        links,
+    })
+}
+
+/// Why a URL failed or was skipped, or the status line of a 4xx/5xx page.
+pub fn reason(state: Option<&UrlState>, record: Option<&PageRecord>) -> Option<String> {
+    state.and_then(UrlState::reason).or_else(|| {
+        record
+            .filter(|p| p.status >= 400)
+            .map(|p| crate::crawl::status_text(p.status))
+    })
+}
+
+/// "word freq; word freq": keywords on one line.
+pub fn keyword_line(keywords: &[KeywordJson]) -> String {
+    keywords
+        .iter()
+        .map(|k| format!("{} {}", k.word, k.freq))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
