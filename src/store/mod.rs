@@ -10,6 +10,7 @@
 mod bodies;
 mod check;
 pub(crate) mod codec;
+mod committed;
 mod copy;
 mod dictionary;
 mod external;
@@ -29,10 +30,9 @@ mod words;
 #[cfg(test)]
 mod tests;
 
-use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
 
@@ -64,6 +64,7 @@ pub mod prelude {
     };
 }
 
+use committed::Committed;
 use postings::Pending;
 use schema::{meta_keys, Dbs, DB_COUNT};
 
@@ -157,9 +158,12 @@ pub struct Store {
     /// LMDB forbids resizing the map while this process has a transaction
     /// open: readers and writers hold this shared, a resize holds it alone.
     resize_lock: RwLock<()>,
-    /// Committed stem → id pairs: ids never change once committed, and the
-    /// lookup is the most frequent read of indexing.
-    word_cache: Mutex<HashMap<String, WordId>>,
+    /// Committed stem → word id pairs: the most frequent look-up of
+    /// indexing.
+    word_cache: Committed<String, WordId>,
+    /// Committed URL → page id pairs (by the URL's 128-bit hash): a page's
+    /// links are looked up one by one, most of them seen before.
+    url_cache: Committed<u128, PageId>,
     /// Trained zstd dictionaries (bodies, heads), shared with the parsers.
     dictionaries: Arc<Dictionaries>,
     /// Room left in the `bodies` table's last leaf, as this process last
@@ -170,6 +174,8 @@ pub struct Store {
 
 /// The word cache is dropped past this many stems to bound memory.
 const WORD_CACHE_MAX: usize = 1 << 20;
+/// The URL cache likewise (about 3 MB full).
+const URL_CACHE_MAX: usize = 1 << 17;
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
@@ -235,7 +241,8 @@ impl Store {
             dbs,
             path: path.to_path_buf(),
             resize_lock: RwLock::new(()),
-            word_cache: Mutex::new(HashMap::default()),
+            word_cache: Committed::new(WORD_CACHE_MAX),
+            url_cache: Committed::new(URL_CACHE_MAX),
             dictionaries,
             body_leaf_room: AtomicUsize::new(0),
             upgraded_from,
@@ -298,14 +305,17 @@ impl Store {
                     dbs: self.dbs,
                     pending: Pending::default(),
                     word_cache: &self.word_cache,
+                    url_cache: &self.url_cache,
                     dictionaries: &self.dictionaries,
                     body_leaf_room: &self.body_leaf_room,
                 };
                 match f(&mut w).and_then(|r| w.flush().map(|_| r)) {
                     Ok(r) => {
                         let new_words = std::mem::take(&mut w.pending.new_words);
+                        let new_urls = std::mem::take(&mut w.pending.new_urls);
                         w.txn.commit().map_err(StoreError::from).map(|_| {
-                            self.remember_words(new_words);
+                            self.word_cache.remember(new_words);
+                            self.url_cache.remember(new_urls);
                             r
                         })
                     }
@@ -327,14 +337,6 @@ impl Store {
                 other => return other,
             }
         }
-    }
-
-    fn remember_words(&self, words: HashMap<String, WordId>) {
-        let mut cache = self.word_cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() + words.len() > WORD_CACHE_MAX {
-            cache.clear();
-        }
-        cache.extend(words);
     }
 
     fn begin<'e, T>(&'e self, open: impl Fn(&'e Env) -> heed::Result<T>) -> Result<T> {
@@ -403,7 +405,8 @@ pub struct Writer<'s> {
     txn: RwTxn<'s>,
     dbs: Dbs,
     pending: Pending,
-    word_cache: &'s Mutex<HashMap<String, WordId>>,
+    word_cache: &'s Committed<String, WordId>,
+    url_cache: &'s Committed<u128, PageId>,
     dictionaries: &'s Dictionaries,
     body_leaf_room: &'s AtomicUsize,
 }

@@ -439,6 +439,26 @@ impl Writer<'_> {
     /// fetched as (kept from its first sight with one).
     pub fn page_id_as(&mut self, url: &Url, user: Option<&str>) -> Result<PageId> {
         let url = &*crate::url::without_userinfo(url);
+        // A user may have to be recorded: only a URL without one is
+        // answered from the cache.
+        let cached = user
+            .is_none()
+            .then(|| xxhash_rust::xxh3::xxh3_128(url.as_str().as_bytes()));
+        if let Some(hash) = cached {
+            let known = self.url_cache.get(&hash);
+            if let Some(id) = known.or_else(|| self.pending.new_urls.get(&hash).copied()) {
+                return Ok(id);
+            }
+        }
+        let id = self.resolve_page_id(url, user)?;
+        if let Some(hash) = cached {
+            self.pending.new_urls.insert(hash, id);
+        }
+        Ok(id)
+    }
+
+    /// [`Writer::page_id_as`] from the store: the URL's id, or a new one.
+    fn resolve_page_id(&mut self, url: &Url, user: Option<&str>) -> Result<PageId> {
         let origin = self.origin_id_for(&crate::url::origin(url))?;
         let key = url_hash_key(origin, url);
         let existing: Vec<PageId> = match self.dbs.url_ids.get(&self.txn, &key)? {

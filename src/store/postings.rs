@@ -457,6 +457,9 @@ pub struct Pending {
     /// Pages of this transaction that wrote a word each way.
     pub forms: HashMap<WordId, Vec<(Box<str>, u32)>>,
     pub new_words: HashMap<String, WordId>,
+    /// URLs (by their 128-bit hash) this transaction gave a page id or
+    /// found without a user to record.
+    pub new_urls: HashMap<u128, PageId>,
     /// `norms` chunks touched by this transaction.
     pub norms: HashMap<u32, Vec<f32>>,
     /// Compression dictionaries this transaction made sure the store holds.

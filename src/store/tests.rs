@@ -112,6 +112,31 @@ fn url_ids_are_stable_and_distinct() {
 }
 
 #[test]
+fn ids_of_a_transaction_that_failed_are_not_remembered() {
+    let (_d, store) = temp_store();
+    // The first transaction gives both a URL and a word an id, then fails.
+    let failed = store.update(|w| {
+        w.page_id_for(&url("http://h/lost"))?;
+        w.word_id_for("lost")?;
+        Err::<(), _>(StoreError::corrupt("fails on purpose"))
+    });
+    assert!(failed.is_err());
+    // Nothing of it may come back from the writers' caches.
+    let (id, word) = store
+        .update(|w| {
+            w.page_id_for(&url("http://h/other"))?;
+            Ok((w.page_id_for(&url("http://h/lost"))?, w.word_id_for("lost")?))
+        })
+        .unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(r.url_of(id).unwrap().as_deref(), Some("http://h/lost"));
+    assert_eq!(r.word_id("lost").unwrap(), Some(word));
+    // Committed, the URL is answered again without a new id.
+    let again = store.update(|w| w.page_id_for(&url("http://h/lost"))).unwrap();
+    assert_eq!(again, id);
+}
+
+#[test]
 fn a_hash_collision_keeps_both_urls_apart() {
     let (_d, store) = temp_store();
     let a = store

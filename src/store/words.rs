@@ -353,16 +353,11 @@ impl DocFreq {
 
 impl Writer<'_> {
     pub fn word_id_for(&mut self, stem: &str) -> Result<WordId> {
-        if let Some(&id) = self.pending.new_words.get(stem) {
+        // Committed words first: after the first pages nearly all are.
+        if let Some(id) = self.word_cache.get(stem) {
             return Ok(id);
         }
-        let cached = self
-            .word_cache
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(stem)
-            .copied();
-        if let Some(id) = cached {
+        if let Some(&id) = self.pending.new_words.get(stem) {
             return Ok(id);
         }
         let id = match self.word_id(stem)? {
