@@ -175,12 +175,13 @@ impl Plan {
         let Some(&lead) = order.first() else {
             return Ok(Vec::new());
         };
-        // One shape per stem: each page lets its rarest stem lead.
+        // One shape per stem: each page lets its rarest stem lead. Every
+        // stem has an element (`resolve` made the stems from them).
         let shapes: Vec<Shape> = (0..self.ids.len())
             .filter_map(|stem| Shape::new(&self.element_stem, &self.offsets, stem))
             .collect();
         if shapes.len() != self.ids.len() {
-            return Ok(Vec::new());
+            return Err(StoreError::corrupt("a phrase stem without an element"));
         }
         let candidates: usize = segments.iter().map(|l| l[lead].len()).sum();
         let threads = if candidates < self.split.from {

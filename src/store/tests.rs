@@ -125,14 +125,19 @@ fn ids_of_a_transaction_that_failed_are_not_remembered() {
     let (id, word) = store
         .update(|w| {
             w.page_id_for(&url("http://h/other"))?;
-            Ok((w.page_id_for(&url("http://h/lost"))?, w.word_id_for("lost")?))
+            Ok((
+                w.page_id_for(&url("http://h/lost"))?,
+                w.word_id_for("lost")?,
+            ))
         })
         .unwrap();
     let r = store.read().unwrap();
     assert_eq!(r.url_of(id).unwrap().as_deref(), Some("http://h/lost"));
     assert_eq!(r.word_id("lost").unwrap(), Some(word));
     // Committed, the URL is answered again without a new id.
-    let again = store.update(|w| w.page_id_for(&url("http://h/lost"))).unwrap();
+    let again = store
+        .update(|w| w.page_id_for(&url("http://h/lost")))
+        .unwrap();
     assert_eq!(again, id);
 }
 
