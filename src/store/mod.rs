@@ -174,7 +174,8 @@ pub struct Store {
 
 /// The word cache is dropped past this many stems to bound memory.
 const WORD_CACHE_MAX: usize = 1 << 20;
-/// The URL cache likewise (about 3 MB full).
+/// The URL cache likewise: at most 262,144 slots of 33 bytes (a 16-byte
+/// hash, a 4-byte id, alignment, a control byte), ~9 MB.
 const URL_CACHE_MAX: usize = 1 << 17;
 
 impl Store {
