@@ -877,9 +877,10 @@ fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
 /// The rules for an origin: from the store when fresh, else fetched with
 /// the asking point's `creds` (and a file, or its absence, handed to the
 /// writer to keep). A throttle (429, or 503 with `Retry-After`) pauses the
-/// origin and asks again, as for a page; an answer that says the file
-/// cannot be had (see [`robots::unreachable`]) disallows the origin for
-/// this run, for the reason given, and is not kept.
+/// origin and asks again, and a 5xx or a dropped connection is retried,
+/// as for a page; an answer that still says the file cannot be had (see
+/// [`robots::unreachable`]) disallows the origin for this run, for the
+/// reason given, and is not kept.
 async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credentials>) -> Rules {
     let agent = ctx.cfg.robots_agent();
     let now = unix_now();
@@ -893,7 +894,7 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credenti
     {
         return Rules::from_record(agent, &rec);
     }
-    let mut throttles = 0;
+    let (mut throttles, mut attempt) = (0, 0);
     let fetched = loop {
         let slot = ctx.origins.acquire(origin, None).await;
         let fetched = robots::fetch(ctx.fetcher.client(), url, creds, now).await;
@@ -906,20 +907,33 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credenti
             )
             .map(|wait| (status, wait))
         });
-        let Some((_, wait)) = throttle.filter(|_| throttles < throttle::MAX_THROTTLES) else {
-            break fetched;
-        };
-        // Paused before the slot frees, as for a page; counted and shown
-        // as every throttle is.
-        ctx.origins.throttled(origin, wait);
+        if let Some((_, wait)) = throttle.filter(|_| throttles < throttle::MAX_THROTTLES) {
+            // Paused before the slot frees, as for a page; counted and
+            // shown as every throttle is.
+            ctx.origins.throttled(origin, wait);
+            drop(slot);
+            let _ = ctx.writer.send(WriterMsg::Request {
+                origin: origin.to_string(),
+                how: Exchange::Throttled,
+                response_ms: None,
+                throttle,
+            });
+            throttles += 1;
+            continue;
+        }
         drop(slot);
-        let _ = ctx.writer.send(WriterMsg::Request {
-            origin: origin.to_string(),
-            how: Exchange::Throttled,
-            response_ms: None,
-            throttle,
-        });
-        throttles += 1;
+        // A server error or a dropped connection is retried as a page's
+        // is: one bad answer must not close the origin for the run.
+        let retry = throttle.is_none()
+            && match &fetched {
+                Ok(f) => f.record.status >= 500,
+                Err(e) => e.retryable,
+            };
+        if !retry || attempt >= ctx.cfg.retries {
+            break fetched;
+        }
+        attempt += 1;
+        tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
     };
     match fetched {
         Ok(f) if !robots::unreachable(f.record.status) => {

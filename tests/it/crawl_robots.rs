@@ -1,7 +1,7 @@
 //! robots.txt: disallowed URLs are never requested, our agent's group is
 //! the one that applies, --ignore-robots turns it off; a robots.txt that
-//! says "slow down" is waited out, and one that cannot be had disallows
-//! the origin for that run only.
+//! says "slow down" is waited out, one that fails is asked again, and one
+//! that cannot be had disallows the origin for that run only.
 
 use crate::support::crawl::*;
 use crate::support::{page, Reply, Resp, TestServer};
@@ -94,12 +94,33 @@ fn a_robots_txt_that_says_slow_down_is_waited_out() {
 }
 
 #[test]
-fn an_unreachable_robots_txt_fails_the_run_but_is_not_kept() {
+fn a_robots_txt_that_fails_once_is_asked_again() {
     let s = site();
     s.route(
         "/robots.txt",
         Reply::Sequence(vec![
-            Reply::Respond(Resp::status(503)),
+            Reply::Respond(Resp::status(500)),
+            Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
+        ]),
+    );
+    let db = tempfile::tempdir().unwrap();
+    let sum = crawl_ok(db.path(), &[&s.base()]);
+    assert_eq!(s.hits("/robots.txt"), 2);
+    assert_eq!(sum["fetched"], 2, "{sum}");
+    assert_eq!(sum["skipped_robots"], 1, "{sum}");
+}
+
+#[test]
+fn an_unreachable_robots_txt_fails_the_run_but_is_not_kept() {
+    let s = site();
+    // Three answers: the first ask and its two retries.
+    let down = || Reply::Respond(Resp::status(503));
+    s.route(
+        "/robots.txt",
+        Reply::Sequence(vec![
+            down(),
+            down(),
+            down(),
             Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
         ]),
     );
@@ -113,9 +134,10 @@ fn an_unreachable_robots_txt_fails_the_run_but_is_not_kept() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(s.hits("/"), 0, "nothing is fetched without rules");
+    assert_eq!(s.hits("/robots.txt"), 3);
     // The next run asks again instead of replaying the 503.
     let sum = crawl_ok(db.path(), &[&s.base()]);
-    assert_eq!(s.hits("/robots.txt"), 2);
+    assert_eq!(s.hits("/robots.txt"), 4);
     assert_eq!(sum["fetched"], 2, "{sum}");
     assert_eq!(sum["skipped_robots"], 1, "{sum}");
 }
