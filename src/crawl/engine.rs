@@ -667,16 +667,14 @@ async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
                 crate::url::origin(u) != origin
                     || rules.as_ref().is_none_or(|r| r.allowed(u.as_str()))
             };
-            let found = sitemaps::read(
-                ctx.fetcher.client(),
-                creds.as_ref(),
-                &ctx.origins,
+            let asking = sitemaps::Asking {
+                client: ctx.fetcher.client(),
+                creds: creds.as_ref(),
+                origins: &ctx.origins,
                 crawl_delay,
-                site,
-                named,
-                allowed,
-            )
-            .await;
+                retries: ctx.cfg.retries,
+            };
+            let found = sitemaps::read(&asking, site, named, allowed).await;
             for (url, result) in &found.notes {
                 let _ = ctx.events.send(CrawlEvent::Sitemap {
                     url: url.clone(),

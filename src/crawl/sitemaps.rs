@@ -99,15 +99,45 @@ impl Sitemaps {
     }
 }
 
+/// How a crawl point's sitemaps are asked for: through its client with its
+/// credentials, one origin slot at a time after the origin's crawl delay,
+/// a server error or a dropped connection retried `retries` times as a
+/// page's is.
+pub struct Asking<'a> {
+    pub client: &'a reqwest::Client,
+    pub creds: Option<&'a Credentials>,
+    pub origins: &'a Origins,
+    pub crawl_delay: Option<Duration>,
+    pub retries: u32,
+}
+
+impl Asking<'_> {
+    async fn fetch(&self, url: &Url) -> Result<Vec<u8>, FetchFailed> {
+        let mut attempt = 0;
+        loop {
+            let got = {
+                let _slot = self
+                    .origins
+                    .acquire(&crate::url::origin(url), self.crawl_delay)
+                    .await;
+                fetch(self.client, self.creds, url).await
+            };
+            match got {
+                Err(FetchFailed::Transient(_)) if attempt < self.retries => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
 /// Reads the sitemaps an origin names (`named`, from robots.txt) and its
 /// `/sitemap.xml`, following indexes. `allowed` says whether robots lets
-/// us fetch a URL; `crawl_delay` is the origin's; `creds` the crawl
-/// point's.
+/// us fetch a URL.
 pub async fn read(
-    client: &reqwest::Client,
-    creds: Option<&Credentials>,
-    origins: &Origins,
-    crawl_delay: Option<Duration>,
+    asking: &Asking<'_>,
     site: &Url,
     named: &[String],
     allowed: impl Fn(&Url) -> bool,
@@ -146,13 +176,7 @@ pub async fn read(
                 .push(note(Err("disallowed by robots.txt".to_string())));
             continue;
         }
-        let body = {
-            let _slot = origins
-                .acquire(&crate::url::origin(&url), crawl_delay)
-                .await;
-            fetch(client, creds, &url).await
-        };
-        let parsed = match body {
+        let parsed = match asking.fetch(&url).await {
             Ok(body) => parse(reader(&body)),
             Err(Missing) if !named => continue,
             Err(e) => Err(e.to_string()),
@@ -206,6 +230,8 @@ pub async fn read(
 enum FetchFailed {
     /// 404 or 410: fine for the guessed `/sitemap.xml`.
     Missing,
+    /// A server error or a dropped connection: worth asking again.
+    Transient(String),
     Other(String),
 }
 use FetchFailed::Missing;
@@ -214,8 +240,19 @@ impl std::fmt::Display for FetchFailed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Missing => f.write_str("not found"),
-            FetchFailed::Other(why) => f.write_str(why),
+            FetchFailed::Transient(why) | FetchFailed::Other(why) => f.write_str(why),
         }
+    }
+}
+
+/// A request that got no whole answer: transient when the fetcher would
+/// retry it.
+fn failed(e: reqwest::Error) -> FetchFailed {
+    let e = super::fetch::classify(&e);
+    if e.retryable {
+        FetchFailed::Transient(e.reason)
+    } else {
+        FetchFailed::Other(e.reason)
     }
 }
 
@@ -231,7 +268,7 @@ async fn fetch(
         let mut resp = own_get(client, &target, creds)
             .send()
             .await
-            .map_err(|e| FetchFailed::Other(super::fetch::classify(&e).reason))?;
+            .map_err(failed)?;
         let status = resp.status();
         if status.is_redirection() {
             target = resp
@@ -245,15 +282,14 @@ async fn fetch(
         if status.as_u16() == 404 || status.as_u16() == 410 {
             return Err(Missing);
         }
+        if status.is_server_error() {
+            return Err(FetchFailed::Transient(super::status_text(status.as_u16())));
+        }
         if !status.is_success() {
             return Err(FetchFailed::Other(super::status_text(status.as_u16())));
         }
         let mut body = Vec::new();
-        while let Some(chunk) = resp
-            .chunk()
-            .await
-            .map_err(|e| FetchFailed::Other(super::fetch::classify(&e).reason))?
-        {
+        while let Some(chunk) = resp.chunk().await.map_err(failed)? {
             if body.len() + chunk.len() > MAX_SITEMAP_BYTES {
                 return Err(FetchFailed::Other(too_large()));
             }

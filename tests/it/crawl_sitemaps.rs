@@ -174,3 +174,25 @@ fn a_lastmod_newer_than_the_stored_page_puts_it_early_in_a_recrawl() {
         "/deep came {deep}th of the re-crawl, /p29 {last}th"
     );
 }
+
+#[test]
+fn a_sitemap_that_fails_once_is_asked_again() {
+    let s = TestServer::start();
+    home(&s, &[]);
+    s.route("/deep", Reply::Respond(page("Deep", "deep", &[])));
+    s.route(
+        "/sitemap.xml",
+        Reply::Sequence(vec![
+            Reply::Respond(Resp::status(502)),
+            Reply::Respond(Resp::bytes(
+                "application/xml",
+                format!("<urlset><url><loc>{}</loc></url></urlset>", s.url("deep")).into_bytes(),
+            )),
+        ]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let sum = crawl_ok(&dir.path().join("store"), &[&s.base()]);
+    assert_eq!(s.hits("/sitemap.xml"), 2);
+    assert_eq!(s.hits("/deep"), 1, "the sitemap's page was not found");
+    assert_eq!(sum["fetched"], 2, "{sum}");
+}
