@@ -22,6 +22,7 @@ use super::fetch::{Credentials, Fetcher, Response, Validators};
 use super::origins::{OriginState, Origins};
 use super::parse;
 use super::pool::ParsePool;
+use super::retry::{self, Retries};
 use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
 use super::sitemaps::{self, Sitemaps};
 use super::throttle;
@@ -755,7 +756,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
         })
         .unwrap_or_default();
     let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
-    let mut attempt = 0;
+    let mut retries = Retries::new(ctx.cfg.retries);
     let mut throttles = 0;
     let result = loop {
         let permit = ctx.origins.acquire(&origin, crawl_delay).await;
@@ -815,14 +816,12 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
             }
             Ok(resp) => {
                 ctx.origins.answered(&origin, resp.status);
-                resp.status >= 500
+                retry::worth_retrying(resp.status)
             }
         };
-        if !retry || attempt >= ctx.cfg.retries {
+        if !retry || !retries.again().await {
             break r;
         }
-        attempt += 1;
-        tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
     };
     let resp = match result {
         Err(e) => {
@@ -892,7 +891,7 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credenti
     {
         return Rules::from_record(agent, &rec);
     }
-    let (mut throttles, mut attempt) = (0, 0);
+    let (mut throttles, mut retries) = (0, Retries::new(ctx.cfg.retries));
     let fetched = loop {
         let slot = ctx.origins.acquire(origin, None).await;
         let fetched = robots::fetch(ctx.fetcher.client(), url, creds, now).await;
@@ -924,14 +923,12 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credenti
         // is: one bad answer must not close the origin for the run.
         let retry = throttle.is_none()
             && match &fetched {
-                Ok(f) => f.record.status >= 500,
+                Ok(f) => retry::worth_retrying(f.record.status),
                 Err(e) => e.retryable,
             };
-        if !retry || attempt >= ctx.cfg.retries {
+        if !retry || !retries.again().await {
             break fetched;
         }
-        attempt += 1;
-        tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
     };
     match fetched {
         Ok(f) if !robots::unreachable(f.record.status) => {

@@ -15,6 +15,7 @@ mod parse;
 mod politeness;
 mod pool;
 mod rescope;
+mod retry;
 mod robots;
 mod sitemaps;
 mod throttle;

@@ -22,6 +22,7 @@ use url::Url;
 use super::fetch::{own_get, Credentials};
 use super::once::PerOrigin;
 use super::origins::Origins;
+use super::retry::Retries;
 use crate::store::PointId;
 
 pub const MAX_SITEMAP_BYTES: usize = 50 << 20;
@@ -113,7 +114,7 @@ pub struct Asking<'a> {
 
 impl Asking<'_> {
     async fn fetch(&self, url: &Url) -> Result<Vec<u8>, FetchFailed> {
-        let mut attempt = 0;
+        let mut retries = Retries::new(self.retries);
         loop {
             let got = {
                 let _slot = self
@@ -122,12 +123,8 @@ impl Asking<'_> {
                     .await;
                 fetch(self.client, self.creds, url).await
             };
-            match got {
-                Err(FetchFailed::Transient(_)) if attempt < self.retries => {
-                    attempt += 1;
-                    tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
-                }
-                other => return other,
+            if !matches!(got, Err(FetchFailed::Transient(_))) || !retries.again().await {
+                return got;
             }
         }
     }
@@ -282,7 +279,7 @@ async fn fetch(
         if status.as_u16() == 404 || status.as_u16() == 410 {
             return Err(Missing);
         }
-        if status.is_server_error() {
+        if super::retry::worth_retrying(status.as_u16()) {
             return Err(FetchFailed::Transient(super::status_text(status.as_u16())));
         }
         if !status.is_success() {
