@@ -2,20 +2,16 @@
 //! each link's anchor text and nofollow mark) and `links_in`: a child's
 //! parents in one segment (the parents' segment, see `segments`) under
 //! `segment ‖ child ‖ first parent`, the rest as ascending deltas, cut at
-//! [`PARENTS_BYTES`]. A page's parents are one range scan per live
+//! [`LEAF_VALUE_BYTES`]. A page's parents are one range scan per live
 //! segment. One record per parent cost 22 bytes of key and LMDB node for
 //! each link (a tenth of a 10k store); a merged segment holds a child's
 //! parents in one record.
 
 use super::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
-use super::schema::{OutLink, PageId};
+use super::schema::{OutLink, PageId, LEAF_VALUE_BYTES};
 use super::sealed::View;
 use super::segments::SegmentRead;
 use super::{Result, StoreError, Writer};
-
-/// Largest record of parents: LMDB keeps values up to about 2 KiB inside
-/// its leaf pages.
-const PARENTS_BYTES: usize = 1900;
 
 /// The records of one child's parents (ascending, distinct) in a segment.
 pub fn parent_records(segment: u32, child: PageId, parents: &[PageId]) -> Vec<([u8; 12], Vec<u8>)> {
@@ -26,7 +22,7 @@ pub fn parent_records(segment: u32, child: PageId, parents: &[PageId]) -> Vec<([
         let mut prev = first;
         let mut taken = 0;
         for &p in tail {
-            if value.len() >= PARENTS_BYTES {
+            if value.len() >= LEAF_VALUE_BYTES {
                 break;
             }
             put_varint(&mut value, u64::from(p - prev));
@@ -237,7 +233,7 @@ mod tests {
         let parents: Vec<PageId> = (0..3000).map(|p| p * 3 + 100).collect();
         let records = parent_records(2, 9, &parents);
         assert!(records.len() > 1, "cut below the overflow size");
-        assert!(records.iter().all(|(_, v)| v.len() <= PARENTS_BYTES));
+        assert!(records.iter().all(|(_, v)| v.len() <= LEAF_VALUE_BYTES));
         let mut back = Vec::new();
         for (k, v) in &records {
             assert_eq!(split_triple_key(k).unwrap().0, 2);

@@ -1,8 +1,8 @@
 //! Body postings as one stream per *segment* (what one write transaction
 //! indexed, or several segments merged): every (word, page) entry of the
 //! segment in word then page order, cut into parts of at most
-//! [`PART_BYTES`] under `segment ‖ word id ‖ page` (big-endian) of the
-//! part's first entry. A part is a sequence of *runs*, one word's entries
+//! [`LEAF_VALUE_BYTES`] under `segment ‖ word id ‖ page` (big-endian) of
+//! the part's first entry. A part is a sequence of *runs*, one word's entries
 //! each: `word delta, byte length, entries`, the first run's word being the
 //! key's. An entry is `page delta << 1 | several`, then either the one
 //! position (tf 1: seven entries in eight on a real site) or `tf, byte
@@ -24,13 +24,9 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::codec::{self, put_varint, Positions, VarintReader};
-use super::schema::{PageId, WordId};
+use super::schema::{PageId, WordId, LEAF_VALUE_BYTES};
 use super::segments::SegmentList;
 use super::{Result, StoreError};
-
-/// Largest part: LMDB keeps values up to about 2 KiB inside its 4 KiB
-/// leaf pages; anything larger takes whole overflow pages.
-pub const PART_BYTES: usize = 1900;
 
 pub fn part_key(segment: u32, word: WordId, first_page: PageId) -> [u8; 12] {
     codec::triple_key(segment, word, first_page)
@@ -277,7 +273,7 @@ impl PartWriter {
         PartWriter {
             segment,
             done: Vec::new(),
-            part: Vec::with_capacity(PART_BYTES + 64),
+            part: Vec::with_capacity(LEAF_VALUE_BYTES + 64),
             key: None,
             last_word: 0,
             run_word: None,
@@ -312,7 +308,7 @@ impl PartWriter {
         };
         let len = entry_len(delta, e.tf, e.raw_positions.len());
         // Room for the open run's head (two varints) too.
-        if self.key.is_some() && self.part.len() + 10 + self.run.len() + len > PART_BYTES {
+        if self.key.is_some() && self.part.len() + 10 + self.run.len() + len > LEAF_VALUE_BYTES {
             self.close_part();
             return self.push_next(word, e);
         }
@@ -360,7 +356,8 @@ impl PartWriter {
     fn close_part(&mut self) {
         self.close_run();
         if let Some((word, page)) = self.key.take() {
-            let bytes = std::mem::replace(&mut self.part, Vec::with_capacity(PART_BYTES + 64));
+            let bytes =
+                std::mem::replace(&mut self.part, Vec::with_capacity(LEAF_VALUE_BYTES + 64));
             self.done.push((part_key(self.segment, word, page), bytes));
         }
     }
@@ -549,7 +546,7 @@ mod tests {
         writer.push_block(8, &short).unwrap();
         let parts = writer.finish();
         assert!(parts.len() > 1);
-        assert!(parts.iter().all(|(_, p)| p.len() <= PART_BYTES));
+        assert!(parts.iter().all(|(_, p)| p.len() <= LEAF_VALUE_BYTES));
         for (k, p) in &parts {
             let rows = decode(k, p);
             assert_eq!((rows[0].0, rows[0].1), first_of(k));

@@ -65,6 +65,11 @@ pub struct Dbs {
 
 pub const DB_COUNT: u32 = 29;
 
+/// Largest record that postings parts and parents records are cut to:
+/// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
+/// anything larger takes whole overflow pages.
+pub const LEAF_VALUE_BYTES: usize = 1900;
+
 /// Pages per `norms` record: 1000 f32s fill one 4 KiB overflow page.
 pub const NORMS_PER_CHUNK: u32 = 1000;
 
