@@ -123,19 +123,11 @@ async fn drive(
                     first_failure.get_or_insert_with(|| (url.clone(), reason.clone()));
                     progress.line(&format!("failed {url}: {reason}"));
                 }
-                Some(CrawlEvent::OriginUnreachable { origin, reason }) => progress.line(&format!(
-                    "{origin}: {reason}; its queued URLs are recorded as failed (the next run tries again)"
-                )),
-                Some(CrawlEvent::OriginThrottled { origin, status, wait }) => progress.line(&format!(
-                    "{origin}: {}; nothing sent to it for {}s, fewer requests at once",
-                    crawl::status_text(status),
-                    wait.as_secs_f64().ceil()
-                )),
-                Some(CrawlEvent::Sitemap { url, result }) => progress.line(&match result {
-                    Ok(n) => format!("sitemap {url}: {n} URLs"),
-                    Err(why) => format!("sitemap {url}: {why}"),
-                }),
-                Some(_) => {}
+                Some(ev) => {
+                    if let Some(notice) = ev.notice() {
+                        progress.line(&notice.line());
+                    }
+                }
             },
             _ = interrupt.recv() => {
                 interrupts += 1;

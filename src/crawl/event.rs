@@ -81,6 +81,73 @@ pub enum CrawlEvent {
     Finished(Summary),
 }
 
+/// What an origin-wide or sitemap event means for the crawl, in the words
+/// both faces show (the CLI as a line, the TUI's log as a row).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice<'a> {
+    pub kind: NoticeKind,
+    /// The origin or the sitemap's URL.
+    pub about: &'a str,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeKind {
+    Unreachable,
+    Throttled,
+    Sitemap,
+    SitemapFailed,
+}
+
+impl Notice<'_> {
+    /// The whole notice as one line: "sitemap URL: 12 URLs", "ORIGIN: why".
+    pub fn line(&self) -> String {
+        match self.kind {
+            NoticeKind::Sitemap | NoticeKind::SitemapFailed => {
+                format!("sitemap {}: {}", self.about, self.text)
+            }
+            NoticeKind::Unreachable | NoticeKind::Throttled => {
+                format!("{}: {}", self.about, self.text)
+            }
+        }
+    }
+}
+
+impl CrawlEvent {
+    /// The event as a notice, when it concerns an origin or a sitemap
+    /// rather than one page.
+    pub fn notice(&self) -> Option<Notice<'_>> {
+        let (kind, about, text) = match self {
+            CrawlEvent::OriginUnreachable { origin, reason } => (
+                NoticeKind::Unreachable,
+                origin,
+                format!(
+                    "{reason}; its queued URLs are recorded as failed (the next run tries again)"
+                ),
+            ),
+            CrawlEvent::OriginThrottled {
+                origin,
+                status,
+                wait,
+            } => (
+                NoticeKind::Throttled,
+                origin,
+                format!(
+                    "{}; nothing sent to it for {}s, fewer requests at once",
+                    super::status_text(*status),
+                    wait.as_secs_f64().ceil()
+                ),
+            ),
+            CrawlEvent::Sitemap { url, result } => match result {
+                Ok(n) => (NoticeKind::Sitemap, url, format!("{n} URLs")),
+                Err(why) => (NoticeKind::SitemapFailed, url, why.clone()),
+            },
+            _ => return None,
+        };
+        Some(Notice { kind, about, text })
+    }
+}
+
 /// A page fetched with a response and stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FetchedPage {

@@ -23,7 +23,9 @@ mod writer;
 
 pub use config::{CrawlConfig, DEFAULT_USER_AGENT};
 pub use engine::{start, CrawlHandle};
-pub use event::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};
+pub use event::{
+    CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, Notice, NoticeKind, SkipCounts, Summary,
+};
 pub use fetch::parse_header;
 pub use writer::{instance_dead, pid_alive};
 

@@ -1,5 +1,7 @@
 //! The live page log: one line per page outcome (time, status, size, time
-//! taken, URL, title or reason), coloured by kind, in a bounded ring. It
+//! taken, URL, title or reason) and per origin or sitemap notice (an origin
+//! unreachable or throttled, a sitemap read), coloured by kind, in a
+//! bounded ring. It
 //! follows the tail until the user scrolls; a filter box narrows it by text
 //! or status (`404`, `4xx`, `failed`, `skipped`).
 
@@ -15,7 +17,7 @@ use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
 use super::{input_cursor, render_input, Action, KeyCtx, Keys, Pane, Setup};
-use crate::crawl::CrawlEvent;
+use crate::crawl::{CrawlEvent, NoticeKind};
 use crate::store::{PageId, PageRecord, UrlState};
 use crate::tui::{format, theme};
 
@@ -39,6 +41,8 @@ enum Kind {
     Redirected {
         status: u16,
     },
+    /// About an origin or a sitemap, not a page.
+    Notice(NoticeKind),
 }
 
 #[derive(Debug, Clone)]
@@ -47,9 +51,12 @@ pub(crate) struct LogLine {
     /// When it happened; None for a URL the store never fetched.
     unix: Option<i64>,
     kind: Kind,
-    page: PageId,
+    /// None for a notice.
+    page: Option<PageId>,
+    /// The page's URL, or the origin or sitemap a notice is about.
     url: String,
-    /// The title, the failure's reason, or where a redirect leads.
+    /// The title, the failure's reason, where a redirect leads, or what a
+    /// notice says.
     text: String,
     /// Lowercased status label, URL and text, for the filter.
     key: String,
@@ -60,7 +67,7 @@ impl LogLine {
         seq: u64,
         unix: Option<i64>,
         kind: Kind,
-        page: PageId,
+        page: Option<PageId>,
         url: String,
         text: String,
     ) -> Self {
@@ -85,6 +92,8 @@ impl LogLine {
             Kind::Failed => "failed".into(),
             Kind::Skipped => "skipped".into(),
             Kind::Redirected { status } => status.to_string(),
+            Kind::Notice(NoticeKind::Unreachable | NoticeKind::Throttled) => "origin".into(),
+            Kind::Notice(NoticeKind::Sitemap | NoticeKind::SitemapFailed) => "sitemap".into(),
         }
     }
 
@@ -145,7 +154,7 @@ pub(crate) fn store_line(
         _ => return None,
     };
     let unix = record.map(|r| r.fetched_at);
-    Some(LogLine::new(0, unix, kind, page, url, text))
+    Some(LogLine::new(0, unix, kind, Some(page), url, text))
 }
 
 pub(crate) struct LogPane {
@@ -203,8 +212,21 @@ impl LogPane {
         self.view_len()
     }
 
-    /// Records a page outcome at `unix` seconds; other events are ignored.
+    /// Records a page outcome or a notice at `unix` seconds; other events
+    /// are ignored.
     pub(crate) fn on_event(&mut self, ev: &CrawlEvent, unix: i64) {
+        if let Some(n) = ev.notice() {
+            let line = LogLine::new(
+                self.next_seq,
+                Some(unix),
+                Kind::Notice(n.kind),
+                None,
+                n.about.to_string(),
+                n.text,
+            );
+            self.push(line);
+            return;
+        }
         let (kind, page, url, text) = match ev {
             CrawlEvent::Fetched(f) => (
                 Kind::Page {
@@ -240,7 +262,18 @@ impl LogPane {
             ),
             _ => return,
         };
-        let line = LogLine::new(self.next_seq, Some(unix), kind, page, url.clone(), text);
+        let line = LogLine::new(
+            self.next_seq,
+            Some(unix),
+            kind,
+            Some(page),
+            url.clone(),
+            text,
+        );
+        self.push(line);
+    }
+
+    fn push(&mut self, line: LogLine) {
         self.next_seq += 1;
         if let Some(store) = &mut self.store_view {
             if line.matches(&terms(self.filter.value())) {
@@ -424,7 +457,8 @@ impl LogPane {
                 let i = sel.unwrap_or(self.view_len().saturating_sub(1));
                 return self
                     .view_line(i)
-                    .map_or(Action::Done, |l| Action::Open(l.page));
+                    .and_then(|l| l.page)
+                    .map_or(Action::Done, Action::Open);
             }
             _ => return Action::Unhandled,
         }
@@ -465,8 +499,10 @@ impl LogPane {
             Kind::Failed => (theme::failed(), String::new(), String::new()),
             Kind::Skipped => (theme::skipped(), String::new(), String::new()),
             Kind::Redirected { .. } => (theme::redirected(), String::new(), String::new()),
+            Kind::Notice(kind) => (notice_style(kind), String::new(), String::new()),
         };
         let text_style = match l.kind {
+            Kind::Notice(kind) => notice_style(kind),
             Kind::Failed => theme::failed(),
             Kind::Skipped => theme::skipped(),
             Kind::Redirected { .. } => theme::redirected(),
@@ -508,6 +544,14 @@ impl LogPane {
             ));
         }
         Line::from(spans)
+    }
+}
+
+fn notice_style(kind: NoticeKind) -> Style {
+    match kind {
+        NoticeKind::Unreachable | NoticeKind::SitemapFailed => theme::failed(),
+        NoticeKind::Throttled => theme::skipped(),
+        NoticeKind::Sitemap => theme::dim(),
     }
 }
 

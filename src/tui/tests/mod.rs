@@ -667,6 +667,48 @@ fn log_scrolls_and_follows_again() {
 }
 
 #[test]
+fn origin_and_sitemap_notices_show_in_the_log_with_their_reasons() {
+    let mut h = crawling();
+    h.key(KeyCode::Char('3'));
+    h.send(Msg::Engine(vec![
+        CrawlEvent::Sitemap {
+            url: url("/sitemap.xml"),
+            result: Ok(12),
+        },
+        CrawlEvent::Sitemap {
+            url: url("/gone.xml"),
+            result: Err("404 Not Found".into()),
+        },
+        CrawlEvent::OriginThrottled {
+            origin: SITE.into(),
+            status: 429,
+            wait: Duration::from_secs(30),
+        },
+        CrawlEvent::OriginUnreachable {
+            origin: "http://dead.test:80".into(),
+            reason: "connection refused".into(),
+        },
+    ]));
+    let screen = h.screen(160, 40);
+    for shown in [
+        "sitemap   ",
+        "sitemap.xml  12 URLs",
+        "gone.xml  404 Not Found",
+        "429 Too Many Requests; nothing sent to it for 30s",
+        "dead.test:80  connection refused; its queued URLs are",
+    ] {
+        assert!(screen.contains(shown), "{shown:?} not in\n{screen}");
+    }
+    // A notice names no page: Enter on it opens nothing.
+    let cmd = h.key(KeyCode::Enter);
+    assert!(cmd.is_none(), "{cmd:?}");
+    h.key(KeyCode::Char('f'));
+    h.typing("origin refused");
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.log().shown(), 1);
+}
+
+#[test]
 fn graph_back_walks_the_trail() {
     let mut h = graph();
     assert_eq!(h.app.graph().trail_len(), 0);
