@@ -672,6 +672,7 @@ async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
                 client: ctx.fetcher.client(),
                 creds: creds.as_ref(),
                 origins: &ctx.origins,
+                writer: &ctx.writer,
                 crawl_delay,
                 retries: ctx.cfg.retries,
             };
@@ -904,17 +905,9 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credenti
             )
             .map(|wait| (status, wait))
         });
-        if let Some((_, wait)) = throttle.filter(|_| throttles < throttle::MAX_THROTTLES) {
-            // Paused before the slot frees, as for a page; counted and
-            // shown as every throttle is.
-            ctx.origins.throttled(origin, wait);
+        if let Some((status, wait)) = throttle.filter(|_| throttles < throttle::MAX_THROTTLES) {
+            throttle::wait_out(&ctx.origins, &ctx.writer, origin, status, wait);
             drop(slot);
-            let _ = ctx.writer.send(WriterMsg::Request {
-                origin: origin.to_string(),
-                how: Exchange::Throttled,
-                response_ms: None,
-                throttle,
-            });
             throttles += 1;
             continue;
         }

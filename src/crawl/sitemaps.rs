@@ -13,8 +13,9 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use quick_xml::events::Event;
 use url::Url;
@@ -23,6 +24,8 @@ use super::fetch::{own_get, Credentials};
 use super::once::PerOrigin;
 use super::origins::Origins;
 use super::retry::Retries;
+use super::throttle;
+use super::writer::WriterMsg;
 use crate::store::PointId;
 
 pub const MAX_SITEMAP_BYTES: usize = 50 << 20;
@@ -102,12 +105,14 @@ impl Sitemaps {
 
 /// How a crawl point's sitemaps are asked for: through its client with its
 /// credentials, one origin slot at a time after the origin's crawl delay,
-/// a server error or a dropped connection retried `retries` times as a
-/// page's is.
+/// a server error or a dropped connection retried `retries` times and a
+/// throttle (429, 503 with Retry-After) waited out as a page's are.
 pub struct Asking<'a> {
     pub client: &'a reqwest::Client,
     pub creds: Option<&'a Credentials>,
     pub origins: &'a Origins,
+    /// Where a throttle is counted.
+    pub writer: &'a Sender<WriterMsg>,
     pub crawl_delay: Option<Duration>,
     pub retries: u32,
 }
@@ -115,13 +120,20 @@ pub struct Asking<'a> {
 impl Asking<'_> {
     async fn fetch(&self, url: &Url) -> Result<Vec<u8>, FetchFailed> {
         let mut retries = Retries::new(self.retries);
+        let mut throttles = 0;
+        let origin = crate::url::origin(url);
         loop {
             let got = {
-                let _slot = self
-                    .origins
-                    .acquire(&crate::url::origin(url), self.crawl_delay)
-                    .await;
-                fetch(self.client, self.creds, url).await
+                let _slot = self.origins.acquire(&origin, self.crawl_delay).await;
+                let got = fetch(self.client, self.creds, url).await;
+                if let Err(FetchFailed::Throttled { status, wait }) = got {
+                    if throttles < throttle::MAX_THROTTLES {
+                        throttle::wait_out(self.origins, self.writer, &origin, status, wait);
+                        throttles += 1;
+                        continue;
+                    }
+                }
+                got
             };
             if !matches!(got, Err(FetchFailed::Transient(_))) || !retries.again().await {
                 return got;
@@ -229,6 +241,11 @@ enum FetchFailed {
     Missing,
     /// A server error or a dropped connection: worth asking again.
     Transient(String),
+    /// A 429, or a 503 with Retry-After: the origin asks for a pause.
+    Throttled {
+        status: u16,
+        wait: Duration,
+    },
     Other(String),
 }
 use FetchFailed::Missing;
@@ -238,6 +255,10 @@ impl std::fmt::Display for FetchFailed {
         match self {
             Missing => f.write_str("not found"),
             FetchFailed::Transient(why) | FetchFailed::Other(why) => f.write_str(why),
+            // Shown only once the waits ran out.
+            FetchFailed::Throttled { status, .. } => {
+                f.write_str(&throttle::still_throttled(*status))
+            }
         }
     }
 }
@@ -278,6 +299,16 @@ async fn fetch(
         }
         if status.as_u16() == 404 || status.as_u16() == 410 {
             return Err(Missing);
+        }
+        let retry_after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok());
+        if let Some(wait) = throttle::asked(status.as_u16(), retry_after, SystemTime::now()) {
+            return Err(FetchFailed::Throttled {
+                status: status.as_u16(),
+                wait,
+            });
         }
         if super::retry::worth_retrying(status.as_u16()) {
             return Err(FetchFailed::Transient(super::status_text(status.as_u16())));

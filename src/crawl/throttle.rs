@@ -3,7 +3,12 @@
 //! seconds or an HTTP date; the wait is capped at [`MAX_WAIT`], and a 429
 //! without a usable `Retry-After` waits [`DEFAULT_WAIT`].
 
+use std::sync::mpsc::Sender;
 use std::time::{Duration, SystemTime};
+
+use super::origins::Origins;
+use super::writer::WriterMsg;
+use crate::store::Exchange;
 
 /// The longest pause a site can ask for: longer asks are cut to this.
 pub const MAX_WAIT: Duration = Duration::from_secs(600);
@@ -40,6 +45,26 @@ pub fn still_throttled(status: u16) -> String {
         "throttled: {} after {MAX_THROTTLES} waits (Retry-After honoured)",
         super::status_text(status)
     )
+}
+
+/// A throttle of a request that is not a page's (robots.txt, a sitemap):
+/// the origin is paused — call this before the request's slot frees, so
+/// no request of ours slips in — and the answer is counted and shown as
+/// every throttle is.
+pub fn wait_out(
+    origins: &Origins,
+    writer: &Sender<WriterMsg>,
+    origin: &str,
+    status: u16,
+    wait: Duration,
+) {
+    origins.throttled(origin, wait);
+    let _ = writer.send(WriterMsg::Request {
+        origin: origin.to_string(),
+        how: Exchange::Throttled,
+        response_ms: None,
+        throttle: Some((status, wait)),
+    });
 }
 
 #[cfg(test)]

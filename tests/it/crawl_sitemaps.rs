@@ -196,3 +196,36 @@ fn a_sitemap_that_fails_once_is_asked_again() {
     assert_eq!(s.hits("/deep"), 1, "the sitemap's page was not found");
     assert_eq!(sum["fetched"], 2, "{sum}");
 }
+
+#[test]
+fn a_sitemap_that_says_slow_down_is_waited_out() {
+    let s = TestServer::start();
+    home(&s, &[]);
+    s.route("/deep", Reply::Respond(page("Deep", "deep", &[])));
+    s.route(
+        "/sitemap.xml",
+        Reply::Sequence(vec![
+            Reply::Respond(Resp::status(429).header("Retry-After", "1")),
+            Reply::Respond(Resp::bytes(
+                "application/xml",
+                format!("<urlset><url><loc>{}</loc></url></urlset>", s.url("deep")).into_bytes(),
+            )),
+        ]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let sum = crawl_ok(&dir.path().join("store"), &[&s.base()]);
+    assert_eq!(s.hits("/deep"), 1, "the sitemap's page was not found");
+    assert_eq!(sum["throttled"], 1, "{sum}");
+    let asked: Vec<_> = s
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/sitemap.xml")
+        .map(|r| r.arrived)
+        .collect();
+    assert_eq!(asked.len(), 2);
+    assert!(
+        asked[1] - asked[0] >= std::time::Duration::from_millis(900),
+        "Retry-After: 1 was not honoured: {:?}",
+        asked[1] - asked[0]
+    );
+}
