@@ -394,6 +394,7 @@ impl WriterThread {
     }
 
     fn apply(&mut self, mut batch: Vec<WriterMsg>) -> Result<(), StoreError> {
+        pages_in_id_order(&mut batch);
         let heartbeat = self.last_heartbeat.elapsed() >= HEARTBEAT;
         // The message whose result could not be written, if one was.
         let mut failed_at: Option<usize> = None;
@@ -968,6 +969,38 @@ fn scope_skip(verdict: Verdict) -> SkipReason {
     }
 }
 
+/// Puts a batch's fetched pages in page id order, each in one of the
+/// places pages held (other messages keep theirs): the store then adds
+/// their records at the end of its tables instead of splitting leaves
+/// (see the store's `page_records`). Pages finish in no particular order
+/// anyway.
+fn pages_in_id_order(batch: &mut Vec<WriterMsg>) {
+    sort_among(batch, |m| match m {
+        WriterMsg::Fetched { claim, .. } => Some(claim.page),
+        _ => None,
+    });
+}
+
+/// Sorts the items `key` picks by that key, each into one of the places
+/// those items held; the others keep theirs.
+fn sort_among<T, K: Ord>(items: &mut Vec<T>, key: impl Fn(&T) -> Option<K>) {
+    let places: Vec<usize> = (0..items.len())
+        .filter(|&i| key(&items[i]).is_some())
+        .collect();
+    let mut in_order = places.clone();
+    in_order.sort_by_key(|&i| key(&items[i]));
+    if in_order == places {
+        return;
+    }
+    // The item each position takes: a permutation.
+    let mut source: Vec<usize> = (0..items.len()).collect();
+    for (&place, &from) in places.iter().zip(&in_order) {
+        source[place] = from;
+    }
+    let mut taken: Vec<Option<T>> = items.drain(..).map(Some).collect();
+    items.extend(source.into_iter().filter_map(|from| taken[from].take()));
+}
+
 fn needs_reply(m: &WriterMsg) -> bool {
     matches!(
         m,
@@ -1032,4 +1065,24 @@ fn begin_run(
     )?;
     rescoped.queued += 1;
     Ok((PointRun::of(&rec), rescoped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_sorted_among_their_own_places() {
+        // Negative numbers stand for other messages.
+        let page = |v: &i32| (*v >= 0).then_some(*v);
+        let mut v = vec![5, -1, 3, -2, 4, 1, -3];
+        sort_among(&mut v, page);
+        assert_eq!(v, vec![1, -1, 3, -2, 4, 5, -3]);
+        let mut same = vec![-1, 1, 2, -2, 3];
+        sort_among(&mut same, page);
+        assert_eq!(same, vec![-1, 1, 2, -2, 3]);
+        let mut none: Vec<i32> = vec![-1, -2];
+        sort_among(&mut none, page);
+        assert_eq!(none, vec![-1, -2]);
+    }
 }

@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::atomic::Ordering;
 
-use super::codec::{pair_key, triple_key, u32_key, VarintReader};
-use super::schema::{Dbs, PageId};
+use super::codec::{pair_key, triple_key};
+use super::schema::PageId;
+use super::sealed::View;
 use super::{Result, StoreError, Writer};
 
 /// LMDB's leaf layout: a page header, then per entry a 2-byte pointer and
@@ -61,11 +62,11 @@ pub fn compress_body(raw: &[u8]) -> Vec<u8> {
 }
 
 /// The stored (compressed) body of a page, its chunks joined.
-pub fn read(dbs: &Dbs, txn: &heed::RoTxn<'_>, page: PageId) -> Result<Option<Vec<u8>>> {
-    let Some(fwd) = dbs.forward.get(txn, &u32_key(page))? else {
+pub fn read<V: View + ?Sized>(v: &V, page: PageId) -> Result<Option<Vec<u8>>> {
+    let Some(segment) = super::page_records::segment_of(v, page)? else {
         return Ok(None);
     };
-    let segment = VarintReader::new(fwd).next_u32()?;
+    let (dbs, txn) = (v.dbs(), v.txn());
     let mut out: Option<Vec<u8>> = None;
     for item in dbs.bodies.prefix_iter(txn, &pair_key(segment, page))? {
         out.get_or_insert_with(Vec::new).extend_from_slice(item?.1);

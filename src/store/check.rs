@@ -7,14 +7,16 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::codec::{self, read_u32, read_u64, split_triple_key, triple_key, u32_key};
+use super::codec::{
+    self, read_u32, read_u64, split_pair_key, split_triple_key, triple_key, u32_key,
+};
 use super::dictionary::{self, Kind};
 use super::history::{self, RunEntry};
 use super::pages::Forward;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{links, postings};
+use super::{links, page_records, postings};
 use super::{FrontierRead, LinkRead, PageRead, PointRead, Result};
 
 /// Problems are capped so a badly broken store still answers quickly.
@@ -73,11 +75,16 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let t = v.txn();
     for item in d.pages.iter(t)? {
         let (k, _) = item?;
-        if d.forward.get(t, k)?.is_none() {
-            p.add(format!(
-                "page {}: page record without a forward index",
-                read_u32(k)?
-            ));
+        let page = read_u32(k)?;
+        if page_records::get(v, d.forward, page)?.is_none() {
+            p.add(format!("page {page}: page record without a forward index"));
+        }
+    }
+    for item in d.page_segments.iter(t)? {
+        let (k, _) = item?;
+        let page = read_u32(k)?;
+        if d.pages.get(t, k)?.is_none() {
+            p.add(format!("page {page}: records placed without a page record"));
         }
     }
     let missing_dictionary = |kind, frame: &[u8]| -> Result<Option<u32>> {
@@ -101,9 +108,7 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         }
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: body without a page record"));
-        } else if let Some(fwd) = d.forward.get(t, &u32_key(page))? {
-            // The segment leads the record: the rest is not decoded.
-            let indexed_in = codec::VarintReader::new(fwd).next_u32()?;
+        } else if let Some(indexed_in) = page_records::segment_of(v, page)? {
             if indexed_in != segment {
                 p.add(format!(
                     "page {page}: body in segment {segment}, forward says {indexed_in}"
@@ -118,21 +123,18 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for (db, what, compressed) in owned {
         for item in db.iter(t)? {
             let (k, value) = item?;
+            let page = placed_page(v, k, what, p)?;
             let missing = match compressed {
                 Some(kind) => missing_dictionary(kind, value)?,
                 None => None,
             };
             if let Some(id) = missing {
                 p.add(format!(
-                    "page {}: {what} names zstd dictionary {id}, which the store does not hold",
-                    read_u32(k)?
+                    "page {page}: {what} names zstd dictionary {id}, which the store does not hold"
                 ));
             }
-            if d.pages.get(t, k)?.is_none() {
-                p.add(format!(
-                    "page {}: {what} without a page record",
-                    read_u32(k)?
-                ));
+            if d.pages.get(t, &u32_key(page))?.is_none() {
+                p.add(format!("page {page}: {what} without a page record"));
             }
         }
     }
@@ -161,6 +163,20 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     Ok(())
 }
 
+/// The page of a record keyed `segment ‖ page` (`page_records`), noting a
+/// record under another segment than the page's place.
+fn placed_page<V: View + ?Sized>(v: &V, k: &[u8], what: &str, p: &mut Problems) -> Result<PageId> {
+    let (segment, page) = split_pair_key(k)?;
+    let placed = page_records::segment_of(v, page)?;
+    if placed != Some(segment) {
+        let placed = placed.map_or("nowhere".to_string(), |s| format!("in segment {s}"));
+        p.add(format!(
+            "page {page}: {what} in segment {segment}, the page's records are placed {placed}"
+        ));
+    }
+    Ok(page)
+}
+
 fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
@@ -171,8 +187,15 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     let mut segment_pages: HashMap<u32, u32> = HashMap::new();
     for item in d.forward.iter(t)? {
         let (k, val) = item?;
-        let page = read_u32(k)?;
+        let page = placed_page(v, k, "forward index", p)?;
         let fwd = Forward::decode(val)?;
+        let keyed = split_pair_key(k)?.0;
+        if fwd.segment != keyed {
+            p.add(format!(
+                "page {page}: forward index in segment {keyed} says segment {}",
+                fwd.segment
+            ));
+        }
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: forward index without a page record"));
         }
@@ -363,7 +386,7 @@ fn check_links<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let mut out_count = 0u64;
     for item in d.links_out.iter(t)? {
         let (k, _) = item?;
-        let parent = read_u32(k)?;
+        let parent = placed_page(v, k, "links", p)?;
         let Some(segment) = v.page_segment(parent)? else {
             p.add(format!("page {parent}: links without a forward index"));
             continue;
@@ -600,7 +623,7 @@ fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     }
     for item in d.links_out.iter(t)? {
         let (k, _) = item?;
-        let parent = read_u32(k)?;
+        let parent = split_pair_key(k)?.1;
         let followed = match v.url_state(parent)? {
             Some(UrlState::Done { point, .. }) => points.contains(&point),
             _ => false,

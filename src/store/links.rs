@@ -7,11 +7,11 @@
 //! each link (a tenth of a 10k store); a merged segment holds a child's
 //! parents in one record.
 
-use super::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
+use super::codec::{self, put_varint, split_triple_key, triple_key, VarintReader};
 use super::schema::{OutLink, PageId, LEAF_VALUE_BYTES};
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{Result, StoreError, Writer};
+use super::{page_records, Result, StoreError, Writer};
 
 /// The records of one child's parents (ascending, distinct) in a segment.
 pub fn parent_records(segment: u32, child: PageId, parents: &[PageId]) -> Vec<([u8; 12], Vec<u8>)> {
@@ -71,7 +71,7 @@ pub fn merge_parent_records(
 pub trait LinkRead: View {
     /// Pages this page links to, in the order they appear, each once.
     fn children(&self, page: PageId) -> Result<Vec<PageId>> {
-        match self.dbs().links_out.get(self.txn(), &u32_key(page))? {
+        match page_records::get(self, self.dbs().links_out, page)? {
             Some(v) => codec::read_u32_list(&mut VarintReader::new(v)),
             None => Ok(Vec::new()),
         }
@@ -79,7 +79,7 @@ pub trait LinkRead: View {
 
     /// The page's links with their anchor text and nofollow marks.
     fn links(&self, page: PageId) -> Result<Vec<OutLink>> {
-        let Some(v) = self.dbs().links_out.get(self.txn(), &u32_key(page))? else {
+        let Some(v) = page_records::get(self, self.dbs().links_out, page)? else {
             return Ok(Vec::new());
         };
         let mut r = VarintReader::new(v);
@@ -128,13 +128,15 @@ pub trait LinkRead: View {
 impl<T: View + ?Sized> LinkRead for T {}
 
 impl Writer<'_> {
-    /// Writes a page's links; `segment` is the one its postings go to.
+    /// Notes a page's links as its children's parents; `segment` is the
+    /// one its postings go to. Returns its `links_out` record (None: no
+    /// links).
     pub(super) fn link_children(
         &mut self,
         page: PageId,
         segment: u32,
         links: &[OutLink],
-    ) -> Result<()> {
+    ) -> Result<Option<Vec<u8>>> {
         let mut unique: Vec<&OutLink> = Vec::with_capacity(links.len());
         let mut seen = std::collections::HashSet::with_capacity(links.len());
         for l in links {
@@ -143,7 +145,7 @@ impl Writer<'_> {
             }
         }
         if unique.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let ids: Vec<PageId> = unique.iter().map(|l| l.child).collect();
         let mut value = Vec::with_capacity(unique.len() * 12);
@@ -155,14 +157,11 @@ impl Writer<'_> {
             );
             value.extend_from_slice(l.anchor.as_bytes());
         }
-        self.dbs
-            .links_out
-            .put(&mut self.txn, &u32_key(page), &value)?;
         debug_assert_eq!(self.pending.segment, Some(segment));
         for c in ids {
             self.pending.parents.entry(c).or_default().push(page);
         }
-        Ok(())
+        Ok(Some(value))
     }
 
     /// Writes this transaction's parents records, in key order at the end
@@ -183,8 +182,9 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Removes a page's links; `segment` is the one its reverse links are
-    /// in (None: it has none).
+    /// Removes a page's reverse links; `segment` is the one they are in
+    /// (None: it has none). Its `links_out` record goes with its other
+    /// records (`drop_page_records`).
     pub(super) fn unlink_children(&mut self, page: PageId, segment: Option<u32>) -> Result<()> {
         if let Some(segment) = segment {
             for c in self.children(page)? {
@@ -197,7 +197,6 @@ impl Writer<'_> {
                 }
             }
         }
-        self.dbs.links_out.delete(&mut self.txn, &u32_key(page))?;
         Ok(())
     }
 

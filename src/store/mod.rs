@@ -18,6 +18,7 @@ mod frontier;
 mod history;
 mod links;
 mod origin_figures;
+mod page_records;
 mod pages;
 mod points;
 mod postings;
@@ -222,7 +223,10 @@ impl Store {
             Some(v) => {
                 let found = codec::read_u32(v)?;
                 if schema::UPGRADES_FROM.contains(&found) {
-                    upgrade::from_schema_6(&env, &dbs, &mut txn)?;
+                    if found < 7 {
+                        upgrade::from_schema_6(&env, &dbs, &mut txn)?;
+                    }
+                    upgrade::from_schema_7(&env, &dbs, &mut txn)?;
                     upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;

@@ -15,7 +15,7 @@ use super::schema::{
 };
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{bodies, postings, Result, StoreError, Writer};
+use super::{bodies, page_records, postings, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
 /// Stems of one field with the positions where they occur.
@@ -291,10 +291,7 @@ pub trait PageRead: View {
     }
 
     fn meta_tags(&self, id: PageId) -> Result<Vec<MetaTag>> {
-        Ok(self
-            .dbs()
-            .meta_tags
-            .get(self.txn(), &u32_key(id))?
+        Ok(page_records::get(self, self.dbs().meta_tags, id)?
             .map(codec::decode)
             .transpose()?
             .unwrap_or_default())
@@ -302,7 +299,7 @@ pub trait PageRead: View {
 
     /// The HTTP request and response heads of the stored page, if kept.
     fn http_head(&self, id: PageId) -> Result<Option<HttpHead>> {
-        let Some(v) = self.dbs().headers.get(self.txn(), &u32_key(id))? else {
+        let Some(v) = page_records::get(self, self.dbs().headers, id)? else {
             return Ok(None);
         };
         // Heads stored before they were compressed are plain records (an
@@ -317,7 +314,7 @@ pub trait PageRead: View {
 
     /// The raw body as fetched (decompressed), if one was kept.
     fn body(&self, id: PageId) -> Result<Option<Vec<u8>>> {
-        let Some(v) = bodies::read(self.dbs(), self.txn(), id)? else {
+        let Some(v) = bodies::read(self, id)? else {
             return Ok(None);
         };
         dictionary::decompress(self, DictionaryKind::Body, id, &v).map(Some)
@@ -332,9 +329,7 @@ pub trait PageRead: View {
     }
 
     fn forward(&self, id: PageId) -> Result<Option<Forward>> {
-        self.dbs()
-            .forward
-            .get(self.txn(), &u32_key(id))?
+        page_records::get(self, self.dbs().forward, id)?
             .map(Forward::decode)
             .transpose()
     }
@@ -522,6 +517,7 @@ impl Writer<'_> {
     pub fn put_page(&mut self, id: PageId, page: &PageWrite, links: &[OutLink]) -> Result<()> {
         let old_segment = self.unindex_page(id)?;
         self.unlink_children(id, old_segment)?;
+        self.drop_page_records(id)?;
 
         let mut record = page.record.clone();
         record.mime = self.mime_id_for(&page.content_type)?;
@@ -575,34 +571,24 @@ impl Writer<'_> {
             self.add_doc_freq(w, 1);
         }
         self.set_norm_factor(id, norm_factor(record.max_tf, record.norm))?;
-        self.dbs
-            .forward
-            .put(&mut self.txn, &u32_key(id), &forward.encode())?;
-
-        self.link_children(id, forward.segment, links)?;
-
+        let slot = self.page_slot(id)?;
+        self.put_in_slot(self.dbs.forward, &slot, &forward.encode())?;
+        if let Some(value) = self.link_children(id, forward.segment, links)? {
+            self.put_in_slot(self.dbs.links_out, &slot, &value)?;
+        }
         self.dbs
             .pages
             .put(&mut self.txn, &u32_key(id), &codec::encode(&record)?)?;
-        if page.meta.is_empty() {
-            self.dbs.meta_tags.delete(&mut self.txn, &u32_key(id))?;
-        } else {
-            self.dbs
-                .meta_tags
-                .put(&mut self.txn, &u32_key(id), &codec::encode(&page.meta)?)?;
+        if !page.meta.is_empty() {
+            self.put_in_slot(self.dbs.meta_tags, &slot, &codec::encode(&page.meta)?)?;
         }
-        match &page.head {
-            Some(head) => {
-                let plain = codec::encode(head)?;
-                let frame = self.dictionaries.compress(DictionaryKind::Head, &plain);
-                self.keep_dictionary(DictionaryKind::Head, &frame)?;
-                // No frame (zstd could not be had): the plain record reads too.
-                let value = if frame.is_empty() { &plain } else { &frame };
-                self.dbs.headers.put(&mut self.txn, &u32_key(id), value)?
-            }
-            None => {
-                self.dbs.headers.delete(&mut self.txn, &u32_key(id))?;
-            }
+        if let Some(head) = &page.head {
+            let plain = codec::encode(head)?;
+            let frame = self.dictionaries.compress(DictionaryKind::Head, &plain);
+            self.keep_dictionary(DictionaryKind::Head, &frame)?;
+            // No frame (zstd could not be had): the plain record reads too.
+            let value = if frame.is_empty() { &plain } else { &frame };
+            self.put_in_slot(self.dbs.headers, &slot, value)?;
         }
         self.put_body(id, &page.compressed_body)
     }
@@ -622,11 +608,9 @@ impl Writer<'_> {
     pub fn remove_page(&mut self, id: PageId) -> Result<()> {
         let segment = self.unindex_page(id)?;
         self.unlink_children(id, segment)?;
+        self.drop_page_records(id)?;
         self.set_norm_factor(id, 0.0)?;
-        let key = u32_key(id);
-        self.dbs.pages.delete(&mut self.txn, &key)?;
-        self.dbs.meta_tags.delete(&mut self.txn, &key)?;
-        self.dbs.headers.delete(&mut self.txn, &key)?;
+        self.dbs.pages.delete(&mut self.txn, &u32_key(id))?;
         Ok(())
     }
 
@@ -676,7 +660,6 @@ impl Writer<'_> {
         for w in old.all_words() {
             self.add_doc_freq(w, -1);
         }
-        self.dbs.forward.delete(&mut self.txn, &u32_key(id))?;
         Ok(Some(segment))
     }
 

@@ -7,18 +7,21 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 8: forward records, outgoing links, meta tags and HTTP heads are keyed
+/// `segment ‖ page` (`page_records`), found through `page_segments`.
 /// 7: forward records and posting parts flag a tf of 1 beside the word
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
-/// Versions this build upgrades on open (`upgrade`): their forward records
-/// and posting parts are rewritten, every other record of theirs reads as
-/// it is (a schema-5 store's plain heads and dictionary-less bodies), and
-/// the new number makes an older build refuse the store, naming both
+/// Versions this build upgrades on open (`upgrade`): their per-page
+/// records are keyed anew (and schemas 5 and 6 have their forward records
+/// and posting parts rewritten), every other record of theirs reads as it
+/// is (a schema-5 store's plain heads and dictionary-less bodies), and the
+/// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7];
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -61,9 +64,10 @@ pub struct Dbs {
     pub external_checks: Db,
     pub headers: Db,
     pub run_history: Db,
+    pub page_segments: Db,
 }
 
-pub const DB_COUNT: u32 = 29;
+pub const DB_COUNT: u32 = 30;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -106,6 +110,7 @@ impl Dbs {
             ("external_checks", self.external_checks),
             ("headers", self.headers),
             ("run_history", self.run_history),
+            ("page_segments", self.page_segments),
         ]
     }
 }
@@ -143,6 +148,7 @@ impl Dbs {
             external_checks: db("external_checks")?,
             headers: db("headers")?,
             run_history: db("run_history")?,
+            page_segments: db("page_segments")?,
         })
     }
 }

@@ -19,7 +19,7 @@ use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use heed::PutFlags;
 
-use super::codec::{self, split_triple_key, triple_key, u32_key, VarintReader};
+use super::codec::{self, split_triple_key, triple_key, u32_key};
 use super::schema::{Db, PageId};
 use super::sealed::View;
 use super::{links, postings};
@@ -159,12 +159,8 @@ pub trait SegmentRead: View {
     /// The live segment of a page's entries (None: the page is not
     /// indexed).
     fn page_segment(&self, page: PageId) -> Result<Option<u32>> {
-        // The segment leads the forward record: the rest (hundreds of
-        // varints) is not decoded.
-        match self.dbs().forward.get(self.txn(), &u32_key(page))? {
-            Some(fwd) => Ok(Some(
-                self.resolve_segment(VarintReader::new(fwd).next_u32()?)?,
-            )),
+        match super::page_records::segment_of(self, page)? {
+            Some(segment) => Ok(Some(self.resolve_segment(segment)?)),
             None => Ok(None),
         }
     }

@@ -568,14 +568,19 @@ fn a_schema_5_store_is_upgraded_and_its_plain_records_still_read() {
             .update(|w| {
                 let id = w.page_id_for(&url("http://h/old"))?;
                 put(w, id, page(&["alpha"], &["t"], vec![]))?;
+                Ok(id)
+            })
+            .unwrap();
+        store
+            .update(|w| {
+                as_written_by_schema(w, 5)?;
                 // As schema 5 wrote them: the head a plain record.
                 w.dbs
                     .headers
                     .put(&mut w.txn, &codec::u32_key(id), &codec::encode(&head)?)?;
-                Ok(id)
+                Ok(())
             })
             .unwrap();
-        store.update(|w| as_written_by_schema(w, 5)).unwrap();
         id
     };
     let store = Store::open(dir.path()).unwrap();
@@ -699,11 +704,8 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
     let pages: Vec<u32> = (1..=200).collect();
     let raw_values = |store: &Store, id: PageId| {
         let r = store.read().unwrap();
-        let body = bodies::read(&r.dbs, &r.txn, id).unwrap().unwrap();
-        let head = r
-            .dbs
-            .headers
-            .get(&r.txn, &codec::u32_key(id))
+        let body = bodies::read(&r, id).unwrap().unwrap();
+        let head = page_records::get(&r, r.dbs.headers, id)
             .unwrap()
             .unwrap()
             .to_vec();
@@ -839,21 +841,75 @@ fn appended_body_chunks_fill_the_leaves_they_land_in() {
     );
 }
 
+#[test]
+fn page_records_written_across_transactions_out_of_id_order_fill_their_leaves() {
+    let (_d, store) = temp_store();
+    let ids: Vec<PageId> = store
+        .update(|w| {
+            (0..1200)
+                .map(|i| w.page_id_for(&url(&format!("http://h/{i}"))))
+                .collect()
+        })
+        .unwrap();
+    let words: Vec<String> = (0..40).map(|i| format!("word{i}")).collect();
+    // Each transaction finishes every 12th page: by page id, every one
+    // of them lands between pages written earlier.
+    for turn in 0..12 {
+        store
+            .update(|w| {
+                for &id in ids.iter().skip(turn).step_by(12) {
+                    let body: Vec<&str> = words
+                        .iter()
+                        .skip(id as usize % 7)
+                        .map(String::as_str)
+                        .collect();
+                    put(w, id, page(&body, &["t"], vec![id / 2, id / 3]))?;
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+    let r = store.read().unwrap();
+    for (name, db) in [("forward", r.dbs.forward), ("links_out", r.dbs.links_out)] {
+        let stat = db.stat(&r.txn).unwrap();
+        let mut bytes = 0;
+        for item in db.iter(&r.txn).unwrap() {
+            let (k, v) = item.unwrap();
+            // LMDB's node header and pointer, and its even padding.
+            bytes += (8 + k.len() + v.len()).next_multiple_of(2) + 2;
+        }
+        let fill = bytes as f64 / (stat.leaf_pages * (page_size() - 16)) as f64;
+        // Keyed by page id, these leaves were 64-71% full.
+        assert!(fill > 0.9, "{name}: leaves {fill:.2} full");
+    }
+    drop(r);
+    assert_whole(&store);
+}
+
 /// The forward records and posting parts of a store, key and bytes.
 fn index_records(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
     let r = store.read().unwrap();
-    [r.dbs.forward, r.dbs.postings, r.dbs.links_in]
-        .iter()
-        .flat_map(|db| {
-            db.iter(&r.txn)
-                .unwrap()
-                .map(|item| {
-                    let (k, v) = item.unwrap();
-                    (k.to_vec(), v.to_vec())
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    let d = &r.dbs;
+    [
+        d.forward,
+        d.postings,
+        d.links_in,
+        d.links_out,
+        d.meta_tags,
+        d.headers,
+        d.page_segments,
+    ]
+    .iter()
+    .flat_map(|db| {
+        db.iter(&r.txn)
+            .unwrap()
+            .map(|item| {
+                let (k, v) = item.unwrap();
+                (k.to_vec(), v.to_vec())
+            })
+            .collect::<Vec<_>>()
+    })
+    .collect()
 }
 
 /// A forward record as schema 6 wrote it: `word delta, tf` for each word.
@@ -914,9 +970,29 @@ fn postings_as_schema_6(w: &mut Writer<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Keys a page's own records by page id, as schemas up to 7 did.
+fn page_records_as_schema_7(w: &mut Writer<'_>) -> Result<()> {
+    for db in page_records::tables(&w.dbs) {
+        let records: Vec<(Vec<u8>, Vec<u8>)> = db
+            .iter(&w.txn)?
+            .map(|item| item.map(|(k, v)| (k[4..].to_vec(), v.to_vec())))
+            .collect::<heed::Result<_>>()?;
+        db.clear(&mut w.txn)?;
+        for (k, v) in records {
+            db.put(&mut w.txn, &k, &v)?;
+        }
+    }
+    w.dbs.page_segments.clear(&mut w.txn)?;
+    w.dbs
+        .meta
+        .put(&mut w.txn, schema::meta_keys::SCHEMA, &7u32.to_be_bytes())?;
+    Ok(())
+}
+
 /// Rewrites the store's index as schemas up to 6 wrote it and marks it
 /// with `version`.
 fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
+    page_records_as_schema_7(w)?;
     let forward = w.dbs.forward;
     let records: Vec<(Vec<u8>, Vec<u8>)> = forward
         .iter(&w.txn)?
@@ -953,6 +1029,17 @@ fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
 
 #[test]
 fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
+    an_old_store_is_rewritten_as_this_build_writes_it(|w| as_written_by_schema(w, 6));
+}
+
+#[test]
+fn a_schema_7_store_has_its_page_records_placed_by_segment() {
+    an_old_store_is_rewritten_as_this_build_writes_it(page_records_as_schema_7);
+}
+
+fn an_old_store_is_rewritten_as_this_build_writes_it(
+    as_old: impl Fn(&mut Writer<'_>) -> Result<()>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let written = {
         let store = Store::open(dir.path()).unwrap();
@@ -971,7 +1058,7 @@ fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
                 .unwrap();
         }
         let written = index_records(&store);
-        store.update(|w| as_written_by_schema(w, 6)).unwrap();
+        store.update(&as_old).unwrap();
         assert_ne!(
             index_records(&store),
             written,

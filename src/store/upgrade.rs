@@ -9,10 +9,11 @@ use heed::{Env, PutFlags, RwTxn};
 
 use super::codec;
 use super::links;
+use super::page_records;
 use super::pages::Forward;
 use super::postings::{self, PartWriter};
 use super::schema::{Db, Dbs};
-use super::Result;
+use super::{Result, StoreError};
 
 /// The table a rebuilt one passes through (left empty); the environment
 /// keeps one named table spare for it.
@@ -38,6 +39,59 @@ pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     rebuild(dbs.links_in, scratch, txn, |txn| {
         group_parents(dbs.links_in, scratch, txn)
     })
+}
+
+/// From schema 7 (schema 8): a page's forward index, outgoing links, meta
+/// tags and HTTP head move from `page` keys to `segment ‖ page` keys
+/// (`page_records`), the segment being the one its forward record names,
+/// and `page_segments` is filled with it.
+pub fn from_schema_7(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        // The segment leads the forward record.
+        let batch = read_batch(dbs.forward, txn, after.as_deref(), |v| {
+            Ok(codec::u32_key(codec::VarintReader::new(v).next_u32()?).to_vec())
+        })?;
+        let Some((last, _)) = batch.last() else {
+            break;
+        };
+        after = Some(last.clone());
+        for (page, segment) in &batch {
+            dbs.page_segments
+                .put_with_flags(txn, PutFlags::APPEND, page, segment)?;
+        }
+    }
+    for db in page_records::tables(dbs) {
+        rebuild(db, scratch, txn, |txn| {
+            place(db, dbs.page_segments, scratch, txn)
+        })?;
+    }
+    Ok(())
+}
+
+/// Copies a table keyed by page id into `to` keyed `segment ‖ page`.
+fn place(from: Db, places: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let batch = read_batch(from, txn, after.as_deref(), |v| Ok(v.to_vec()))?;
+        let Some((last, _)) = batch.last() else {
+            return Ok(());
+        };
+        after = Some(last.clone());
+        for (page, v) in &batch {
+            let Some(segment) = places.get(txn, page)? else {
+                return Err(StoreError::corrupt(format!(
+                    "page {}: a record but no forward index",
+                    codec::read_u32(page)?
+                )));
+            };
+            let key = [segment, &page[..]].concat();
+            // Pages are not in segment order: an ordinary put here, and
+            // `rebuild` appends them back in key order.
+            to.put(txn, &key, v)?;
+        }
+    }
 }
 
 /// Old reverse links, one `segment ‖ child ‖ parent` key each in key

@@ -251,6 +251,20 @@ fn check_names_each_broken_invariant_and_exits_1() {
     let slot = u32::from_be_bytes(home) as usize % 1000 * 4;
     norms[slot..slot + 4].copy_from_slice(&0.5f32.to_le_bytes());
 
+    // A page's own records are keyed `segment ‖ page`.
+    let home_segment = c
+        .baseline("page_segments")
+        .iter()
+        .find(|(k, _)| k[..] == home)
+        .expect("the home page has a place")
+        .1
+        .clone();
+    let home_placed = [&home_segment[..], &home].concat();
+    let elsewhere = [
+        &(u32::from_be_bytes(home_segment[..].try_into().unwrap()) + 1).to_be_bytes()[..],
+        &home,
+    ]
+    .concat();
     let run_entry = c.baseline("run_history")[0].1.clone();
     let history_key = |point: u32, gen: u32, page: [u8; 4]| {
         [&point.to_be_bytes()[..], &gen.to_be_bytes(), &page].concat()
@@ -265,8 +279,18 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "a page has its forward index",
-            Box::new(|w| del(c.db("forward"), w, &home)),
+            Box::new(|w| del(c.db("forward"), w, &home_placed)),
             "page record without a forward index",
+        ),
+        (
+            "a page has a place for its records",
+            Box::new(|w| del(c.db("page_segments"), w, &home)),
+            "page record without a forward index",
+        ),
+        (
+            "a page's records are where its place says",
+            Box::new(|w| put(c.db("links_out"), w, &elsewhere, &[0])),
+            "links in segment",
         ),
         (
             "each title word has its title posting",
@@ -448,7 +472,10 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "meta tags belong to a page",
-            Box::new(|w| put(c.db("meta_tags"), w, &queued, &[0])),
+            Box::new(|w| {
+                let key = [&1u32.to_be_bytes()[..], &queued].concat();
+                put(c.db("meta_tags"), w, &key, &[0])
+            }),
             "meta tags without a page record",
         ),
         (

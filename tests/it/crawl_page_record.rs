@@ -195,11 +195,17 @@ fn a_page_that_cannot_be_reindexed_fails_alone_and_the_crawl_goes_on() {
     {
         let env = unsafe { heed::EnvOpenOptions::new().max_dbs(64).open(db.path()) }.unwrap();
         let mut txn = env.write_txn().unwrap();
-        let forward: heed::Database<heed::types::Bytes, heed::types::Bytes> =
-            env.open_database(&txn, Some("forward")).unwrap().unwrap();
-        forward
-            .put(&mut txn, &a_id.to_be_bytes(), &[0xff; 3])
-            .unwrap();
+        let table = |name| -> heed::Database<heed::types::Bytes, heed::types::Bytes> {
+            env.open_database(&txn, Some(name)).unwrap().unwrap()
+        };
+        // Keyed `segment ‖ page`, the segment found in `page_segments`.
+        let segment = table("page_segments")
+            .get(&txn, &a_id.to_be_bytes())
+            .unwrap()
+            .unwrap()
+            .to_vec();
+        let key = [&segment[..], &a_id.to_be_bytes()].concat();
+        table("forward").put(&mut txn, &key, &[0xff; 3]).unwrap();
         txn.commit().unwrap();
         env.prepare_for_closing().wait();
     }
