@@ -133,7 +133,7 @@ pub fn open_existing(db: Option<PathBuf>) -> Result<Store, CliError> {
 fn say_upgrade(store: Store, path: &std::path::Path) -> Store {
     if let Some(old) = store.upgraded_from() {
         eprintln!(
-            "note: upgraded the store at {} from schema {old} to {} (its index was rewritten; \
+            "note: upgraded the store at {} from schema {old} to {} (tables were rewritten in this build's layout; \
              `crawlscope copy DEST --compact` writes a copy without the space the old layout held)",
             path.display(),
             crate::store::SCHEMA_VERSION

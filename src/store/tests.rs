@@ -886,6 +886,41 @@ fn page_records_written_across_transactions_out_of_id_order_fill_their_leaves() 
     assert_whole(&store);
 }
 
+#[test]
+fn pages_written_out_of_order_or_twice_in_one_transaction_read_back() {
+    let (_d, store) = temp_store();
+    let ids: Vec<PageId> = store
+        .update(|w| {
+            (0..6)
+                .map(|i| w.page_id_for(&url(&format!("http://h/{i}"))))
+                .collect()
+        })
+        .unwrap();
+    store
+        .update(|w| {
+            // Descending: none of these can be appended.
+            for &id in ids.iter().rev() {
+                put(w, id, page(&["first"], &["t"], vec![ids[0]]))?;
+            }
+            put(w, ids[2], page(&["second"], &["t2"], vec![ids[5]]))?;
+            Ok(())
+        })
+        .unwrap();
+    assert_whole(&store);
+    let r = store.read().unwrap();
+    for &id in &ids {
+        let again = id == ids[2];
+        assert_eq!(
+            r.children(id).unwrap(),
+            vec![if again { ids[5] } else { ids[0] }]
+        );
+        assert_eq!(r.meta_tags(id).unwrap(), vec![description("d")]);
+    }
+    drop(r);
+    assert_eq!(pages_of(&store, "second"), vec![ids[2]]);
+    assert_eq!(pages_of(&store, "first").len(), 5);
+}
+
 /// The forward records and posting parts of a store, key and bytes.
 fn index_records(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
     let r = store.read().unwrap();
