@@ -159,9 +159,9 @@ pub struct Store {
     /// LMDB forbids resizing the map while this process has a transaction
     /// open: readers and writers hold this shared, a resize holds it alone.
     resize_lock: RwLock<()>,
-    /// Committed stem → word id pairs: the most frequent look-up of
-    /// indexing.
-    word_cache: Committed<String, WordId>,
+    /// Committed stem → word id pairs (by the stem's 128-bit hash): the
+    /// most frequent look-up of indexing.
+    word_cache: Committed<u128, WordId>,
     /// Committed URL → page id pairs (by the URL's 128-bit hash): a page's
     /// links are looked up one by one, most of them seen before.
     url_cache: Committed<u128, PageId>,
@@ -410,7 +410,7 @@ pub struct Writer<'s> {
     txn: RwTxn<'s>,
     dbs: Dbs,
     pending: Pending,
-    word_cache: &'s Committed<String, WordId>,
+    word_cache: &'s Committed<u128, WordId>,
     url_cache: &'s Committed<u128, PageId>,
     dictionaries: &'s Dictionaries,
     body_leaf_room: &'s AtomicUsize,

@@ -453,7 +453,9 @@ pub struct Pending {
     pub doc_freq: HashMap<WordId, i64>,
     /// Pages of this transaction that wrote a word each way.
     pub forms: HashMap<WordId, Vec<(Box<str>, u32)>>,
-    pub new_words: HashMap<String, WordId>,
+    /// Words (by their stem's 128-bit hash) this transaction found or
+    /// gave an id.
+    pub new_words: HashMap<u128, WordId>,
     /// URLs (by their 128-bit hash) this transaction gave a page id or
     /// found without a user to record.
     pub new_urls: HashMap<u128, PageId>,
