@@ -841,16 +841,21 @@ fn appended_body_chunks_fill_the_leaves_they_land_in() {
     );
 }
 
-#[test]
-fn page_records_written_across_transactions_out_of_id_order_fill_their_leaves() {
-    let (_d, store) = temp_store();
-    let ids: Vec<PageId> = store
+/// Ids for `n` new URLs, given in one transaction.
+fn page_ids(store: &Store, n: u32) -> Vec<PageId> {
+    store
         .update(|w| {
-            (0..1200)
+            (0..n)
                 .map(|i| w.page_id_for(&url(&format!("http://h/{i}"))))
                 .collect()
         })
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn page_records_written_across_transactions_out_of_id_order_fill_their_leaves() {
+    let (_d, store) = temp_store();
+    let ids = page_ids(&store, 1200);
     let words: Vec<String> = (0..40).map(|i| format!("word{i}")).collect();
     // Each transaction finishes every 12th page: by page id, every one
     // of them lands between pages written earlier.
@@ -889,13 +894,7 @@ fn page_records_written_across_transactions_out_of_id_order_fill_their_leaves() 
 #[test]
 fn pages_written_out_of_order_or_twice_in_one_transaction_read_back() {
     let (_d, store) = temp_store();
-    let ids: Vec<PageId> = store
-        .update(|w| {
-            (0..6)
-                .map(|i| w.page_id_for(&url(&format!("http://h/{i}"))))
-                .collect()
-        })
-        .unwrap();
+    let ids = page_ids(&store, 6);
     store
         .update(|w| {
             // Descending: none of these can be appended.

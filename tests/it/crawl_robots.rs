@@ -79,18 +79,7 @@ fn a_robots_txt_that_says_slow_down_is_waited_out() {
     assert_eq!(sum["skipped_robots"], 1, "{sum}");
     assert_eq!(s.hits("/private/secret"), 0);
     assert_eq!(sum["throttled"], 1, "{sum}");
-    let asked: Vec<_> = s
-        .requests()
-        .into_iter()
-        .filter(|r| r.path == "/robots.txt")
-        .map(|r| r.arrived)
-        .collect();
-    assert_eq!(asked.len(), 2);
-    assert!(
-        asked[1] - asked[0] >= std::time::Duration::from_millis(900),
-        "Retry-After: 1 was not honoured: {:?}",
-        asked[1] - asked[0]
-    );
+    s.assert_asked_again_a_second_later("/robots.txt");
 }
 
 #[test]

@@ -175,21 +175,27 @@ fn a_lastmod_newer_than_the_stored_page_puts_it_early_in_a_recrawl() {
     );
 }
 
-#[test]
-fn a_sitemap_that_fails_once_is_asked_again() {
+/// Home links nowhere; /sitemap.xml answers `first`, then lists /deep.
+fn sitemap_answering_first(first: Resp) -> TestServer {
     let s = TestServer::start();
     home(&s, &[]);
     s.route("/deep", Reply::Respond(page("Deep", "deep", &[])));
     s.route(
         "/sitemap.xml",
         Reply::Sequence(vec![
-            Reply::Respond(Resp::status(502)),
+            Reply::Respond(first),
             Reply::Respond(Resp::bytes(
                 "application/xml",
                 format!("<urlset><url><loc>{}</loc></url></urlset>", s.url("deep")).into_bytes(),
             )),
         ]),
     );
+    s
+}
+
+#[test]
+fn a_sitemap_that_fails_once_is_asked_again() {
+    let s = sitemap_answering_first(Resp::status(502));
     let dir = tempfile::tempdir().unwrap();
     let sum = crawl_ok(&dir.path().join("store"), &[&s.base()]);
     assert_eq!(s.hits("/sitemap.xml"), 2);
@@ -199,33 +205,10 @@ fn a_sitemap_that_fails_once_is_asked_again() {
 
 #[test]
 fn a_sitemap_that_says_slow_down_is_waited_out() {
-    let s = TestServer::start();
-    home(&s, &[]);
-    s.route("/deep", Reply::Respond(page("Deep", "deep", &[])));
-    s.route(
-        "/sitemap.xml",
-        Reply::Sequence(vec![
-            Reply::Respond(Resp::status(429).header("Retry-After", "1")),
-            Reply::Respond(Resp::bytes(
-                "application/xml",
-                format!("<urlset><url><loc>{}</loc></url></urlset>", s.url("deep")).into_bytes(),
-            )),
-        ]),
-    );
+    let s = sitemap_answering_first(Resp::status(429).header("Retry-After", "1"));
     let dir = tempfile::tempdir().unwrap();
     let sum = crawl_ok(&dir.path().join("store"), &[&s.base()]);
     assert_eq!(s.hits("/deep"), 1, "the sitemap's page was not found");
     assert_eq!(sum["throttled"], 1, "{sum}");
-    let asked: Vec<_> = s
-        .requests()
-        .into_iter()
-        .filter(|r| r.path == "/sitemap.xml")
-        .map(|r| r.arrived)
-        .collect();
-    assert_eq!(asked.len(), 2);
-    assert!(
-        asked[1] - asked[0] >= std::time::Duration::from_millis(900),
-        "Retry-After: 1 was not honoured: {:?}",
-        asked[1] - asked[0]
-    );
+    s.assert_asked_again_a_second_later("/sitemap.xml");
 }

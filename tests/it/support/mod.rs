@@ -336,6 +336,23 @@ impl TestServer {
     pub fn requests(&self) -> Vec<Recorded> {
         lock(&self.state.log).clone()
     }
+
+    /// Asserts `path` was asked for twice, the second time after the
+    /// `Retry-After: 1` its first answer gave.
+    pub fn assert_asked_again_a_second_later(&self, path: &str) {
+        let asked: Vec<_> = self
+            .requests()
+            .into_iter()
+            .filter(|r| r.path == path)
+            .map(|r| r.arrived)
+            .collect();
+        assert_eq!(asked.len(), 2, "{path} asked {} times", asked.len());
+        assert!(
+            asked[1] - asked[0] >= std::time::Duration::from_millis(900),
+            "Retry-After: 1 was not honoured: {:?}",
+            asked[1] - asked[0]
+        );
+    }
 }
 
 impl Drop for TestServer {
