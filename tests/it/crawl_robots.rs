@@ -23,6 +23,18 @@ fn site() -> TestServer {
     s
 }
 
+/// The site whose robots.txt answers `first`, one by one, then disallows
+/// /private/.
+fn robots_answering_first(first: Vec<Resp>) -> TestServer {
+    let s = site();
+    let mut replies: Vec<Reply> = first.into_iter().map(Reply::Respond).collect();
+    replies.push(Reply::Respond(Resp::text(
+        "User-agent: *\nDisallow: /private/\n",
+    )));
+    s.route("/robots.txt", Reply::Sequence(replies));
+    s
+}
+
 #[test]
 fn disallowed_urls_are_never_requested() {
     let s = site();
@@ -65,14 +77,7 @@ fn user_agent_picks_the_group_and_ignore_robots_turns_it_off() {
 
 #[test]
 fn a_robots_txt_that_says_slow_down_is_waited_out() {
-    let s = site();
-    s.route(
-        "/robots.txt",
-        Reply::Sequence(vec![
-            Reply::Respond(Resp::status(429).header("Retry-After", "1")),
-            Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
-        ]),
-    );
+    let s = robots_answering_first(vec![Resp::status(429).header("Retry-After", "1")]);
     let db = tempfile::tempdir().unwrap();
     let sum = crawl_ok(db.path(), &[&s.base()]);
     // A 429 is not "no rules": the rules that came after it held.
@@ -84,14 +89,7 @@ fn a_robots_txt_that_says_slow_down_is_waited_out() {
 
 #[test]
 fn a_robots_txt_that_fails_once_is_asked_again() {
-    let s = site();
-    s.route(
-        "/robots.txt",
-        Reply::Sequence(vec![
-            Reply::Respond(Resp::status(500)),
-            Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
-        ]),
-    );
+    let s = robots_answering_first(vec![Resp::status(500)]);
     let db = tempfile::tempdir().unwrap();
     let sum = crawl_ok(db.path(), &[&s.base()]);
     assert_eq!(s.hits("/robots.txt"), 2);
@@ -101,18 +99,8 @@ fn a_robots_txt_that_fails_once_is_asked_again() {
 
 #[test]
 fn an_unreachable_robots_txt_fails_the_run_but_is_not_kept() {
-    let s = site();
     // Three answers: the first ask and its two retries.
-    let down = || Reply::Respond(Resp::status(503));
-    s.route(
-        "/robots.txt",
-        Reply::Sequence(vec![
-            down(),
-            down(),
-            down(),
-            Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
-        ]),
-    );
+    let s = robots_answering_first(vec![Resp::status(503); 3]);
     let db = tempfile::tempdir().unwrap();
     let out = crawl(db.path(), &[&s.base()]);
     assert_eq!(out.status.code(), Some(1));
