@@ -123,7 +123,7 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for (db, what, compressed) in owned {
         for item in db.iter(t)? {
             let (k, value) = item?;
-            let page = placed_page(v, k, what, p)?;
+            let (_, page) = placed_page(v, k, what, p)?;
             let missing = match compressed {
                 Some(kind) => missing_dictionary(kind, value)?,
                 None => None,
@@ -163,9 +163,15 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     Ok(())
 }
 
-/// The page of a record keyed `segment ‖ page` (`page_records`), noting a
-/// record under another segment than the page's place.
-fn placed_page<V: View + ?Sized>(v: &V, k: &[u8], what: &str, p: &mut Problems) -> Result<PageId> {
+/// The segment and page of a record keyed `segment ‖ page`
+/// (`page_records`), noting a record under another segment than the
+/// page's place.
+fn placed_page<V: View + ?Sized>(
+    v: &V,
+    k: &[u8],
+    what: &str,
+    p: &mut Problems,
+) -> Result<(u32, PageId)> {
     let (segment, page) = split_pair_key(k)?;
     let placed = page_records::segment_of(v, page)?;
     if placed != Some(segment) {
@@ -174,7 +180,7 @@ fn placed_page<V: View + ?Sized>(v: &V, k: &[u8], what: &str, p: &mut Problems) 
             "page {page}: {what} in segment {segment}, the page's records are placed {placed}"
         ));
     }
-    Ok(page)
+    Ok((segment, page))
 }
 
 fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) -> Result<()> {
@@ -187,9 +193,8 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     let mut segment_pages: HashMap<u32, u32> = HashMap::new();
     for item in d.forward.iter(t)? {
         let (k, val) = item?;
-        let page = placed_page(v, k, "forward index", p)?;
+        let (keyed, page) = placed_page(v, k, "forward index", p)?;
         let fwd = Forward::decode(val)?;
-        let keyed = split_pair_key(k)?.0;
         if fwd.segment != keyed {
             p.add(format!(
                 "page {page}: forward index in segment {keyed} says segment {}",
@@ -386,7 +391,7 @@ fn check_links<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let mut out_count = 0u64;
     for item in d.links_out.iter(t)? {
         let (k, _) = item?;
-        let parent = placed_page(v, k, "links", p)?;
+        let (_, parent) = placed_page(v, k, "links", p)?;
         let Some(segment) = v.page_segment(parent)? else {
             p.add(format!("page {parent}: links without a forward index"));
             continue;
