@@ -10,6 +10,11 @@
 //! - `crawlbench site-queries --db DIR --site DIR [--per-class Q]` does
 //!   the same query timing on a store crawled from a site `sitegen` wrote
 //!   (bench/nginx.sh), with queries drawn from the text of its pages.
+//!   With `--each`, every query's time, hits and text go to stderr, so
+//!   the queries behind a p99 can be picked out.
+//! - `crawlbench repeat --db DIR --query Q [--times N]` runs one query N
+//!   times (default 200), a fresh snapshot each, and prints its p50 and
+//!   min/max: a steady loop for a profiler or a before/after of one query.
 //! - `crawlbench header` and `crawlbench row FILE` print the Markdown table
 //!   header and the row of one run from the `key=value` file the script
 //!   collected (crawl figures, samples, `measure`'s output).
@@ -29,8 +34,10 @@ use queries::{queries, queries_from};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
-const USAGE: &str = "usage: crawlbench measure --db DIR --pages N --host HOST:PORT [--per-class Q]
-       crawlbench site-queries --db DIR --site DIR [--per-class Q]
+const USAGE: &str =
+    "usage: crawlbench measure --db DIR --pages N --host HOST:PORT [--per-class Q] [--each]
+       crawlbench site-queries --db DIR --site DIR [--per-class Q] [--each]
+       crawlbench repeat --db DIR --query Q [--times N]
        crawlbench header
        crawlbench row METRICS_FILE";
 
@@ -39,6 +46,7 @@ fn main() -> Res<()> {
     match args.first().map(String::as_str) {
         Some("measure") => measure(&args[1..]),
         Some("site-queries") => site_queries(&args[1..]),
+        Some("repeat") => repeat(&args[1..]),
         Some("header") => {
             header();
             Ok(())
@@ -115,7 +123,8 @@ fn measure(args: &[String]) -> Res<()> {
     println!("gen_docs={gen_docs}");
     println!("gen_bytes={gen}");
 
-    time_queries(&store, &queries(&site, per_class))
+    let each = args.iter().any(|a| a == "--each");
+    time_queries(&store, &queries(&site, per_class), each)
 }
 
 fn site_queries(args: &[String]) -> Res<()> {
@@ -142,7 +151,32 @@ fn site_queries(args: &[String]) -> Res<()> {
     for f in files.iter().step_by(step) {
         pages.push(paragraph_words(&std::fs::read_to_string(f)?));
     }
-    time_queries(&store, &queries_from(pages.into_iter(), per_class))
+    let each = args.iter().any(|a| a == "--each");
+    time_queries(&store, &queries_from(pages.into_iter(), per_class), each)
+}
+
+fn repeat(args: &[String]) -> Res<()> {
+    let db = flag(args, "--db").ok_or(USAGE)?;
+    let query = flag(args, "--query").ok_or(USAGE)?;
+    let n: usize = flag(args, "--times").unwrap_or("200").parse()?;
+    let store = Store::open_existing(Path::new(db))?;
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n.max(1) {
+        let t = Instant::now();
+        let r = store.read()?;
+        search(&r, query, DEFAULT_LIMIT)?;
+        drop(r);
+        times.push(t.elapsed());
+    }
+    times.sort_unstable();
+    println!(
+        "p50 {:.3} ms, min {:.3}, max {:.3} over {} runs: {query}",
+        ms(percentile(&times, 0.5)),
+        ms(percentile(&times, 0.0)),
+        ms(percentile(&times, 1.0)),
+        times.len()
+    );
+    Ok(())
 }
 
 /// The words of a page's paragraphs, lowercased, tags dropped.
@@ -173,7 +207,7 @@ fn paragraph_words(html: &str) -> Vec<String> {
 
 /// Times each query class, top 50, one fresh read snapshot per query as
 /// the console does, after one warm-up pass.
-fn time_queries(store: &Store, qs: &[(&str, Vec<String>)]) -> Res<()> {
+fn time_queries(store: &Store, qs: &[(&str, Vec<String>)], each: bool) -> Res<()> {
     for q in qs.iter().flat_map(|(_, v)| v) {
         let r = store.read()?;
         search(&r, q, DEFAULT_LIMIT)?;
@@ -189,6 +223,13 @@ fn time_queries(store: &Store, qs: &[(&str, Vec<String>)]) -> Res<()> {
             let res = search(&r, q, DEFAULT_LIMIT)?;
             drop(r);
             times.push(t.elapsed());
+            if each {
+                eprintln!(
+                    "{class}\t{:.3} ms\t{} hits\t{q}",
+                    ms(t.elapsed()),
+                    res.hits.len()
+                );
+            }
             hits += res.hits.len();
             if slowest.as_ref().is_none_or(|(d, _)| t.elapsed() > *d) {
                 slowest = Some((t.elapsed(), q));
