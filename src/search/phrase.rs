@@ -159,8 +159,9 @@ impl Plan {
             segments.push(lists);
         }
         let mut out = self.walk(&segments, &order)?;
-        // Each segment's run is in page order; the segments are not.
-        out.sort_unstable_by_key(|&(p, _)| p);
+        // Each segment's run is in page order; the segments are not. A
+        // stable sort finds the runs and merges them.
+        out.sort_by_key(|&(p, _)| p);
         Ok(out)
     }
 
@@ -389,6 +390,38 @@ struct Scratch {
     sets: Vec<PositionSet>,
     /// Per other element: a cursor into its stem's sorted positions.
     cursors: Vec<usize>,
+    /// The starts as bits, when every other stem is in bits too.
+    lead_bits: Vec<u64>,
+}
+
+/// The count when every other element's stem is in bits: the starts as
+/// bits, each other element's bits laid over them (shifted by its
+/// offset), and the starts left standing counted. A word of 64 starts at
+/// a time, with no branch per start.
+fn count_in_bits(
+    starts: &[u32],
+    lo: u32,
+    hi: u32,
+    shape: &Shape,
+    sets: &[PositionSet],
+    bits: &mut Vec<u64>,
+) -> u32 {
+    bits.clear();
+    bits.resize((hi - lo) as usize / 64 + 1, 0);
+    let mut word = Word::default();
+    for &start in starts {
+        word.set(bits, (start - lo) as usize);
+    }
+    for &(stem, off) in &shape.others {
+        let set = &sets[stem];
+        // Start lo + i puts this element at lo + i + off: bit i + shift
+        // of a set whose window begins at or before lo + off.
+        let shift = (u64::from(lo) + u64::from(off)).saturating_sub(set.from);
+        for (k, word) in bits.iter_mut().enumerate() {
+            *word &= set.word_at(k as u64 * 64 + shift);
+        }
+    }
+    bits.iter().map(|w| w.count_ones()).sum()
 }
 
 /// How many start positions place every phrase element at `start +
@@ -420,6 +453,7 @@ fn count_with(
         starts,
         sets,
         cursors,
+        lead_bits,
     } = scratch;
     starts.clear();
     lead.decode(|p| {
@@ -432,7 +466,12 @@ fn count_with(
         return Ok(0);
     };
     sets.resize_with(stems.len(), PositionSet::default);
-    for ((encoded, set), reach) in stems.iter().zip(sets.iter_mut()).zip(&shape.reach) {
+    for (stem, ((encoded, set), reach)) in stems
+        .iter()
+        .zip(sets.iter_mut())
+        .zip(&shape.reach)
+        .enumerate()
+    {
         let Some((min, max)) = *reach else { continue };
         let (from, to) = (
             u64::from(lo) + u64::from(min),
@@ -440,7 +479,22 @@ fn count_with(
         );
         let words = (to - from) / 64 + 1;
         let at_stake = u64::from(encoded.count) + starts.len() as u64;
-        set.fill(encoded, from, to, dense(words, at_stake))?;
+        let dense = dense(words, at_stake);
+        // A stem repeated after the lead ("run run") is asked only for
+        // positions at or past the lead's offset: the starts already hold
+        // them, decoded once.
+        if stem == shape.lead_stem && min >= shape.lead_offset {
+            let again = Shifted {
+                starts,
+                by: shape.lead_offset,
+            };
+            set.fill(&again, from, to, dense)?;
+        } else {
+            set.fill(encoded, from, to, dense)?;
+        }
+    }
+    if shape.others.iter().all(|&(stem, _)| sets[stem].dense) {
+        return Ok(count_in_bits(starts, lo, hi, shape, sets, lead_bits));
     }
     cursors.clear();
     cursors.resize(shape.others.len(), 0);
@@ -457,6 +511,58 @@ fn count_with(
     Ok(n)
 }
 
+/// A stem's positions on a page, ascending.
+trait Ascending {
+    /// Calls `keep_going` with each position until it says stop.
+    fn each(&self, keep_going: impl FnMut(u32) -> bool) -> Result<(), StoreError>;
+}
+
+impl Ascending for Positions<'_> {
+    fn each(&self, keep_going: impl FnMut(u32) -> bool) -> Result<(), StoreError> {
+        self.decode(keep_going)
+    }
+}
+
+/// The lead stem's positions from the starts it proposed.
+struct Shifted<'a> {
+    starts: &'a [u32],
+    by: u32,
+}
+
+impl Ascending for Shifted<'_> {
+    fn each(&self, mut keep_going: impl FnMut(u32) -> bool) -> Result<(), StoreError> {
+        for &start in self.starts {
+            // A start is a position less the offset: adding it back fits.
+            if !keep_going(start.saturating_add(self.by)) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sets ascending bits of a zeroed bitset, the word being filled held in
+/// a register: `|=` into memory would make each bit wait on the store of
+/// the one before it, and a frequent stem sets several bits per word.
+#[derive(Default)]
+struct Word {
+    index: usize,
+    bits: u64,
+}
+
+impl Word {
+    /// Sets bit `i` of `set`; `i` never below the last one set.
+    #[inline]
+    fn set(&mut self, set: &mut [u64], i: usize) {
+        let same = u64::from(i / 64 == self.index);
+        self.bits = (self.bits & same.wrapping_neg()) | 1 << (i % 64);
+        self.index = i / 64;
+        if let Some(w) = set.get_mut(self.index) {
+            *w = self.bits;
+        }
+    }
+}
+
 /// A stem's positions within a window `from..=to`: one bit each when
 /// `dense`, else a sorted list.
 #[derive(Default)]
@@ -470,7 +576,7 @@ struct PositionSet {
 impl PositionSet {
     fn fill(
         &mut self,
-        encoded: &Positions<'_>,
+        encoded: &impl Ascending,
         from: u64,
         to: u64,
         dense: bool,
@@ -481,18 +587,18 @@ impl PositionSet {
             let bits = &mut self.bits;
             bits.clear();
             bits.resize(((to - from) / 64 + 1) as usize, 0);
-            encoded.decode(|p| {
+            let mut word = Word::default();
+            encoded.each(|p| {
                 let p = u64::from(p);
                 if p >= from && p <= to {
-                    let i = (p - from) as usize;
-                    bits[i / 64] |= 1 << (i % 64);
+                    word.set(bits, (p - from) as usize);
                 }
                 p < to
             })
         } else {
             let sorted = &mut self.sorted;
             sorted.clear();
-            encoded.decode(|p| {
+            encoded.each(|p| {
                 let p64 = u64::from(p);
                 if p64 >= from && p64 <= to {
                     sorted.push(p);
@@ -500,6 +606,16 @@ impl PositionSet {
                 p64 < to
             })
         }
+    }
+
+    /// The 64 bits of a dense set from bit `at` on (0 past its end).
+    fn word_at(&self, at: u64) -> u64 {
+        let (q, r) = ((at / 64) as usize, at % 64);
+        let low = self.bits.get(q).map_or(0, |w| w >> r);
+        if r == 0 {
+            return low;
+        }
+        low | self.bits.get(q + 1).map_or(0, |w| w << (64 - r))
     }
 
     /// Whether `want` is one of the positions. Sorted lists are asked in

@@ -50,7 +50,8 @@ impl Matches {
     fn pages(&self) -> Vec<PageId> {
         let mut all: Vec<PageId> = self.body.iter().map(|&(p, _)| p).collect();
         all.extend_from_slice(&self.title);
-        all.sort_unstable();
+        // Two page-ordered runs: a stable sort merges them.
+        all.sort();
         all.dedup();
         all
     }
