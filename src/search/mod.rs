@@ -321,8 +321,16 @@ mod tests {
             // counts are the same as on one.
             let q = query::parse(&format!("\"{}\"", phrase.join(" "))).expect("a phrase");
             let walk = |from, threads| {
-                phrase::phrase_matches(&r, &q.phrases[0].0, phrase::Split { from, threads })
-                    .expect("phrase matches")
+                phrase::phrase_matches(
+                    &r,
+                    &q.phrases[0].0,
+                    phrase::Split {
+                        from,
+                        threads,
+                        chunk: 2,
+                    },
+                )
+                .expect("phrase matches")
             };
             let one = walk(usize::MAX, 1);
             assert_eq!(walk(1, 3), one, "{phrase:?}");

@@ -4,12 +4,13 @@
 //! A page's entries all live in one segment, so each segment is read on
 //! its own, its lists already in page order. Reading happens on the
 //! caller's thread (a read transaction belongs to it); walking the lists
-//! and counting positions is plain work on borrowed bytes, split across
-//! the machine's cores when there is enough of it: a phrase of two words
-//! found on every page decodes millions of positions.
+//! and counting positions is plain work on borrowed bytes, done by other
+//! threads while the reading goes on when there is enough of it: a phrase
+//! of two words found on every page decodes millions of positions.
 
 use std::num::NonZeroUsize;
 use std::ops::Range;
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 
 use super::query::Phrase;
 use crate::store::{PageId, Positions, PostingEntry, StoreError, TitleEntry, WordId, WordRead};
@@ -24,20 +25,27 @@ const LOOKUP_COST: usize = 32;
 /// nanoseconds to count.
 const PARALLEL_WALK: usize = 20_000;
 
-/// How a walk may split: into `threads` shares once it has `from`
-/// candidates or more.
+/// Candidates handed to a walker at a time: enough that taking the next
+/// chunk costs nothing beside counting it, few enough that the walkers
+/// finish together.
+const CHUNK: usize = 2048;
+
+/// How a walk may split: onto `threads` threads, in chunks of `chunk`
+/// candidates, once the rarest stem's df is `from` or more.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Split {
     pub from: usize,
     pub threads: usize,
+    pub chunk: usize,
 }
 
 impl Split {
-    /// From [`PARALLEL_WALK`] candidates, one share per core.
+    /// From [`PARALLEL_WALK`] candidates, one thread per core.
     pub fn by_cores() -> Split {
         Split {
             from: PARALLEL_WALK,
             threads: std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            chunk: CHUNK,
         }
     }
 }
@@ -124,56 +132,21 @@ impl Plan {
     /// candidate. `scan(segment, word, out)` appends a segment's entries
     /// of a word (body or title postings), `find(segment, word, page)`
     /// reads one.
-    fn matches<E: Positional + Sync>(
+    ///
+    /// With enough candidates (the rarest stem's df tells before any
+    /// read) the walk runs beside the reading: this thread reads segment
+    /// after segment and hands their candidates out in chunks, other
+    /// threads count them, and once the reading is done this thread
+    /// counts too. Reading belongs to this thread (the read transaction
+    /// does); the bytes it returns can be walked anywhere.
+    fn matches<E: Positional + Send + Sync>(
         &self,
         scan: impl Fn(u32, WordId, &mut Vec<E>) -> Result<(), StoreError>,
         find: impl Fn(u32, WordId, PageId) -> Result<Option<E>, StoreError>,
     ) -> Result<PageCounts, StoreError> {
         let mut order: Vec<usize> = (0..self.ids.len()).collect();
         order.sort_by_key(|&i| self.dfs[i]);
-        let Some((&rarest, others)) = order.split_first() else {
-            return Ok(Vec::new());
-        };
-        let rare_df = self.dfs[rarest] as usize;
-        let mut segments: Vec<SegmentLists<E>> = Vec::new();
-        'segments: for &segment in &self.segments {
-            let mut lists: SegmentLists<E> = self.ids.iter().map(|_| Vec::new()).collect();
-            scan(segment, self.ids[rarest], &mut lists[rarest])?;
-            if lists[rarest].is_empty() {
-                continue;
-            }
-            for &i in others {
-                let mut list = Vec::new();
-                if rare_df.saturating_mul(LOOKUP_COST) < self.dfs[i] as usize {
-                    for e in &lists[rarest] {
-                        list.extend(find(segment, self.ids[i], e.page())?);
-                    }
-                } else {
-                    scan(segment, self.ids[i], &mut list)?;
-                }
-                if list.is_empty() {
-                    continue 'segments;
-                }
-                lists[i] = list;
-            }
-            segments.push(lists);
-        }
-        let mut out = self.walk(&segments, &order)?;
-        // Each segment's run is in page order; the segments are not. A
-        // stable sort finds the runs and merges them.
-        out.sort_by_key(|&(p, _)| p);
-        Ok(out)
-    }
-
-    /// Walks every segment's lists, on as many threads as the work and
-    /// the cores allow, each thread taking a contiguous share of the
-    /// candidates (a share may cut a segment's list).
-    fn walk<E: Positional + Sync>(
-        &self,
-        segments: &[SegmentLists<E>],
-        order: &[usize],
-    ) -> Result<PageCounts, StoreError> {
-        let Some(&lead) = order.first() else {
+        let Some(&rarest) = order.first() else {
             return Ok(Vec::new());
         };
         // One shape per stem: each page lets its rarest stem lead. Every
@@ -184,31 +157,104 @@ impl Plan {
         if shapes.len() != self.ids.len() {
             return Err(StoreError::corrupt("a phrase stem without an element"));
         }
-        let candidates: usize = segments.iter().map(|l| l[lead].len()).sum();
-        let threads = if candidates < self.split.from {
-            1
-        } else {
-            self.split.threads
-        };
-        let shares = shares(segments.iter().map(|l| l[lead].len()), threads);
-        let walk_share = |share: &[(usize, Range<usize>)]| {
+        let read = |segment| self.read(segment, &order, &scan, &find);
+        let mut out = if (self.dfs[rarest] as usize) < self.split.from || self.split.threads < 2 {
             let mut walk = Walk::default();
             let mut out = Vec::new();
-            for (segment, range) in share {
-                walk.run(&segments[*segment], range.clone(), order, &shapes, &mut out)?;
+            for &segment in &self.segments {
+                if let Some(lists) = read(segment)? {
+                    walk.run(&lists, 0..lists[rarest].len(), &order, &shapes, &mut out)?;
+                }
+            }
+            out
+        } else {
+            self.read_beside_walks(read, &order, &shapes)?
+        };
+        // Each segment's run is in page order; the segments (and the
+        // chunks) are not. A stable sort finds the runs and merges them.
+        out.sort_by_key(|&(p, _)| p);
+        Ok(out)
+    }
+
+    /// One segment's lists, None when a stem has no entry there.
+    fn read<E: Positional>(
+        &self,
+        segment: u32,
+        order: &[usize],
+        scan: &impl Fn(u32, WordId, &mut Vec<E>) -> Result<(), StoreError>,
+        find: &impl Fn(u32, WordId, PageId) -> Result<Option<E>, StoreError>,
+    ) -> Result<Option<SegmentLists<E>>, StoreError> {
+        let Some((&rarest, others)) = order.split_first() else {
+            return Ok(None);
+        };
+        let rare_df = self.dfs[rarest] as usize;
+        let mut lists: SegmentLists<E> = self.ids.iter().map(|_| Vec::new()).collect();
+        scan(segment, self.ids[rarest], &mut lists[rarest])?;
+        if lists[rarest].is_empty() {
+            return Ok(None);
+        }
+        for &i in others {
+            let mut list = Vec::new();
+            if rare_df.saturating_mul(LOOKUP_COST) < self.dfs[i] as usize {
+                for e in &lists[rarest] {
+                    list.extend(find(segment, self.ids[i], e.page())?);
+                }
+            } else {
+                scan(segment, self.ids[i], &mut list)?;
+            }
+            if list.is_empty() {
+                return Ok(None);
+            }
+            lists[i] = list;
+        }
+        Ok(Some(lists))
+    }
+
+    /// Reads every segment on this thread while `split.threads - 1`
+    /// others walk the chunks handed to them, then walks what is left.
+    fn read_beside_walks<E: Positional + Send + Sync>(
+        &self,
+        read: impl Fn(u32) -> Result<Option<SegmentLists<E>>, StoreError>,
+        order: &[usize],
+        shapes: &[Shape],
+    ) -> Result<PageCounts, StoreError> {
+        let Some(&lead) = order.first() else {
+            return Ok(Vec::new());
+        };
+        let (chunks, inbox) = mpsc::channel::<Chunk<E>>();
+        let inbox = Mutex::new(inbox);
+        let counted = |inbox: &Mutex<mpsc::Receiver<Chunk<E>>>| {
+            let mut walk = Walk::default();
+            let mut out = Vec::new();
+            // The lock is held only to take the next chunk.
+            let next = || inbox.lock().unwrap_or_else(PoisonError::into_inner).recv();
+            while let Ok((lists, range)) = next() {
+                walk.run(&lists, range, order, shapes, &mut out)?;
             }
             Ok::<_, StoreError>(out)
         };
-        let Some((first, rest)) = shares.split_first() else {
-            return Ok(Vec::new());
-        };
         std::thread::scope(|s| {
-            let others: Vec<_> = rest
-                .iter()
-                .map(|share| s.spawn(|| walk_share(share)))
+            let walkers: Vec<_> = (1..self.split.threads)
+                .map(|_| s.spawn(|| counted(&inbox)))
                 .collect();
-            let mut out = walk_share(first)?;
-            for handle in others {
+            for &segment in &self.segments {
+                let Some(lists) = read(segment)? else {
+                    continue;
+                };
+                let lists = Arc::new(lists);
+                let len = lists[lead].len();
+                for from in (0..len).step_by(self.split.chunk.max(1)) {
+                    let to = len.min(from + self.split.chunk.max(1));
+                    // A walker gone means it failed: its error is
+                    // reported when it is joined below.
+                    if chunks.send((Arc::clone(&lists), from..to)).is_err() {
+                        break;
+                    }
+                }
+            }
+            drop(chunks);
+            let mut out = counted(&inbox)?;
+            for handle in walkers {
                 match handle.join() {
                     Ok(part) => out.extend(part?),
                     Err(panic) => std::panic::resume_unwind(panic),
@@ -219,34 +265,9 @@ impl Plan {
     }
 }
 
-/// Cuts lists of the given lengths into at most `threads` shares of about
-/// equal length, each a run of (list index, range of its entries).
-fn shares(
-    lens: impl Iterator<Item = usize> + Clone,
-    threads: usize,
-) -> Vec<Vec<(usize, Range<usize>)>> {
-    let total: usize = lens.clone().sum();
-    let each = total.div_ceil(threads.max(1)).max(1);
-    let mut out: Vec<Vec<(usize, Range<usize>)>> = vec![Vec::new()];
-    let mut room = each;
-    for (i, len) in lens.enumerate() {
-        let mut from = 0;
-        while from < len {
-            if room == 0 {
-                out.push(Vec::new());
-                room = each;
-            }
-            let to = len.min(from + room);
-            if let Some(share) = out.last_mut() {
-                share.push((i, from..to));
-            }
-            room -= to - from;
-            from = to;
-        }
-    }
-    out.retain(|s| !s.is_empty());
-    out
-}
+/// Candidates of one segment to count: its lists and a range of the
+/// lead's entries.
+type Chunk<E> = (Arc<SegmentLists<E>>, Range<usize>);
 
 /// An entry of a posting list whose positions stay encoded until needed.
 trait Positional: Copy {
@@ -703,18 +724,6 @@ mod tests {
         let stems = [Positions::new(2, &[0xff, 0xff, 0xff, 0xff, 0x0f, 0x01])];
         let shape = Shape::new(&[0], &[0], 0).expect("one element");
         assert!(count_matches(&stems, &shape, &mut Scratch::default()).is_err());
-    }
-
-    #[test]
-    fn shares_cut_lists_into_even_runs() {
-        let got = shares([5, 0, 3, 8].into_iter(), 2);
-        assert_eq!(got, [vec![(0, 0..5), (2, 0..3)], vec![(3, 0..8)]]);
-        assert_eq!(
-            shares([10].into_iter(), 3),
-            [vec![(0, 0..4)], vec![(0, 4..8)], vec![(0, 8..10)]]
-        );
-        assert_eq!(shares([4, 4].into_iter(), 1), [vec![(0, 0..4), (1, 0..4)]]);
-        assert!(shares(std::iter::empty(), 2).is_empty());
     }
 
     proptest::proptest! {
