@@ -67,6 +67,14 @@ struct InUse {
     frontier_seq: u64,
 }
 
+/// The zstd dictionary `frame` names when the store does not hold it.
+fn missing_dictionary<V: View + ?Sized>(v: &V, kind: Kind, frame: &[u8]) -> Result<Option<u32>> {
+    match dictionary::frame_dictionary(frame) {
+        Some(id) if !dictionary::holds(v, kind, id)? => Ok(Some(id)),
+        _ => Ok(None),
+    }
+}
+
 /// Every page record has its forward record (both are written and removed
 /// together); bodies, meta tags, HTTP heads, robots records, origin
 /// figures and sitemap sources belong to something.
@@ -87,18 +95,12 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             p.add(format!("page {page}: records placed without a page record"));
         }
     }
-    let missing_dictionary = |kind, frame: &[u8]| -> Result<Option<u32>> {
-        match dictionary::frame_dictionary(frame) {
-            Some(id) if !dictionary::holds(v, kind, id)? => Ok(Some(id)),
-            _ => Ok(None),
-        }
-    };
     for item in d.bodies.iter(t)? {
         let (key, chunk) = item?;
         let (segment, page, n) = split_triple_key(key)?;
         // A body's frame header is in its first chunk.
         let missing = match n {
-            0 => missing_dictionary(Kind::Body, chunk)?,
+            0 => missing_dictionary(v, Kind::Body, chunk)?,
             _ => None,
         };
         if let Some(id) = missing {
@@ -125,7 +127,7 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             let (k, value) = item?;
             let (_, page) = placed_page(v, k, what, p)?;
             let missing = match compressed {
-                Some(kind) => missing_dictionary(kind, value)?,
+                Some(kind) => missing_dictionary(v, kind, value)?,
                 None => None,
             };
             if let Some(id) = missing {
@@ -390,12 +392,22 @@ fn check_links<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     }
     let mut out_count = 0u64;
     for item in d.links_out.iter(t)? {
-        let (k, _) = item?;
+        let (k, frame) = item?;
         let (_, parent) = placed_page(v, k, "links", p)?;
         let Some(segment) = v.page_segment(parent)? else {
             p.add(format!("page {parent}: links without a forward index"));
             continue;
         };
+        if !dictionary::is_frame(frame) {
+            p.add(format!("page {parent}: links not compressed"));
+            continue;
+        }
+        if let Some(id) = missing_dictionary(v, Kind::Links, frame)? {
+            p.add(format!(
+                "page {parent}: link list names zstd dictionary {id}, which the store does not hold"
+            ));
+            continue;
+        }
         for child in v.children(parent)? {
             out_count += 1;
             if !reverse.contains(&(segment, child, parent)) {

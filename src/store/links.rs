@@ -1,5 +1,6 @@
 //! The link graph: `links_out` (page → its children in page order, then
-//! each link's anchor text and nofollow mark) and `links_in`: a child's
+//! each link's anchor text and nofollow mark, as a zstd frame: anchor
+//! texts repeat from page to page, see `dictionary`) and `links_in`: a child's
 //! parents in one segment (the parents' segment, see `segments`) under
 //! `segment ‖ child ‖ first parent`, the rest as ascending deltas, cut at
 //! [`LEAF_VALUE_BYTES`]. A page's parents are one range scan per live
@@ -8,6 +9,7 @@
 //! parents in one record.
 
 use super::codec::{self, put_varint, split_triple_key, triple_key, VarintReader};
+use super::dictionary::{self, Kind};
 use super::schema::{OutLink, PageId, LEAF_VALUE_BYTES};
 use super::sealed::View;
 use super::segments::SegmentRead;
@@ -71,18 +73,18 @@ pub fn merge_parent_records(
 pub trait LinkRead: View {
     /// Pages this page links to, in the order they appear, each once.
     fn children(&self, page: PageId) -> Result<Vec<PageId>> {
-        match page_records::get(self, self.dbs().links_out, page)? {
-            Some(v) => codec::read_u32_list(&mut VarintReader::new(v)),
+        match link_list(self, page)? {
+            Some(v) => codec::read_u32_list(&mut VarintReader::new(&v)),
             None => Ok(Vec::new()),
         }
     }
 
     /// The page's links with their anchor text and nofollow marks.
     fn links(&self, page: PageId) -> Result<Vec<OutLink>> {
-        let Some(v) = page_records::get(self, self.dbs().links_out, page)? else {
+        let Some(v) = link_list(self, page)? else {
             return Ok(Vec::new());
         };
-        let mut r = VarintReader::new(v);
+        let mut r = VarintReader::new(&v);
         let children = codec::read_u32_list(&mut r)?;
         let mut out = Vec::with_capacity(children.len());
         for child in children {
@@ -127,10 +129,17 @@ pub trait LinkRead: View {
 
 impl<T: View + ?Sized> LinkRead for T {}
 
+/// A page's `links_out` record, decompressed (None: it links nowhere).
+fn link_list<V: View + ?Sized>(view: &V, page: PageId) -> Result<Option<Vec<u8>>> {
+    page_records::get(view, view.dbs().links_out, page)?
+        .map(|frame| dictionary::decompress(view, Kind::Links, page, frame))
+        .transpose()
+}
+
 impl Writer<'_> {
     /// Notes a page's links as its children's parents; `segment` is the
-    /// one its postings go to. Returns its `links_out` record (None: no
-    /// links).
+    /// one its postings go to. Returns its `links_out` record, compressed
+    /// (None: no links).
     pub(super) fn link_children(
         &mut self,
         page: PageId,
@@ -161,7 +170,14 @@ impl Writer<'_> {
         for c in ids {
             self.pending.parents.entry(c).or_default().push(page);
         }
-        Ok(Some(value))
+        let frame = self.dictionaries.compress(Kind::Links, &value);
+        if frame.is_empty() {
+            return Err(StoreError::Compress(format!(
+                "the link list of page {page}"
+            )));
+        }
+        self.keep_dictionary(Kind::Links, &frame)?;
+        Ok(Some(frame))
     }
 
     /// Writes this transaction's parents records, in key order at the end

@@ -101,6 +101,9 @@ pub enum StoreError {
     Exists(PathBuf),
     #[error("cannot copy the store to {}: {reason}", path.display())]
     Copy { path: PathBuf, reason: String },
+    /// zstd could not set up a compression context (out of memory).
+    #[error("cannot compress {0}: zstd could not set up a context")]
+    Compress(String),
 }
 
 impl StoreError {
@@ -226,7 +229,10 @@ impl Store {
                     if found < 7 {
                         upgrade::from_schema_6(&env, &dbs, &mut txn)?;
                     }
-                    upgrade::from_schema_7(&env, &dbs, &mut txn)?;
+                    if found < 8 {
+                        upgrade::from_schema_7(&env, &dbs, &mut txn)?;
+                    }
+                    upgrade::from_schema_8(&env, &dbs, &mut txn)?;
                     upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;

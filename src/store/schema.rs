@@ -7,21 +7,24 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 9: a page's outgoing links (`links_out`) are a zstd frame, which may
+/// name a link-list dictionary kept in `meta`.
 /// 8: forward records, outgoing links, meta tags and HTTP heads are keyed
 /// `segment ‖ page` (`page_records`), found through `page_segments`.
 /// 7: forward records and posting parts flag a tf of 1 beside the word
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
-/// Versions this build upgrades on open (`upgrade`): their per-page
-/// records are keyed anew (and schemas 5 and 6 have their forward records
-/// and posting parts rewritten), every other record of theirs reads as it
+/// Versions this build upgrades on open (`upgrade`): their link lists
+/// are compressed, schema 7's and older per-page records are keyed anew
+/// (and schemas 5 and 6 have their forward records and posting parts
+/// rewritten), every other record of theirs reads as it
 /// is (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8];
 
 pub type PageId = u32;
 pub type WordId = u32;

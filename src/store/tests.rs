@@ -1004,8 +1004,37 @@ fn postings_as_schema_6(w: &mut Writer<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Link lists as schemas up to 8 wrote them: plain, not zstd frames.
+fn links_as_schema_8(w: &mut Writer<'_>) -> Result<()> {
+    let mut plain = Vec::new();
+    for item in w.dbs.links_out.iter(&w.txn)? {
+        let (k, frame) = item?;
+        let page = codec::read_u32(&k[4..])?;
+        let list = dictionary::decompress(&*w, DictionaryKind::Links, page, frame)?;
+        plain.push((k.to_vec(), list));
+    }
+    for (k, v) in plain {
+        w.dbs.links_out.put(&mut w.txn, &k, &v)?;
+    }
+    // Nor had they a dictionary.
+    let trained: Vec<Vec<u8>> = w
+        .dbs
+        .meta
+        .prefix_iter(&w.txn, b"zdict:l")?
+        .map(|item| item.map(|(k, _)| k.to_vec()))
+        .collect::<heed::Result<_>>()?;
+    for k in trained {
+        w.dbs.meta.delete(&mut w.txn, &k)?;
+    }
+    w.dbs
+        .meta
+        .put(&mut w.txn, schema::meta_keys::SCHEMA, &8u32.to_be_bytes())?;
+    Ok(())
+}
+
 /// Keys a page's own records by page id, as schemas up to 7 did.
 fn page_records_as_schema_7(w: &mut Writer<'_>) -> Result<()> {
+    links_as_schema_8(w)?;
     for db in page_records::tables(&w.dbs) {
         let records: Vec<(Vec<u8>, Vec<u8>)> = db
             .iter(&w.txn)?
@@ -1069,6 +1098,58 @@ fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
 #[test]
 fn a_schema_7_store_has_its_page_records_placed_by_segment() {
     an_old_store_is_rewritten_as_this_build_writes_it(page_records_as_schema_7);
+}
+
+#[test]
+fn a_schema_8_store_has_its_link_lists_compressed() {
+    an_old_store_is_rewritten_as_this_build_writes_it(links_as_schema_8);
+}
+
+#[test]
+fn an_upgrade_trains_the_link_list_dictionary_and_the_lists_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let anchors = ["Home", "Section", "next page", "previous page", "archive"];
+    let (ids, before) = {
+        let store = Store::open(dir.path()).unwrap();
+        let ids = store
+            .update(|w| {
+                let mut ids = Vec::new();
+                for i in 0..200 {
+                    let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
+                    let (p, _) = page(&["alpha"], &["t"], vec![]);
+                    let links: Vec<OutLink> = (1..=5)
+                        .map(|d| OutLink {
+                            child: id.saturating_sub(d),
+                            anchor: format!("{} {}", anchors[d as usize - 1], i % 7),
+                            nofollow: false,
+                        })
+                        .collect();
+                    w.put_page(id, &p, &links)?;
+                    ids.push(id);
+                }
+                Ok(ids)
+            })
+            .unwrap();
+        let r = store.read().unwrap();
+        let before: Vec<Vec<OutLink>> = ids.iter().map(|&id| r.links(id).unwrap()).collect();
+        drop(r);
+        store.update(links_as_schema_8).unwrap();
+        (ids, before)
+    };
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.upgraded_from(), Some(8));
+    let r = store.read().unwrap();
+    let after: Vec<Vec<OutLink>> = ids.iter().map(|&id| r.links(id).unwrap()).collect();
+    assert_eq!(after, before);
+    // The first 128 lists trained the dictionary; the later ones name it.
+    let held = r.compression_dictionaries().unwrap();
+    assert!(held.iter().any(|&(k, _, _)| k == "link list"), "{held:?}");
+    let last = page_records::get(&r, r.dbs.links_out, ids[199])
+        .unwrap()
+        .unwrap();
+    assert!(dictionary::frame_dictionary(last).is_some());
+    drop(r);
+    assert_whole(&store);
 }
 
 fn an_old_store_is_rewritten_as_this_build_writes_it(

@@ -8,6 +8,7 @@ use heed::types::Bytes;
 use heed::{Env, PutFlags, RwTxn};
 
 use super::codec;
+use super::dictionary::{self, Dictionaries, Kind};
 use super::links;
 use super::page_records;
 use super::pages::Forward;
@@ -68,6 +69,24 @@ pub fn from_schema_7(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// From schema 8 (schema 9): each page's link list becomes a zstd frame.
+/// The first lists train the link-list dictionary, as a crawl's would,
+/// and the rest name it.
+pub fn from_schema_8(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    let dictionaries = Dictionaries::load(dbs, txn)?;
+    rebuild(dbs.links_out, scratch, txn, |txn| {
+        append_all(dbs.links_out, scratch, txn, |v| {
+            let frame = dictionaries.compress(Kind::Links, v);
+            if frame.is_empty() {
+                return Err(StoreError::Compress("a link list".into()));
+            }
+            Ok(frame)
+        })
+    })?;
+    dictionary::keep_trained(&dictionaries, dbs, txn, Kind::Links)
 }
 
 /// Copies a table keyed by page id into `to` keyed `segment ‖ page`.

@@ -61,7 +61,7 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
 
 #[test]
 fn a_store_of_another_schema_version_is_refused_with_both_versions() {
-    // A version this build does not upgrade (schemas 5 to 7 are upgraded
+    // A version this build does not upgrade (schemas 5 to 8 are upgraded
     // on open, see the store's tests), and a future one.
     for version in [4, 99] {
         refused(version);
