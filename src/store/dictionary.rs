@@ -287,6 +287,12 @@ pub(super) fn decompress<V: View + ?Sized>(
         })?),
         None => None,
     };
+    if let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(frame) {
+        if size <= ONE_SHOT_MAX {
+            return one_shot(frame, size as usize, dictionary.as_deref())
+                .map_err(|e| StoreError::corrupt(format!("{}: {e}", what())));
+        }
+    }
     let input: Box<dyn Read + '_> = match &dictionary {
         None => Box::new(zstd::stream::read::Decoder::new(frame).map_err(corrupt)?),
         Some(d) => Box::new(
@@ -304,6 +310,45 @@ pub(super) fn decompress<V: View + ?Sized>(
         return Err(StoreError::corrupt(format!("{} exceeds 64 MiB", what())));
     }
     Ok(out)
+}
+
+/// Frames that say they hold at most this much are decompressed in one
+/// call ([`one_shot`]); larger ones, or ones that do not say, stream.
+const ONE_SHOT_MAX: u64 = 256 << 10;
+
+/// Decompresses a frame of `size` bytes in one call, with a context kept
+/// per thread: setting up a streaming decoder costs more than a 400-byte
+/// link list takes to decompress, and a report reads 100,000 of them.
+fn one_shot(
+    frame: &[u8],
+    size: usize,
+    dictionary: Option<&DecoderDictionary<'static>>,
+) -> std::result::Result<Vec<u8>, String> {
+    use zstd::zstd_safe::{get_error_name, DCtx};
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Option<DCtx<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let mut out = Vec::with_capacity(size);
+    let mut run = |dctx: &mut DCtx<'static>| match dictionary {
+        Some(d) => dctx.decompress_using_ddict(&mut out, frame, d.as_ddict()),
+        None => dctx.decompress(&mut out, frame),
+    };
+    let done = CONTEXT
+        .try_with(|cell| {
+            let mut context = cell.try_borrow_mut().ok()?;
+            Some(run(context.get_or_insert_with(DCtx::create)))
+        })
+        .ok()
+        .flatten()
+        // The thread is ending (or decompressing within a decompression):
+        // a context of its own.
+        .unwrap_or_else(|| run(&mut DCtx::create()));
+    match done {
+        Ok(n) if n == size => Ok(out),
+        Ok(n) => Err(format!("the frame says {size} bytes but holds {n}")),
+        Err(code) => Err(get_error_name(code).to_string()),
+    }
 }
 
 /// The prepared decoder of dictionary `id`, from the store on first use
@@ -388,5 +433,24 @@ impl Writer<'_> {
         }
         self.pending.dictionaries.push((kind, id));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_frame_decompresses_in_one_call_and_a_damaged_one_is_an_error() {
+        let raw = b"to 12 Home to 13 Section to 14 next page to 15 archive".repeat(3);
+        let frame = compress_plain(&raw);
+        let size = zstd::zstd_safe::get_frame_content_size(&frame)
+            .ok()
+            .flatten();
+        assert_eq!(size, Some(raw.len() as u64), "the frame says its size");
+        assert_eq!(one_shot(&frame, raw.len(), None).unwrap(), raw);
+        // Cut short, or holding more than it says: errors, not panics.
+        assert!(one_shot(&frame[..frame.len() - 4], raw.len(), None).is_err());
+        assert!(one_shot(&frame, raw.len() - 1, None).is_err());
     }
 }
