@@ -429,9 +429,9 @@ fn count_in_bits(
 ) -> u32 {
     bits.clear();
     bits.resize((hi - lo) as usize / 64 + 1, 0);
-    let mut word = Word::default();
     for &start in starts {
-        word.set(bits, (start - lo) as usize);
+        let i = (start - lo) as usize;
+        bits[i / 64] |= 1 << (i % 64);
     }
     for &(stem, off) in &shape.others {
         let set = &sets[stem];
@@ -562,28 +562,6 @@ impl Ascending for Shifted<'_> {
     }
 }
 
-/// Sets ascending bits of a zeroed bitset, the word being filled held in
-/// a register: `|=` into memory would make each bit wait on the store of
-/// the one before it, and a frequent stem sets several bits per word.
-#[derive(Default)]
-struct Word {
-    index: usize,
-    bits: u64,
-}
-
-impl Word {
-    /// Sets bit `i` of `set`; `i` never below the last one set.
-    #[inline]
-    fn set(&mut self, set: &mut [u64], i: usize) {
-        let same = u64::from(i / 64 == self.index);
-        self.bits = (self.bits & same.wrapping_neg()) | 1 << (i % 64);
-        self.index = i / 64;
-        if let Some(w) = set.get_mut(self.index) {
-            *w = self.bits;
-        }
-    }
-}
-
 /// A stem's positions within a window `from..=to`: one bit each when
 /// `dense`, else a sorted list.
 #[derive(Default)]
@@ -608,11 +586,11 @@ impl PositionSet {
             let bits = &mut self.bits;
             bits.clear();
             bits.resize(((to - from) / 64 + 1) as usize, 0);
-            let mut word = Word::default();
             encoded.each(|p| {
                 let p = u64::from(p);
                 if p >= from && p <= to {
-                    word.set(bits, (p - from) as usize);
+                    let i = (p - from) as usize;
+                    bits[i / 64] |= 1 << (i % 64);
                 }
                 p < to
             })
