@@ -31,7 +31,7 @@ const PARALLEL_WALK: usize = 20_000;
 const CHUNK: usize = 2048;
 
 /// How a walk may split: onto `threads` threads, in chunks of `chunk`
-/// candidates, once the rarest stem's df is `from` or more.
+/// candidates, once `from` candidates are read.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Split {
     pub from: usize,
@@ -133,12 +133,11 @@ impl Plan {
     /// of a word (body or title postings), `find(segment, word, page)`
     /// reads one.
     ///
-    /// With enough candidates (the rarest stem's df tells before any
-    /// read) the walk runs beside the reading: this thread reads segment
-    /// after segment and hands their candidates out in chunks, other
-    /// threads count them, and once the reading is done this thread
-    /// counts too. Reading belongs to this thread (the read transaction
-    /// does); the bytes it returns can be walked anywhere.
+    /// With enough candidates the walk runs beside the reading: this
+    /// thread reads segment after segment and hands their candidates out
+    /// in chunks, other threads count them, and once the reading is done
+    /// this thread counts too. Reading belongs to this thread (the read
+    /// transaction does); the bytes it returns can be walked anywhere.
     fn matches<E: Positional + Send + Sync>(
         &self,
         scan: impl Fn(u32, WordId, &mut Vec<E>) -> Result<(), StoreError>,
@@ -146,9 +145,6 @@ impl Plan {
     ) -> Result<PageCounts, StoreError> {
         let mut order: Vec<usize> = (0..self.ids.len()).collect();
         order.sort_by_key(|&i| self.dfs[i]);
-        let Some(&rarest) = order.first() else {
-            return Ok(Vec::new());
-        };
         // One shape per stem: each page lets its rarest stem lead. Every
         // stem has an element (`resolve` made the stems from them).
         let shapes: Vec<Shape> = (0..self.ids.len())
@@ -158,18 +154,7 @@ impl Plan {
             return Err(StoreError::corrupt("a phrase stem without an element"));
         }
         let read = |segment| self.read(segment, &order, &scan, &find);
-        let mut out = if (self.dfs[rarest] as usize) < self.split.from || self.split.threads < 2 {
-            let mut walk = Walk::default();
-            let mut out = Vec::new();
-            for &segment in &self.segments {
-                if let Some(lists) = read(segment)? {
-                    walk.run(&lists, 0..lists[rarest].len(), &order, &shapes, &mut out)?;
-                }
-            }
-            out
-        } else {
-            self.read_beside_walks(read, &order, &shapes)?
-        };
+        let mut out = self.read_beside_walks(read, &order, &shapes)?;
         // Each segment's run is in page order; the segments (and the
         // chunks) are not. A stable sort finds the runs and merges them.
         out.sort_by_key(|&(p, _)| p);
@@ -210,8 +195,9 @@ impl Plan {
         Ok(Some(lists))
     }
 
-    /// Reads every segment on this thread while `split.threads - 1`
-    /// others walk the chunks handed to them, then walks what is left.
+    /// Reads every segment on this thread, handing the candidates out in
+    /// chunks; once `split.from` candidates are read, `split.threads - 1`
+    /// other threads start walking them. Then walks what is left.
     fn read_beside_walks<E: Positional + Send + Sync>(
         &self,
         read: impl Fn(u32) -> Result<Option<SegmentLists<E>>, StoreError>,
@@ -234,9 +220,8 @@ impl Plan {
             Ok::<_, StoreError>(out)
         };
         std::thread::scope(|s| {
-            let walkers: Vec<_> = (1..self.split.threads)
-                .map(|_| s.spawn(|| counted(&inbox)))
-                .collect();
+            let mut walkers = Vec::new();
+            let mut candidates = 0;
             for &segment in &self.segments {
                 let Some(lists) = read(segment)? else {
                     continue;
@@ -245,11 +230,14 @@ impl Plan {
                 let len = lists[lead].len();
                 for from in (0..len).step_by(self.split.chunk.max(1)) {
                     let to = len.min(from + self.split.chunk.max(1));
-                    // A walker gone means it failed: its error is
-                    // reported when it is joined below.
-                    if chunks.send((Arc::clone(&lists), from..to)).is_err() {
-                        break;
-                    }
+                    // The receiver lives in this frame: a send cannot fail.
+                    let _ = chunks.send((Arc::clone(&lists), from..to));
+                }
+                candidates += len;
+                if walkers.is_empty() && candidates >= self.split.from {
+                    walkers = (1..self.split.threads)
+                        .map(|_| s.spawn(|| counted(&inbox)))
+                        .collect();
                 }
             }
             drop(chunks);
