@@ -181,6 +181,17 @@ impl Dictionaries {
         frame
     }
 
+    /// [`Dictionaries::compress`] for records that must be frames (a
+    /// link list: a plain one could be mistaken for one): no frame is an
+    /// error.
+    pub(super) fn frame(&self, kind: Kind, raw: &[u8]) -> Result<Vec<u8>> {
+        let frame = self.compress(kind, raw);
+        if frame.is_empty() {
+            return Err(StoreError::Compress(format!("a {}", kind.name())));
+        }
+        Ok(frame)
+    }
+
     /// Keeps `raw` as a sample; the last sample trains the dictionary.
     fn offer(&self, kind: Kind, raw: &[u8]) {
         if raw.is_empty() || raw.len() > kind.max_sample_bytes() {

@@ -170,12 +170,7 @@ impl Writer<'_> {
         for c in ids {
             self.pending.parents.entry(c).or_default().push(page);
         }
-        let frame = self.dictionaries.compress(Kind::Links, &value);
-        if frame.is_empty() {
-            return Err(StoreError::Compress(format!(
-                "the link list of page {page}"
-            )));
-        }
+        let frame = self.dictionaries.frame(Kind::Links, &value)?;
         self.keep_dictionary(Kind::Links, &frame)?;
         Ok(Some(frame))
     }

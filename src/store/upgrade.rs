@@ -79,11 +79,7 @@ pub fn from_schema_8(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let dictionaries = Dictionaries::load(dbs, txn)?;
     rebuild(dbs.links_out, scratch, txn, |txn| {
         append_all(dbs.links_out, scratch, txn, |v| {
-            let frame = dictionaries.compress(Kind::Links, v);
-            if frame.is_empty() {
-                return Err(StoreError::Compress("a link list".into()));
-            }
-            Ok(frame)
+            dictionaries.frame(Kind::Links, v)
         })
     })?;
     dictionary::keep_trained(&dictionaries, dbs, txn, Kind::Links)
