@@ -182,7 +182,9 @@ pub fn snippet<R: PageRead + WordRead>(
 mod tests {
     use super::*;
     use crate::index::Analyzer;
-    use crate::store::{compress_body, group_terms, PageRecord, PageWrite, Store, Writer};
+    use crate::store::{
+        compress_body, group_terms, PageRecord, PageWrite, PairRead, Store, Writer,
+    };
     use crate::url::Url;
 
     /// Indexes an HTML page the way the crawler does (body and title
@@ -286,11 +288,16 @@ mod tests {
             s.update(|w| put(w, &format!("http://t.test/{i}"), &html(title, body)))
                 .expect("index page");
         }
-        let contains = |text: &str, phrase: &[&str]| {
+        let times = |text: &str, phrase: &[&str]| {
             let words: Vec<&str> = text.split(' ').collect();
-            words.windows(phrase.len()).any(|w| w == phrase)
+            words.windows(phrase.len()).filter(|&w| w == phrase).count() as u32
         };
+        let contains = |text: &str, phrase: &[&str]| times(text, phrase) > 0;
         let r = s.read().expect("read");
+        let index_of = |page: PageId| -> usize {
+            let url = r.url_of(page).unwrap().unwrap();
+            url.rsplit('/').next().unwrap().parse().unwrap()
+        };
         for phrase in [
             &["rare", "common"][..],
             &["common", "blorf"],
@@ -305,14 +312,7 @@ mod tests {
                 .map(|(i, _)| i)
                 .collect();
             let got = search(&r, &format!("\"{}\"", phrase.join(" ")), 1000).expect("search");
-            let mut got_urls: Vec<usize> = got
-                .hits
-                .iter()
-                .map(|h| {
-                    let url = r.url_of(h.page).unwrap().unwrap();
-                    url.rsplit('/').next().unwrap().parse().unwrap()
-                })
-                .collect();
+            let mut got_urls: Vec<usize> = got.hits.iter().map(|h| index_of(h.page)).collect();
             got_urls.sort_unstable();
             assert_eq!(got_urls, want, "{phrase:?}");
             assert_eq!(got.total, want.len(), "{phrase:?}");
@@ -334,9 +334,37 @@ mod tests {
             };
             let one = walk(usize::MAX, 1);
             assert_eq!(walk(1, 3), one, "{phrase:?}");
-            assert!(one.0.iter().all(|&(_, n)| n > 0), "{phrase:?}");
+            // Each page's count in the body, whether from positions or
+            // from pair postings, is the brute-force one.
+            let mut counted: Vec<(usize, u32)> =
+                one.0.iter().map(|&(p, n)| (index_of(p), n)).collect();
+            counted.sort_unstable();
+            let body: Vec<(usize, u32)> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, (_, b))| (i, times(b, phrase)))
+                .filter(|&(_, n)| n > 0)
+                .collect();
+            assert_eq!(counted, body, "{phrase:?}");
         }
         assert!(r.segment_ids().unwrap().len() > 4, "several segments live");
+        // The two-word phrases of common words were read from pairs in
+        // the merged segments, and from positions in the rest.
+        let common = r.word_id("common").unwrap().unwrap();
+        let kept: Vec<u32> = r
+            .segment_ids()
+            .unwrap()
+            .into_iter()
+            .filter(|&seg| {
+                r.pair_stems(seg)
+                    .unwrap()
+                    .is_some_and(|k| k.contains(&common))
+            })
+            .collect();
+        assert!(
+            !kept.is_empty() && kept.len() < r.segment_ids().unwrap().len(),
+            "{kept:?}"
+        );
     }
 
     #[test]

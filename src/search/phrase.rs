@@ -7,13 +7,18 @@
 //! and counting positions is plain work on borrowed bytes, done by other
 //! threads while the reading goes on when there is enough of it: a phrase
 //! of two words found on every page decodes millions of positions.
+//! Unless the segment keeps pairs of both (`store::PairRead`): a phrase of
+//! two common words side by side is then read as one list of pages with
+//! their counts.
 
 use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::sync::{mpsc, Arc, Mutex, PoisonError};
 
 use super::query::Phrase;
-use crate::store::{PageId, Positions, PostingEntry, StoreError, TitleEntry, WordId, WordRead};
+use crate::store::{
+    PageId, PairRead, Positions, PostingEntry, StoreError, TitleEntry, WordId, WordRead,
+};
 
 /// One `posting(word, page)` look-up reads the segment from the page's forward record and
 /// walks a posting block: about this many entries of a full posting scan.
@@ -67,18 +72,41 @@ pub(super) fn phrase_matches<R: WordRead>(
     for &w in &ids {
         dfs.push(r.doc_freq(w)?);
     }
-    let plan = Plan {
-        segments: r.segment_ids()?,
+    let segments = r.segment_ids()?;
+    let mut plan = Plan {
+        segments: Vec::new(),
         ids,
         dfs,
         element_stem,
         offsets: phrase.stems.iter().map(|&(_, o)| o).collect(),
         split,
     };
-    let body = plan.matches(
+    let mut from_pairs = Vec::new();
+    match plan.side_by_side() {
+        Some((a, b)) => {
+            for &segment in &segments {
+                match r.pair_stems(segment)? {
+                    Some(kept)
+                        if kept.binary_search(&a).is_ok() && kept.binary_search(&b).is_ok() =>
+                    {
+                        r.pair_counts(segment, a, b, &mut from_pairs)?;
+                    }
+                    _ => plan.segments.push(segment),
+                }
+            }
+        }
+        None => plan.segments.clone_from(&segments),
+    }
+    let mut body = plan.matches(
         |s, w, out| r.segment_postings_into(s, w, out),
         |s, w, page| r.segment_posting(s, w, page),
     )?;
+    if !from_pairs.is_empty() {
+        body.extend(from_pairs);
+        // Page-ordered runs: a stable sort merges them.
+        body.sort_by_key(|&(p, _)| p);
+    }
+    plan.segments = segments;
     let title = plan.matches(
         |s, w, out| r.segment_title_postings_into(s, w, out),
         |s, w, page| r.segment_title_posting(s, w, page),
@@ -125,6 +153,17 @@ struct Plan {
 type SegmentLists<E> = Vec<Vec<E>>;
 
 impl Plan {
+    /// The two stems of a phrase of two words side by side ("a b", or "a
+    /// a"): pair postings answer it where a segment keeps both.
+    fn side_by_side(&self) -> Option<(WordId, WordId)> {
+        match (&self.element_stem[..], &self.offsets[..]) {
+            (&[x, y], &[o, p]) if o.checked_add(1) == Some(p) => {
+                Some((*self.ids.get(x)?, *self.ids.get(y)?))
+            }
+            _ => None,
+        }
+    }
+
     /// Pages of a table where the phrase matches, with the number of
     /// matches, in page order. In each segment the rarest stem's entries
     /// are the candidates; each other stem's come from a scan of the

@@ -2,7 +2,8 @@
 //! invariant (page ↔ forward, index ↔ forward, doc freqs, both link
 //! directions, id maps, frontier ↔ states, a state for every URL the crawl
 //! decided on, crawl points of queued URLs, id counters beyond every id in
-//! use, claims of dead processes, run history of known points and URLs)
+//! use, claims of dead processes, run history of known points and URLs,
+//! pair postings that match a fresh count from their segment's postings)
 //! as one readable line.
 
 use std::collections::{HashMap, HashSet};
@@ -16,7 +17,7 @@ use super::pages::Forward;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{links, page_records, postings};
+use super::{links, page_records, pairs, postings, PairRead};
 use super::{FrontierRead, LinkRead, PageRead, PointRead, Result};
 
 /// Problems are capped so a badly broken store still answers quickly.
@@ -31,6 +32,7 @@ pub trait CheckRead: View {
         let mut in_use = InUse::default();
         check_pages(self, &mut p)?;
         check_index(self, &mut in_use, &mut p)?;
+        check_pairs(self, &mut p)?;
         check_links(self, &mut p)?;
         check_id_maps(self, &mut p)?;
         check_frontier(self, is_dead, &mut in_use, &mut p)?;
@@ -336,6 +338,36 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
 
 /// Forward records by page: segment, (word -> tf) and title length.
 type Forwards = HashMap<PageId, (u32, HashMap<WordId, u32>, u64)>;
+
+/// Every segment's pairs are live and what counting its postings afresh
+/// gives (the pairs are written from them and dropped with any change).
+fn check_pairs<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let live = v.live_segments()?;
+    for (segment, stored) in v.stored_pairs()? {
+        let Some(&(_, pages)) = live.entries().iter().find(|&&(s, _)| s == segment) else {
+            p.add(format!(
+                "segment {segment}: pair postings, but it is not live"
+            ));
+            continue;
+        };
+        let fresh = pairs::count(v.txn(), v.dbs().postings, segment, pages)?;
+        if stored.stems != fresh.stems {
+            p.add(format!(
+                "segment {segment}: pairs of stems {:?}, its postings make {:?} common",
+                stored.stems, fresh.stems
+            ));
+            continue;
+        }
+        let (s, f) = (&stored.lists, &fresh.lists);
+        let differs = (0..s.len().max(f.len())).find(|&i| s.get(i) != f.get(i));
+        if let Some(((a, b), _)) = differs.and_then(|i| s.get(i).or(f.get(i))) {
+            p.add(format!(
+                "segment {segment}: pair postings of words {a} {b} disagree with its positions"
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// A body posting agrees with its page's forward record.
 fn posting_against_forward(

@@ -20,6 +20,7 @@ mod links;
 mod origin_figures;
 mod page_records;
 mod pages;
+mod pairs;
 mod points;
 mod postings;
 mod schema;
@@ -47,6 +48,7 @@ pub use history::{HistoryRead, RunEntry};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions};
+pub use pairs::PairRead;
 pub use points::PointRead;
 pub use postings::Entry as PostingEntry;
 pub use schema::{
@@ -232,7 +234,10 @@ impl Store {
                     if found < 8 {
                         upgrade::from_schema_7(&env, &dbs, &mut txn)?;
                     }
-                    upgrade::from_schema_8(&env, &dbs, &mut txn)?;
+                    if found < 9 {
+                        upgrade::from_schema_8(&env, &dbs, &mut txn)?;
+                    }
+                    upgrade::from_schema_9(&dbs, &mut txn)?;
                     upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;

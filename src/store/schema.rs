@@ -7,6 +7,9 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 10: `pair_postings` (`pairs`): merged segments count the pairs of
+/// their common stems that stand side by side, kept in step with their
+/// postings (an older build would let them disagree).
 /// 9: a page's outgoing links (`links_out`) are a zstd frame, which may
 /// name a link-list dictionary kept in `meta`.
 /// 8: forward records, outgoing links, meta tags and HTTP heads are keyed
@@ -15,16 +18,17 @@ use serde::{Deserialize, Serialize};
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
 
-/// Versions this build upgrades on open (`upgrade`): their link lists
-/// are compressed, schema 7's and older per-page records are keyed anew
+/// Versions this build upgrades on open (`upgrade`): their merged
+/// segments have their pairs counted, their link lists are compressed
+/// (schema 8 and older), schema 7's and older per-page records are keyed anew
 /// (and schemas 5 and 6 have their forward records and posting parts
 /// rewritten), every other record of theirs reads as it
 /// is (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9];
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -68,9 +72,10 @@ pub struct Dbs {
     pub headers: Db,
     pub run_history: Db,
     pub page_segments: Db,
+    pub pair_postings: Db,
 }
 
-pub const DB_COUNT: u32 = 30;
+pub const DB_COUNT: u32 = 31;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -114,6 +119,7 @@ impl Dbs {
             ("headers", self.headers),
             ("run_history", self.run_history),
             ("page_segments", self.page_segments),
+            ("pair_postings", self.pair_postings),
         ]
     }
 }
@@ -152,6 +158,7 @@ impl Dbs {
             headers: db("headers")?,
             run_history: db("run_history")?,
             page_segments: db("page_segments")?,
+            pair_postings: db("pair_postings")?,
         })
     }
 }

@@ -17,12 +17,12 @@
 
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
-use heed::PutFlags;
+use heed::{PutFlags, RoTxn};
 
 use super::codec::{self, split_triple_key, triple_key, u32_key};
 use super::schema::{Db, PageId};
 use super::sealed::View;
-use super::{links, postings};
+use super::{links, pairs, postings};
 use super::{Result, StoreError, Writer};
 
 /// Segments of one tier merged at a time.
@@ -135,13 +135,18 @@ impl SegmentList {
     }
 }
 
+/// The live segments as `meta` lists them.
+pub(super) fn live_in(txn: &RoTxn<'_>, meta: Db) -> Result<SegmentList> {
+    match meta.get(txn, LIST_KEY)? {
+        Some(v) => SegmentList::decode(v),
+        None => Ok(SegmentList::default()),
+    }
+}
+
 /// Segment look-ups for readers and the writer.
 pub trait SegmentRead: View {
     fn live_segments(&self) -> Result<SegmentList> {
-        match self.dbs().meta.get(self.txn(), LIST_KEY)? {
-            Some(v) => SegmentList::decode(v),
-            None => Ok(SegmentList::default()),
-        }
+        live_in(self.txn(), self.dbs().meta)
     }
 
     /// The live segment that holds what was written to `segment`.
@@ -212,12 +217,14 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// One page's postings left `segment` (a live one).
+    /// One page's postings left `segment` (a live one): its pairs, counted
+    /// with that page, go too.
     pub(super) fn segment_lost_page(&mut self, segment: u32) -> Result<()> {
         if self.pending.segment == Some(segment) {
             self.pending.segment_pages = self.pending.segment_pages.saturating_sub(1);
         } else {
             self.segments_mut()?.add_pages(segment, -1);
+            pairs::drop(&mut self.txn, self.dbs.pair_postings, segment)?;
         }
         Ok(())
     }
@@ -271,6 +278,12 @@ impl Writer<'_> {
             self.dbs
                 .meta
                 .put(&mut self.txn, &merged_key(s), &u32_key(into))?;
+            pairs::drop(&mut self.txn, dbs.pair_postings, s)?;
+        }
+        let pages = u32::try_from(pages).unwrap_or(u32::MAX);
+        if pages >= pairs::PAIR_MIN_PAGES {
+            let counted = pairs::count(&self.txn, dbs.postings, into, pages)?;
+            pairs::write(&mut self.txn, dbs.pair_postings, into, &counted)?;
         }
         Ok(())
     }

@@ -1190,3 +1190,197 @@ fn an_old_store_is_rewritten_as_this_build_writes_it(
     assert_eq!(r.link_count().unwrap(), 177);
     assert_eq!(r.parents(30).unwrap(), vec![31, 32, 33]);
 }
+
+/// 64 pages, one a transaction, from a vocabulary of a few words (and one
+/// of each page's own): merges write segments of 8 and 64 pages, which
+/// count the pairs of the words on at least half their pages.
+fn pair_store() -> (tempfile::TempDir, Store, Vec<(PageId, Vec<String>)>) {
+    let (dir, store) = temp_store();
+    let vocab = ["ash", "elm", "oak", "fir"];
+    let mut seed = 7u64;
+    let mut pages = Vec::new();
+    for i in 0..64 {
+        let words: Vec<String> = (0..30)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                match (seed >> 33) % 9 {
+                    0 => format!("own{i}"),
+                    n => vocab[n as usize % vocab.len()].to_string(),
+                }
+            })
+            .collect();
+        let id = store
+            .update(|w| {
+                let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
+                let body: Vec<&str> = words.iter().map(String::as_str).collect();
+                put(w, id, page(&body, &["t"], vec![]))?;
+                Ok(id)
+            })
+            .unwrap();
+        pages.push((id, words));
+    }
+    (dir, store, pages)
+}
+
+/// A segment and its pairs' rows: (pair, page, count), sorted.
+type SegmentRows = (u32, Vec<((WordId, WordId), PageId, u32)>);
+
+/// What the store's pairs must say, by brute force: every page of every
+/// segment that keeps pairs, each ordered pair of its stems that stands
+/// side by side there, and how many times.
+fn pairs_by_brute_force(r: &Reader<'_>, pages: &[(PageId, Vec<String>)]) -> Vec<SegmentRows> {
+    let mut out = Vec::new();
+    for (segment, kept) in r.stored_pairs().unwrap() {
+        let mut rows = Vec::new();
+        for (page, words) in pages {
+            if r.page_segment(*page).unwrap() != Some(segment) {
+                continue;
+            }
+            let ids: Vec<WordId> = words
+                .iter()
+                .map(|w| r.word_id(w).unwrap().unwrap())
+                .collect();
+            let mut counts: std::collections::BTreeMap<(WordId, WordId), u32> = Default::default();
+            for w in ids.windows(2) {
+                if kept.stems.contains(&w[0]) && kept.stems.contains(&w[1]) {
+                    *counts.entry((w[0], w[1])).or_default() += 1;
+                }
+            }
+            rows.extend(counts.into_iter().map(|(pair, n)| (pair, *page, n)));
+        }
+        rows.sort_unstable();
+        out.push((segment, rows));
+    }
+    out
+}
+
+fn stored_rows(r: &Reader<'_>) -> Vec<SegmentRows> {
+    r.stored_pairs()
+        .unwrap()
+        .into_iter()
+        .map(|(segment, kept)| {
+            let mut rows: Vec<_> = kept
+                .lists
+                .into_iter()
+                .flat_map(|(pair, list)| list.into_iter().map(move |(p, n)| (pair, p, n)))
+                .collect();
+            rows.sort_unstable();
+            (segment, rows)
+        })
+        .collect()
+}
+
+#[test]
+fn merged_segments_count_side_by_side_pairs_and_drop_them_when_a_page_leaves() {
+    let (_d, store, pages) = pair_store();
+    let r = store.read().unwrap();
+    let kept = r.stored_pairs().unwrap();
+    assert!(!kept.is_empty(), "a merge of 64 pages keeps pairs");
+    let live = r.live_segments().unwrap();
+    let (segment, pairs) = &kept[0];
+    let pages_there = live.entries().iter().find(|e| e.0 == *segment).unwrap().1;
+    assert!(pages_there >= pairs::PAIR_MIN_PAGES);
+    let mut stems = ["ash", "elm", "oak", "fir"].map(|w| r.word_id(w).unwrap().unwrap());
+    stems.sort_unstable();
+    assert_eq!(pairs.stems, stems, "the page's own words are not common");
+    assert_eq!(stored_rows(&r), pairs_by_brute_force(&r, &pages));
+    drop(r);
+    assert_whole(&store);
+
+    // Page 3 indexed again: its segment keeps no pairs any more.
+    let (id, _) = pages[3];
+    let segment = store.read().unwrap().page_segment(id).unwrap().unwrap();
+    store
+        .update(|w| put(w, id, page(&["ash", "ash", "elm"], &["t"], vec![])))
+        .unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(r.pair_stems(segment).unwrap(), None);
+    let mut pages = pages;
+    pages[3].1 = vec!["ash".into(), "ash".into(), "elm".into()];
+    assert_eq!(stored_rows(&r), pairs_by_brute_force(&r, &pages));
+    drop(r);
+    assert_whole(&store);
+}
+
+#[test]
+fn check_finds_pair_postings_that_disagree_with_the_positions() {
+    let (_d, store, _) = pair_store();
+    store
+        .update(|w| {
+            let (k, v) = w
+                .dbs
+                .pair_postings
+                .iter(&w.txn)?
+                .find(|item| item.as_ref().is_ok_and(|(k, _)| k.len() == 16))
+                .expect("a pair list")?;
+            let (k, mut v) = (k.to_vec(), v.to_vec());
+            // The first page's count, one more (or one where it was flagged 1).
+            v[0] |= 1;
+            v.insert(1, 9);
+            w.dbs.pair_postings.put(&mut w.txn, &k, &v)?;
+            Ok(())
+        })
+        .unwrap();
+    let problems = store.read().unwrap().check(&no_one_dead).unwrap();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("disagree with its positions")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn check_finds_any_pair_record_gone() {
+    let (_d, store, _) = pair_store();
+    let records: Vec<(Vec<u8>, Vec<u8>)> = {
+        let r = store.read().unwrap();
+        r.dbs
+            .pair_postings
+            .iter(&r.txn)
+            .unwrap()
+            .map(|item| item.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+            .collect()
+    };
+    assert!(records.len() > 10, "{} pair records", records.len());
+    for (k, v) in &records {
+        store
+            .update(|w| Ok(w.dbs.pair_postings.delete(&mut w.txn, k)?))
+            .unwrap();
+        let problems = store.read().unwrap().check(&no_one_dead).unwrap();
+        assert!(
+            problems.iter().any(|p| p.contains("pair")),
+            "{k:02x?} gone unnoticed"
+        );
+        store
+            .update(|w| Ok(w.dbs.pair_postings.put(&mut w.txn, k, v)?))
+            .unwrap();
+    }
+    assert_whole(&store);
+}
+
+#[test]
+fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("store");
+    let before = {
+        let (_d, store, _) = pair_store();
+        let before = stored_rows(&store.read().unwrap());
+        store
+            .update(|w| {
+                w.dbs.pair_postings.clear(&mut w.txn)?;
+                w.dbs
+                    .meta
+                    .put(&mut w.txn, schema::meta_keys::SCHEMA, &9u32.to_be_bytes())?;
+                Ok(())
+            })
+            .unwrap();
+        store.copy_to(&copy, false).unwrap();
+        before
+    };
+    let store = Store::open(&copy).unwrap();
+    assert_eq!(store.upgraded_from(), Some(9));
+    assert!(!before.is_empty());
+    assert_eq!(stored_rows(&store.read().unwrap()), before);
+    assert_whole(&store);
+}

@@ -12,8 +12,10 @@ use super::dictionary::{self, Dictionaries, Kind};
 use super::links;
 use super::page_records;
 use super::pages::Forward;
+use super::pairs;
 use super::postings::{self, PartWriter};
 use super::schema::{Db, Dbs};
+use super::segments;
 use super::{Result, StoreError};
 
 /// The table a rebuilt one passes through (left empty); the environment
@@ -83,6 +85,20 @@ pub fn from_schema_8(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
         })
     })?;
     dictionary::keep_trained(&dictionaries, dbs, txn, Kind::Links)
+}
+
+/// From schema 9 (schema 10): every live segment a merge would have given
+/// pairs gets them now, so an upgraded store answers frequent pairs as
+/// quickly as a new one.
+pub fn from_schema_9(dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
+    let live = segments::live_in(txn, dbs.meta)?;
+    for &(segment, pages) in live.entries() {
+        if pages >= pairs::PAIR_MIN_PAGES {
+            let counted = pairs::count(txn, dbs.postings, segment, pages)?;
+            pairs::write(txn, dbs.pair_postings, segment, &counted)?;
+        }
+    }
+    Ok(())
 }
 
 /// Copies a table keyed by page id into `to` keyed `segment ‖ page`.
