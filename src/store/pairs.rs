@@ -85,42 +85,49 @@ pub(super) fn count(
     df.truncate(MOST_STEMS);
     let mut stems: Vec<WordId> = df.into_iter().map(|(w, _)| w).collect();
     stems.sort_unstable();
-    // Pass two: every position of a common stem, as (page, position, stem).
-    let mut at: Vec<(PageId, u32, u16)> = Vec::new();
+    // Pass two: each common stem's entries, in page order, positions
+    // still encoded (a few MB for a final segment; decoded, they were
+    // several times that).
+    let mut entries: Vec<Vec<postings::Entry<'_>>> = vec![Vec::new(); stems.len()];
     for item in postings.range(txn, &range)? {
         let (k, part) = item?;
         for run in postings::runs(split_triple_key(k)?.1, part) {
             let run = run?;
-            let Ok(i) = stems.binary_search(&run.word) else {
-                continue;
-            };
-            // MOST_STEMS fits in u16.
-            let stem = i as u16;
-            for e in run.entries() {
-                let e = e?;
-                let page = e.page;
-                e.encoded_positions().decode(|p| {
-                    at.push((page, p, stem));
-                    true
-                })?;
+            if let Ok(i) = stems.binary_search(&run.word) {
+                for e in run.entries() {
+                    entries[i].push(e?);
+                }
             }
         }
     }
-    at.sort_unstable();
+    // Then page by page: the page's common positions in order, and each
+    // two in a row counted for their pair.
     let n = stems.len();
     let mut counts = vec![0u32; n * n];
     let mut touched: Vec<usize> = Vec::new();
     let mut lists: Vec<Vec<PairCount>> = vec![Vec::new(); n * n];
-    for page_at in at.chunk_by(|x, y| x.0 == y.0) {
-        for w in page_at.windows(2) {
-            let ((page, p, a), (_, q, b)) = (w[0], w[1]);
-            if p == q {
-                return Err(StoreError::corrupt(format!(
-                    "page {page}: two stems at position {p}"
-                )));
+    let mut cursors = vec![0usize; n];
+    let mut at: Vec<(u32, usize)> = Vec::new();
+    while let Some(page) = (0..n)
+        .filter_map(|i| entries[i].get(cursors[i]).map(|e| e.page))
+        .min()
+    {
+        at.clear();
+        for (stem, (list, cursor)) in entries.iter().zip(cursors.iter_mut()).enumerate() {
+            if let Some(e) = list.get(*cursor).filter(|e| e.page == page) {
+                *cursor += 1;
+                e.encoded_positions().decode(|p| {
+                    at.push((p, stem));
+                    true
+                })?;
             }
-            if q == p + 1 {
-                let i = usize::from(a) * n + usize::from(b);
+        }
+        at.sort_unstable();
+        for w in at.windows(2) {
+            // The analyser gives every token its own position.
+            let ((p, a), (q, b)) = (w[0], w[1]);
+            if p.checked_add(1) == Some(q) {
+                let i = a * n + b;
                 if counts[i] == 0 {
                     touched.push(i);
                 }
@@ -128,7 +135,7 @@ pub(super) fn count(
             }
         }
         for &i in &touched {
-            lists[i].push((page_at[0].0, counts[i]));
+            lists[i].push((page, counts[i]));
             counts[i] = 0;
         }
         touched.clear();
