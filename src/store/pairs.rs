@@ -29,8 +29,13 @@ use super::{Result, StoreError};
 pub const PAIR_MIN_PAGES: u32 = if cfg!(test) { 8 } else { 512 };
 
 /// Most stems a segment keeps pairs of (the most frequent): counting holds
-/// a counter per ordered pair of them.
+/// a counter per ordered pair of them, and marks positions with a byte.
 const MOST_STEMS: usize = 128;
+
+/// No page the crawler indexes has a position this far (bodies stop at 8
+/// MiB, a token takes two bytes with its separator): the marks of one page
+/// stay under 4 MiB.
+const MOST_POSITIONS: usize = 1 << 22;
 
 /// A page's matches of one pair.
 pub type PairCount = (PageId, u32);
@@ -63,51 +68,56 @@ pub(super) fn count(
     let lo = triple_key(segment, 0, 0);
     let hi = triple_key(segment, u32::MAX, u32::MAX);
     let range = (Included(&lo[..]), Included(&hi[..]));
-    // Pass one: each word's pages in the segment.
-    let mut df: Vec<(WordId, u32)> = Vec::new();
+    // The segment's runs, word by word (a word's entries may run on
+    // across parts).
+    let mut runs: Vec<postings::Run<'_>> = Vec::new();
     for item in postings.range(txn, &range)? {
         let (k, part) = item?;
         for run in postings::runs(split_triple_key(k)?.1, part) {
-            let run = run?;
-            let mut n = 0u32;
-            for e in run.entries() {
-                e?;
-                n += 1;
-            }
-            match df.last_mut() {
-                Some((w, count)) if *w == run.word => *count += n,
-                _ => df.push((run.word, n)),
-            }
+            runs.push(run?);
         }
     }
-    df.retain(|&(_, n)| u64::from(n) * 2 >= u64::from(pages));
+    // Each word's pages, counted only where its runs are long enough to
+    // hold half the pages (an entry takes two bytes or more): most words
+    // are rare, and passing their runs unread is most of the work saved.
+    let mut df: Vec<(WordId, u32)> = Vec::new();
+    for word_runs in runs.chunk_by(|x, y| x.word == y.word) {
+        let bytes: usize = word_runs.iter().map(|r| r.bytes.len()).sum();
+        if (bytes as u64) < u64::from(pages) {
+            continue;
+        }
+        let mut n = 0u32;
+        for e in word_runs.iter().flat_map(postings::Run::entries) {
+            e?;
+            n += 1;
+        }
+        if u64::from(n) * 2 >= u64::from(pages) {
+            df.push((word_runs[0].word, n));
+        }
+    }
     df.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     df.truncate(MOST_STEMS);
     let mut stems: Vec<WordId> = df.into_iter().map(|(w, _)| w).collect();
     stems.sort_unstable();
-    // Pass two: each common stem's entries, in page order, positions
-    // still encoded (a few MB for a final segment; decoded, they were
-    // several times that).
+    // Each common stem's entries, in page order, positions still encoded.
     let mut entries: Vec<Vec<postings::Entry<'_>>> = vec![Vec::new(); stems.len()];
-    for item in postings.range(txn, &range)? {
-        let (k, part) = item?;
-        for run in postings::runs(split_triple_key(k)?.1, part) {
-            let run = run?;
-            if let Ok(i) = stems.binary_search(&run.word) {
-                for e in run.entries() {
-                    entries[i].push(e?);
-                }
+    for run in &runs {
+        if let Ok(i) = stems.binary_search(&run.word) {
+            for e in run.entries() {
+                entries[i].push(e?);
             }
         }
     }
-    // Then page by page: the page's common positions in order, and each
-    // two in a row counted for their pair.
+    // Then page by page: each common position marks its stem in `slot`,
+    // and each one whose next position is marked counts for that pair.
     let n = stems.len();
     let mut counts = vec![0u32; n * n];
     let mut touched: Vec<usize> = Vec::new();
     let mut lists: Vec<Vec<PairCount>> = vec![Vec::new(); n * n];
     let mut cursors = vec![0usize; n];
-    let mut at: Vec<(u32, usize)> = Vec::new();
+    let mut at: Vec<(usize, usize)> = Vec::new();
+    // Stem + 1 at each marked position (0: none), cleared after each page.
+    let mut slot: Vec<u8> = Vec::new();
     while let Some(page) = (0..n)
         .filter_map(|i| entries[i].get(cursors[i]).map(|e| e.page))
         .min()
@@ -117,22 +127,35 @@ pub(super) fn count(
             if let Some(e) = list.get(*cursor).filter(|e| e.page == page) {
                 *cursor += 1;
                 e.encoded_positions().decode(|p| {
-                    at.push((p, stem));
+                    at.push((p as usize, stem));
                     true
                 })?;
             }
         }
-        at.sort_unstable();
-        for w in at.windows(2) {
-            // The analyser gives every token its own position.
-            let ((p, a), (q, b)) = (w[0], w[1]);
-            if p.checked_add(1) == Some(q) {
+        let last = at.iter().map(|&(p, _)| p).max().unwrap_or(0);
+        if last >= MOST_POSITIONS {
+            // Not from this crawler: such a segment keeps no pairs (and
+            // is read from positions, as any other without).
+            return Ok(SegmentPairs::default());
+        }
+        if slot.len() < last + 2 {
+            slot.resize(last + 2, 0);
+        }
+        // MOST_STEMS keeps stem + 1 within a byte.
+        for &(p, stem) in &at {
+            slot[p] = stem as u8 + 1;
+        }
+        for &(p, a) in &at {
+            if let Some(b) = usize::from(slot[p + 1]).checked_sub(1) {
                 let i = a * n + b;
                 if counts[i] == 0 {
                     touched.push(i);
                 }
                 counts[i] += 1;
             }
+        }
+        for &(p, _) in &at {
+            slot[p] = 0;
         }
         for &i in &touched {
             lists[i].push((page, counts[i]));
