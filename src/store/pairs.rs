@@ -6,8 +6,11 @@
 //!
 //! `pair_postings` holds, per segment, its common stems under the bare
 //! segment id, and each pair's `(page, count)` entries (pages with at
-//! least one match) under `segment ‖ first stem ‖ second stem ‖ first
-//! page`, cut at [`LEAF_VALUE_BYTES`]. Pairs are counted from the
+//! least one match) in records of one first stem: runs of `second stem,
+//! length, entries`, cut at [`LEAF_VALUE_BYTES`] and keyed `segment ‖
+//! first stem ‖ second stem ‖ page` of the record's first entry (a record
+//! each for the ~5,800 lists of a segment, most of them a few pages long,
+//! cost more in keys and LMDB nodes than in entries). Pairs are counted from the
 //! segment's own postings when a merge writes a segment of at least
 //! [`PAIR_MIN_PAGES`] pages, and dropped with them: when the segment is
 //! merged away or loses a page (a page indexed again), so a segment's
@@ -179,30 +182,55 @@ pub(super) fn write(txn: &mut RwTxn<'_>, db: Db, segment: u32, pairs: &SegmentPa
     let mut stems = Vec::new();
     codec::put_u32_list(&mut stems, &pairs.stems);
     put_appending(txn, db, &u32_key(segment), &stems)?;
+    // The record being filled: its key and its runs so far.
+    let mut open: Option<([u8; 16], Vec<u8>)> = None;
     for &((a, b), ref list) in &pairs.lists {
+        if open
+            .as_ref()
+            .is_some_and(|(key, _)| key[4..8] != a.to_be_bytes())
+        {
+            flush(txn, db, open.take())?;
+        }
         let mut rest = &list[..];
         while let Some(&(first, _)) = rest.first() {
-            let mut value = Vec::new();
-            let mut prev = first;
+            let (_, value) =
+                open.get_or_insert_with(|| (pair_key(segment, a, b, first), Vec::new()));
+            let mut run = Vec::new();
+            let mut prev = 0;
             let mut taken = 0;
             for &(page, n) in rest {
-                if value.len() >= LEAF_VALUE_BYTES {
+                if value.len() + run.len() >= LEAF_VALUE_BYTES {
                     break;
                 }
                 // Most pairs match once on a page: the flag beside the
                 // page delta saves that count's byte.
-                put_varint(&mut value, u64::from(page - prev) << 1 | u64::from(n != 1));
+                put_varint(&mut run, u64::from(page - prev) << 1 | u64::from(n != 1));
                 if n != 1 {
-                    put_varint(&mut value, u64::from(n));
+                    put_varint(&mut run, u64::from(n));
                 }
                 prev = page;
                 taken += 1;
             }
-            put_appending(txn, db, &pair_key(segment, a, b, first), &value)?;
+            if taken == 0 {
+                // The record is full before this run's first entry.
+                flush(txn, db, open.take())?;
+                continue;
+            }
+            put_varint(value, u64::from(b));
+            put_varint(value, run.len() as u64);
+            value.extend_from_slice(&run);
+            // What is left of the list (the record is full) starts the next.
             rest = &rest[taken..];
         }
     }
-    Ok(())
+    flush(txn, db, open.take())
+}
+
+fn flush(txn: &mut RwTxn<'_>, db: Db, record: Option<([u8; 16], Vec<u8>)>) -> Result<()> {
+    match record {
+        Some((key, value)) => put_appending(txn, db, &key, &value),
+        None => Ok(()),
+    }
 }
 
 fn put_appending(txn: &mut RwTxn<'_>, db: Db, key: &[u8], value: &[u8]) -> Result<()> {
@@ -248,20 +276,25 @@ pub trait PairRead: View {
         b: WordId,
         out: &mut Vec<PairCount>,
     ) -> Result<()> {
-        let lo = pair_key(segment, a, b, 0);
-        let hi = pair_key(segment, a, b, PageId::MAX);
-        for item in self
-            .dbs()
-            .pair_postings
-            .range(self.txn(), &(Included(&lo[..]), Included(&hi[..])))?
-        {
-            let (k, v) = item?;
-            let first = k
-                .get(12..)
-                .map(codec::read_u32)
-                .transpose()?
-                .ok_or_else(|| StoreError::corrupt("pair key is not 16 bytes"))?;
-            decode_list(first, v, out)?;
+        let db = self.dbs().pair_postings;
+        let want = pair_key(segment, a, b, 0);
+        // The list may start inside the record of an earlier second word.
+        let start = match db.get_lower_than_or_equal_to(self.txn(), &want)? {
+            Some((k, _)) if k.len() == 16 && k[..8] == want[..8] => k.to_vec(),
+            _ => want.to_vec(),
+        };
+        let end = pair_key(segment, a, b, PageId::MAX);
+        for item in db.range(self.txn(), &(Included(&start[..]), Included(&end[..])))? {
+            let (_, v) = item?;
+            for run in runs(v) {
+                let (second, entries) = run?;
+                if second > b {
+                    return Ok(());
+                }
+                if second == b {
+                    decode_run(entries, out)?;
+                }
+            }
         }
         Ok(())
     }
@@ -283,8 +316,7 @@ pub trait PairRead: View {
             if k.len() != 16 {
                 return Err(StoreError::corrupt("pair key is neither 4 nor 16 bytes"));
             }
-            let (segment, a, b) = split_triple_key(&k[..12])?;
-            let first = codec::read_u32(&k[12..])?;
+            let (segment, a, _) = split_triple_key(&k[..12])?;
             if out.last().is_none_or(|(s, _)| *s != segment) {
                 // Lists without their stems: as if it kept none, which
                 // `check` then finds disagrees with the lists.
@@ -293,11 +325,14 @@ pub trait PairRead: View {
             let Some((_, pairs)) = out.last_mut() else {
                 continue;
             };
-            if pairs.lists.last().is_none_or(|(pair, _)| *pair != (a, b)) {
-                pairs.lists.push(((a, b), Vec::new()));
-            }
-            if let Some((_, list)) = pairs.lists.last_mut() {
-                decode_list(first, v, list)?;
+            for run in runs(v) {
+                let (b, entries) = run?;
+                if pairs.lists.last().is_none_or(|(pair, _)| *pair != (a, b)) {
+                    pairs.lists.push(((a, b), Vec::new()));
+                }
+                if let Some((_, list)) = pairs.lists.last_mut() {
+                    decode_run(entries, list)?;
+                }
             }
         }
         Ok(out)
@@ -306,9 +341,36 @@ pub trait PairRead: View {
 
 impl<T: View + ?Sized> PairRead for T {}
 
-fn decode_list(first: PageId, v: &[u8], out: &mut Vec<PairCount>) -> Result<()> {
+/// A record's runs: (second word, its entries).
+fn runs(v: &[u8]) -> impl Iterator<Item = Result<(WordId, &[u8])>> {
     let mut r = VarintReader::new(v);
-    let mut page = first;
+    std::iter::from_fn(move || {
+        if r.is_empty() {
+            return None;
+        }
+        let run = (|| {
+            let second = r.next_u32()?;
+            let len = usize::try_from(r.next_u64()?).unwrap_or(usize::MAX);
+            let rest = r.remaining();
+            if len > rest.len() {
+                return Err(StoreError::corrupt("pair run overruns its record"));
+            }
+            let (entries, after) = rest.split_at(len);
+            r = VarintReader::new(after);
+            Ok((second, entries))
+        })();
+        if run.is_err() {
+            // Stop after a failure.
+            r = VarintReader::new(&[]);
+        }
+        Some(run)
+    })
+}
+
+/// A run's entries: pages from 0 by delta, each with its count.
+fn decode_run(v: &[u8], out: &mut Vec<PairCount>) -> Result<()> {
+    let mut r = VarintReader::new(v);
+    let mut page: PageId = 0;
     while !r.is_empty() {
         let head = r.next_u64()?;
         page = u32::try_from(head >> 1)
@@ -319,4 +381,68 @@ fn decode_list(first: PageId, v: &[u8], out: &mut Vec<PairCount>) -> Result<()> 
         out.push((page, n));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn lists_cut_across_records_and_shared_ones_read_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(dir.path()).expect("open");
+        let mut seed = 3u64;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 33) % n
+        };
+        // Lists of 1 to 3,000 pages, some counts past a byte: several
+        // share a record, long ones run on across records.
+        let mut lists = Vec::new();
+        for a in [3, 9] {
+            for b in [1, 2, 4, 5, 7] {
+                let len = [1, 3, 40, 700, 3000][next(5) as usize];
+                let mut page = next(1000) as PageId;
+                let list: Vec<PairCount> = (0..len)
+                    .map(|_| {
+                        page += 1 + next(300) as PageId;
+                        (page, [1, 1, 2, 300][next(4) as usize])
+                    })
+                    .collect();
+                lists.push(((a, b), list));
+            }
+        }
+        let pairs = SegmentPairs {
+            stems: vec![1, 2, 3, 4, 5, 7, 9],
+            lists,
+        };
+        store
+            .update(|w| {
+                write(&mut w.txn, w.dbs.pair_postings, 6, &pairs)?;
+                // Another segment's, before and after, must not leak in.
+                let other = SegmentPairs {
+                    stems: vec![3],
+                    lists: vec![((3, 3), vec![(1, 1)])],
+                };
+                write(&mut w.txn, w.dbs.pair_postings, 5, &other)?;
+                write(&mut w.txn, w.dbs.pair_postings, 7, &other)
+            })
+            .expect("write");
+        let r = store.read().expect("read");
+        let records = r.dbs.pair_postings.len(&r.txn).expect("len");
+        assert!(records > 12, "{records} records: lists were not cut");
+        for ((a, b), list) in &pairs.lists {
+            let mut got = Vec::new();
+            r.pair_counts(6, *a, *b, &mut got).expect("read");
+            assert_eq!(&got, list, "({a}, {b})");
+        }
+        let mut none = Vec::new();
+        r.pair_counts(6, 3, 3, &mut none).expect("read");
+        r.pair_counts(6, 9, 6, &mut none).expect("read");
+        assert!(none.is_empty());
+        let stored = r.stored_pairs().expect("stored");
+        assert_eq!(stored.len(), 3);
+        assert_eq!(stored[1], (6, pairs));
+    }
 }
