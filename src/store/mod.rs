@@ -270,6 +270,13 @@ impl Store {
         self.upgraded_from
     }
 
+    /// Whether this open's upgrade rewrote tables (schemas before 9; from
+    /// 9 it only adds pair postings), leaving the old layout's space in
+    /// the file until it is compacted.
+    pub fn upgrade_rewrote_tables(&self) -> bool {
+        self.upgraded_from.is_some_and(|old| old < 9)
+    }
+
     /// The store's compression dictionaries, for whoever compresses its
     /// records off the writer (the crawl's parser pool).
     pub fn dictionaries(&self) -> Arc<Dictionaries> {
