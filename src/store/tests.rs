@@ -78,6 +78,15 @@ fn assert_whole(store: &Store) {
     assert!(problems.is_empty(), "store not whole: {problems:#?}");
 }
 
+/// `check` names a problem that contains `what`.
+fn assert_problem(r: &Reader<'_>, what: &str) {
+    let problems = r.check(&no_one_dead).unwrap();
+    assert!(
+        problems.iter().any(|p| p.contains(what)),
+        "no problem names {what:?}: {problems:#?}"
+    );
+}
+
 fn pages_of(store: &Store, stem: &str) -> Vec<PageId> {
     let r = store.read().unwrap();
     match r.word_id(stem).unwrap() {
@@ -791,13 +800,7 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
     let r = store.read().unwrap();
     let err = r.body(ids[199]).unwrap_err().to_string();
     assert!(err.contains("names zstd dictionary"), "{err}");
-    let problems = r.check(&no_one_dead).unwrap();
-    assert!(
-        problems
-            .iter()
-            .any(|p| p.contains("body names zstd dictionary")),
-        "{problems:#?}"
-    );
+    assert_problem(&r, "body names zstd dictionary");
 }
 
 #[test]
@@ -1314,13 +1317,7 @@ fn check_finds_pair_postings_that_disagree_with_the_positions() {
             pairs::write(&mut w.txn, w.dbs.pair_postings, segment, &kept)
         })
         .unwrap();
-    let problems = store.read().unwrap().check(&no_one_dead).unwrap();
-    assert!(
-        problems
-            .iter()
-            .any(|p| p.contains("disagree with its positions")),
-        "{problems:?}"
-    );
+    assert_problem(&store.read().unwrap(), "disagree with its positions");
 }
 
 #[test]
@@ -1340,11 +1337,7 @@ fn check_finds_any_pair_record_gone() {
         store
             .update(|w| Ok(w.dbs.pair_postings.delete(&mut w.txn, k)?))
             .unwrap();
-        let problems = store.read().unwrap().check(&no_one_dead).unwrap();
-        assert!(
-            problems.iter().any(|p| p.contains("pair")),
-            "{k:02x?} gone unnoticed"
-        );
+        assert_problem(&store.read().unwrap(), "pair");
         store
             .update(|w| Ok(w.dbs.pair_postings.put(&mut w.txn, k, v)?))
             .unwrap();
