@@ -10,8 +10,8 @@
 //! length, entries`, cut at [`LEAF_VALUE_BYTES`] and keyed `segment ‖
 //! first stem ‖ second stem ‖ page` of the record's first entry (a record
 //! each for the ~5,800 lists of a segment, most of them a few pages long,
-//! cost more in keys and LMDB nodes than in entries). Pairs are counted from the
-//! segment's own postings when a merge writes a segment of at least
+//! cost more in keys and LMDB nodes than in entries). Pairs are counted
+//! from the segment's own postings when a merge writes a segment of at least
 //! [`PAIR_MIN_PAGES`] pages, and dropped with them: when the segment is
 //! merged away or loses a page (a page indexed again), so a segment's
 //! pairs never disagree with its positions. A segment without pairs is
@@ -58,10 +58,11 @@ fn pair_key(segment: u32, a: WordId, b: WordId, page: PageId) -> [u8; 16] {
     k
 }
 
-/// The stems on at least half of the segment's `pages` (the
-/// [`MOST_STEMS`] most frequent of them), ascending, with their positions
-/// on each page read from the segment's postings, then lined up page by
-/// page.
+/// A segment's pairs, counted from its postings: the stems on at least
+/// half of its `pages` (the [`MOST_STEMS`] most frequent of them),
+/// ascending, and for each ordered pair of them the pages where they
+/// stand side by side, with how many times. Used by the merge that writes
+/// the segment, the upgrade and `check`.
 pub(super) fn count(
     txn: &RoTxn<'_>,
     postings: Db,
