@@ -355,11 +355,7 @@ mod tests {
             .segment_ids()
             .unwrap()
             .into_iter()
-            .filter(|&seg| {
-                r.pair_stems(seg)
-                    .unwrap()
-                    .is_some_and(|k| k.contains(&common))
-            })
+            .filter(|&seg| r.pairs_kept(seg).unwrap().is_some_and(|k| k.holds(common)))
             .collect();
         assert!(
             !kept.is_empty() && kept.len() < r.segment_ids().unwrap().len(),

@@ -85,11 +85,9 @@ pub(super) fn phrase_matches<R: WordRead>(
     match plan.side_by_side() {
         Some((a, b)) => {
             for &segment in &segments {
-                match r.pair_stems(segment)? {
-                    Some(kept)
-                        if kept.binary_search(&a).is_ok() && kept.binary_search(&b).is_ok() =>
-                    {
-                        r.pair_counts(segment, a, b, &mut from_pairs)?;
+                match r.pairs_kept(segment)? {
+                    Some(kept) if kept.holds(a) && kept.holds(b) => {
+                        r.pair_counts(segment, &kept, (a, b), &mut from_pairs)?;
                     }
                     _ => plan.segments.push(segment),
                 }

@@ -650,7 +650,7 @@ impl Writer<'_> {
                 self.dbs.postings.put(&mut self.txn, &k, &part)?;
             }
         }
-        self.segment_lost_page(segment)?;
+        self.segment_lost_page(segment, id)?;
         self.delete_body(id, old.segment)?;
         for &w in &old.title {
             self.dbs

@@ -12,8 +12,10 @@
 //! each for the ~5,800 lists of a segment, most of them a few pages long,
 //! cost more in keys and LMDB nodes than in entries). Pairs are counted
 //! from the segment's own postings when a merge writes a segment of at least
-//! [`PAIR_MIN_PAGES`] pages, and dropped with them: when the segment is
-//! merged away or loses a page (a page indexed again), so a segment's
+//! [`PAIR_MIN_PAGES`] pages. A page that leaves the segment (indexed again
+//! elsewhere, or removed) joins the segment's gone pages, kept with its
+//! stems, and is left out of every list read from then on; the pairs go
+//! when the segment is merged away or loses its last page. So a segment's
 //! pairs never disagree with its positions. A segment without pairs is
 //! read positionally, as before.
 
@@ -43,12 +45,47 @@ const MOST_POSITIONS: usize = 1 << 22;
 /// A page's matches of one pair.
 pub type PairCount = (PageId, u32);
 
-/// A segment's pairs: its common stems (ascending) and each ordered pair
-/// that matches somewhere, with its pages in page order.
+/// A segment's pairs: its common stems (ascending), the pages that have
+/// left it since they were counted (ascending), and each ordered pair
+/// that matched somewhere, with its pages in page order.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct SegmentPairs {
     pub stems: Vec<WordId>,
-    pub lists: Vec<((WordId, WordId), Vec<PairCount>)>,
+    pub gone: Vec<PageId>,
+    pub lists: Vec<PairList>,
+}
+
+/// An ordered pair of stems and its pages.
+pub type PairList = ((WordId, WordId), Vec<PairCount>);
+
+/// What a segment's pairs answer: phrases of two of `stems`, less the
+/// pages in `gone`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Kept {
+    pub stems: Vec<WordId>,
+    pub gone: Vec<PageId>,
+}
+
+impl Kept {
+    fn decode(v: &[u8]) -> Result<Kept> {
+        let mut r = VarintReader::new(v);
+        Ok(Kept {
+            stems: codec::read_u32_list(&mut r)?,
+            gone: codec::read_u32_list(&mut r)?,
+        })
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        codec::put_u32_list(&mut v, &self.stems);
+        codec::put_u32_list(&mut v, &self.gone);
+        v
+    }
+
+    /// Whether the segment keeps pairs of `stem`.
+    pub fn holds(&self, stem: WordId) -> bool {
+        self.stems.binary_search(&stem).is_ok()
+    }
 }
 
 fn pair_key(segment: u32, a: WordId, b: WordId, page: PageId) -> [u8; 16] {
@@ -69,18 +106,53 @@ pub(super) fn count(
     segment: u32,
     pages: u32,
 ) -> Result<SegmentPairs> {
+    let runs = segment_runs(txn, postings, segment)?;
+    let stems = common_stems(&runs, pages)?;
+    Ok(match count_pairs(&runs, &stems)? {
+        Some(lists) => SegmentPairs {
+            stems,
+            gone: Vec::new(),
+            lists,
+        },
+        // Such a segment keeps no pairs and is read from positions, as
+        // any other without.
+        None => SegmentPairs::default(),
+    })
+}
+
+/// The pairs of `stems` in a segment as its postings are now: what its
+/// kept pairs less its gone pages must be (`check`).
+pub(super) fn recount(
+    txn: &RoTxn<'_>,
+    postings: Db,
+    segment: u32,
+    stems: &[WordId],
+) -> Result<Option<Vec<PairList>>> {
+    count_pairs(&segment_runs(txn, postings, segment)?, stems)
+}
+
+/// A segment's posting runs, word by word (a word's entries may run on
+/// across parts).
+fn segment_runs<'t>(
+    txn: &'t RoTxn<'_>,
+    postings: Db,
+    segment: u32,
+) -> Result<Vec<postings::Run<'t>>> {
     let lo = triple_key(segment, 0, 0);
     let hi = triple_key(segment, u32::MAX, u32::MAX);
-    let range = (Included(&lo[..]), Included(&hi[..]));
-    // The segment's runs, word by word (a word's entries may run on
-    // across parts).
-    let mut runs: Vec<postings::Run<'_>> = Vec::new();
-    for item in postings.range(txn, &range)? {
+    let mut runs = Vec::new();
+    for item in postings.range(txn, &(Included(&lo[..]), Included(&hi[..])))? {
         let (k, part) = item?;
         for run in postings::runs(split_triple_key(k)?.1, part) {
             runs.push(run?);
         }
     }
+    Ok(runs)
+}
+
+/// The stems on at least half of `pages`, the [`MOST_STEMS`] most
+/// frequent of them, ascending.
+fn common_stems(runs: &[postings::Run<'_>], pages: u32) -> Result<Vec<WordId>> {
     // Each word's pages, counted only where its runs are long enough to
     // hold half the pages (an entry takes two bytes or more): most words
     // are rare, and passing their runs unread is most of the work saved.
@@ -103,9 +175,21 @@ pub(super) fn count(
     df.truncate(MOST_STEMS);
     let mut stems: Vec<WordId> = df.into_iter().map(|(w, _)| w).collect();
     stems.sort_unstable();
+    Ok(stems)
+}
+
+/// Each ordered pair of `stems` (ascending) that stands side by side on
+/// some page of `runs`, with those pages and how many times (None: a page
+/// reaches past [`MOST_POSITIONS`]).
+fn count_pairs(runs: &[postings::Run<'_>], stems: &[WordId]) -> Result<Option<Vec<PairList>>> {
+    if stems.len() > MOST_STEMS {
+        return Err(StoreError::corrupt(
+            "a segment keeps pairs of too many stems",
+        ));
+    }
     // Each common stem's entries, in page order, positions still encoded.
     let mut entries: Vec<Vec<postings::Entry<'_>>> = vec![Vec::new(); stems.len()];
-    for run in &runs {
+    for run in runs {
         if let Ok(i) = stems.binary_search(&run.word) {
             for e in run.entries() {
                 entries[i].push(e?);
@@ -138,9 +222,8 @@ pub(super) fn count(
         }
         let last = at.iter().map(|&(p, _)| p).max().unwrap_or(0);
         if last >= MOST_POSITIONS {
-            // Not from this crawler: such a segment keeps no pairs (and
-            // is read from positions, as any other without).
-            return Ok(SegmentPairs::default());
+            // Not from this crawler.
+            return Ok(None);
         }
         if slot.len() < last + 2 {
             slot.resize(last + 2, 0);
@@ -167,22 +250,25 @@ pub(super) fn count(
         }
         touched.clear();
     }
-    let lists = lists
-        .into_iter()
-        .enumerate()
-        .filter(|(_, l)| !l.is_empty())
-        .map(|(i, l)| ((stems[i / n], stems[i % n]), l))
-        .collect();
-    Ok(SegmentPairs { stems, lists })
+    Ok(Some(
+        lists
+            .into_iter()
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(i, l)| ((stems[i / n], stems[i % n]), l))
+            .collect(),
+    ))
 }
 
 /// Writes a segment's pairs (it has none yet). The segment's keys come
 /// after every other segment's when it is the newest: appended, so
 /// leaves fill.
 pub(super) fn write(txn: &mut RwTxn<'_>, db: Db, segment: u32, pairs: &SegmentPairs) -> Result<()> {
-    let mut stems = Vec::new();
-    codec::put_u32_list(&mut stems, &pairs.stems);
-    put_appending(txn, db, &u32_key(segment), &stems)?;
+    let kept = Kept {
+        stems: pairs.stems.clone(),
+        gone: pairs.gone.clone(),
+    };
+    put_appending(txn, db, &u32_key(segment), &kept.encode())?;
     // The record being filled: its key and its runs so far.
     let mut open: Option<([u8; 16], Vec<u8>)> = None;
     for &((a, b), ref list) in &pairs.lists {
@@ -244,6 +330,22 @@ fn put_appending(txn: &mut RwTxn<'_>, db: Db, key: &[u8], value: &[u8]) -> Resul
     Ok(())
 }
 
+/// Notes that `page` left `segment` (indexed again elsewhere, or
+/// removed): its entries in the segment's pairs no longer count. Rewriting
+/// every list that names it would cost more than the page.
+pub(super) fn forget_page(txn: &mut RwTxn<'_>, db: Db, segment: u32, page: PageId) -> Result<()> {
+    let key = u32_key(segment);
+    let Some(v) = db.get(txn, &key)? else {
+        return Ok(());
+    };
+    let mut kept = Kept::decode(v)?;
+    if let Err(at) = kept.gone.binary_search(&page) {
+        kept.gone.insert(at, page);
+        db.put(txn, &key, &kept.encode())?;
+    }
+    Ok(())
+}
+
 /// Removes a segment's pairs (nothing when it has none).
 pub(super) fn drop(txn: &mut RwTxn<'_>, db: Db, segment: u32) -> Result<()> {
     let lo = u32_key(segment);
@@ -258,23 +360,23 @@ pub(super) fn drop(txn: &mut RwTxn<'_>, db: Db, segment: u32) -> Result<()> {
 
 /// Pair look-ups for readers.
 pub trait PairRead: View {
-    /// The stems a segment keeps pairs of (None: it keeps none).
-    fn pair_stems(&self, segment: u32) -> Result<Option<Vec<WordId>>> {
+    /// What a segment's pairs answer (None: it keeps none).
+    fn pairs_kept(&self, segment: u32) -> Result<Option<Kept>> {
         self.dbs()
             .pair_postings
             .get(self.txn(), &u32_key(segment))?
-            .map(|v| codec::read_u32_list(&mut VarintReader::new(v)))
+            .map(Kept::decode)
             .transpose()
     }
 
     /// The pages of `segment` where `b` follows `a`, with how many times,
-    /// appended to `out` in page order (both must be among the segment's
-    /// [`PairRead::pair_stems`]).
+    /// appended to `out` in page order (both must be among the stems the
+    /// segment's pairs keep, `kept`, whose gone pages are left out).
     fn pair_counts(
         &self,
         segment: u32,
-        a: WordId,
-        b: WordId,
+        kept: &Kept,
+        (a, b): (WordId, WordId),
         out: &mut Vec<PairCount>,
     ) -> Result<()> {
         let db = self.dbs().pair_postings;
@@ -293,7 +395,15 @@ pub trait PairRead: View {
                     return Ok(());
                 }
                 if second == b {
+                    let from = out.len();
                     decode_run(entries, out)?;
+                    if !kept.gone.is_empty() {
+                        let tail = out.split_off(from);
+                        out.extend(
+                            tail.into_iter()
+                                .filter(|(p, _)| kept.gone.binary_search(p).is_err()),
+                        );
+                    }
                 }
             }
         }
@@ -306,9 +416,10 @@ pub trait PairRead: View {
         for item in self.dbs().pair_postings.iter(self.txn())? {
             let (k, v) = item?;
             if k.len() == 4 {
-                let stems = codec::read_u32_list(&mut VarintReader::new(v))?;
+                let kept = Kept::decode(v)?;
                 let pairs = SegmentPairs {
-                    stems,
+                    stems: kept.stems,
+                    gone: kept.gone,
                     lists: Vec::new(),
                 };
                 out.push((codec::read_u32(k)?, pairs));
@@ -416,6 +527,7 @@ mod tests {
         }
         let pairs = SegmentPairs {
             stems: vec![1, 2, 3, 4, 5, 7, 9],
+            gone: Vec::new(),
             lists,
         };
         store
@@ -424,6 +536,7 @@ mod tests {
                 // Another segment's, before and after, must not leak in.
                 let other = SegmentPairs {
                     stems: vec![3],
+                    gone: Vec::new(),
                     lists: vec![((3, 3), vec![(1, 1)])],
                 };
                 write(&mut w.txn, w.dbs.pair_postings, 5, &other)?;
@@ -433,14 +546,15 @@ mod tests {
         let r = store.read().expect("read");
         let records = r.dbs.pair_postings.len(&r.txn).expect("len");
         assert!(records > 12, "{records} records: lists were not cut");
-        for ((a, b), list) in &pairs.lists {
+        let kept = r.pairs_kept(6).expect("read").expect("kept");
+        for (pair, list) in &pairs.lists {
             let mut got = Vec::new();
-            r.pair_counts(6, *a, *b, &mut got).expect("read");
-            assert_eq!(&got, list, "({a}, {b})");
+            r.pair_counts(6, &kept, *pair, &mut got).expect("read");
+            assert_eq!(&got, list, "{pair:?}");
         }
         let mut none = Vec::new();
-        r.pair_counts(6, 3, 3, &mut none).expect("read");
-        r.pair_counts(6, 9, 6, &mut none).expect("read");
+        r.pair_counts(6, &kept, (3, 3), &mut none).expect("read");
+        r.pair_counts(6, &kept, (9, 6), &mut none).expect("read");
         assert!(none.is_empty());
         let stored = r.stored_pairs().expect("stored");
         assert_eq!(stored.len(), 3);

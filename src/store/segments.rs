@@ -217,14 +217,22 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// One page's postings left `segment` (a live one): its pairs, counted
-    /// with that page, go too.
-    pub(super) fn segment_lost_page(&mut self, segment: u32) -> Result<()> {
+    /// A page's postings left `segment` (a live one): the segment's pairs,
+    /// counted with that page, leave it out from now on.
+    pub(super) fn segment_lost_page(&mut self, segment: u32, page: PageId) -> Result<()> {
         if self.pending.segment == Some(segment) {
             self.pending.segment_pages = self.pending.segment_pages.saturating_sub(1);
         } else {
-            self.segments_mut()?.add_pages(segment, -1);
-            pairs::drop(&mut self.txn, self.dbs.pair_postings, segment)?;
+            let list = self.segments_mut()?;
+            list.add_pages(segment, -1);
+            let live = list.ids().any(|s| s == segment);
+            let db = self.dbs.pair_postings;
+            if live {
+                pairs::forget_page(&mut self.txn, db, segment, page)?;
+            } else {
+                // Its last page: the segment is gone, and its pairs with it.
+                pairs::drop(&mut self.txn, db, segment)?;
+            }
         }
         Ok(())
     }

@@ -1257,16 +1257,19 @@ fn pairs_by_brute_force(r: &Reader<'_>, pages: &[(PageId, Vec<String>)]) -> Vec<
     out
 }
 
+/// The rows each segment's pairs answer, read as a phrase reads them.
 fn stored_rows(r: &Reader<'_>) -> Vec<SegmentRows> {
     r.stored_pairs()
         .unwrap()
         .into_iter()
-        .map(|(segment, kept)| {
-            let mut rows: Vec<_> = kept
-                .lists
-                .into_iter()
-                .flat_map(|(pair, list)| list.into_iter().map(move |(p, n)| (pair, p, n)))
-                .collect();
+        .map(|(segment, stored)| {
+            let kept = r.pairs_kept(segment).unwrap().unwrap();
+            let mut rows = Vec::new();
+            for (pair, _) in stored.lists {
+                let mut list = Vec::new();
+                r.pair_counts(segment, &kept, pair, &mut list).unwrap();
+                rows.extend(list.into_iter().map(|(p, n)| (pair, p, n)));
+            }
             rows.sort_unstable();
             (segment, rows)
         })
@@ -1274,7 +1277,7 @@ fn stored_rows(r: &Reader<'_>) -> Vec<SegmentRows> {
 }
 
 #[test]
-fn merged_segments_count_side_by_side_pairs_and_drop_them_when_a_page_leaves() {
+fn merged_segments_count_side_by_side_pairs_and_leave_out_pages_that_leave() {
     let (_d, store, pages) = pair_store();
     let r = store.read().unwrap();
     let kept = r.stored_pairs().unwrap();
@@ -1290,17 +1293,46 @@ fn merged_segments_count_side_by_side_pairs_and_drop_them_when_a_page_leaves() {
     drop(r);
     assert_whole(&store);
 
-    // Page 3 indexed again: its segment keeps no pairs any more.
-    let (id, _) = pages[3];
-    let segment = store.read().unwrap().page_segment(id).unwrap().unwrap();
+    // Pages 3 and 40 indexed again, in other segments: their old
+    // segments' pairs leave them out from now on.
+    let mut pages = pages;
+    for i in [3, 40] {
+        let (id, _) = pages[i];
+        let segment = store.read().unwrap().page_segment(id).unwrap().unwrap();
+        let again = ["ash", "ash", "elm", "oak"];
+        store
+            .update(|w| put(w, id, page(&again, &["t"], vec![])))
+            .unwrap();
+        pages[i].1 = again.iter().map(|w| w.to_string()).collect();
+        let r = store.read().unwrap();
+        let kept = r.pairs_kept(segment).unwrap().unwrap();
+        assert!(kept.gone.contains(&id), "{kept:?}");
+        assert!(r.page_segment(id).unwrap() != Some(segment));
+        assert_eq!(stored_rows(&r), pairs_by_brute_force(&r, &pages));
+        drop(r);
+        assert_whole(&store);
+    }
+}
+
+#[test]
+fn a_segment_whose_pages_all_leave_takes_its_pairs_along() {
+    let (_d, store, pages) = pair_store();
+    let before = store.read().unwrap().stored_pairs().unwrap();
+    assert!(!before.is_empty());
     store
-        .update(|w| put(w, id, page(&["ash", "ash", "elm"], &["t"], vec![])))
+        .update(|w| {
+            for (id, _) in &pages {
+                put(w, *id, page(&["ash", "elm"], &["t"], vec![]))?;
+            }
+            Ok(())
+        })
         .unwrap();
     let r = store.read().unwrap();
-    assert_eq!(r.pair_stems(segment).unwrap(), None);
-    let mut pages = pages;
-    pages[3].1 = vec!["ash".into(), "ash".into(), "elm".into()];
-    assert_eq!(stored_rows(&r), pairs_by_brute_force(&r, &pages));
+    let after: Vec<u32> = r.stored_pairs().unwrap().iter().map(|(s, _)| *s).collect();
+    assert!(
+        before.iter().all(|(s, _)| !after.contains(s)),
+        "{after:?} still kept"
+    );
     drop(r);
     assert_whole(&store);
 }
