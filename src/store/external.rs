@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::codec::{self, read_u32, u32_key};
 use super::schema::{PageId, PointId};
-use super::sealed::View;
+use super::sealed::{by_id, View};
 use super::{Result, Writer};
 
 /// The answer to one external link check.
@@ -32,11 +32,7 @@ impl ExternalCheck {
 /// External check look-ups.
 pub trait ExternalRead: View {
     fn external_check(&self, page: PageId) -> Result<Option<ExternalCheck>> {
-        self.dbs()
-            .external_checks
-            .get(self.txn(), &u32_key(page))?
-            .map(codec::decode)
-            .transpose()
+        by_id(self, self.dbs().external_checks, page, codec::decode)
     }
 
     /// Every checked link target, by page id.

@@ -8,7 +8,7 @@ use super::codec::{self, read_u32, u32_key};
 use super::schema::{
     meta_keys, FrontierEntry, InstanceId, InstanceRecord, PageId, PointId, UrlState,
 };
-use super::sealed::View;
+use super::sealed::{by_id, View};
 use super::{PageRead, Result, StoreError, Writer};
 
 /// A frontier entry taken by one crawler process.
@@ -40,11 +40,7 @@ fn frontier_key(depth: u32, seq: u64) -> [u8; 12] {
 /// Frontier, state and instance look-ups.
 pub trait FrontierRead: View {
     fn url_state(&self, page: PageId) -> Result<Option<UrlState>> {
-        self.dbs()
-            .url_state
-            .get(self.txn(), &u32_key(page))?
-            .map(codec::decode)
-            .transpose()
+        by_id(self, self.dbs().url_state, page, codec::decode)
     }
 
     fn frontier_len(&self) -> Result<u64> {

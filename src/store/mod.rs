@@ -413,6 +413,19 @@ mod sealed {
         fn dbs(&self) -> &super::Dbs;
         fn dictionaries(&self) -> &super::Dictionaries;
     }
+
+    /// The record of `db` keyed by the id `id`, decoded (None: there is
+    /// none): the look-up most tables keyed by an id answer.
+    pub fn by_id<V: View + ?Sized, T>(
+        v: &V,
+        db: super::schema::Db,
+        id: u32,
+        decode: impl FnOnce(&[u8]) -> super::Result<T>,
+    ) -> super::Result<Option<T>> {
+        db.get(v.txn(), &super::codec::u32_key(id))?
+            .map(decode)
+            .transpose()
+    }
 }
 
 /// A read-only snapshot of the store.

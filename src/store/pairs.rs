@@ -26,7 +26,7 @@ use heed::{MdbError, PutFlags, RoTxn, RwTxn};
 use super::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
 use super::postings;
 use super::schema::{Db, PageId, WordId, LEAF_VALUE_BYTES};
-use super::sealed::View;
+use super::sealed::{by_id, View};
 use super::{Result, StoreError};
 
 /// Merged segments this large get pairs: in smaller ones the positional
@@ -362,11 +362,7 @@ pub(super) fn drop(txn: &mut RwTxn<'_>, db: Db, segment: u32) -> Result<()> {
 pub trait PairRead: View {
     /// What a segment's pairs answer (None: it keeps none).
     fn pairs_kept(&self, segment: u32) -> Result<Option<Kept>> {
-        self.dbs()
-            .pair_postings
-            .get(self.txn(), &u32_key(segment))?
-            .map(Kept::decode)
-            .transpose()
+        by_id(self, self.dbs().pair_postings, segment, Kept::decode)
     }
 
     /// The pages of `segment` where `b` follows `a`, with how many times,

@@ -3,17 +3,13 @@
 
 use super::codec::{self, read_u32, u32_key};
 use super::schema::{meta_keys, PointId, PointRecord};
-use super::sealed::View;
+use super::sealed::{by_id, View};
 use super::{Result, StoreError, Writer};
 
 /// Crawl point look-ups.
 pub trait PointRead: View {
     fn point(&self, id: PointId) -> Result<Option<PointRecord>> {
-        self.dbs()
-            .crawl_points
-            .get(self.txn(), &u32_key(id))?
-            .map(codec::decode)
-            .transpose()
+        by_id(self, self.dbs().crawl_points, id, codec::decode)
     }
 
     fn points(&self) -> Result<Vec<(PointId, PointRecord)>> {

@@ -4,18 +4,14 @@
 
 use super::codec::{self, u32_key};
 use super::schema::PageId;
-use super::sealed::View;
+use super::sealed::{by_id, View};
 use super::{Result, Writer};
 
 /// Sitemap origin look-ups.
 pub trait SitemapRead: View {
     /// The sitemap that listed this page, if one did.
     fn listed_by_sitemap(&self, page: PageId) -> Result<Option<String>> {
-        self.dbs()
-            .sitemap_pages
-            .get(self.txn(), &u32_key(page))?
-            .map(codec::decode)
-            .transpose()
+        by_id(self, self.dbs().sitemap_pages, page, codec::decode)
     }
 }
 
