@@ -339,9 +339,9 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
 /// Forward records by page: segment, (word -> tf) and title length.
 type Forwards = HashMap<PageId, (u32, HashMap<WordId, u32>, u64)>;
 
-/// Every segment's pairs are live and, less the pages gone from it, what
-/// counting its postings afresh gives for the same stems (the pairs are
-/// counted from them and follow every change).
+/// Every segment's pairs are live and read (less the pages gone from it)
+/// as counting its postings afresh for the same stems gives (the pairs
+/// are counted from them and follow every change).
 fn check_pairs<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let live = v.live_segments()?;
     for (segment, stored) in v.stored_pairs()? {
@@ -351,26 +351,16 @@ fn check_pairs<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             ));
             continue;
         }
-        let Some(fresh) = pairs::recount(v.txn(), v.dbs().postings, segment, &stored.stems)? else {
+        let Some(fresh) = pairs::recount(v.txn(), v.dbs().postings, segment, &stored.kept.stems)?
+        else {
             p.add(format!(
                 "segment {segment}: pair postings, but a page is too long to count"
             ));
             continue;
         };
-        let kept: Vec<pairs::PairList> = stored
-            .lists
-            .into_iter()
-            .map(|(pair, list)| {
-                let list: Vec<_> = list
-                    .into_iter()
-                    .filter(|(page, _)| stored.gone.binary_search(page).is_err())
-                    .collect();
-                (pair, list)
-            })
-            .filter(|(_, list)| !list.is_empty())
-            .collect();
-        let differs = (0..kept.len().max(fresh.len())).find(|&i| kept.get(i) != fresh.get(i));
-        if let Some(((a, b), _)) = differs.and_then(|i| kept.get(i).or(fresh.get(i))) {
+        let read = &stored.lists;
+        let differs = (0..read.len().max(fresh.len())).find(|&i| read.get(i) != fresh.get(i));
+        if let Some(((a, b), _)) = differs.and_then(|i| read.get(i).or(fresh.get(i))) {
             p.add(format!(
                 "segment {segment}: pair postings of words {a} {b} disagree with its positions"
             ));

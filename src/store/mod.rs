@@ -414,6 +414,23 @@ mod sealed {
         fn dictionaries(&self) -> &super::Dictionaries;
     }
 
+    /// Puts `key` with `MDB_APPEND` when it is past the table's last key
+    /// (LMDB then starts a new leaf and leaves the full one as it is,
+    /// where an ordinary put at the end splits it in half), else with an
+    /// ordinary put.
+    pub fn put_appending(
+        txn: &mut heed::RwTxn<'_>,
+        db: super::schema::Db,
+        key: &[u8],
+        value: &[u8],
+    ) -> super::Result<()> {
+        match db.put_with_flags(txn, heed::PutFlags::APPEND, key, value) {
+            Err(heed::Error::Mdb(heed::MdbError::KeyExist)) => db.put(txn, key, value)?,
+            done => done?,
+        }
+        Ok(())
+    }
+
     /// The record of `db` keyed by the id `id`, decoded (None: there is
     /// none): the look-up most tables keyed by an id answer.
     pub fn by_id<V: View + ?Sized, T>(

@@ -13,11 +13,9 @@
 //! full one as it is; an ordinary put there still moves the last entry
 //! over, which costs a sixth of a leaf of forward records).
 
-use heed::{MdbError, PutFlags};
-
 use super::codec::{self, pair_key, u32_key};
 use super::schema::{Db, Dbs, PageId};
-use super::sealed::View;
+use super::sealed::{put_appending, View};
 use super::{Result, Writer};
 
 /// The tables keyed `segment ‖ page id`.
@@ -56,14 +54,10 @@ impl Writer<'_> {
         Ok(Slot(pair_key(segment, page)))
     }
 
+    /// Appended, unless the page came out of order or was written twice
+    /// in one transaction (then an ordinary put).
     pub(super) fn put_in_slot(&mut self, db: Db, slot: &Slot, value: &[u8]) -> Result<()> {
-        match db.put_with_flags(&mut self.txn, PutFlags::APPEND, &slot.0, value) {
-            // Not past the table's last key (a page out of order, or
-            // written twice in one transaction): an ordinary put.
-            Err(heed::Error::Mdb(MdbError::KeyExist)) => db.put(&mut self.txn, &slot.0, value)?,
-            done => done?,
-        }
-        Ok(())
+        put_appending(&mut self.txn, db, &slot.0, value)
     }
 
     /// Removes a page's records from every table of [`tables`] and its

@@ -21,12 +21,12 @@
 
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
-use heed::{MdbError, PutFlags, RoTxn, RwTxn};
+use heed::{RoTxn, RwTxn};
 
 use super::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
 use super::postings;
-use super::schema::{Db, PageId, WordId, LEAF_VALUE_BYTES};
-use super::sealed::{by_id, View};
+use super::schema::{Db, Dbs, PageId, WordId, LEAF_VALUE_BYTES};
+use super::sealed::{by_id, put_appending, View};
 use super::{Result, StoreError};
 
 /// Merged segments this large get pairs: in smaller ones the positional
@@ -45,22 +45,21 @@ const MOST_POSITIONS: usize = 1 << 22;
 /// A page's matches of one pair.
 pub type PairCount = (PageId, u32);
 
-/// A segment's pairs: its common stems (ascending), the pages that have
-/// left it since they were counted (ascending), and each ordered pair
-/// that matched somewhere, with its pages in page order.
+/// A segment's pairs: what they answer, and each ordered pair that
+/// matches somewhere, with its pages in page order.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct SegmentPairs {
-    pub stems: Vec<WordId>,
-    pub gone: Vec<PageId>,
+    pub kept: Kept,
     pub lists: Vec<PairList>,
 }
 
 /// An ordered pair of stems and its pages.
 pub type PairList = ((WordId, WordId), Vec<PairCount>);
 
-/// What a segment's pairs answer: phrases of two of `stems`, less the
-/// pages in `gone`.
-#[derive(Debug, PartialEq, Eq)]
+/// What a segment's pairs answer: phrases of two of its common `stems`
+/// (ascending), less the pages in `gone` (ascending: those that left the
+/// segment since its pairs were counted).
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Kept {
     pub stems: Vec<WordId>,
     pub gone: Vec<PageId>,
@@ -95,33 +94,33 @@ fn pair_key(segment: u32, a: WordId, b: WordId, page: PageId) -> [u8; 16] {
     k
 }
 
-/// A segment's pairs, counted from its postings: the stems on at least
-/// half of its `pages` (the [`MOST_STEMS`] most frequent of them),
-/// ascending, and for each ordered pair of them the pages where they
-/// stand side by side, with how many times. Used by the merge that writes
-/// the segment, the upgrade and `check`.
-pub(super) fn count(
-    txn: &RoTxn<'_>,
-    postings: Db,
-    segment: u32,
-    pages: u32,
-) -> Result<SegmentPairs> {
-    let runs = segment_runs(txn, postings, segment)?;
-    let stems = common_stems(&runs, pages)?;
-    Ok(match count_pairs(&runs, &stems)? {
-        Some(lists) => SegmentPairs {
-            stems,
-            gone: Vec::new(),
-            lists,
-        },
-        // Such a segment keeps no pairs and is read from positions, as
-        // any other without.
-        None => SegmentPairs::default(),
-    })
+/// Counts a segment's pairs from its postings and writes them (it has
+/// none yet): the stems on at least half of its `pages` (the
+/// [`MOST_STEMS`] most frequent of them) and, for each ordered pair of
+/// them, the pages where they stand side by side, with how many times.
+/// For the merge that writes the segment, and the upgrade.
+pub(super) fn build(txn: &mut RwTxn<'_>, dbs: &Dbs, segment: u32, pages: u32) -> Result<()> {
+    let counted = {
+        let runs = segment_runs(txn, dbs.postings, segment)?;
+        let stems = common_stems(&runs, pages)?;
+        match count_pairs(&runs, &stems)? {
+            Some(lists) => SegmentPairs {
+                kept: Kept {
+                    stems,
+                    gone: Vec::new(),
+                },
+                lists,
+            },
+            // Such a segment keeps no pairs and is read from positions,
+            // as any other without.
+            None => SegmentPairs::default(),
+        }
+    };
+    write(txn, dbs.pair_postings, segment, &counted)
 }
 
 /// The pairs of `stems` in a segment as its postings are now: what its
-/// kept pairs less its gone pages must be (`check`).
+/// stored pairs must read as (`check`).
 pub(super) fn recount(
     txn: &RoTxn<'_>,
     postings: Db,
@@ -264,11 +263,7 @@ fn count_pairs(runs: &[postings::Run<'_>], stems: &[WordId]) -> Result<Option<Ve
 /// after every other segment's when it is the newest: appended, so
 /// leaves fill.
 pub(super) fn write(txn: &mut RwTxn<'_>, db: Db, segment: u32, pairs: &SegmentPairs) -> Result<()> {
-    let kept = Kept {
-        stems: pairs.stems.clone(),
-        gone: pairs.gone.clone(),
-    };
-    put_appending(txn, db, &u32_key(segment), &kept.encode())?;
+    put_appending(txn, db, &u32_key(segment), &pairs.kept.encode())?;
     // The record being filled: its key and its runs so far.
     let mut open: Option<([u8; 16], Vec<u8>)> = None;
     for &((a, b), ref list) in &pairs.lists {
@@ -318,16 +313,6 @@ fn flush(txn: &mut RwTxn<'_>, db: Db, record: Option<([u8; 16], Vec<u8>)>) -> Re
         Some((key, value)) => put_appending(txn, db, &key, &value),
         None => Ok(()),
     }
-}
-
-fn put_appending(txn: &mut RwTxn<'_>, db: Db, key: &[u8], value: &[u8]) -> Result<()> {
-    match db.put_with_flags(txn, PutFlags::APPEND, key, value) {
-        // Not past the table's last key (an upgrade of segments out of
-        // order): an ordinary put.
-        Err(heed::Error::Mdb(MdbError::KeyExist)) => db.put(txn, key, value)?,
-        done => done?,
-    }
-    Ok(())
 }
 
 /// Notes that `page` left `segment` (indexed again elsewhere, or
@@ -391,31 +376,22 @@ pub trait PairRead: View {
                     return Ok(());
                 }
                 if second == b {
-                    let from = out.len();
-                    decode_run(entries, out)?;
-                    if !kept.gone.is_empty() {
-                        let tail = out.split_off(from);
-                        out.extend(
-                            tail.into_iter()
-                                .filter(|(p, _)| kept.gone.binary_search(p).is_err()),
-                        );
-                    }
+                    decode_run(entries, &kept.gone, out)?;
                 }
             }
         }
         Ok(())
     }
 
-    /// Every segment's pairs as stored, in segment order: for `check`.
+    /// Every segment's pairs as stored, in segment order, read as a phrase
+    /// reads them (gone pages left out): for `check`.
     fn stored_pairs(&self) -> Result<Vec<(u32, SegmentPairs)>> {
         let mut out: Vec<(u32, SegmentPairs)> = Vec::new();
         for item in self.dbs().pair_postings.iter(self.txn())? {
             let (k, v) = item?;
             if k.len() == 4 {
-                let kept = Kept::decode(v)?;
                 let pairs = SegmentPairs {
-                    stems: kept.stems,
-                    gone: kept.gone,
+                    kept: Kept::decode(v)?,
                     lists: Vec::new(),
                 };
                 out.push((codec::read_u32(k)?, pairs));
@@ -439,9 +415,12 @@ pub trait PairRead: View {
                     pairs.lists.push(((a, b), Vec::new()));
                 }
                 if let Some((_, list)) = pairs.lists.last_mut() {
-                    decode_run(entries, list)?;
+                    decode_run(entries, &pairs.kept.gone, list)?;
                 }
             }
+        }
+        for (_, pairs) in &mut out {
+            pairs.lists.retain(|(_, list)| !list.is_empty());
         }
         Ok(out)
     }
@@ -475,8 +454,9 @@ fn runs(v: &[u8]) -> impl Iterator<Item = Result<(WordId, &[u8])>> {
     })
 }
 
-/// A run's entries: pages from 0 by delta, each with its count.
-fn decode_run(v: &[u8], out: &mut Vec<PairCount>) -> Result<()> {
+/// A run's entries but those of `gone` pages: pages from 0 by delta,
+/// each with its count.
+fn decode_run(v: &[u8], gone: &[PageId], out: &mut Vec<PairCount>) -> Result<()> {
     let mut r = VarintReader::new(v);
     let mut page: PageId = 0;
     while !r.is_empty() {
@@ -486,7 +466,9 @@ fn decode_run(v: &[u8], out: &mut Vec<PairCount>) -> Result<()> {
             .and_then(|d| page.checked_add(d))
             .ok_or_else(|| StoreError::corrupt("page id overflow in pair postings"))?;
         let n = if head & 1 == 1 { r.next_u32()? } else { 1 };
-        out.push((page, n));
+        if gone.binary_search(&page).is_err() {
+            out.push((page, n));
+        }
     }
     Ok(())
 }
@@ -522,8 +504,10 @@ mod tests {
             }
         }
         let pairs = SegmentPairs {
-            stems: vec![1, 2, 3, 4, 5, 7, 9],
-            gone: Vec::new(),
+            kept: Kept {
+                stems: vec![1, 2, 3, 4, 5, 7, 9],
+                gone: Vec::new(),
+            },
             lists,
         };
         store
@@ -531,8 +515,10 @@ mod tests {
                 write(&mut w.txn, w.dbs.pair_postings, 6, &pairs)?;
                 // Another segment's, before and after, must not leak in.
                 let other = SegmentPairs {
-                    stems: vec![3],
-                    gone: Vec::new(),
+                    kept: Kept {
+                        stems: vec![3],
+                        gone: Vec::new(),
+                    },
                     lists: vec![((3, 3), vec![(1, 1)])],
                 };
                 write(&mut w.txn, w.dbs.pair_postings, 5, &other)?;

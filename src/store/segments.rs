@@ -290,8 +290,7 @@ impl Writer<'_> {
         }
         let pages = u32::try_from(pages).unwrap_or(u32::MAX);
         if pages >= pairs::PAIR_MIN_PAGES {
-            let counted = pairs::count(&self.txn, dbs.postings, into, pages)?;
-            pairs::write(&mut self.txn, dbs.pair_postings, into, &counted)?;
+            pairs::build(&mut self.txn, &dbs, into, pages)?;
         }
         Ok(())
     }

@@ -94,8 +94,7 @@ pub fn from_schema_9(dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let live = segments::live_in(txn, dbs.meta)?;
     for &(segment, pages) in live.entries() {
         if pages >= pairs::PAIR_MIN_PAGES {
-            let counted = pairs::count(txn, dbs.postings, segment, pages)?;
-            pairs::write(txn, dbs.pair_postings, segment, &counted)?;
+            pairs::build(txn, dbs, segment, pages)?;
         }
     }
     Ok(())
