@@ -73,39 +73,36 @@ pub(super) fn phrase_matches<R: WordRead>(
         dfs.push(r.doc_freq(w)?);
     }
     let segments = r.segment_ids()?;
-    let mut plan = Plan {
-        segments: Vec::new(),
+    let plan = Plan {
         ids,
         dfs,
         element_stem,
         offsets: phrase.stems.iter().map(|&(_, o)| o).collect(),
         split,
     };
+    // The body: from pair postings where a segment keeps both words of a
+    // two-word phrase, walked by position in every other segment.
     let mut from_pairs = Vec::new();
-    match plan.side_by_side() {
-        Some((a, b)) => {
-            for &segment in &segments {
-                match r.pairs_kept(segment)? {
-                    Some(kept) if kept.holds(a) && kept.holds(b) => {
-                        r.pair_counts(segment, &kept, (a, b), &mut from_pairs)?;
-                    }
-                    _ => plan.segments.push(segment),
-                }
+    let mut walked = Vec::with_capacity(segments.len());
+    let pair = plan.side_by_side();
+    for &segment in &segments {
+        if let Some((a, b)) = pair {
+            if let Some(kept) = r.pairs_kept(segment)?.filter(|k| k.holds(a) && k.holds(b)) {
+                r.pair_counts(segment, &kept, (a, b), &mut from_pairs)?;
+                continue;
             }
         }
-        None => plan.segments.clone_from(&segments),
+        walked.push(segment);
     }
-    let mut body = plan.matches(
+    let body = plan.matches(
+        &walked,
+        from_pairs,
         |s, w, out| r.segment_postings_into(s, w, out),
         |s, w, page| r.segment_posting(s, w, page),
     )?;
-    if !from_pairs.is_empty() {
-        body.extend(from_pairs);
-        // Page-ordered runs: a stable sort merges them.
-        body.sort_by_key(|&(p, _)| p);
-    }
-    plan.segments = segments;
     let title = plan.matches(
+        &segments,
+        Vec::new(),
         |s, w, out| r.segment_title_postings_into(s, w, out),
         |s, w, page| r.segment_title_posting(s, w, page),
     )?;
@@ -137,9 +134,8 @@ fn resolve<R: WordRead>(r: &R, phrase: &Phrase) -> Result<Option<Resolved>, Stor
 }
 
 /// A phrase resolved against the store: its distinct stems with their
-/// document frequencies, where each element sits, and the live segments.
+/// document frequencies, and where each element sits.
 struct Plan {
-    segments: Vec<u32>,
     ids: Vec<WordId>,
     dfs: Vec<u32>,
     element_stem: Vec<usize>,
@@ -175,8 +171,13 @@ impl Plan {
     /// in chunks, other threads count them, and once the reading is done
     /// this thread counts too. Reading belongs to this thread (the read
     /// transaction does); the bytes it returns can be walked anywhere.
+    ///
+    /// `segments` are walked; `found` are pages counted otherwise (from
+    /// pair postings), merged in.
     fn matches<E: Positional + Send + Sync>(
         &self,
+        segments: &[u32],
+        found: PageCounts,
         scan: impl Fn(u32, WordId, &mut Vec<E>) -> Result<(), StoreError>,
         find: impl Fn(u32, WordId, PageId) -> Result<Option<E>, StoreError>,
     ) -> Result<PageCounts, StoreError> {
@@ -191,7 +192,8 @@ impl Plan {
             return Err(StoreError::corrupt("a phrase stem without an element"));
         }
         let read = |segment| self.read(segment, &order, &scan, &find);
-        let mut out = self.read_beside_walks(read, &order, &shapes)?;
+        let mut out = self.read_beside_walks(segments, read, &order, &shapes)?;
+        out.extend(found);
         // Each segment's run is in page order; the segments (and the
         // chunks) are not. A stable sort finds the runs and merges them.
         out.sort_by_key(|&(p, _)| p);
@@ -237,6 +239,7 @@ impl Plan {
     /// other threads start walking them. Then walks what is left.
     fn read_beside_walks<E: Positional + Send + Sync>(
         &self,
+        segments: &[u32],
         read: impl Fn(u32) -> Result<Option<SegmentLists<E>>, StoreError>,
         order: &[usize],
         shapes: &[Shape],
@@ -259,7 +262,7 @@ impl Plan {
         std::thread::scope(|s| {
             let mut walkers = Vec::new();
             let mut candidates = 0;
-            for &segment in &self.segments {
+            for &segment in segments {
                 let Some(lists) = read(segment)? else {
                     continue;
                 };
