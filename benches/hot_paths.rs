@@ -21,7 +21,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rustc_hash::FxHashMap;
 
 use crawlscope::demo::DemoSite;
 use crawlscope::html::{parse_html, Document, Link};
@@ -29,7 +28,7 @@ use crawlscope::index::Analyzer;
 use crawlscope::search::{search, DEFAULT_LIMIT};
 use crawlscope::store::prelude::*;
 use crawlscope::store::{
-    compress_body, OutLink, PageRecord, PageWrite, Store, TermPositions, Writer,
+    compress_body, OutLink, PageRecord, PageWrite, Store, Terms, TermsBuilder, Writer,
 };
 use crawlscope::url::Url;
 
@@ -62,18 +61,11 @@ fn pool(site: &DemoSite) -> Vec<(Url, bytes::Bytes, &'static str)> {
         .collect()
 }
 
-/// As `crawl::parse` does: stems with their positions, sorted by stem.
-fn terms_of(text: &str) -> (TermPositions, u32) {
-    let mut map: FxHashMap<String, Vec<u32>> = FxHashMap::default();
-    let count = Analyzer::global().analyze(text, 0, |stem, pos| match map.get_mut(stem) {
-        Some(v) => v.push(pos),
-        None => {
-            map.insert(stem.to_string(), vec![pos]);
-        }
-    });
-    let mut v: TermPositions = map.into_iter().collect();
-    v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    (v, count)
+/// As `crawl::parse` does: stems with their forms and positions.
+fn terms_of(text: &str) -> (Terms, u32) {
+    let mut b = TermsBuilder::default();
+    let count = Analyzer::global().analyze_forms(text, 0, |stem, form, pos| b.add(stem, form, pos));
+    (b.finish(), count)
 }
 
 fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec<Link>) {
@@ -94,7 +86,6 @@ fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec
         meta: doc.meta,
         compressed_body: compress_body(body),
         terms,
-        forms: Vec::new(),
         title_terms,
         head: None,
     };

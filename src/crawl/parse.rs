@@ -4,15 +4,13 @@
 //! tags, the compressed body and the links found. CPU work: the engine runs
 //! it off the async reactor.
 
-use rustc_hash::FxHashMap as HashMap;
-
 use url::Url;
 
 use super::fetch::Response;
 use crate::html::{self, Document, Link, MetaTag};
 use crate::index::Analyzer;
 use crate::store::{
-    Dictionaries, DictionaryKind, DirectiveSource, HttpHead, PageRecord, PageWrite, TermPositions,
+    Dictionaries, DictionaryKind, DirectiveSource, HttpHead, PageRecord, PageWrite, TermsBuilder,
 };
 
 /// A parsed page, ready for the writer.
@@ -72,28 +70,15 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, dictionaries: &Dictionari
         _ => Document::default(),
     };
     let analyzer = Analyzer::global();
-    // Per stem: its positions, and the word as first written on the page
-    // (empty when that is the stem itself), the page's vote for how the
-    // word is shown.
-    let mut body_terms: HashMap<String, (Vec<u32>, String)> = HashMap::default();
-    let token_count = analyzer.analyze_forms(&doc.text, 0, |stem, form, pos| {
-        match body_terms.get_mut(stem) {
-            Some((v, _)) => v.push(pos),
-            None => {
-                let form = if form == stem {
-                    String::new()
-                } else {
-                    form.to_string()
-                };
-                body_terms.insert(stem.to_string(), (vec![pos], form));
-            }
-        }
-    });
-    let mut title_terms: HashMap<String, Vec<u32>> = HashMap::default();
+    // The first form a page writes a word in is its vote for how the word
+    // is shown.
+    let mut body = TermsBuilder::default();
+    let token_count =
+        analyzer.analyze_forms(&doc.text, 0, |stem, form, pos| body.add(stem, form, pos));
+    let mut title = TermsBuilder::default();
     if let Some(t) = &doc.title {
-        analyzer.analyze(t, 0, |stem, pos| {
-            title_terms.entry(stem.to_string()).or_default().push(pos);
-        });
+        // Only the body votes for forms.
+        analyzer.analyze(t, 0, |stem, pos| title.add(stem, stem, pos));
     }
     let last_modified = http_time(resp.last_modified.as_deref())
         .or_else(|| http_time(resp.date.as_deref()))
@@ -135,12 +120,6 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, dictionaries: &Dictionari
     // Every 2xx body is kept, whatever its type (`crawlscope body URL`
     // returns it exactly); only HTML and text are indexed.
     let keep_body = ok;
-    let mut body: Vec<(String, (Vec<u32>, String))> = body_terms.into_iter().collect();
-    body.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let (terms, forms): (TermPositions, Vec<String>) = body
-        .into_iter()
-        .map(|(stem, (positions, form))| ((stem, positions), form))
-        .unzip();
     ParsedPage {
         write: PageWrite {
             record,
@@ -151,9 +130,8 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, dictionaries: &Dictionari
             } else {
                 Vec::new()
             },
-            forms,
-            terms,
-            title_terms: into_sorted(title_terms),
+            terms: body.finish(),
+            title_terms: title.finish(),
             head: Some(HttpHead {
                 request: resp.request_headers.clone(),
                 version: resp.version.clone(),
@@ -222,12 +200,6 @@ fn link_header_canonical(resp: &Response, url: &Url) -> Option<String> {
                 .flatten()
                 .map(|u| u.to_string())
         })
-}
-
-fn into_sorted(map: HashMap<String, Vec<u32>>) -> TermPositions {
-    let mut v: TermPositions = map.into_iter().collect();
-    v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    v
 }
 
 #[cfg(test)]

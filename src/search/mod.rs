@@ -182,9 +182,7 @@ pub fn snippet<R: PageRead + WordRead>(
 mod tests {
     use super::*;
     use crate::index::Analyzer;
-    use crate::store::{
-        compress_body, group_terms, PageRecord, PageWrite, PairRead, Store, Writer,
-    };
+    use crate::store::{compress_body, PageRecord, PageWrite, PairRead, Store, Terms, Writer};
     use crate::url::Url;
 
     /// Indexes an HTML page the way the crawler does (body and title
@@ -194,8 +192,9 @@ mod tests {
         let id = w.page_id_for(&url)?;
         let doc = crate::html::parse_html(html.as_bytes(), Some("text/html"), &url);
         let a = Analyzer::global();
-        let terms = group_terms(a.terms(&doc.text));
-        let title_terms = group_terms(doc.title.as_deref().map(|t| a.terms(t)).unwrap_or_default());
+        let terms = Terms::from_pairs(a.terms(&doc.text));
+        let title_terms =
+            Terms::from_pairs(doc.title.as_deref().map(|t| a.terms(t)).unwrap_or_default());
         let write = PageWrite {
             record: PageRecord {
                 title: doc.title,
@@ -208,7 +207,6 @@ mod tests {
             meta: doc.meta,
             compressed_body: compress_body(html.as_bytes()),
             terms,
-            forms: Vec::new(),
             title_terms,
             head: None,
         };

@@ -26,6 +26,7 @@ mod postings;
 mod schema;
 mod segments;
 mod sitemap_pages;
+mod terms;
 mod upgrade;
 mod words;
 
@@ -47,7 +48,7 @@ pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use history::{HistoryRead, RunEntry};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
-pub use pages::{group_terms, norm_factor, Forward, PageRead, PageWrite, TermPositions};
+pub use pages::{norm_factor, Forward, PageRead, PageWrite};
 pub use pairs::PairRead;
 pub use points::PointRead;
 pub use postings::Entry as PostingEntry;
@@ -57,6 +58,7 @@ pub use schema::{
     RobotsRecord, SkipReason, UrlRecord, UrlState, WordId, SCHEMA_VERSION,
 };
 pub use sitemap_pages::SitemapRead;
+pub use terms::{stem_key, Term, Terms, TermsBuilder};
 pub use words::{Posting, TitleEntry, WordRead};
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.

@@ -3,8 +3,6 @@
 //! mimetypes, page records, meta tags, compressed bodies, HTTP heads, and
 //! writing or removing a whole page in one transaction.
 
-use std::collections::HashMap;
-
 use url::Url;
 
 use super::codec::{self, put_u32_list, put_varint, u32_key, VarintReader};
@@ -15,11 +13,9 @@ use super::schema::{
 };
 use super::sealed::View;
 use super::segments::SegmentRead;
+use super::terms::Terms;
 use super::{bodies, page_records, postings, Result, StoreError, Writer};
 use crate::html::MetaTag;
-
-/// Stems of one field with the positions where they occur.
-pub type TermPositions = Vec<(String, Vec<u32>)>;
 
 /// Everything `put_page` writes for one fetched page.
 #[derive(Debug, Clone, Default)]
@@ -30,11 +26,9 @@ pub struct PageWrite {
     pub meta: Vec<MetaTag>,
     /// The body as [`super::compress_body`] returned it (empty: none kept).
     pub compressed_body: Vec<u8>,
-    pub terms: TermPositions,
-    /// Each body term as written on the page, in the order of `terms`
-    /// (empty: as its stem; absent: no vote).
-    pub forms: Vec<String>,
-    pub title_terms: TermPositions,
+    /// The body's terms; each votes for how its word is shown.
+    pub terms: Terms,
+    pub title_terms: Terms,
     /// The request and response heads (None: none kept).
     pub head: Option<HttpHead>,
 }
@@ -523,19 +517,17 @@ impl Writer<'_> {
         record.mime = self.mime_id_for(&page.content_type)?;
 
         let mut forward = Forward::default();
-        let mut body_ids: Vec<(WordId, &Vec<u32>)> = Vec::with_capacity(page.terms.len());
-        for (i, (stem, positions)) in page.terms.iter().enumerate() {
-            let w = self.word_id_for(stem)?;
-            if let Some(form) = page.forms.get(i) {
-                self.vote_form(w, if form.is_empty() { stem } else { form });
-            }
-            body_ids.push((w, positions));
+        let mut body_ids: Vec<(WordId, &[u32])> = Vec::with_capacity(page.terms.len());
+        for t in page.terms.iter() {
+            let w = self.word_id_keyed(t.stem, t.key)?;
+            self.vote_form(w, t.form);
+            body_ids.push((w, t.positions));
         }
         body_ids.sort_unstable_by_key(|&(w, _)| w);
         body_ids.dedup_by_key(|&mut (w, _)| w);
-        let mut title_ids: Vec<(WordId, &Vec<u32>)> = Vec::with_capacity(page.title_terms.len());
-        for (stem, positions) in &page.title_terms {
-            title_ids.push((self.word_id_for(stem)?, positions));
+        let mut title_ids: Vec<(WordId, &[u32])> = Vec::with_capacity(page.title_terms.len());
+        for t in page.title_terms.iter() {
+            title_ids.push((self.word_id_keyed(t.stem, t.key)?, t.positions));
         }
         title_ids.sort_unstable_by_key(|&(w, _)| w);
         title_ids.dedup_by_key(|&mut (w, _)| w);
@@ -697,15 +689,6 @@ pub fn norm_factor(max_tf: u32, norm: f32) -> f32 {
     } else {
         0.0
     }
-}
-
-/// Groups analyser output `(stem, position)` into per-stem position lists.
-pub fn group_terms(pairs: impl IntoIterator<Item = (String, u32)>) -> TermPositions {
-    let mut map: HashMap<String, Vec<u32>> = HashMap::new();
-    for (stem, pos) in pairs {
-        map.entry(stem).or_default().push(pos);
-    }
-    map.into_iter().collect()
 }
 
 #[cfg(test)]

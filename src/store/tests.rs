@@ -16,13 +16,8 @@ fn url(s: &str) -> Url {
     Url::parse(s).unwrap()
 }
 
-fn terms(words: &[&str]) -> TermPositions {
-    group_terms(
-        words
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.to_string(), i as u32)),
-    )
+fn terms(words: &[&str]) -> Terms {
+    Terms::from_pairs(words.iter().enumerate().map(|(i, w)| (*w, i as u32)))
 }
 
 fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<PageId>) {
@@ -37,7 +32,6 @@ fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<Pa
             meta: vec![description("d")],
             compressed_body: compress_body(body.join(" ").as_bytes()),
             terms: terms(body),
-            forms: Vec::new(),
             title_terms: terms(title),
             head: Some(HttpHead {
                 request: vec![("host".into(), "example.com".into())],
@@ -126,7 +120,7 @@ fn ids_of_a_transaction_that_failed_are_not_remembered() {
     // The first transaction gives both a URL and a word an id, then fails.
     let failed = store.update(|w| {
         w.page_id_for(&url("http://h/lost"))?;
-        w.word_id_for("lost")?;
+        w.word_id_keyed("lost", stem_key("lost"))?;
         Err::<(), _>(StoreError::corrupt("fails on purpose"))
     });
     assert!(failed.is_err());
@@ -136,7 +130,7 @@ fn ids_of_a_transaction_that_failed_are_not_remembered() {
             w.page_id_for(&url("http://h/other"))?;
             Ok((
                 w.page_id_for(&url("http://h/lost"))?,
-                w.word_id_for("lost")?,
+                w.word_id_keyed("lost", stem_key("lost"))?,
             ))
         })
         .unwrap();

@@ -352,12 +352,11 @@ impl DocFreq {
 }
 
 impl Writer<'_> {
-    pub fn word_id_for(&mut self, stem: &str) -> Result<WordId> {
-        // Keyed by a 128-bit hash, the caches compare no strings: a string
+    /// The id of `stem`, whose [`super::stem_key`] is `key`, made when new.
+    pub fn word_id_keyed(&mut self, stem: &str, key: u128) -> Result<WordId> {
+        // Keyed by the stem's hash, the caches compare no strings: a string
         // key is a pointer to chase into a cold heap line, 4% of a crawl's
-        // CPU in the compare alone. Two of a store's stems share a hash
-        // with odds of about 2^-89.
-        let key = xxhash_rust::xxh3::xxh3_128(stem.as_bytes());
+        // CPU in the compare alone.
         // Committed words first: after the first pages nearly all are.
         if let Some(id) = self.word_cache.get(&key) {
             return Ok(id);

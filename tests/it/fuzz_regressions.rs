@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crawlscope::search;
 use crawlscope::store::prelude::*;
-use crawlscope::store::{PageId, PageRecord, PageWrite, Store, WordId};
+use crawlscope::store::{PageId, PageRecord, PageWrite, Store, Terms, WordId};
 use crawlscope::url::Url;
 use heed::types::Bytes;
 use heed::{Database, EnvOpenOptions};
@@ -74,9 +74,8 @@ fn store_with_a_page(dir: &Path) -> (Store, PageId, WordId) {
                     ..PageRecord::default()
                 },
                 content_type: "text/html".into(),
-                terms: vec![("harbor".into(), vec![0]), ("light".into(), vec![1])],
-                forms: Vec::new(),
-                title_terms: vec![("harbor".into(), vec![0])],
+                terms: Terms::from_pairs([("harbor", 0), ("light", 1)]),
+                title_terms: Terms::from_pairs([("harbor", 0)]),
                 ..PageWrite::default()
             };
             w.put_page(id, &write, &[])?;
