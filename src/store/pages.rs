@@ -517,14 +517,12 @@ impl Writer<'_> {
         record.mime = self.mime_id_for(&page.content_type)?;
 
         let mut forward = Forward::default();
-        let mut body_ids: Vec<(WordId, &[u32])> = Vec::with_capacity(page.terms.len());
+        let mut body_ids: Vec<(WordId, &[u32], &str)> = Vec::with_capacity(page.terms.len());
         for t in page.terms.iter() {
-            let w = self.word_id_keyed(t.stem, t.key)?;
-            self.vote_form(w, t.form);
-            body_ids.push((w, t.positions));
+            body_ids.push((self.word_id_keyed(t.stem, t.key)?, t.positions, t.form));
         }
-        body_ids.sort_unstable_by_key(|&(w, _)| w);
-        body_ids.dedup_by_key(|&mut (w, _)| w);
+        body_ids.sort_unstable_by_key(|&(w, _, _)| w);
+        body_ids.dedup_by_key(|&mut (w, _, _)| w);
         let mut title_ids: Vec<(WordId, &[u32])> = Vec::with_capacity(page.title_terms.len());
         for t in page.title_terms.iter() {
             title_ids.push((self.word_id_keyed(t.stem, t.key)?, t.positions));
@@ -535,11 +533,12 @@ impl Writer<'_> {
         forward.segment = self.segment()?;
         self.pending.segment_pages += 1;
         record.max_tf = 0;
-        for &(w, positions) in &body_ids {
+        for &(w, positions, form) in &body_ids {
             let tf = positions.len() as u32;
             record.max_tf = record.max_tf.max(tf);
             postings::push_entry(self.pending.blocks.entry(w).or_default(), id, positions);
             forward.terms.push((w, tf));
+            self.count_body_word(w, form);
         }
         let mut value = Vec::new();
         for &(w, positions) in &title_ids {
@@ -551,6 +550,9 @@ impl Writer<'_> {
                 &value,
             )?;
             forward.title.push(w);
+            if body_ids.binary_search_by_key(&w, |&(b, _, _)| b).is_err() {
+                self.add_doc_freq(w, 1);
+            }
         }
         let max_tf = record.max_tf.max(1) as f32;
         record.norm = forward
@@ -559,9 +561,6 @@ impl Writer<'_> {
             .map(|&(_, tf)| (tf as f32 / max_tf).powi(2))
             .sum::<f32>()
             .sqrt();
-        for w in forward.all_words() {
-            self.add_doc_freq(w, 1);
-        }
         self.set_norm_factor(id, norm_factor(record.max_tf, record.norm))?;
         let slot = self.page_slot(id)?;
         self.put_in_slot(self.dbs.forward, &slot, &forward.encode())?;

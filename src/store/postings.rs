@@ -450,9 +450,8 @@ pub struct Pending {
     pub blocks: HashMap<WordId, Vec<u8>>,
     /// This transaction's links: child -> parents, written at the end.
     pub parents: HashMap<PageId, Vec<PageId>>,
-    pub doc_freq: HashMap<WordId, i64>,
-    /// Pages of this transaction that wrote a word each way.
-    pub forms: HashMap<WordId, Vec<(Box<str>, u32)>>,
+    /// Document frequency changes and form votes, by word.
+    pub words: HashMap<WordId, super::words::WordDelta>,
     /// Words (by their stem's 128-bit hash) this transaction found or
     /// gave an id.
     pub new_words: HashMap<u128, WordId>,

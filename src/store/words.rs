@@ -310,45 +310,81 @@ pub(crate) struct DocFreq {
 
 impl DocFreq {
     pub fn decode(v: &[u8]) -> Result<DocFreq> {
-        let (head, rest) = v
-            .split_at_checked(4)
-            .ok_or_else(|| StoreError::corrupt("doc_freq record shorter than 4 bytes"))?;
-        let mut r = VarintReader::new(rest);
-        let mut forms = Vec::new();
-        while !r.is_empty() {
-            let count = r.next_u32()?;
-            let len = r.next_u64()?;
-            let bytes = r.take(len)?;
-            forms.push((String::from_utf8_lossy(bytes).into_owned(), count));
-        }
+        let (df, forms) = split_doc_freq(v)?;
         Ok(DocFreq {
-            df: codec::read_u32(head)?,
-            forms,
+            df,
+            forms: forms
+                .map(|f| f.map(|(bytes, n)| (String::from_utf8_lossy(bytes).into_owned(), n)))
+                .collect::<Result<_>>()?,
         })
     }
+}
 
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = self.df.to_be_bytes().to_vec();
-        for (form, count) in &self.forms {
-            codec::put_varint(&mut out, u64::from(*count));
-            codec::put_varint(&mut out, form.len() as u64);
-            out.extend_from_slice(form.as_bytes());
-        }
-        out
-    }
+/// A `doc_freq` value's count and its forms, still in the record.
+fn split_doc_freq(v: &[u8]) -> Result<(u32, StoredForms<'_>)> {
+    let (head, rest) = v
+        .split_at_checked(4)
+        .ok_or_else(|| StoreError::corrupt("doc_freq record shorter than 4 bytes"))?;
+    Ok((codec::read_u32(head)?, StoredForms(VarintReader::new(rest))))
+}
 
-    /// Adds one transaction's votes and keeps the most written forms.
-    fn add_votes(&mut self, votes: Vec<(Box<str>, u32)>) {
-        for (form, n) in votes {
-            match self.forms.iter_mut().find(|(f, _)| **f == *form) {
-                Some((_, c)) => *c = c.saturating_add(n),
-                None => self.forms.push((form.into(), n)),
-            }
+/// The `(form, pages)` of a `doc_freq` value, as stored.
+struct StoredForms<'a>(VarintReader<'a>);
+
+impl<'a> Iterator for StoredForms<'a> {
+    type Item = Result<(&'a [u8], u32)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let r = &mut self.0;
+        if r.is_empty() {
+            return None;
         }
-        self.forms
-            .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        self.forms.truncate(FORMS_KEPT);
+        let mut form = || {
+            let count = r.next_u32()?;
+            let len = r.next_u64()?;
+            Ok((r.take(len)?, count))
+        };
+        Some(form())
     }
+}
+
+/// Writes into `out` the `doc_freq` value of a word counted on `df` pages
+/// whose record was `old` (empty: none) and that this transaction's pages
+/// wrote as `votes`: the old forms' counts plus the votes, the most
+/// written [`FORMS_KEPT`] kept, ties by spelling. Works on the record's
+/// bytes: decoding forms into strings was a third of the commit's word
+/// bookkeeping.
+fn write_doc_freq(old: &[u8], df: u32, votes: &[(Box<str>, u32)], out: &mut Vec<u8>) -> Result<()> {
+    let mut forms: Vec<(&[u8], u32)> = Vec::with_capacity(FORMS_KEPT + votes.len());
+    if !old.is_empty() {
+        for form in split_doc_freq(old)?.1 {
+            forms.push(form?);
+        }
+    }
+    for (form, n) in votes {
+        match forms.iter_mut().find(|(f, _)| *f == form.as_bytes()) {
+            Some((_, c)) => *c = c.saturating_add(*n),
+            None => forms.push((form.as_bytes(), *n)),
+        }
+    }
+    forms.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    forms.truncate(FORMS_KEPT);
+    out.clear();
+    out.extend_from_slice(&df.to_be_bytes());
+    for (form, count) in forms {
+        codec::put_varint(out, u64::from(count));
+        codec::put_varint(out, form.len() as u64);
+        out.extend_from_slice(form);
+    }
+    Ok(())
+}
+
+/// One word's changes in a write transaction: pages that came to hold it
+/// or lost it, and how the pages indexed wrote it.
+#[derive(Debug, Default)]
+pub(super) struct WordDelta {
+    pub df: i64,
+    pub votes: Vec<(Box<str>, u32)>,
 }
 
 impl Writer<'_> {
@@ -382,16 +418,18 @@ impl Writer<'_> {
         Ok(id)
     }
 
+    /// `delta` pages came to hold word `id` (or lost it, below zero).
     pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i64) {
-        *self.pending.doc_freq.entry(id).or_default() += delta;
+        self.pending.words.entry(id).or_default().df += delta;
     }
 
-    /// One page writes word `id` as `form`.
-    pub(super) fn vote_form(&mut self, id: WordId, form: &str) {
-        let votes = self.pending.forms.entry(id).or_default();
-        match votes.iter_mut().find(|(f, _)| &**f == form) {
+    /// A page indexed now holds word `id` in its body, written as `form`.
+    pub(super) fn count_body_word(&mut self, id: WordId, form: &str) {
+        let d = self.pending.words.entry(id).or_default();
+        d.df += 1;
+        match d.votes.iter_mut().find(|(f, _)| &**f == form) {
             Some((_, n)) => *n += 1,
-            None => votes.push((form.into(), 1)),
+            None => d.votes.push((form.into(), 1)),
         }
     }
 
@@ -432,27 +470,34 @@ impl Writer<'_> {
             let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
             self.dbs.norms.put(&mut self.txn, &u32_key(c), &bytes)?;
         }
-        let mut deltas: Vec<(WordId, i64)> = self.pending.doc_freq.drain().collect();
-        deltas.sort_unstable_by_key(|(w, _)| *w);
-        for (w, delta) in deltas {
-            if delta == 0 {
+        let mut words: Vec<(WordId, WordDelta)> = self.pending.words.drain().collect();
+        words.sort_unstable_by_key(|(w, _)| *w);
+        let mut value = Vec::new();
+        for (w, delta) in words {
+            if delta.df == 0 && delta.votes.is_empty() {
                 continue;
             }
-            let mut rec = match self.dbs.doc_freq.get(&self.txn, &u32_key(w))? {
-                Some(v) => DocFreq::decode(v)?,
-                None => DocFreq::default(),
-            };
-            let df = i64::from(rec.df) + delta;
-            if df <= 0 {
-                self.dbs.doc_freq.delete(&mut self.txn, &u32_key(w))?;
-            } else {
-                rec.df = u32::try_from(df).unwrap_or(u32::MAX);
-                if let Some(votes) = self.pending.forms.remove(&w) {
-                    rec.add_votes(votes);
+            let key = u32_key(w);
+            let (had, df) = match self.dbs.doc_freq.get(&self.txn, &key)? {
+                Some(old) => {
+                    let df = i64::from(split_doc_freq(old)?.0) + delta.df;
+                    if df > 0 {
+                        let df = u32::try_from(df).unwrap_or(u32::MAX);
+                        write_doc_freq(old, df, &delta.votes, &mut value)?;
+                    }
+                    (true, df)
                 }
-                self.dbs
-                    .doc_freq
-                    .put(&mut self.txn, &u32_key(w), &rec.encode())?;
+                None if delta.df > 0 => {
+                    let df = u32::try_from(delta.df).unwrap_or(u32::MAX);
+                    write_doc_freq(&[], df, &delta.votes, &mut value)?;
+                    (false, i64::from(df))
+                }
+                None => continue,
+            };
+            if df > 0 {
+                self.dbs.doc_freq.put(&mut self.txn, &key, &value)?;
+            } else if had {
+                self.dbs.doc_freq.delete(&mut self.txn, &key)?;
             }
         }
         Ok(())
@@ -465,18 +510,24 @@ mod tests {
 
     #[test]
     fn doc_freq_keeps_the_most_written_forms() {
-        let mut rec = DocFreq {
-            df: 7,
-            ..DocFreq::default()
-        };
-        rec.add_votes(vec![("movies".into(), 3), ("movie".into(), 1)]);
-        rec.add_votes(vec![
+        let mut first = Vec::new();
+        write_doc_freq(
+            &[],
+            7,
+            &[("movies".into(), 3), ("movie".into(), 1)],
+            &mut first,
+        )
+        .unwrap();
+        let mut rec = Vec::new();
+        let votes = [
             ("movie".into(), 1),
             ("moving".into(), 1),
             ("movi".into(), 1),
-        ]);
+        ];
+        write_doc_freq(&first, 8, &votes, &mut rec).unwrap();
+        let got = DocFreq::decode(&rec).unwrap();
         assert_eq!(
-            rec.forms,
+            got.forms,
             [
                 ("movies".into(), 3),
                 ("movie".into(), 2),
@@ -484,14 +535,19 @@ mod tests {
             ],
             "most votes first, ties by spelling, three kept"
         );
-        assert_eq!(DocFreq::decode(&rec.encode()).unwrap(), rec);
         // The ranking reads the count alone from the first four bytes.
-        assert_eq!(&rec.encode()[..4], &7u32.to_be_bytes());
+        assert_eq!(&rec[..4], &8u32.to_be_bytes());
+        assert_eq!(got.df, 8);
         assert_eq!(DocFreq::decode(&9u32.to_be_bytes()).unwrap().df, 9);
         assert!(DocFreq::decode(&[0, 0, 1]).is_err());
         assert!(
             DocFreq::decode(&[0, 0, 0, 1, 5, 200]).is_err(),
             "form past the end"
+        );
+        let mut out = Vec::new();
+        assert!(
+            write_doc_freq(&[0, 0, 0, 1, 5, 200], 2, &[], &mut out).is_err(),
+            "a broken record is not rewritten as if whole"
         );
     }
 }
