@@ -13,7 +13,7 @@ use super::schema::{
 };
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::terms::Terms;
+use super::terms::{Term, Terms};
 use super::{bodies, page_records, postings, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
@@ -517,12 +517,12 @@ impl Writer<'_> {
         record.mime = self.mime_id_for(&page.content_type)?;
 
         let mut forward = Forward::default();
-        let mut body_ids: Vec<(WordId, &[u32], &str)> = Vec::with_capacity(page.terms.len());
+        let mut body_ids: Vec<(WordId, Term<'_>)> = Vec::with_capacity(page.terms.len());
         for t in page.terms.iter() {
-            body_ids.push((self.word_id_keyed(t.stem, t.key)?, t.positions, t.form));
+            body_ids.push((self.word_id_keyed(t.stem, t.key)?, t));
         }
-        body_ids.sort_unstable_by_key(|&(w, _, _)| w);
-        body_ids.dedup_by_key(|&mut (w, _, _)| w);
+        body_ids.sort_unstable_by_key(|&(w, _)| w);
+        body_ids.dedup_by_key(|&mut (w, _)| w);
         let mut title_ids: Vec<(WordId, &[u32])> = Vec::with_capacity(page.title_terms.len());
         for t in page.title_terms.iter() {
             title_ids.push((self.word_id_keyed(t.stem, t.key)?, t.positions));
@@ -533,12 +533,11 @@ impl Writer<'_> {
         forward.segment = self.segment()?;
         self.pending.segment_pages += 1;
         record.max_tf = 0;
-        for &(w, positions, form) in &body_ids {
-            let tf = positions.len() as u32;
+        for (w, term) in &body_ids {
+            let tf = term.positions.len() as u32;
             record.max_tf = record.max_tf.max(tf);
-            postings::push_entry(self.pending.blocks.entry(w).or_default(), id, positions);
-            forward.terms.push((w, tf));
-            self.count_body_word(w, form);
+            self.index_body_word(*w, id, term);
+            forward.terms.push((*w, tf));
         }
         let mut value = Vec::new();
         for &(w, positions) in &title_ids {
@@ -550,7 +549,7 @@ impl Writer<'_> {
                 &value,
             )?;
             forward.title.push(w);
-            if body_ids.binary_search_by_key(&w, |&(b, _, _)| b).is_err() {
+            if body_ids.binary_search_by_key(&w, |&(b, _)| b).is_err() {
                 self.add_doc_freq(w, 1);
             }
         }
@@ -619,8 +618,8 @@ impl Writer<'_> {
         };
         for &(w, _) in &old.terms {
             if in_this_txn {
-                if let Some(block) = self.pending.blocks.get_mut(&w) {
-                    *block = postings::pending_without_page(block, id)?;
+                if let Some(t) = self.pending.words.get_mut(&w) {
+                    t.block = postings::pending_without_page(&t.block, id)?;
                 }
                 continue;
             }

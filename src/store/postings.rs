@@ -447,11 +447,12 @@ pub struct Pending {
     pub segments: Option<SegmentList>,
     /// Bodies of this transaction's pages.
     pub bodies: super::bodies::PendingBodies,
-    pub blocks: HashMap<WordId, Vec<u8>>,
     /// This transaction's links: child -> parents, written at the end.
     pub parents: HashMap<PageId, Vec<PageId>>,
-    /// Document frequency changes and form votes, by word.
-    pub words: HashMap<WordId, super::words::WordDelta>,
+    /// Postings, document frequency changes and form votes, by word.
+    pub words: HashMap<WordId, super::words::WordTxn>,
+    /// The stems that `words` count votes for, back to back.
+    pub vote_stems: String,
     /// Words (by their stem's 128-bit hash) this transaction found or
     /// gave an id.
     pub new_words: HashMap<u128, WordId>,

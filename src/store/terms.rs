@@ -43,8 +43,8 @@ pub struct Terms {
 pub struct Term<'a> {
     pub stem: &'a str,
     pub key: u128,
-    /// The word as the page first wrote it (the stem when it wrote that).
-    pub form: &'a str,
+    /// The word as the page first wrote it; None when it wrote the stem.
+    pub written: Option<&'a str>,
     /// Ascending.
     pub positions: &'a [u32],
 }
@@ -65,7 +65,7 @@ impl Terms {
             Term {
                 stem,
                 key: s.key,
-                form: if form.is_empty() { stem } else { form },
+                written: (!form.is_empty()).then_some(form),
                 positions: &self.positions[s.first as usize..s.last as usize],
             }
         })
@@ -157,7 +157,7 @@ mod tests {
 
     fn listed(t: &Terms) -> Vec<(&str, &str, Vec<u32>)> {
         t.iter()
-            .map(|t| (t.stem, t.form, t.positions.to_vec()))
+            .map(|t| (t.stem, t.written.unwrap_or(t.stem), t.positions.to_vec()))
             .collect()
     }
 
@@ -187,6 +187,7 @@ mod tests {
             ]
         );
         assert!(t.iter().all(|term| term.key == stem_key(term.stem)));
+        assert_eq!(t.iter().nth(1).map(|term| term.written), Some(None));
         assert_eq!(t.len(), 3);
     }
 

@@ -10,6 +10,7 @@ use super::postings::{self, Entry as PostingEntry};
 use super::schema::{meta_keys, PageId, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
+use super::terms::Term;
 use super::{Result, StoreError, Writer};
 
 /// One body posting: how often a word occurs in a page and where.
@@ -354,8 +355,13 @@ impl<'a> Iterator for StoredForms<'a> {
 /// written [`FORMS_KEPT`] kept, ties by spelling. Works on the record's
 /// bytes: decoding forms into strings was a third of the commit's word
 /// bookkeeping.
-fn write_doc_freq(old: &[u8], df: u32, votes: &[(Box<str>, u32)], out: &mut Vec<u8>) -> Result<()> {
-    let mut forms: Vec<(&[u8], u32)> = Vec::with_capacity(FORMS_KEPT + votes.len());
+fn write_doc_freq<'a>(
+    old: &'a [u8],
+    df: u32,
+    votes: impl Iterator<Item = (&'a str, u32)>,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let mut forms: Vec<(&[u8], u32)> = Vec::with_capacity(FORMS_KEPT + 1);
     if !old.is_empty() {
         for form in split_doc_freq(old)?.1 {
             forms.push(form?);
@@ -363,8 +369,8 @@ fn write_doc_freq(old: &[u8], df: u32, votes: &[(Box<str>, u32)], out: &mut Vec<
     }
     for (form, n) in votes {
         match forms.iter_mut().find(|(f, _)| *f == form.as_bytes()) {
-            Some((_, c)) => *c = c.saturating_add(*n),
-            None => forms.push((form.as_bytes(), *n)),
+            Some((_, c)) => *c = c.saturating_add(n),
+            None => forms.push((form.as_bytes(), n)),
         }
     }
     forms.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -379,12 +385,39 @@ fn write_doc_freq(old: &[u8], df: u32, votes: &[(Box<str>, u32)], out: &mut Vec<
     Ok(())
 }
 
-/// One word's changes in a write transaction: pages that came to hold it
-/// or lost it, and how the pages indexed wrote it.
+/// What a write transaction gathers for one word, in one map entry so that
+/// each of a page's terms finds it with one look-up: the word's block of
+/// body postings in the transaction's segment, the pages that came to
+/// hold it or lost it, and how the pages indexed wrote it.
 #[derive(Debug, Default)]
-pub(super) struct WordDelta {
+pub(super) struct WordTxn {
+    /// Entries as [`postings::push_entry`] writes them, in put order.
+    pub block: Vec<u8>,
     pub df: i64,
-    pub votes: Vec<(Box<str>, u32)>,
+    /// Pages that wrote the word as its stem, the usual case, counted
+    /// without comparing strings: the stem is
+    /// `Pending::vote_stems[stem_at..stem_at + stem_len]`.
+    stem_votes: u32,
+    stem_at: u32,
+    stem_len: u32,
+    /// Pages that wrote it otherwise, by form.
+    votes: Vec<(Box<str>, u32)>,
+}
+
+impl WordTxn {
+    /// The forms voted for, `stems` being the transaction's
+    /// `vote_stems`.
+    fn votes<'a>(&'a self, stems: &'a str) -> impl Iterator<Item = (&'a str, u32)> + 'a {
+        let at = self.stem_at as usize;
+        let stem = (self.stem_votes > 0).then(|| {
+            (
+                stems.get(at..at + self.stem_len as usize).unwrap_or(""),
+                self.stem_votes,
+            )
+        });
+        stem.into_iter()
+            .chain(self.votes.iter().map(|(f, n)| (&**f, *n)))
+    }
 }
 
 impl Writer<'_> {
@@ -423,13 +456,25 @@ impl Writer<'_> {
         self.pending.words.entry(id).or_default().df += delta;
     }
 
-    /// A page indexed now holds word `id` in its body, written as `form`.
-    pub(super) fn count_body_word(&mut self, id: WordId, form: &str) {
-        let d = self.pending.words.entry(id).or_default();
-        d.df += 1;
-        match d.votes.iter_mut().find(|(f, _)| &**f == form) {
+    /// Page `page` of this transaction's segment holds word `id` in its
+    /// body at `term`'s positions, written as `term.form`.
+    pub(super) fn index_body_word(&mut self, id: WordId, page: PageId, term: &Term<'_>) {
+        let t = self.pending.words.entry(id).or_default();
+        postings::push_entry(&mut t.block, page, term.positions);
+        t.df += 1;
+        let Some(form) = term.written else {
+            if t.stem_votes == 0 {
+                let stems = &mut self.pending.vote_stems;
+                t.stem_at = stems.len() as u32;
+                t.stem_len = term.stem.len() as u32;
+                stems.push_str(term.stem);
+            }
+            t.stem_votes += 1;
+            return;
+        };
+        match t.votes.iter_mut().find(|(f, _)| **f == *form) {
             Some((_, n)) => *n += 1,
-            None => d.votes.push((form.into(), 1)),
+            None => t.votes.push((form.into(), 1)),
         }
     }
 
@@ -445,12 +490,14 @@ impl Writer<'_> {
 
     /// Writes what the transaction accumulated, in key order.
     pub(super) fn flush(&mut self) -> Result<()> {
-        let mut blocks: Vec<(WordId, Vec<u8>)> = self.pending.blocks.drain().collect();
-        blocks.sort_unstable_by_key(|(w, _)| *w);
+        let mut words: Vec<(WordId, WordTxn)> = self.pending.words.drain().collect();
+        words.sort_unstable_by_key(|(w, _)| *w);
         if let Some(segment) = self.pending.segment {
             let mut parts = postings::PartWriter::new(segment);
-            for (w, block) in blocks {
-                parts.push_block(w, &block)?;
+            for (w, t) in &words {
+                if !t.block.is_empty() {
+                    parts.push_block(*w, &t.block)?;
+                }
             }
             for (key, part) in parts.finish() {
                 self.append(self.dbs.postings, &key, &part)?;
@@ -470,11 +517,10 @@ impl Writer<'_> {
             let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
             self.dbs.norms.put(&mut self.txn, &u32_key(c), &bytes)?;
         }
-        let mut words: Vec<(WordId, WordDelta)> = self.pending.words.drain().collect();
-        words.sort_unstable_by_key(|(w, _)| *w);
+        let stems = std::mem::take(&mut self.pending.vote_stems);
         let mut value = Vec::new();
         for (w, delta) in words {
-            if delta.df == 0 && delta.votes.is_empty() {
+            if delta.df == 0 && delta.stem_votes == 0 && delta.votes.is_empty() {
                 continue;
             }
             let key = u32_key(w);
@@ -483,13 +529,13 @@ impl Writer<'_> {
                     let df = i64::from(split_doc_freq(old)?.0) + delta.df;
                     if df > 0 {
                         let df = u32::try_from(df).unwrap_or(u32::MAX);
-                        write_doc_freq(old, df, &delta.votes, &mut value)?;
+                        write_doc_freq(old, df, delta.votes(&stems), &mut value)?;
                     }
                     (true, df)
                 }
                 None if delta.df > 0 => {
                     let df = u32::try_from(delta.df).unwrap_or(u32::MAX);
-                    write_doc_freq(&[], df, &delta.votes, &mut value)?;
+                    write_doc_freq(&[], df, delta.votes(&stems), &mut value)?;
                     (false, i64::from(df))
                 }
                 None => continue,
@@ -511,20 +557,11 @@ mod tests {
     #[test]
     fn doc_freq_keeps_the_most_written_forms() {
         let mut first = Vec::new();
-        write_doc_freq(
-            &[],
-            7,
-            &[("movies".into(), 3), ("movie".into(), 1)],
-            &mut first,
-        )
-        .unwrap();
+        let votes = [("movies", 3), ("movie", 1)];
+        write_doc_freq(&[], 7, votes.into_iter(), &mut first).unwrap();
         let mut rec = Vec::new();
-        let votes = [
-            ("movie".into(), 1),
-            ("moving".into(), 1),
-            ("movi".into(), 1),
-        ];
-        write_doc_freq(&first, 8, &votes, &mut rec).unwrap();
+        let votes = [("movie", 1), ("moving", 1), ("movi", 1)];
+        write_doc_freq(&first, 8, votes.into_iter(), &mut rec).unwrap();
         let got = DocFreq::decode(&rec).unwrap();
         assert_eq!(
             got.forms,
@@ -546,7 +583,7 @@ mod tests {
         );
         let mut out = Vec::new();
         assert!(
-            write_doc_freq(&[0, 0, 0, 1, 5, 200], 2, &[], &mut out).is_err(),
+            write_doc_freq(&[0, 0, 0, 1, 5, 200], 2, std::iter::empty(), &mut out).is_err(),
             "a broken record is not rewritten as if whole"
         );
     }
