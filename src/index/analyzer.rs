@@ -16,14 +16,56 @@ pub const MAX_TOKEN_CHARS: usize = 40;
 
 /// Porter2 costs about 400 ns a word, several times the rest of the
 /// pipeline, while words repeat (Zipf): each thread remembers the outcome
-/// for the words it has seen, None for a stopword. Bounded by clearing when
-/// full. Sound because the only analyzer is `Analyzer::global()`.
+/// for the words it has seen, None for a stopword. Sound because the only
+/// analyzer is `Analyzer::global()`.
+///
+/// Bounded by two generations of this many words: when the new one fills
+/// it becomes the old one and the old is dropped, and a word found in the
+/// old one moves back. Frequent words so stay, where emptying one map
+/// when full made each thread stem every word again every few hundred
+/// pages.
 const STEM_CACHE_ENTRIES: usize = 16_384;
 
-type StemCache = HashMap<Box<str>, Option<Box<str>>>;
+type Stems = HashMap<Box<str>, Option<Box<str>>>;
+
+#[derive(Default)]
+struct StemCache {
+    new: Stems,
+    old: Stems,
+}
+
+impl StemCache {
+    /// Calls `emit` with the stem of the lowercase token `lower`, unless it
+    /// is a stopword; `stem` makes the outcome on a miss.
+    fn stem_of(
+        &mut self,
+        lower: &str,
+        stem: impl FnOnce() -> Option<Box<str>>,
+        emit: impl FnOnce(&str),
+    ) {
+        if let Some(known) = self.new.get(lower) {
+            if let Some(s) = known {
+                emit(s);
+            }
+            return;
+        }
+        let (word, outcome) = match self.old.remove_entry(lower) {
+            Some(pair) => pair,
+            None => (lower.into(), stem()),
+        };
+        if let Some(s) = &outcome {
+            emit(s);
+        }
+        if self.new.len() >= STEM_CACHE_ENTRIES {
+            std::mem::swap(&mut self.new, &mut self.old);
+            self.new.clear();
+        }
+        self.new.insert(word, outcome);
+    }
+}
 
 thread_local! {
-    static STEM_CACHE: RefCell<StemCache> = RefCell::new(HashMap::default());
+    static STEM_CACHE: RefCell<StemCache> = RefCell::new(StemCache::default());
 }
 
 pub struct Analyzer {
@@ -96,19 +138,11 @@ impl Analyzer {
                 }
                 continue;
             };
-            if let Some(known) = cache.get(lower.as_str()) {
-                if let Some(stem) = known {
-                    emit(stem, &lower, here);
-                }
-                continue;
-            }
-            if cache.len() >= STEM_CACHE_ENTRIES {
-                cache.clear();
-            }
-            let stem = (!self.stopwords.contains(&lower)).then(|| self.stemmer.stem(&lower).into());
-            if let Some(stem) = cache.entry(lower.as_str().into()).or_insert(stem) {
-                emit(stem, &lower, here);
-            }
+            cache.stem_of(
+                &lower,
+                || (!self.stopwords.contains(&lower)).then(|| self.stemmer.stem(&lower).into()),
+                |stem| emit(stem, &lower, here),
+            );
         }
         position
     }
@@ -264,8 +298,33 @@ mod tests {
             .map(|i| format!("w{i} "))
             .collect();
         assert_eq!(a.terms(&text).len(), STEM_CACHE_ENTRIES + 10);
-        STEM_CACHE.with(|c| assert!(c.borrow().len() <= STEM_CACHE_ENTRIES));
+        STEM_CACHE.with(|c| {
+            let c = c.borrow();
+            assert!(c.new.len() <= STEM_CACHE_ENTRIES && c.old.len() <= STEM_CACHE_ENTRIES);
+        });
         assert_eq!(a.stem_word("w3").as_deref(), Some("w3"));
+    }
+
+    #[test]
+    fn a_frequent_word_outlives_the_generations() {
+        let mut cache = StemCache::default();
+        let mut stemmed = 0;
+        let look_up = |cache: &mut StemCache, word: &str, stemmed: &mut usize| {
+            let mut got = None;
+            let make = || {
+                *stemmed += 1;
+                Some(word.into())
+            };
+            cache.stem_of(word, make, |s| got = Some(s.to_owned()));
+            assert_eq!(got.as_deref(), Some(word));
+        };
+        for i in 0..3 * STEM_CACHE_ENTRIES {
+            if i % 1000 == 0 {
+                look_up(&mut cache, "harbor", &mut stemmed);
+            }
+            look_up(&mut cache, &format!("w{i}"), &mut stemmed);
+        }
+        assert_eq!(stemmed, 3 * STEM_CACHE_ENTRIES + 1, "harbor stemmed once");
     }
 
     proptest! {
