@@ -517,9 +517,12 @@ impl Writer<'_> {
         record.mime = self.mime_id_for(&page.content_type)?;
 
         let mut forward = Forward::default();
-        let mut body_ids: Vec<(WordId, Term<'_>)> = Vec::with_capacity(page.terms.len());
-        for t in page.terms.iter() {
-            body_ids.push((self.word_id_keyed(t.stem, t.key)?, t));
+        // Sorted by word id as (id, index into `terms`): the terms
+        // themselves are eight times larger to move.
+        let terms: Vec<Term<'_>> = page.terms.iter().collect();
+        let mut body_ids: Vec<(WordId, u32)> = Vec::with_capacity(terms.len());
+        for (i, t) in terms.iter().enumerate() {
+            body_ids.push((self.word_id_keyed(t.stem, t.key)?, i as u32));
         }
         body_ids.sort_unstable_by_key(|&(w, _)| w);
         body_ids.dedup_by_key(|&mut (w, _)| w);
@@ -533,11 +536,12 @@ impl Writer<'_> {
         forward.segment = self.segment()?;
         self.pending.segment_pages += 1;
         record.max_tf = 0;
-        for (w, term) in &body_ids {
+        for &(w, i) in &body_ids {
+            let term = &terms[i as usize];
             let tf = term.positions.len() as u32;
             record.max_tf = record.max_tf.max(tf);
-            self.index_body_word(*w, id, term);
-            forward.terms.push((*w, tf));
+            self.index_body_word(w, id, term);
+            forward.terms.push((w, tf));
         }
         let mut value = Vec::new();
         for &(w, positions) in &title_ids {

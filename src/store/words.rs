@@ -4,6 +4,7 @@
 //! page id`): one range scan per live segment (see `segments`).
 
 use std::ops::Bound::Included;
+use std::sync::atomic::Ordering;
 
 use super::codec::{self, u32_key, Positions, VarintReader};
 use super::postings::{self, Entry as PostingEntry};
@@ -459,6 +460,10 @@ impl Writer<'_> {
     /// Page `page` of this transaction's segment holds word `id` in its
     /// body at `term`'s positions, written as `term.form`.
     pub(super) fn index_body_word(&mut self, id: WordId, page: PageId, term: &Term<'_>) {
+        if self.pending.words.capacity() == 0 {
+            let expected = self.words_per_txn.load(Ordering::Relaxed);
+            self.pending.words.reserve(expected);
+        }
         let t = self.pending.words.entry(id).or_default();
         postings::push_entry(&mut t.block, page, term.positions);
         t.df += 1;
@@ -490,6 +495,10 @@ impl Writer<'_> {
 
     /// Writes what the transaction accumulated, in key order.
     pub(super) fn flush(&mut self) -> Result<()> {
+        if !self.pending.words.is_empty() {
+            self.words_per_txn
+                .store(self.pending.words.len(), Ordering::Relaxed);
+        }
         let mut words: Vec<(WordId, WordTxn)> = self.pending.words.drain().collect();
         words.sort_unstable_by_key(|(w, _)| *w);
         if let Some(segment) = self.pending.segment {
