@@ -536,6 +536,7 @@ impl Writer<'_> {
         forward.segment = self.segment()?;
         self.pending.segment_pages += 1;
         record.max_tf = 0;
+        self.expect_words();
         for &(w, i) in &body_ids {
             let term = &terms[i as usize];
             let tf = term.positions.len() as u32;

@@ -419,25 +419,17 @@ fn write_doc_freqs(
         // A walk from the first record at or after `first`.
         let start = u32_key(first);
         let mut cursor = db.range_mut(txn, &(Included(&start[..]), Unbounded))?;
+        // None once the walk is past the table's last record: every word
+        // left then has none.
         let mut here = step(&mut cursor, &mut old)?;
-        let mut ended = here.is_none();
         while let Some(&(w, t)) = changed.get(next) {
-            if ended {
-                unrecorded.push((w, t));
-                next += 1;
-                continue;
-            }
-            match here {
-                Some(k) if k < w && w - k > WALK_GAP => break,
-                _ => {}
+            if here.is_some_and(|k| k < w && w - k > WALK_GAP) {
+                break;
             }
             while here.is_some_and(|k| k < w) {
                 here = step(&mut cursor, &mut old)?;
             }
             next += 1;
-            if here.is_none() {
-                ended = true;
-            }
             if here != Some(w) {
                 unrecorded.push((w, t));
                 continue;
@@ -542,6 +534,15 @@ impl Writer<'_> {
         Ok(id)
     }
 
+    /// Sizes the transaction's word map, on its first page, for as many
+    /// words as the last transaction touched.
+    pub(super) fn expect_words(&mut self) {
+        if self.pending.words.capacity() == 0 {
+            let expected = self.words_per_txn.load(Ordering::Relaxed);
+            self.pending.words.reserve(expected);
+        }
+    }
+
     /// `delta` pages came to hold word `id` (or lost it, below zero).
     pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i64) {
         self.pending.words.entry(id).or_default().df += delta;
@@ -550,10 +551,6 @@ impl Writer<'_> {
     /// Page `page` of this transaction's segment holds word `id` in its
     /// body at `term`'s positions, written as `term.form`.
     pub(super) fn index_body_word(&mut self, id: WordId, page: PageId, term: &Term<'_>) {
-        if self.pending.words.capacity() == 0 {
-            let expected = self.words_per_txn.load(Ordering::Relaxed);
-            self.pending.words.reserve(expected);
-        }
         let t = self.pending.words.entry(id).or_default();
         postings::push_entry(&mut t.block, page, term.positions);
         t.df += 1;
