@@ -112,8 +112,9 @@ fn console_after(c: &Crawled) -> (Harness, u64) {
 
 /// `text` with what differs between runs masked: the site's address, the
 /// elapsed time, the store's size, the rate and its sparkline (a sample a
-/// second, so its shape depends on the machine's speed), and fetch times
-/// (right-aligned in the same width, so the columns stay put).
+/// second, so its shape depends on the machine's speed), fetch times
+/// (right-aligned in the same width, so the columns stay put) and the
+/// busiest origin's response-time buckets.
 fn stable(text: &str, c: &Crawled, store_bytes: u64) -> String {
     let elapsed = Duration::from_secs_f64(c.summary().elapsed_s.max(0.0));
     let text = text
@@ -131,7 +132,14 @@ fn stable(text: &str, c: &Crawled, store_bytes: u64) -> String {
             let end = tail.find(' ').unwrap_or(tail.len());
             let (word, after) = tail.split_at(end);
             let number = |s: &str| !s.is_empty() && s.parse::<f64>().is_ok();
-            if word.strip_suffix("ms").is_some_and(number) {
+            if word
+                .strip_prefix('≤')
+                .and_then(|w| w.strip_suffix("ms"))
+                .is_some_and(number)
+            {
+                out.push_str(blanks);
+                out.push_str("≤[ms]");
+            } else if word.strip_suffix("ms").is_some_and(number) {
                 let w = blanks.len() + word.len();
                 out.push_str(&format!("{:>w$}", "[ms]"));
             } else if word.strip_suffix("/s").is_some_and(number) {
@@ -160,7 +168,7 @@ async fn status_log_and_graph_of_a_real_crawl() {
     let (h, store_bytes) = console_after(&c);
     assert_eq!(h.app.run_state(), RunState::Finished);
     let shown = |p, w, rows| stable(&pane(&h, p, w, rows), &c, store_bytes);
-    insta::assert_snapshot!("status", shown(PaneId::Status, 100, 2));
+    insta::assert_snapshot!("status", shown(PaneId::Status, 200, 2));
     insta::assert_snapshot!("log", shown(PaneId::Log, 140, 48));
     insta::assert_snapshot!("graph", shown(PaneId::Graph, 140, 24));
 }
