@@ -30,7 +30,9 @@ struct Span {
     last: u32,
 }
 
-/// A page's terms, by stem in byte order.
+/// A page's terms, in the order the page first wrote them. No reader needs
+/// them by stem (the writer sorts them by word id): sorting ~350 stems by
+/// their bytes a page was 3.6% of a crawl's CPU.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Terms {
     text: String,
@@ -119,7 +121,8 @@ impl TermsBuilder {
         self.hits.push((term, position));
     }
 
-    /// The terms by stem, each with its positions in the order added.
+    /// The terms in first-written order, each with its positions in the
+    /// order added.
     pub fn finish(self) -> Terms {
         let TermsBuilder {
             mut terms, hits, ..
@@ -143,10 +146,6 @@ impl TermsBuilder {
             *slot += 1;
         }
         terms.positions = positions;
-        let text = &terms.text;
-        terms.spans.sort_unstable_by(|a, b| {
-            text[a.stem as usize..a.form as usize].cmp(&text[b.stem as usize..b.form as usize])
-        });
         terms
     }
 }
@@ -162,7 +161,7 @@ mod tests {
     }
 
     #[test]
-    fn terms_come_by_stem_with_their_first_form_and_positions_in_order() {
+    fn terms_come_first_written_first_with_their_first_form_and_positions_in_order() {
         let mut b = TermsBuilder::default();
         for (i, (stem, form)) in [
             ("run", "running"),
@@ -181,9 +180,9 @@ mod tests {
         assert_eq!(
             listed(&t),
             [
-                ("cat", "cats", vec![6]),
-                ("dog", "dog", vec![2, 8]),
                 ("run", "running", vec![0, 4, 10]),
+                ("dog", "dog", vec![2, 8]),
+                ("cat", "cats", vec![6]),
             ]
         );
         assert!(t.iter().all(|term| term.key == stem_key(term.stem)));
