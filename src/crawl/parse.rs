@@ -72,7 +72,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, dictionaries: &Dictionari
     let analyzer = Analyzer::global();
     // The first form a page writes a word in is its vote for how the word
     // is shown.
-    let mut body = TermsBuilder::default();
+    let mut body = TermsBuilder::for_text(&doc.text);
     let token_count =
         analyzer.analyze_forms(&doc.text, 0, |stem, form, pos| body.add(stem, form, pos));
     let mut title = TermsBuilder::default();
