@@ -597,7 +597,7 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
             let fetched_at = unix_now();
             let elapsed = resp.elapsed;
             let agent = ctx.agent.clone();
-            let dictionaries = ctx.store.dictionaries();
+            let from_store = parse::FromStore::of(&ctx.store);
             let parsed = ctx
                 .parsers
                 .run(move || {
@@ -607,7 +607,7 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
                             depth,
                             fetched_at,
                         };
-                        parse::parse(&resp, at, &agent, &dictionaries)
+                        parse::parse(&resp, at, &agent, &from_store)
                     })
                 })
                 .await;

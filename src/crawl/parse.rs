@@ -1,8 +1,10 @@
 //! Turns a fetched response into what the writer stores: the page record
 //! (with its description, headings, canonical link and robots directives
 //! from the markup and the headers), analysed body and title terms, meta
-//! tags, the compressed body and the links found. CPU work: the engine runs
-//! it off the async reactor.
+//! tags, the compressed body and the links found, with the word ids the
+//! store already knows. CPU work: the engine runs it off the async reactor.
+
+use std::sync::Arc;
 
 use url::Url;
 
@@ -10,8 +12,27 @@ use super::fetch::Response;
 use crate::html::{self, Document, Link, MetaTag};
 use crate::index::Analyzer;
 use crate::store::{
-    Dictionaries, DictionaryKind, DirectiveSource, HttpHead, PageRecord, PageWrite, TermsBuilder,
+    Dictionaries, DictionaryKind, DirectiveSource, HttpHead, KnownWords, PageRecord, PageWrite,
+    Store, TermsBuilder,
 };
+
+/// What the parser threads take from the store.
+#[derive(Clone)]
+pub struct FromStore {
+    /// To compress the body with.
+    pub dictionaries: Arc<Dictionaries>,
+    /// To resolve the terms' word ids with.
+    pub known_words: KnownWords,
+}
+
+impl FromStore {
+    pub fn of(store: &Store) -> FromStore {
+        FromStore {
+            dictionaries: store.dictionaries(),
+            known_words: store.known_words(),
+        }
+    }
+}
 
 /// A parsed page, ready for the writer.
 pub struct ParsedPage {
@@ -54,9 +75,8 @@ pub struct At<'a> {
 }
 
 /// Parses a response; `agent` is our robots.txt product token (a `<meta
-/// name=AGENT>` or `X-Robots-Tag: AGENT: ...` speaks to us); the body is
-/// compressed with the store's `dictionaries`.
-pub fn parse(resp: &Response, at: At<'_>, agent: &str, dictionaries: &Dictionaries) -> ParsedPage {
+/// name=AGENT>` or `X-Robots-Tag: AGENT: ...` speaks to us).
+pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> ParsedPage {
     let At {
         url,
         depth,
@@ -120,18 +140,23 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, dictionaries: &Dictionari
     // Every 2xx body is kept, whatever its type (`crawlscope body URL`
     // returns it exactly); only HTML and text are indexed.
     let keep_body = ok;
+    let (mut terms, mut title_terms) = (body.finish(), title.finish());
+    store.known_words.resolve(&mut terms);
+    store.known_words.resolve(&mut title_terms);
     ParsedPage {
         write: PageWrite {
             record,
             content_type: resp.content_type.clone().unwrap_or_default(),
             meta: doc.meta,
             compressed_body: if keep_body {
-                dictionaries.compress(DictionaryKind::Body, &resp.body)
+                store
+                    .dictionaries
+                    .compress(DictionaryKind::Body, &resp.body)
             } else {
                 Vec::new()
             },
-            terms: body.finish(),
-            title_terms: title.finish(),
+            terms,
+            title_terms,
             head: Some(HttpHead {
                 request: resp.request_headers.clone(),
                 version: resp.version.clone(),

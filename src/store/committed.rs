@@ -1,16 +1,19 @@
 //! What writes look up most and what never changes once committed — a
 //! stem's word id, a URL's page id — kept in a bounded map the store
-//! shares between transactions. A transaction's new pairs join it only
-//! after that transaction commits, so an aborted one leaves nothing behind.
+//! shares between transactions (and, for word ids, with the parser
+//! threads). A transaction's new pairs join it only after that
+//! transaction commits, so an aborted one leaves nothing behind.
 
 use std::borrow::Borrow;
 use std::hash::Hash;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{RwLock, RwLockReadGuard};
 
 use rustc_hash::FxHashMap as HashMap;
 
 pub struct Committed<K, V> {
-    map: Mutex<HashMap<K, V>>,
+    /// Read-locked by every look-up, so that parser threads and the
+    /// writer never wait on each other; written once a commit.
+    map: RwLock<HashMap<K, V>>,
     /// Past this many pairs the map is emptied, which bounds memory; the
     /// store still answers what the map forgot.
     max: usize,
@@ -19,7 +22,7 @@ pub struct Committed<K, V> {
 impl<K: Hash + Eq, V: Copy> Committed<K, V> {
     pub fn new(max: usize) -> Self {
         Committed {
-            map: Mutex::new(HashMap::default()),
+            map: RwLock::new(HashMap::default()),
             max,
         }
     }
@@ -28,7 +31,23 @@ impl<K: Hash + Eq, V: Copy> Committed<K, V> {
     where
         K: Borrow<Q>,
     {
-        self.lock().get(key).copied()
+        self.read().get(key).copied()
+    }
+
+    /// Looks up the key of each of `items` under one lock, calling
+    /// `found` with the items the map knows.
+    pub fn get_each<T>(
+        &self,
+        items: &mut [T],
+        key: impl Fn(&T) -> K,
+        mut found: impl FnMut(&mut T, V),
+    ) {
+        let map = self.read();
+        for item in items {
+            if let Some(&v) = map.get(&key(item)) {
+                found(item, v);
+            }
+        }
     }
 
     /// Adds the pairs a transaction has just committed.
@@ -36,15 +55,15 @@ impl<K: Hash + Eq, V: Copy> Committed<K, V> {
         if pairs.is_empty() {
             return;
         }
-        let mut map = self.lock();
+        let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
         if map.len() + pairs.len() > self.max {
             map.clear();
         }
         map.extend(pairs);
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<K, V>> {
-        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    fn read(&self) -> RwLockReadGuard<'_, HashMap<K, V>> {
+        self.map.read().unwrap_or_else(|p| p.into_inner())
     }
 }
 

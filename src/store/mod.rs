@@ -58,7 +58,7 @@ pub use schema::{
     RobotsRecord, SkipReason, UrlRecord, UrlState, WordId, SCHEMA_VERSION,
 };
 pub use sitemap_pages::SitemapRead;
-pub use terms::{stem_key, Term, Terms, TermsBuilder};
+pub use terms::{stem_key, KnownWords, Term, Terms, TermsBuilder};
 pub use words::{Posting, TitleEntry, WordRead};
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
@@ -168,7 +168,7 @@ pub struct Store {
     resize_lock: RwLock<()>,
     /// Committed stem → word id pairs (by the stem's 128-bit hash): the
     /// most frequent look-up of indexing.
-    word_cache: Committed<u128, WordId>,
+    word_cache: Arc<Committed<u128, WordId>>,
     /// Committed URL → page id pairs (by the URL's 128-bit hash): a page's
     /// links are looked up one by one, most of them seen before.
     url_cache: Committed<u128, PageId>,
@@ -263,7 +263,7 @@ impl Store {
             dbs,
             path: path.to_path_buf(),
             resize_lock: RwLock::new(()),
-            word_cache: Committed::new(WORD_CACHE_MAX),
+            word_cache: Arc::new(Committed::new(WORD_CACHE_MAX)),
             url_cache: Committed::new(URL_CACHE_MAX),
             dictionaries,
             body_leaf_room: AtomicUsize::new(0),
@@ -288,6 +288,11 @@ impl Store {
     /// records off the writer (the crawl's parser pool).
     pub fn dictionaries(&self) -> Arc<Dictionaries> {
         Arc::clone(&self.dictionaries)
+    }
+
+    /// The committed word ids, for parser threads to resolve pages' terms.
+    pub fn known_words(&self) -> KnownWords {
+        KnownWords(Arc::clone(&self.word_cache))
     }
 
     pub fn path(&self) -> &Path {

@@ -522,13 +522,13 @@ impl Writer<'_> {
         let terms: Vec<Term<'_>> = page.terms.iter().collect();
         let mut body_ids: Vec<(WordId, u32)> = Vec::with_capacity(terms.len());
         for (i, t) in terms.iter().enumerate() {
-            body_ids.push((self.word_id_keyed(t.stem, t.key)?, i as u32));
+            body_ids.push((self.term_id(t)?, i as u32));
         }
         body_ids.sort_unstable_by_key(|&(w, _)| w);
         body_ids.dedup_by_key(|&mut (w, _)| w);
         let mut title_ids: Vec<(WordId, &[u32])> = Vec::with_capacity(page.title_terms.len());
         for t in page.title_terms.iter() {
-            title_ids.push((self.word_id_keyed(t.stem, t.key)?, t.positions));
+            title_ids.push((self.term_id(&t)?, t.positions));
         }
         title_ids.sort_unstable_by_key(|&(w, _)| w);
         title_ids.dedup_by_key(|&mut (w, _)| w);

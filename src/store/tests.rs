@@ -145,6 +145,57 @@ fn ids_of_a_transaction_that_failed_are_not_remembered() {
 }
 
 #[test]
+fn terms_resolved_on_a_parser_thread_carry_the_committed_ids_only() {
+    let (_d, store) = temp_store();
+    let known = store.known_words();
+    let mut early = terms(&["harbor", "ship"]);
+    known.resolve(&mut early);
+    assert!(
+        early.iter().all(|t| t.id.is_none()),
+        "nothing committed yet"
+    );
+    let (a, b) = store
+        .update(|w| {
+            Ok((
+                w.page_id_for(&url("http://h/a"))?,
+                w.page_id_for(&url("http://h/b"))?,
+            ))
+        })
+        .unwrap();
+    store
+        .update(|w| put(w, a, page(&["harbor", "ship"], &["harbor"], vec![])))
+        .unwrap();
+    // A failed transaction's new word is no more known to the parsers
+    // than to the writer.
+    let failed = store.update(|w| {
+        w.word_id_keyed("lost", stem_key("lost"))?;
+        Err::<(), _>(StoreError::corrupt("fails on purpose"))
+    });
+    assert!(failed.is_err());
+    let mut p = page(&["ship", "lost", "harbor"], &["ship"], vec![]);
+    known.resolve(&mut p.0.terms);
+    known.resolve(&mut p.0.title_terms);
+    {
+        let r = store.read().unwrap();
+        let ship = r.word_id("ship").unwrap();
+        let ids: Vec<_> = p.0.terms.iter().map(|t| (t.stem, t.id)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("ship", ship),
+                ("lost", None),
+                ("harbor", r.word_id("harbor").unwrap())
+            ]
+        );
+        assert_eq!(p.0.title_terms.iter().next().and_then(|t| t.id), ship);
+    }
+    store.update(|w| put(w, b, p.clone())).unwrap();
+    assert_eq!(pages_of(&store, "ship"), [a, b]);
+    assert_eq!(pages_of(&store, "lost"), [b]);
+    assert_whole(&store);
+}
+
+#[test]
 fn a_hash_collision_keeps_both_urls_apart() {
     let (_d, store) = temp_store();
     let a = store
