@@ -63,6 +63,13 @@ fn put(w: &mut Writer<'_>, id: PageId, p: (PageWrite, Vec<PageId>)) -> Result<()
     w.put_page(id, &p.0, &links)
 }
 
+/// Page ids for two new URLs.
+fn two_pages(store: &Store, a: &str, b: &str) -> (PageId, PageId) {
+    store
+        .update(|w| Ok((w.page_id_for(&url(a))?, w.page_id_for(&url(b))?)))
+        .unwrap()
+}
+
 fn no_one_dead(_: InstanceId) -> bool {
     false
 }
@@ -154,14 +161,7 @@ fn terms_resolved_on_a_parser_thread_carry_the_committed_ids_only() {
         early.iter().all(|t| t.id.is_none()),
         "nothing committed yet"
     );
-    let (a, b) = store
-        .update(|w| {
-            Ok((
-                w.page_id_for(&url("http://h/a"))?,
-                w.page_id_for(&url("http://h/b"))?,
-            ))
-        })
-        .unwrap();
+    let (a, b) = two_pages(&store, "http://h/a", "http://h/b");
     store
         .update(|w| put(w, a, page(&["harbor", "ship"], &["harbor"], vec![])))
         .unwrap();
@@ -218,14 +218,7 @@ fn a_hash_collision_keeps_both_urls_apart() {
 #[test]
 fn replacing_a_page_leaves_no_stale_postings_or_doc_freqs() {
     let (_d, store) = temp_store();
-    let (p, q) = store
-        .update(|w| {
-            Ok((
-                w.page_id_for(&url("http://h/p"))?,
-                w.page_id_for(&url("http://h/q"))?,
-            ))
-        })
-        .unwrap();
+    let (p, q) = two_pages(&store, "http://h/p", "http://h/q");
     store
         .update(|w| {
             put(
@@ -437,14 +430,7 @@ fn postings_keep_tf_and_positions() {
 #[test]
 fn removing_a_page_cleans_every_table() {
     let (_d, store) = temp_store();
-    let (p, q) = store
-        .update(|w| {
-            Ok((
-                w.page_id_for(&url("http://h/p"))?,
-                w.page_id_for(&url("http://h/q"))?,
-            ))
-        })
-        .unwrap();
+    let (p, q) = two_pages(&store, "http://h/p", "http://h/q");
     store
         .update(|w| {
             put(w, q, page(&["keep"], &[], vec![p]))?;
