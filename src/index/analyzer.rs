@@ -53,19 +53,24 @@ impl Slot {
         bytes: [0; SLOT_BYTES],
     };
 
+    /// Whether the slot holds `word` (an empty slot holds nothing).
     fn holds(&self, tag: u32, word: &str) -> bool {
         self.tag == tag
+            && self.word_len != 0
             && usize::from(self.word_len) == word.len()
             && &self.bytes[..word.len()] == word.as_bytes()
     }
 
-    /// None for a stopword.
-    fn stem(&self) -> Option<&str> {
+    /// The outcome kept: Some(None) for a stopword; None if the stem's
+    /// bytes do not read back as text (they were copied from a `str`, so
+    /// never: but a bad slot is a miss, not a lost word).
+    fn outcome(&self) -> Option<Option<&str>> {
         if self.stem_len == STOPWORD {
-            return None;
+            return Some(None);
         }
         let at = usize::from(self.word_len);
-        std::str::from_utf8(&self.bytes[at..at + usize::from(self.stem_len)]).ok()
+        let stem = std::str::from_utf8(&self.bytes[at..at + usize::from(self.stem_len)]).ok()?;
+        Some(Some(stem))
     }
 
     /// None when the pair does not fit.
@@ -114,10 +119,12 @@ impl StemCache {
             ways.swap(0, 1);
         }
         if ways[0].holds(tag, lower) {
-            if let Some(s) = ways[0].stem() {
-                emit(s);
+            if let Some(outcome) = ways[0].outcome() {
+                if let Some(s) = outcome {
+                    emit(s);
+                }
+                return;
             }
-            return;
         }
         let outcome = stem();
         if let Some(s) = &outcome {
