@@ -101,11 +101,12 @@ struct StemCache {
 
 impl StemCache {
     /// Calls `emit` with the stem of the lowercase token `lower`, unless it
-    /// is a stopword; `stem` makes the outcome on a miss.
-    fn stem_of(
+    /// is a stopword; `stem` makes the outcome on a miss (borrowed or
+    /// owned: the slot copies it, so nothing need be allocated for it).
+    fn stem_of<S: AsRef<str>>(
         &mut self,
         lower: &str,
-        stem: impl FnOnce() -> Option<Box<str>>,
+        stem: impl FnOnce() -> Option<S>,
         emit: impl FnOnce(&str),
     ) {
         if self.slots.is_empty() {
@@ -115,22 +116,27 @@ impl StemCache {
         let set = (hash as usize % STEM_CACHE_SETS) * 2;
         let tag = (hash >> 32) as u32;
         let ways = &mut self.slots[set..set + 2];
-        if ways[1].holds(tag, lower) {
-            ways.swap(0, 1);
-        }
-        if ways[0].holds(tag, lower) {
-            if let Some(outcome) = ways[0].outcome() {
-                if let Some(s) = outcome {
-                    emit(s);
-                }
-                return;
+        // The slot used last is looked at first; a hit in the other one
+        // makes it the first.
+        let hit = ways[0].holds(tag, lower) || {
+            let second = ways[1].holds(tag, lower);
+            if second {
+                ways.swap(0, 1);
             }
+            second
+        };
+        if let Some(outcome) = hit.then(|| ways[0].outcome()).flatten() {
+            if let Some(s) = outcome {
+                emit(s);
+            }
+            return;
         }
         let outcome = stem();
-        if let Some(s) = &outcome {
+        let outcome = outcome.as_ref().map(AsRef::as_ref);
+        if let Some(s) = outcome {
             emit(s);
         }
-        if let Some(slot) = Slot::new(tag, lower, outcome.as_deref()) {
+        if let Some(slot) = Slot::new(tag, lower, outcome) {
             ways[1] = ways[0];
             ways[0] = slot;
         }
@@ -213,7 +219,7 @@ impl Analyzer {
             };
             cache.stem_of(
                 &lower,
-                || (!self.stopwords.contains(&lower)).then(|| self.stemmer.stem(&lower).into()),
+                || (!self.stopwords.contains(&lower)).then(|| self.stemmer.stem(&lower)),
                 |stem| emit(stem, &lower, here),
             );
         }
@@ -379,7 +385,7 @@ mod tests {
         let mut got = None;
         let make = || {
             *stemmed += 1;
-            (word != "the").then(|| word.into())
+            (word != "the").then_some(word)
         };
         cache.stem_of(word, make, |s| got = Some(s.to_owned()));
         got
