@@ -47,6 +47,8 @@ pub struct Document {
     /// The first `<link rel=canonical>`, resolved.
     pub canonical: Option<Url>,
     pub links: Vec<Link>,
+    /// The visible text: text nodes in document order, one space before
+    /// each, their own whitespace as written (readers split words).
     pub text: String,
 }
 

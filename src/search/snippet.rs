@@ -13,7 +13,8 @@ pub const SNIPPET_CHARS: usize = 160;
 const LEAD_CHARS: usize = 50;
 
 /// The page's visible text, decoded from its stored body as the crawler
-/// parsed it; None when no body was kept or it is not text.
+/// parsed it, one space between words; None when no body was kept or it
+/// is not text.
 fn page_text<R: PageRead>(r: &R, page: PageId) -> Result<Option<String>, StoreError> {
     let Some(record) = r.page(page)? else {
         return Ok(None);
@@ -45,7 +46,8 @@ fn page_text<R: PageRead>(r: &R, page: PageId) -> Result<Option<String>, StoreEr
         }
         _ => return Ok(None),
     };
-    Ok(Some(text))
+    // One space between words, so that a snippet's length is all words.
+    Ok(Some(text.split_whitespace().collect::<Vec<_>>().join(" ")))
 }
 
 /// The token position the snippet centres on: the first full phrase match,
