@@ -35,10 +35,10 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
 
     // Iterative pre-order walk: pages nested 100,000 deep must not overflow
     // the stack. Ancestors are kept on an explicit stack rather than read
-    // back through `parent()`: ego-tree 0.6 (under scraper 0.20) leaves stale
+    // back through `parent()`: ego-tree 0.6 (under scraper 0.20) left stale
     // parent links on nodes the parser moves during misnested-tag recovery
-    // ("<em><div><p/></em>word"), and climbing through those loses the rest
-    // of the page. Sibling links stay right.
+    // ("<em><div><p/></em>word"), and climbing through those lost the rest
+    // of the page. Sibling links stay right; the stack costs nothing.
     let root = html.tree.root();
     let mut ancestors = vec![root];
     let mut next = root.first_child();
