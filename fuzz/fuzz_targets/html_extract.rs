@@ -60,7 +60,7 @@ fn check(doc: &Document) {
         doc.links.len()
     );
     let mut seen = HashSet::new();
-    for link in &doc.links {
+    for link in doc.links.iter().map(|l| &l.url) {
         assert!(
             matches!(link.scheme(), "http" | "https") && link.host().is_some(),
             "unfollowable link {link}"
@@ -73,7 +73,7 @@ fn check(doc: &Document) {
         "{} meta tags",
         doc.meta.len()
     );
-    for (name, content) in &doc.meta {
+    for crawlscope::html::MetaTag { name, content, .. } in &doc.meta {
         assert!(!name.is_empty(), "meta tag without a name");
         assert!(
             !name.contains('\0') && !content.contains('\0'),

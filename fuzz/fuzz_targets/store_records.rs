@@ -38,8 +38,8 @@ use crawlscope::index::Analyzer;
 use crawlscope::search;
 use crawlscope::store::prelude::*;
 use crawlscope::store::{
-    compress_body, group_terms, FrontierEntry, InstanceRecord, PageRecord, PageWrite, PointRecord,
-    RobotsRecord, SkipReason, Store, StoreError, StoreOptions, UrlState,
+    compress_body, FrontierEntry, InstanceRecord, OutLink, PageRecord, PageWrite, PointRecord,
+    RobotsRecord, SkipReason, Store, StoreError, StoreOptions, Terms, TermsBuilder, UrlState,
 };
 use crawlscope::url::Url;
 use heed::types::Bytes;
@@ -239,6 +239,13 @@ fn remove_stale_dirs(tmp: &Path) {
     }
 }
 
+/// A text's terms as the crawler's parse step groups them.
+fn terms_of(text: &str) -> Terms {
+    let mut b = TermsBuilder::for_text(text);
+    Analyzer::global().analyze_forms(text, 0, |stem, form, pos| b.add(stem, form, pos));
+    b.finish()
+}
+
 /// A small crawl written the way the crawler writes one.
 fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), StoreError> {
     let ids: Vec<u32> = urls
@@ -256,15 +263,15 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
         headers: vec![("X-A".into(), "b".into())],
         active: true,
         gen: 1,
+        ..PointRecord::default()
     })?;
-    let a = Analyzer::global();
     for (i, (body, ct)) in PAGES.iter().enumerate() {
         let doc = if ct.starts_with("text/html") {
             parse_html(body.as_bytes(), Some(ct), &urls[i])
         } else {
             crawlscope::html::parse_text(body.as_bytes(), Some(ct))
         };
-        let title_terms = group_terms(doc.title.as_deref().map(|t| a.terms(t)).unwrap_or_default());
+        let title_terms = terms_of(doc.title.as_deref().unwrap_or(""));
         let write = PageWrite {
             record: PageRecord {
                 title: doc.title.clone(),
@@ -281,13 +288,17 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
             content_type: ct.to_string(),
             meta: doc.meta.clone(),
             compressed_body: compress_body(body.as_bytes()),
-            terms: group_terms(a.terms(&doc.text)),
-            forms: Vec::new(),
+            terms: terms_of(&doc.text),
             title_terms,
+            head: None,
         };
         let mut children = Vec::new();
         for link in &doc.links {
-            children.push(w.page_id_for(link)?);
+            children.push(OutLink {
+                child: w.page_id_for(&link.url)?,
+                anchor: link.anchor.clone(),
+                nofollow: link.nofollow,
+            });
         }
         w.put_page(ids[i], &write, &children)?;
         w.set_state(ids[i], &UrlState::Done { point, gen: 1 })?;
@@ -332,6 +343,7 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
             point,
             gen: 1,
             to: ids[0],
+            status: 301,
         },
     )?;
     let failed = w.page_id_for(&Url::parse("https://example.com/broken").unwrap())?;
@@ -537,7 +549,6 @@ fn exercise(f: &Fixture, ops: &[Op<'_>]) {
         }
         let _ = w.page_id_for(&Url::parse("https://example.com/new").unwrap());
         let _ = w.mime_id_for("text/html; charset=utf-8");
-        let _ = w.word_id_for("harbor");
         let _ = w.origin_id_for("https://example.com:443");
         for &id in ids.iter().take(2) {
             let _ = w.put_page(
@@ -545,13 +556,21 @@ fn exercise(f: &Fixture, ops: &[Op<'_>]) {
                 &PageWrite {
                     record: PageRecord::default(),
                     content_type: "text/html".into(),
-                    meta: vec![("a".into(), "b".into())],
+                    meta: vec![crawlscope::html::MetaTag {
+                        attr: "name".into(),
+                        name: "a".into(),
+                        content: "b".into(),
+                    }],
                     compressed_body: Vec::new(),
-                    terms: vec![("harbor".into(), vec![0, 3]), ("new".into(), vec![1])],
-                    forms: Vec::new(),
-                    title_terms: vec![("harbor".into(), vec![0])],
+                    terms: terms_of("harbor new harbor"),
+                    title_terms: terms_of("harbor"),
+                    head: None,
                 },
-                &[1, 2],
+                &[1, 2].map(|child| OutLink {
+                    child,
+                    anchor: String::new(),
+                    nofollow: false,
+                }),
             );
         }
         for &id in ids.iter().rev().take(2) {
