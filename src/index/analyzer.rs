@@ -26,8 +26,9 @@ pub const MAX_TOKEN_CHARS: usize = 40;
 /// a frequent word stays while rare ones pass through.
 const STEM_CACHE_SETS: usize = 16_384;
 
-/// Bytes of a slot for the word and its stem together: longer pairs (a
-/// word of 30 bytes or so) are stemmed every time.
+/// Bytes of a slot for the word and, unless it is the word's first bytes,
+/// its stem: longer ones (a word of 30 bytes or so with a stem of its
+/// own, or of over 58) are stemmed every time.
 const SLOT_BYTES: usize = 58;
 
 /// `stem_len` of a stopword.
