@@ -6,10 +6,7 @@
 pub(super) const MAX_ATTRIBUTES: usize = 128;
 
 pub(super) fn next_lt(s: &[u8], from: usize) -> Option<usize> {
-    s.get(from..)?
-        .iter()
-        .position(|&b| b == b'<')
-        .map(|p| p + from)
+    memchr::memchr(b'<', s.get(from..)?).map(|p| p + from)
 }
 
 /// A start or end tag as the HTML tokenizer reads it.
@@ -228,7 +225,7 @@ pub(super) fn is_tag_start(rest: &[u8]) -> bool {
 }
 
 pub(super) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(haystack, needle)
 }
 
 pub(super) fn find_ignore_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
