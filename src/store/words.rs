@@ -504,7 +504,6 @@ impl WordTxn {
 }
 
 impl Writer<'_> {
-    /// The id of `stem`, whose [`super::stem_key`] is `key`, made when new.
     /// A page term's word id: the one a parser thread found, or looked up.
     pub(super) fn term_id(&mut self, term: &Term<'_>) -> Result<WordId> {
         match term.id {
@@ -513,6 +512,7 @@ impl Writer<'_> {
         }
     }
 
+    /// The id of `stem`, whose [`super::stem_key`] is `key`, made when new.
     pub fn word_id_keyed(&mut self, stem: &str, key: u128) -> Result<WordId> {
         // Keyed by the stem's hash, the caches compare no strings: a string
         // key is a pointer to chase into a cold heap line, 4% of a crawl's
