@@ -80,6 +80,14 @@ pub fn decode(body: &[u8], content_type: Option<&str>) -> String {
     decode_with(body, content_type, true)
 }
 
+/// `text`'s words one space apart (whitespace as [`Document::text`]'s
+/// readers split it: Unicode's), for those that show text.
+pub fn collapse_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    extract::push_words(&mut out, text);
+    out
+}
+
 /// Parse an HTML body fetched from `page_url`.
 pub fn parse_html(body: &[u8], content_type: Option<&str>, page_url: &Url) -> Document {
     let mut source = decode(body, content_type);

@@ -16,7 +16,7 @@ fn parse(html: &str) -> Document {
 
 /// The text's words, one space apart.
 fn words_of(doc: &Document) -> String {
-    doc.text.split_whitespace().collect::<Vec<_>>().join(" ")
+    collapse_whitespace(&doc.text)
 }
 
 fn link_strings(doc: &Document) -> Vec<&str> {

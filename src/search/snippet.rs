@@ -47,7 +47,7 @@ fn page_text<R: PageRead>(r: &R, page: PageId) -> Result<Option<String>, StoreEr
         _ => return Ok(None),
     };
     // One space between words, so that a snippet's length is all words.
-    Ok(Some(text.split_whitespace().collect::<Vec<_>>().join(" ")))
+    Ok(Some(html::collapse_whitespace(&text)))
 }
 
 /// The token position the snippet centres on: the first full phrase match,
