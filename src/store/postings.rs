@@ -353,12 +353,134 @@ impl PartWriter {
         }
     }
 
+    /// Bytes that entries can add to the open run of `word` before the
+    /// part would pass [`LEAF_VALUE_BYTES`] (as [`PartWriter::push`]
+    /// counts); 0 when `word`'s run is not the open one.
+    fn room_in_run(&self, word: WordId) -> usize {
+        if self.key.is_none() || self.run_word != Some(word) {
+            return 0;
+        }
+        LEAF_VALUE_BYTES.saturating_sub(self.part.len() + 10 + self.run.len())
+    }
+
+    /// Appends stored entries that come right after the open run's last
+    /// entry (so their page deltas already count from it), as they are;
+    /// `last` is their last page.
+    fn extend_run(&mut self, word: WordId, bytes: &[u8], last: PageId) {
+        self.run.extend_from_slice(bytes);
+        self.run_page = last;
+        self.last = Some((word, last));
+    }
+
     fn close_part(&mut self) {
         self.close_run();
         if let Some((word, page)) = self.key.take() {
             let bytes =
                 std::mem::replace(&mut self.part, Vec::with_capacity(LEAF_VALUE_BYTES + 64));
             self.done.push((part_key(self.segment, word, page), bytes));
+        }
+    }
+}
+
+/// Merges one word's stored runs into a [`PartWriter`] in page order, for
+/// a merge of segments (each run in page order, no page in two runs).
+/// Consecutive segments' pages mostly follow one another, interleaving
+/// only where a slow page finished late: a stretch of one run that no
+/// other run interleaves is copied as stored bytes, and only its first
+/// entry is encoded again (its page delta now counts from the entry
+/// before it), where the merge used to decode, sort and encode again
+/// every entry.
+#[derive(Default)]
+pub struct RunMerger<'a> {
+    cursors: Vec<RunCursor<'a>>,
+}
+
+/// A run being read: its current entry and that entry's byte span.
+struct RunCursor<'a> {
+    bytes: &'a [u8],
+    entries: Entries<'a>,
+    current: Option<Entry<'a>>,
+    start: usize,
+    end: usize,
+}
+
+impl<'a> RunCursor<'a> {
+    fn new(bytes: &'a [u8]) -> Result<RunCursor<'a>> {
+        let mut c = RunCursor {
+            bytes,
+            entries: entries(bytes),
+            current: None,
+            start: 0,
+            end: 0,
+        };
+        c.advance()?;
+        Ok(c)
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        self.start = self.bytes.len() - self.entries.rest.len();
+        self.current = self.entries.next().transpose()?;
+        self.end = self.bytes.len() - self.entries.rest.len();
+        Ok(())
+    }
+}
+
+impl<'a> RunMerger<'a> {
+    /// Writes `word`'s entries from `runs` to `out` in page order; a page
+    /// in two runs, or out of order in one, is corrupt.
+    pub fn merge(
+        &mut self,
+        out: &mut PartWriter,
+        word: WordId,
+        runs: impl Iterator<Item = &'a [u8]>,
+    ) -> Result<()> {
+        self.cursors.clear();
+        for run in runs {
+            self.cursors.push(RunCursor::new(run)?);
+        }
+        loop {
+            // The run with the lowest next page, and the lowest next page
+            // of the others: the first entry that must come from elsewhere.
+            let mut pick: Option<(usize, PageId)> = None;
+            let mut bound = u64::MAX;
+            for (i, c) in self.cursors.iter().enumerate() {
+                let Some(page) = c.current.map(|e| e.page) else {
+                    continue;
+                };
+                match pick {
+                    Some((_, best)) if page >= best => bound = bound.min(u64::from(page)),
+                    _ => {
+                        if let Some((_, best)) = pick {
+                            bound = bound.min(u64::from(best));
+                        }
+                        pick = Some((i, page));
+                    }
+                }
+            }
+            let Some((i, _)) = pick else {
+                return Ok(());
+            };
+            let c = &mut self.cursors[i];
+            let Some(first) = c.current else {
+                return Ok(());
+            };
+            out.push(word, &first)?;
+            c.advance()?;
+            let room = out.room_in_run(word);
+            let (start, mut end, mut last) = (c.start, c.start, first.page);
+            while let Some(e) = c.current {
+                if u64::from(e.page) >= bound || c.end - start > room {
+                    break;
+                }
+                if e.page <= last {
+                    return Err(StoreError::corrupt("postings out of (word, page) order"));
+                }
+                (end, last) = (c.end, e.page);
+                c.advance()?;
+            }
+            if end > start {
+                out.extend_run(word, &c.bytes[start..end], last);
+            }
         }
     }
 }
@@ -618,5 +740,112 @@ mod tests {
         w.push_block(5, &one).unwrap();
         assert!(w.push_block(5, &one).is_err(), "the same page again");
         assert!(w.push_block(2, &one).is_err(), "an earlier word");
+    }
+
+    /// Each segment's parts for `(word, page, tf)` rows, positions made
+    /// up from the page and tf.
+    fn segment_parts(segment: u32, rows: &[(WordId, PageId, u32)]) -> Vec<Part> {
+        let mut rows = rows.to_vec();
+        rows.sort_unstable();
+        let mut writer = PartWriter::new(segment);
+        for group in rows.chunk_by(|a, b| a.0 == b.0) {
+            let mut block = Vec::new();
+            for &(_, page, tf) in group {
+                let positions: Vec<u32> = (0..tf).map(|i| page % 7 + i * 3).collect();
+                push_entry(&mut block, page, &positions);
+            }
+            writer.push_block(group[0].0, &block).unwrap();
+        }
+        writer.finish()
+    }
+
+    /// What a merge did before [`RunMerger`], entry by entry: decode all,
+    /// sort, encode again.
+    fn merged_entry_by_entry(segments: &[Vec<Part>]) -> Result<Vec<Part>> {
+        let mut rows: Vec<(WordId, Entry<'_>)> = Vec::new();
+        for (k, p) in segments.iter().flatten() {
+            let (_, word, _) = codec::split_triple_key(k)?;
+            for run in runs(word, p) {
+                let run = run?;
+                for e in run.entries() {
+                    rows.push((run.word, e?));
+                }
+            }
+        }
+        rows.sort_by_key(|(w, e)| (*w, e.page));
+        let mut out = PartWriter::new(99);
+        for (w, e) in &rows {
+            out.push(*w, e)?;
+        }
+        Ok(out.finish())
+    }
+
+    fn merged_by_runs(segments: &[Vec<Part>]) -> Result<Vec<Part>> {
+        let mut all: Vec<(WordId, &[u8])> = Vec::new();
+        for (k, p) in segments.iter().flatten() {
+            let (_, word, _) = codec::split_triple_key(k)?;
+            for run in runs(word, p) {
+                let run = run?;
+                all.push((run.word, run.bytes));
+            }
+        }
+        all.sort_unstable_by_key(|&(w, _)| w);
+        let mut out = PartWriter::new(99);
+        let mut merger = RunMerger::default();
+        for group in all.chunk_by(|a, b| a.0 == b.0) {
+            merger.merge(&mut out, group[0].0, group.iter().map(|&(_, b)| b))?;
+        }
+        Ok(out.finish())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Segments whose pages interleave a little (a late page) or a lot,
+        /// long runs cut across parts among them: merging by runs writes
+        /// the very parts that merging entry by entry wrote.
+        #[test]
+        fn merging_by_runs_writes_what_merging_entry_by_entry_wrote(
+            pages in proptest::collection::vec(
+                (0u32..4, 0u32..3_000, 1u32..40, 0usize..4), 1..300),
+        ) {
+            let mut seen = std::collections::HashSet::new();
+            let mut segments: Vec<Vec<(WordId, PageId, u32)>> = vec![Vec::new(); 4];
+            for (word, page, tf, segment) in pages {
+                // Pages mostly in the segment of their range, some late.
+                let segment = if segment == 0 { (page / 800) as usize } else { segment };
+                if seen.insert((word, page)) {
+                    segments[segment].push((word * 5, page, if tf > 30 { tf * 4 } else { tf % 3 + 1 }));
+                }
+            }
+            let parts: Vec<Vec<Part>> = segments
+                .iter()
+                .enumerate()
+                .map(|(i, rows)| segment_parts(i as u32, rows))
+                .collect();
+            let want = merged_entry_by_entry(&parts).unwrap();
+            let got = merged_by_runs(&parts).unwrap();
+            proptest::prop_assert!(got.iter().all(|(_, p)| p.len() <= LEAF_VALUE_BYTES));
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn a_page_in_two_merged_runs_is_corrupt() {
+        let one = segment_parts(0, &[(3, 10, 1), (3, 20, 2)]);
+        let two = segment_parts(1, &[(3, 15, 1), (3, 20, 1)]);
+        assert!(merged_by_runs(&[one.clone(), two]).is_err());
+        // A run that names its page twice (a page delta of 0).
+        let mut run = Vec::new();
+        put_head(&mut run, 10, 1, 0);
+        put_varint(&mut run, 4);
+        put_head(&mut run, 0, 1, 0);
+        put_varint(&mut run, 5);
+        let mut part = Vec::new();
+        put_varint(&mut part, 0);
+        put_varint(&mut part, run.len() as u64);
+        part.extend_from_slice(&run);
+        let lying = vec![(part_key(2, 3, 10), part)];
+        assert!(merged_by_runs(&[lying]).is_err());
+        assert!(merged_by_runs(&[one]).is_ok());
     }
 }

@@ -38,8 +38,8 @@ pub const FINAL_PAGES: u32 = 4096;
 /// bytes in tests, so their merges take many steps).
 const MERGE_STEP_BYTES: usize = if cfg!(test) { 256 } else { 1 << 20 };
 
-/// The same for posting parts, a quarter as much: a step decodes them,
-/// and an entry of ~3 stored bytes becomes a 24-byte struct.
+/// The same for posting parts, a quarter as much: a step lists their runs,
+/// and a rare word's run of ~4 stored bytes becomes a 24-byte slice.
 const POSTING_STEP_BYTES: usize = MERGE_STEP_BYTES / 4;
 
 const LIST_KEY: &[u8] = b"posting_segments";
@@ -298,7 +298,8 @@ impl Writer<'_> {
     /// Merges the group's posting streams into `into`, a step of words at
     /// a time: each step reads every segment's parts from the one holding
     /// word `from` until about [`POSTING_STEP_BYTES`] are read, keeps the
-    /// runs of the step's words, and cuts them again in (word, page) order.
+    /// runs of the step's words, and merges each word's runs in page order
+    /// ([`postings::RunMerger`]), cutting them into parts again.
     fn merge_postings(&mut self, group: &[u32], into: u32) -> Result<()> {
         let db = self.dbs.postings;
         let mut out = postings::PartWriter::new(into);
@@ -326,25 +327,21 @@ impl Writer<'_> {
                 }
             }
             let in_step = |w: u32| w >= from && upto.is_none_or(|u| w < u);
-            let mut words: std::collections::BTreeMap<u32, Vec<postings::Entry<'_>>> =
-                Default::default();
+            let mut runs: Vec<(u32, &[u8])> = Vec::new();
             for (key_word, part) in &read {
                 for run in postings::runs(*key_word, part) {
                     let run = run?;
                     if in_step(run.word) {
-                        let list = words.entry(run.word).or_default();
-                        for e in run.entries() {
-                            list.push(e?);
-                        }
+                        runs.push((run.word, run.bytes));
                     }
                 }
             }
-            for (word, mut list) in words {
-                // Segments never share a page: sorting merges them.
-                list.sort_unstable_by_key(|e| e.page);
-                for e in &list {
-                    out.push(word, e)?;
-                }
+            // Each segment's runs are in word order already: the stable
+            // sort merges those sequences instead of sorting from scratch.
+            runs.sort_by_key(|&(word, _)| word);
+            let mut merger = postings::RunMerger::default();
+            for group in runs.chunk_by(|a, b| a.0 == b.0) {
+                merger.merge(&mut out, group[0].0, group.iter().map(|&(_, bytes)| bytes))?;
             }
             for (key, part) in out.take_done() {
                 self.append(db, &key, &part)?;
