@@ -322,8 +322,18 @@ impl PartWriter {
         self.run_page = e.page;
     }
 
-    /// Adds one word's pending (unsorted) block.
-    pub fn push_block(&mut self, word: WordId, block: &[u8]) -> Result<()> {
+    /// Adds one word's pending block; `ascending` when its pages were put
+    /// in ascending order, as the writer puts a batch's pages: it is then
+    /// read straight through, where listing and sorting its entries first
+    /// (a list allocated per word and transaction, most words having one
+    /// entry) was the larger part of writing a transaction's postings.
+    pub fn push_block(&mut self, word: WordId, block: &[u8], ascending: bool) -> Result<()> {
+        if ascending {
+            for e in pending_entries(block) {
+                self.push(word, &e?)?;
+            }
+            return Ok(());
+        }
         let mut list: Vec<Entry<'_>> = pending_entries(block).collect::<Result<_>>()?;
         list.sort_unstable_by_key(|e| e.page);
         for e in &list {
@@ -625,8 +635,8 @@ mod tests {
         push_entry(&mut alpha, 7, &[1, 5, 9]);
         let mut beta = Vec::new();
         push_entry(&mut beta, 9, &[2, 3]);
-        writer.push_block(4, &alpha).unwrap();
-        writer.push_block(90, &beta).unwrap();
+        writer.push_block(4, &alpha, false).unwrap();
+        writer.push_block(90, &beta, true).unwrap();
         let parts = writer.finish();
         assert_eq!(parts.len(), 1, "two rare words, one part");
         assert_eq!(parts[0].0, part_key(7, 4, 7), "keyed by its first entry");
@@ -661,13 +671,13 @@ mod tests {
         let positions: Vec<u32> = (0..50).map(|i| i * 3).collect();
         let mut short = Vec::new();
         push_entry(&mut short, 5, &[1]);
-        writer.push_block(2, &short).unwrap();
+        writer.push_block(2, &short, true).unwrap();
         let mut long = Vec::new();
         for page in (0..400u32).rev() {
             push_entry(&mut long, page * 2, &positions);
         }
-        writer.push_block(3, &long).unwrap();
-        writer.push_block(8, &short).unwrap();
+        writer.push_block(3, &long, false).unwrap();
+        writer.push_block(8, &short, true).unwrap();
         let parts = writer.finish();
         assert!(parts.len() > 1);
         assert!(parts.iter().all(|(_, p)| p.len() <= LEAF_VALUE_BYTES));
@@ -695,7 +705,7 @@ mod tests {
         }
         push_entry(&mut b, 10, &[1, 2]);
         let mut writer = PartWriter::new(0);
-        writer.push_block(1, &b).unwrap();
+        writer.push_block(1, &b, true).unwrap();
         let parts = writer.finish();
         // The run's head (word delta, length), ten entries of two bytes,
         // then head, tf, length and two deltas.
@@ -732,14 +742,22 @@ mod tests {
         assert!(runs(1, &[0, 0]).any(|r| r.is_err()));
         let key = part_key(0, 1, 0);
         assert!(part_without(&key, &[0, 4, 5, 2, 200, 1], 1, 0).is_err());
-        assert!(PartWriter::new(0).push_block(1, &bad).is_err());
+        assert!(PartWriter::new(0).push_block(1, &bad, false).is_err());
+        assert!(PartWriter::new(0).push_block(1, &bad, true).is_err());
         // Entries out of (word, page) order: a corrupt source, refused.
         let mut one = Vec::new();
         push_entry(&mut one, 4, &[1]);
         let mut w = PartWriter::new(0);
-        w.push_block(5, &one).unwrap();
-        assert!(w.push_block(5, &one).is_err(), "the same page again");
-        assert!(w.push_block(2, &one).is_err(), "an earlier word");
+        w.push_block(5, &one, true).unwrap();
+        assert!(w.push_block(5, &one, true).is_err(), "the same page again");
+        assert!(w.push_block(2, &one, false).is_err(), "an earlier word");
+        // A block said to ascend that does not: refused, not written
+        // out of order.
+        let mut down = Vec::new();
+        push_entry(&mut down, 9, &[1]);
+        push_entry(&mut down, 3, &[1]);
+        assert!(PartWriter::new(0).push_block(1, &down, true).is_err());
+        assert!(PartWriter::new(0).push_block(1, &down, false).is_ok());
     }
 
     /// Each segment's parts for `(word, page, tf)` rows, positions made
@@ -754,7 +772,7 @@ mod tests {
                 let positions: Vec<u32> = (0..tf).map(|i| page % 7 + i * 3).collect();
                 push_entry(&mut block, page, &positions);
             }
-            writer.push_block(group[0].0, &block).unwrap();
+            writer.push_block(group[0].0, &block, true).unwrap();
         }
         writer.finish()
     }

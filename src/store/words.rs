@@ -434,7 +434,7 @@ fn write_doc_freqs(
                 unrecorded.push((w, t));
                 continue;
             }
-            let df = i64::from(split_doc_freq(&old)?.0) + t.df;
+            let df = i64::from(split_doc_freq(&old)?.0) + i64::from(t.df);
             if df > 0 {
                 let df = u32::try_from(df).unwrap_or(u32::MAX);
                 write_doc_freq(&old, df, t.votes(stems), &mut value)?;
@@ -476,7 +476,12 @@ fn step(cursor: &mut heed::RwRange<'_, Bytes, Bytes>, old: &mut Vec<u8>) -> Resu
 pub(super) struct WordTxn {
     /// Entries as [`postings::push_entry`] writes them, in put order.
     pub block: Vec<u8>,
-    pub df: i64,
+    /// The page of the block's last entry, and whether any entry came
+    /// after one of a later page (the writer puts a batch's pages in id
+    /// order, so a block's pages normally ascend).
+    last_page: PageId,
+    out_of_order: bool,
+    pub df: i32,
     /// Pages that wrote the word as its stem, the usual case, counted
     /// without comparing strings: the stem is
     /// `Pending::vote_stems[stem_at..stem_at + stem_len]`.
@@ -552,7 +557,7 @@ impl Writer<'_> {
     }
 
     /// `delta` pages came to hold word `id` (or lost it, below zero).
-    pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i64) {
+    pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i32) {
         self.pending.words.entry(id).or_default().df += delta;
     }
 
@@ -560,6 +565,8 @@ impl Writer<'_> {
     /// body at `term`'s positions, written as `term.form`.
     pub(super) fn index_body_word(&mut self, id: WordId, page: PageId, term: &Term<'_>) {
         let t = self.pending.words.entry(id).or_default();
+        t.out_of_order |= !t.block.is_empty() && page <= t.last_page;
+        t.last_page = page;
         postings::push_entry(&mut t.block, page, term.positions);
         t.df += 1;
         let Some(form) = term.written else {
@@ -600,7 +607,7 @@ impl Writer<'_> {
             let mut parts = postings::PartWriter::new(segment);
             for (w, t) in &words {
                 if !t.block.is_empty() {
-                    parts.push_block(*w, &t.block)?;
+                    parts.push_block(*w, &t.block, !t.out_of_order)?;
                 }
             }
             for (key, part) in parts.finish() {
