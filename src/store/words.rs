@@ -388,6 +388,27 @@ fn write_doc_freq<'a>(
     Ok(())
 }
 
+/// A transaction's words, drained, in id order: their ids are sorted
+/// (each with its place, as one integer) and each 80-byte entry is then
+/// moved once, where sorting the entries themselves moved each several
+/// times.
+fn in_word_order(map: &mut rustc_hash::FxHashMap<WordId, WordTxn>) -> Vec<(WordId, WordTxn)> {
+    let mut drained: Vec<(WordId, WordTxn)> = map.drain().collect();
+    let mut order: Vec<u64> = drained
+        .iter()
+        .enumerate()
+        .map(|(i, (w, _))| u64::from(*w) << 32 | i as u64)
+        .collect();
+    order.sort_unstable();
+    order
+        .iter()
+        .map(|&k| {
+            let i = (k & u64::from(u32::MAX)) as usize;
+            (drained[i].0, std::mem::take(&mut drained[i].1))
+        })
+        .collect()
+}
+
 /// A cursor walk over `doc_freq` crosses at most this many ids to reach
 /// the next word it rewrites; farther, a new search from the root costs
 /// less.
@@ -601,8 +622,7 @@ impl Writer<'_> {
             self.words_per_txn
                 .store(self.pending.words.len(), Ordering::Relaxed);
         }
-        let mut words: Vec<(WordId, WordTxn)> = self.pending.words.drain().collect();
-        words.sort_unstable_by_key(|(w, _)| *w);
+        let words = in_word_order(&mut self.pending.words);
         if let Some(segment) = self.pending.segment {
             let mut parts = postings::PartWriter::new(segment);
             for (w, t) in &words {
