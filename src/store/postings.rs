@@ -307,8 +307,7 @@ impl PartWriter {
             None => e.page,
         };
         let len = entry_len(delta, e.tf, e.raw_positions.len());
-        // Room for the open run's head (two varints) too.
-        if self.key.is_some() && self.part.len() + 10 + self.run.len() + len > LEAF_VALUE_BYTES {
+        if self.key.is_some() && self.used() + len > LEAF_VALUE_BYTES {
             self.close_part();
             return self.push_next(word, e);
         }
@@ -363,14 +362,21 @@ impl PartWriter {
         }
     }
 
+    /// Bytes the open part takes with its open run, room for that run's
+    /// head (two varints) counted.
+    #[inline]
+    fn used(&self) -> usize {
+        self.part.len() + 10 + self.run.len()
+    }
+
     /// Bytes that entries can add to the open run of `word` before the
     /// part would pass [`LEAF_VALUE_BYTES`] (as [`PartWriter::push`]
-    /// counts); 0 when `word`'s run is not the open one.
+    /// counts); 0 when that run is not the open one.
     fn room_in_run(&self, word: WordId) -> usize {
         if self.key.is_none() || self.run_word != Some(word) {
             return 0;
         }
-        LEAF_VALUE_BYTES.saturating_sub(self.part.len() + 10 + self.run.len())
+        LEAF_VALUE_BYTES.saturating_sub(self.used())
     }
 
     /// Appends stored entries that come right after the open run's last
@@ -401,7 +407,7 @@ impl PartWriter {
 /// before it), where the merge used to decode, sort and encode again
 /// every entry.
 #[derive(Default)]
-pub struct RunMerger<'a> {
+struct RunMerger<'a> {
     cursors: Vec<RunCursor<'a>>,
 }
 
@@ -438,7 +444,7 @@ impl<'a> RunCursor<'a> {
 impl<'a> RunMerger<'a> {
     /// Writes `word`'s entries from `runs` to `out` in page order; a page
     /// in two runs, or out of order in one, is corrupt.
-    pub fn merge(
+    fn merge(
         &mut self,
         out: &mut PartWriter,
         word: WordId,
@@ -471,6 +477,7 @@ impl<'a> RunMerger<'a> {
                 return Ok(());
             };
             let c = &mut self.cursors[i];
+            // The pick is a run with a current entry.
             let Some(first) = c.current else {
                 return Ok(());
             };
@@ -493,6 +500,33 @@ impl<'a> RunMerger<'a> {
             }
         }
     }
+}
+
+/// One step of a segment merge: every run of `parts` (stored parts, each
+/// with its key's word, each segment's in key order) whose word `keep`
+/// takes, merged word by word into `out`.
+pub fn merge_parts<'a>(
+    out: &mut PartWriter,
+    parts: impl Iterator<Item = (WordId, &'a [u8])>,
+    keep: impl Fn(WordId) -> bool,
+) -> Result<()> {
+    let mut kept: Vec<(WordId, &[u8])> = Vec::new();
+    for (key_word, part) in parts {
+        for run in runs(key_word, part) {
+            let run = run?;
+            if keep(run.word) {
+                kept.push((run.word, run.bytes));
+            }
+        }
+    }
+    // Each segment's runs are in word order already: the stable sort
+    // merges those sequences instead of sorting from scratch.
+    kept.sort_by_key(|&(word, _)| word);
+    let mut merger = RunMerger::default();
+    for group in kept.chunk_by(|a, b| a.0 == b.0) {
+        merger.merge(out, group[0].0, group.iter().map(|&(_, bytes)| bytes))?;
+    }
+    Ok(())
 }
 
 /// The bytes `put_head` and the positions take.
@@ -799,20 +833,12 @@ mod tests {
     }
 
     fn merged_by_runs(segments: &[Vec<Part>]) -> Result<Vec<Part>> {
-        let mut all: Vec<(WordId, &[u8])> = Vec::new();
+        let mut parts = Vec::new();
         for (k, p) in segments.iter().flatten() {
-            let (_, word, _) = codec::split_triple_key(k)?;
-            for run in runs(word, p) {
-                let run = run?;
-                all.push((run.word, run.bytes));
-            }
+            parts.push((codec::split_triple_key(k)?.1, p.as_slice()));
         }
-        all.sort_unstable_by_key(|&(w, _)| w);
         let mut out = PartWriter::new(99);
-        let mut merger = RunMerger::default();
-        for group in all.chunk_by(|a, b| a.0 == b.0) {
-            merger.merge(&mut out, group[0].0, group.iter().map(|&(_, b)| b))?;
-        }
+        merge_parts(&mut out, parts.into_iter(), |_| true)?;
         Ok(out.finish())
     }
 

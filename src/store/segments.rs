@@ -299,7 +299,7 @@ impl Writer<'_> {
     /// a time: each step reads every segment's parts from the one holding
     /// word `from` until about [`POSTING_STEP_BYTES`] are read, keeps the
     /// runs of the step's words, and merges each word's runs in page order
-    /// ([`postings::RunMerger`]), cutting them into parts again.
+    /// ([`postings::merge_parts`]), cutting them into parts again.
     fn merge_postings(&mut self, group: &[u32], into: u32) -> Result<()> {
         let db = self.dbs.postings;
         let mut out = postings::PartWriter::new(into);
@@ -327,22 +327,8 @@ impl Writer<'_> {
                 }
             }
             let in_step = |w: u32| w >= from && upto.is_none_or(|u| w < u);
-            let mut runs: Vec<(u32, &[u8])> = Vec::new();
-            for (key_word, part) in &read {
-                for run in postings::runs(*key_word, part) {
-                    let run = run?;
-                    if in_step(run.word) {
-                        runs.push((run.word, run.bytes));
-                    }
-                }
-            }
-            // Each segment's runs are in word order already: the stable
-            // sort merges those sequences instead of sorting from scratch.
-            runs.sort_by_key(|&(word, _)| word);
-            let mut merger = postings::RunMerger::default();
-            for group in runs.chunk_by(|a, b| a.0 == b.0) {
-                merger.merge(&mut out, group[0].0, group.iter().map(|&(_, bytes)| bytes))?;
-            }
+            let parts = read.iter().map(|(word, part)| (*word, part.as_slice()));
+            postings::merge_parts(&mut out, parts, in_step)?;
             for (key, part) in out.take_done() {
                 self.append(db, &key, &part)?;
             }
