@@ -18,18 +18,22 @@ pub const MAX_TOKEN_CHARS: usize = 40;
 /// for the words it has seen, None for a stopword. Sound because the only
 /// analyzer is `Analyzer::global()`.
 ///
-/// The cache is a table of [`STEM_CACHE_SETS`] sets of two slots, a slot
-/// one cache line holding the word and its stem inline: a look-up touches
-/// one line. A map of boxed strings chased three pointers (its table, the
-/// key to compare, the stem), 11.6% of a crawl's CPU. Within a set the
-/// slot used last comes first and a new word takes the other's place, so
-/// a frequent word stays while rare ones pass through.
+/// The cache is a table of [`STEM_CACHE_SETS`] sets of two 32-byte
+/// slots, a set one cache line holding the words and their stems inline:
+/// a look-up touches one line whichever slot holds the word, and the
+/// table is 1 MiB a thread. A map of boxed strings chased three pointers
+/// (its table, the key to compare, the stem), 11.6% of a crawl's CPU; a
+/// line a slot cost a second line for a word not in the first slot, and
+/// twice the memory (the load that misses was most of the analyser's own
+/// time). Within a set the slot used last comes first and a new word
+/// takes the other's place, so a frequent word stays while rare ones pass
+/// through.
 const STEM_CACHE_SETS: usize = 16_384;
 
 /// Bytes of a slot for the word and, unless it is the word's first bytes,
-/// its stem: longer ones (a word of 30 bytes or so with a stem of its
-/// own, or of over 58) are stemmed every time.
-const SLOT_BYTES: usize = 58;
+/// its stem: longer ones (a word of 13 bytes or so with a stem of its
+/// own, or of over 26) are stemmed every time.
+const SLOT_BYTES: usize = 26;
 
 /// `stem_len` of a stopword.
 const STOPWORD: u8 = u8::MAX;
@@ -41,7 +45,7 @@ const STOPWORD: u8 = u8::MAX;
 const PREFIX: u8 = 0x80;
 
 #[derive(Clone, Copy)]
-#[repr(C, align(64))]
+#[repr(C)]
 struct Slot {
     /// Hash bits the set index did not use, to skip most compares.
     tag: u32,
@@ -109,10 +113,17 @@ impl Slot {
     }
 }
 
+/// The two slots of a set, the one used last first.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Set([Slot; 2]);
+
+const _: () = assert!(std::mem::size_of::<Set>() == 64, "a set is one cache line");
+
 #[derive(Default)]
 struct StemCache {
-    /// Two slots a set; allocated on first use.
-    slots: Vec<Slot>,
+    /// Allocated on first use.
+    sets: Vec<Set>,
 }
 
 impl StemCache {
@@ -125,13 +136,12 @@ impl StemCache {
         stem: impl FnOnce() -> Option<S>,
         emit: impl FnOnce(&str),
     ) {
-        if self.slots.is_empty() {
-            self.slots = vec![Slot::EMPTY; 2 * STEM_CACHE_SETS];
+        if self.sets.is_empty() {
+            self.sets = vec![Set([Slot::EMPTY; 2]); STEM_CACHE_SETS];
         }
         let hash = xxhash_rust::xxh3::xxh3_64(lower.as_bytes());
-        let set = (hash as usize % STEM_CACHE_SETS) * 2;
         let tag = (hash >> 32) as u32;
-        let ways = &mut self.slots[set..set + 2];
+        let ways = &mut self.sets[hash as usize % STEM_CACHE_SETS].0;
         // The slot used last is looked at first; a hit in the other one
         // makes it the first.
         let hit = ways[0].holds(tag, lower) || {
@@ -392,7 +402,7 @@ mod tests {
         let words = 2 * STEM_CACHE_SETS + 10;
         let text: String = (0..words).map(|i| format!("w{i} ")).collect();
         assert_eq!(a.terms(&text).len(), words);
-        STEM_CACHE.with(|c| assert_eq!(c.borrow().slots.len(), 2 * STEM_CACHE_SETS));
+        STEM_CACHE.with(|c| assert_eq!(c.borrow().sets.len(), STEM_CACHE_SETS));
         assert_eq!(a.stem_word("w3").as_deref(), Some("w3"));
     }
 
