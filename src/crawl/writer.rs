@@ -212,7 +212,7 @@ impl PointRun {
         url: &'u Url,
     ) -> Result<(PageId, std::borrow::Cow<'u, Url>), StoreError> {
         let url = if self.one_site {
-            w.on_first_seen_site(url)?
+            w.on_first_seen_site_once(url)?
         } else {
             std::borrow::Cow::Borrowed(url)
         };

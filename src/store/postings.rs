@@ -631,6 +631,10 @@ pub struct Pending {
     pub dictionaries: Vec<(super::dictionary::Kind, u32)>,
     /// Next values of the `meta` id counters used in this transaction.
     pub counters: HashMap<&'static [u8], u64>,
+    /// The www rule's decisions of this transaction, by a URL's text up
+    /// to its path: the host of the `www.` twin it goes on, or None for
+    /// its own (see `Writer::on_first_seen_site_once`).
+    pub first_seen_sites: HashMap<String, Option<String>>,
 }
 
 #[cfg(test)]

@@ -1436,3 +1436,32 @@ fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
     assert_eq!(stored_rows(&store.read().unwrap()), before);
     assert_whole(&store);
 }
+
+#[test]
+fn a_sites_first_seen_form_is_decided_once_a_transaction_and_agrees_with_the_rule() {
+    let (_d, store) = temp_store();
+    let twin_host = |w: &mut Writer<'_>, u: &str| {
+        let u = url(u);
+        let once = w.on_first_seen_site_once(&u).unwrap().into_owned();
+        assert_eq!(once, w.on_first_seen_site(&u).unwrap().into_owned(), "{u}");
+        once.host_str().unwrap().to_owned()
+    };
+    store
+        .update(|w| {
+            w.page_id_for(&url("http://site.test/"))?;
+            // Site forms asked twice each: the second answer is the memo's.
+            for _ in 0..2 {
+                assert_eq!(twin_host(w, "http://www.site.test/a"), "site.test");
+                assert_eq!(twin_host(w, "http://www.site.test/b?q"), "site.test");
+                assert_eq!(twin_host(w, "http://site.test/c"), "site.test");
+                // Another port is another origin, never seen: its own form.
+                assert_eq!(twin_host(w, "http://www.site.test:81/d"), "www.site.test");
+            }
+            // Seen after the site's decision: the www form's larger id
+            // leaves that decision as it was.
+            w.page_id_for(&url("http://www.site.test/"))?;
+            assert_eq!(twin_host(w, "http://www.site.test/e"), "site.test");
+            Ok(())
+        })
+        .unwrap();
+}
