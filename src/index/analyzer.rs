@@ -22,12 +22,12 @@ pub const MAX_TOKEN_CHARS: usize = 40;
 /// slots, a set one cache line holding the words and their stems inline:
 /// a look-up touches one line whichever slot holds the word, and the
 /// table is 1 MiB a thread. A map of boxed strings chased three pointers
-/// (its table, the key to compare, the stem), 11.6% of a crawl's CPU; a
-/// line a slot cost a second line for a word not in the first slot, and
-/// twice the memory (the load that misses was most of the analyser's own
-/// time). Within a set the slot used last comes first and a new word
-/// takes the other's place, so a frequent word stays while rare ones pass
-/// through.
+/// (its table, the key to compare, the stem), 11.6% of a crawl's CPU.
+/// A line for each slot cost a second line for a word not in the first
+/// slot, and twice the memory: the load that misses was most of the
+/// analyser's own time. Within a set the slot used last comes first and a
+/// new word takes the other's place, so a frequent word stays while rare
+/// ones pass through.
 const STEM_CACHE_SETS: usize = 16_384;
 
 /// Bytes of a slot for the word and, unless it is the word's first bytes,

@@ -508,7 +508,7 @@ impl Writer<'_> {
 
     /// [`PageRead::on_first_seen_site`], decided once per site (scheme,
     /// user, host and port) in a transaction: building each link's twin
-    /// URL and looking up both origins was 2% of a crawl's CPU on a named
+    /// URL and looking up both origins was 3% of a crawl's CPU on a named
     /// host. A decision holds for the whole transaction: origins are only
     /// ever added, and one added later has the larger id, which does not
     /// change which form was seen first.
