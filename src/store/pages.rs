@@ -209,16 +209,16 @@ pub trait PageRead: View {
     /// The www rule's store half: `url` on its host's `www.` twin when the
     /// twin's origin was seen first (a lower origin id), else `url`. The
     /// first-seen form of a site is its canonical form.
-    fn on_first_seen_site<'u>(&self, url: &'u Url) -> Result<std::borrow::Cow<'u, Url>> {
+    fn on_first_seen_site<'u>(&self, url: &'u Url) -> Result<Cow<'u, Url>> {
         let Some(twin) = crate::url::on_www_twin(url) else {
-            return Ok(std::borrow::Cow::Borrowed(url));
+            return Ok(Cow::Borrowed(url));
         };
         let Some(twin_id) = self.origin_id(&crate::url::origin(&twin))? else {
-            return Ok(std::borrow::Cow::Borrowed(url));
+            return Ok(Cow::Borrowed(url));
         };
         Ok(match self.origin_id(&crate::url::origin(url))? {
-            Some(own) if own < twin_id => std::borrow::Cow::Borrowed(url),
-            _ => std::borrow::Cow::Owned(twin),
+            Some(own) if own < twin_id => Cow::Borrowed(url),
+            _ => Cow::Owned(twin),
         })
     }
 
