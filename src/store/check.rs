@@ -84,8 +84,13 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     for item in d.pages.iter(t)? {
-        let (k, _) = item?;
+        let (k, record) = item?;
         let page = read_u32(k)?;
+        if let Some(id) = missing_dictionary(v, Kind::Record, record)? {
+            p.add(format!(
+                "page {page}: page record names zstd dictionary {id}, which the store does not hold"
+            ));
+        }
         if page_records::get(v, d.forward, page)?.is_none() {
             p.add(format!("page {page}: page record without a forward index"));
         }
@@ -121,18 +126,14 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         }
     }
     let owned = [
-        (&d.meta_tags, "meta tags", None),
-        (&d.headers, "HTTP head", Some(Kind::Head)),
+        (&d.meta_tags, "meta tags", Kind::Meta),
+        (&d.headers, "HTTP head", Kind::Head),
     ];
-    for (db, what, compressed) in owned {
+    for (db, what, kind) in owned {
         for item in db.iter(t)? {
             let (k, value) = item?;
             let (_, page) = placed_page(v, k, what, p)?;
-            let missing = match compressed {
-                Some(kind) => missing_dictionary(v, kind, value)?,
-                None => None,
-            };
-            if let Some(id) = missing {
+            if let Some(id) = missing_dictionary(v, kind, value)? {
                 p.add(format!(
                     "page {page}: {what} names zstd dictionary {id}, which the store does not hold"
                 ));
@@ -317,9 +318,10 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     let mut stored = 0usize;
     for item in d.doc_freq.iter(t)? {
         let (k, val) = item?;
-        stored += 1;
         let w = read_u32(k)?;
         let got = super::words::DocFreq::decode(val)?.df;
+        // Words no page holds keep their record (their stem) at 0.
+        stored += usize::from(got > 0);
         let want = df.get(&w).copied().unwrap_or(0);
         if got != want {
             p.add(format!(
@@ -457,7 +459,7 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     for (fwd, back, what) in [
-        (&d.words, &d.word_ids, "word"),
+        (&d.doc_freq, &d.word_ids, "word"),
         (&d.origins, &d.origin_ids, "origin"),
         (&d.mimetypes, &d.mime_ids, "mimetype"),
     ] {
@@ -471,9 +473,10 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             }
         }
     }
-    for item in d.words.iter(t)? {
-        let (id, stem) = item?;
-        if d.word_ids.get(t, stem)? != Some(id) {
+    for item in d.doc_freq.iter(t)? {
+        let (id, record) = item?;
+        let stem = super::words::DocFreq::decode(record)?.stem;
+        if d.word_ids.get(t, stem.as_bytes())? != Some(id) {
             p.add(format!(
                 "word {} does not map back to its id",
                 read_u32(id)?
@@ -702,7 +705,7 @@ fn check_counters<V: View + ?Sized>(v: &V, in_use: &InUse, p: &mut Problems) -> 
     };
     for (key, what, used) in [
         (meta_keys::NEXT_PAGE, "page", last_key(&d.urls)?),
-        (meta_keys::NEXT_WORD, "word", last_key(&d.words)?),
+        (meta_keys::NEXT_WORD, "word", last_key(&d.doc_freq)?),
         (meta_keys::NEXT_ORIGIN, "origin", last_key(&d.origins)?),
         (meta_keys::NEXT_MIME, "mimetype", last_key(&d.mimetypes)?),
         (

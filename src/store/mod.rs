@@ -217,8 +217,9 @@ impl Store {
         let env = unsafe {
             EnvOpenOptions::new()
                 .map_size(map_size)
-                // One spare: the table an upgrade rebuilds through.
-                .max_dbs(DB_COUNT + 1)
+                // Two spare: the table an upgrade rebuilds through, and a
+                // table an older schema had (`upgrade::from_schema_10`).
+                .max_dbs(DB_COUNT + 2)
                 .max_readers(512)
                 .open(path)
         }
@@ -243,7 +244,10 @@ impl Store {
                     if found < 9 {
                         upgrade::from_schema_8(&env, &dbs, &mut txn)?;
                     }
-                    upgrade::from_schema_9(&dbs, &mut txn)?;
+                    if found < 10 {
+                        upgrade::from_schema_9(&dbs, &mut txn)?;
+                    }
+                    upgrade::from_schema_10(&env, &dbs, &mut txn)?;
                     upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;

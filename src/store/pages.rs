@@ -120,6 +120,23 @@ impl Forward {
     }
 }
 
+/// A record of `kind` that is either a zstd frame or, where compressing
+/// did not make it smaller (or it was written before its kind was
+/// compressed), its plain encoding. The two never look alike: a plain
+/// page record starts with its title's option tag (0 or 1), plain meta
+/// tags and heads with their count, and zstd's magic number would be a
+/// count of 40 followed by a string of over 6,000 bytes.
+fn decode_maybe_framed<T, V>(view: &V, kind: DictionaryKind, page: PageId, v: &[u8]) -> Result<T>
+where
+    T: serde::de::DeserializeOwned,
+    V: View + ?Sized,
+{
+    if !dictionary::is_frame(v) {
+        return codec::decode(v);
+    }
+    codec::decode(&dictionary::decompress(view, kind, page, v)?)
+}
+
 fn url_hash_key(origin: OriginId, url: &Url) -> [u8; 12] {
     let tail = &url[url::Position::BeforePath..url::Position::AfterQuery];
     let mut k = [0u8; 12];
@@ -282,13 +299,13 @@ pub trait PageRead: View {
         self.dbs()
             .pages
             .get(self.txn(), &u32_key(id))?
-            .map(codec::decode)
+            .map(|v| decode_maybe_framed(self, DictionaryKind::Record, id, v))
             .transpose()
     }
 
     fn meta_tags(&self, id: PageId) -> Result<Vec<MetaTag>> {
         Ok(page_records::get(self, self.dbs().meta_tags, id)?
-            .map(codec::decode)
+            .map(|v| decode_maybe_framed(self, DictionaryKind::Meta, id, v))
             .transpose()?
             .unwrap_or_default())
     }
@@ -298,14 +315,7 @@ pub trait PageRead: View {
         let Some(v) = page_records::get(self, self.dbs().headers, id)? else {
             return Ok(None);
         };
-        // Heads stored before they were compressed are plain records (an
-        // encoded head never starts with zstd's magic number: that would
-        // take 40 request headers).
-        if !dictionary::is_frame(v) {
-            return codec::decode(v).map(Some);
-        }
-        let raw = dictionary::decompress(self, DictionaryKind::Head, id, v)?;
-        codec::decode(&raw).map(Some)
+        decode_maybe_framed(self, DictionaryKind::Head, id, v).map(Some)
     }
 
     /// The raw body as fetched (decompressed), if one was kept.
@@ -334,7 +344,11 @@ pub trait PageRead: View {
     fn for_each_page(&self, mut f: impl FnMut(PageId, PageRecord) -> Result<bool>) -> Result<()> {
         for item in self.dbs().pages.iter(self.txn())? {
             let (k, v) = item?;
-            if !f(codec::read_u32(k)?, codec::decode(v)?)? {
+            let id = codec::read_u32(k)?;
+            if !f(
+                id,
+                decode_maybe_framed(self, DictionaryKind::Record, id, v)?,
+            )? {
                 break;
             }
         }
@@ -602,19 +616,14 @@ impl Writer<'_> {
         if let Some(value) = self.link_children(id, forward.segment, links)? {
             self.put_in_slot(self.dbs.links_out, &slot, &value)?;
         }
-        self.dbs
-            .pages
-            .put(&mut self.txn, &u32_key(id), &codec::encode(&record)?)?;
+        self.put_page_record(id, &record)?;
         if !page.meta.is_empty() {
-            self.put_in_slot(self.dbs.meta_tags, &slot, &codec::encode(&page.meta)?)?;
+            let value = self.maybe_framed(DictionaryKind::Meta, &page.meta)?;
+            self.put_in_slot(self.dbs.meta_tags, &slot, &value)?;
         }
         if let Some(head) = &page.head {
-            let plain = codec::encode(head)?;
-            let frame = self.dictionaries.compress(DictionaryKind::Head, &plain);
-            self.keep_dictionary(DictionaryKind::Head, &frame)?;
-            // No frame (zstd could not be had): the plain record reads too.
-            let value = if frame.is_empty() { &plain } else { &frame };
-            self.put_in_slot(self.dbs.headers, &slot, value)?;
+            let value = self.maybe_framed(DictionaryKind::Head, head)?;
+            self.put_in_slot(self.dbs.headers, &slot, &value)?;
         }
         self.put_body(id, &page.compressed_body)
     }
@@ -622,10 +631,27 @@ impl Writer<'_> {
     /// Replaces only the metadata of a stored page (a 304 refreshes nothing
     /// else).
     pub fn put_page_record(&mut self, id: PageId, record: &PageRecord) -> Result<()> {
-        self.dbs
-            .pages
-            .put(&mut self.txn, &u32_key(id), &codec::encode(record)?)?;
+        let value = self.maybe_framed(DictionaryKind::Record, record)?;
+        self.dbs.pages.put(&mut self.txn, &u32_key(id), &value)?;
         Ok(())
+    }
+
+    /// `value` encoded as a zstd frame of `kind` (see
+    /// [`decode_maybe_framed`]), or plain where the frame is no smaller
+    /// (short records before the kind's dictionary is trained) or zstd
+    /// could not be had.
+    fn maybe_framed<T: serde::Serialize>(
+        &mut self,
+        kind: DictionaryKind,
+        value: &T,
+    ) -> Result<Vec<u8>> {
+        let plain = codec::encode(value)?;
+        let frame = self.dictionaries.compress(kind, &plain);
+        if frame.is_empty() || frame.len() >= plain.len() {
+            return Ok(plain);
+        }
+        self.keep_dictionary(kind, &frame)?;
+        Ok(frame)
     }
 
     /// Removes a page's content from every table: record, body, meta tags,

@@ -622,6 +622,10 @@ pub struct Pending {
     /// Words (by their stem's 128-bit hash) this transaction found or
     /// gave an id.
     pub new_words: HashMap<u128, WordId>,
+    /// The stems of the words this transaction gave an id, in id order
+    /// (ids are handed out one after another): their `doc_freq` records,
+    /// which hold the stem, are written at the commit.
+    pub new_stems: Vec<(WordId, Box<str>)>,
     /// URLs (by their 128-bit hash) this transaction gave a page id or
     /// found without a user to record.
     pub new_urls: HashMap<u128, PageId>,

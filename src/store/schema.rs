@@ -7,6 +7,12 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 11: page records, meta tags and HTTP heads may be zstd frames that
+/// name a dictionary of their kind kept in `meta` (or stay plain where a
+/// frame is no smaller; a schema-10 store's plain records read as they
+/// are); a word's stem is kept in its `doc_freq` record, which every word
+/// id has (at a count of 0 once no page holds it), with its forms written
+/// against the stem, and the `words` table is gone.
 /// 10: `pair_postings` (`pairs`): merged segments count the pairs of
 /// their common stems that stand side by side, kept in step with their
 /// postings (an older build would let them disagree).
@@ -18,17 +24,17 @@ use serde::{Deserialize, Serialize};
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 10;
+pub const SCHEMA_VERSION: u32 = 11;
 
-/// Versions this build upgrades on open (`upgrade`): their merged
-/// segments have their pairs counted, their link lists are compressed
+/// Versions this build upgrades on open (`upgrade`): schema 9's and older
+/// merged segments have their pairs counted, their link lists are compressed
 /// (schema 8 and older), schema 7's and older per-page records are keyed anew
 /// (and schemas 5 and 6 have their forward records and posting parts
 /// rewritten), every other record of theirs reads as it
 /// is (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10];
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -52,7 +58,6 @@ pub struct Dbs {
     pub meta_tags: Db,
     pub mimetypes: Db,
     pub mime_ids: Db,
-    pub words: Db,
     pub word_ids: Db,
     pub postings: Db,
     pub title_postings: Db,
@@ -75,7 +80,7 @@ pub struct Dbs {
     pub pair_postings: Db,
 }
 
-pub const DB_COUNT: u32 = 31;
+pub const DB_COUNT: u32 = 30;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -99,7 +104,6 @@ impl Dbs {
             ("meta_tags", self.meta_tags),
             ("mimetypes", self.mimetypes),
             ("mime_ids", self.mime_ids),
-            ("words", self.words),
             ("word_ids", self.word_ids),
             ("postings", self.postings),
             ("title_postings", self.title_postings),
@@ -138,7 +142,6 @@ impl Dbs {
             meta_tags: db("meta_tags")?,
             mimetypes: db("mimetypes")?,
             mime_ids: db("mime_ids")?,
-            words: db("words")?,
             word_ids: db("word_ids")?,
             postings: db("postings")?,
             title_postings: db("title_postings")?,

@@ -698,6 +698,39 @@ proptest! {
     }
 }
 
+/// Page `i` as a site writes it: a title, a description and a heading of
+/// its own in the site's words, validators and a head; `raw` is the body.
+fn described_page(i: u32, dicts: &Dictionaries, raw: &[u8], head: HttpHead) -> PageWrite {
+    let topic = ["gardens", "rivers", "bridges", "markets", "harbours"][i as usize % 5];
+    let title = format!("Notes on {topic}, part {i} | The Example Archive");
+    let (mut p, _) = page(&["alpha"], &["t"], vec![]);
+    p.record = PageRecord {
+        title: Some(title.clone()),
+        status: 200,
+        size: 6_000 + u64::from(i),
+        last_modified: 1_795_000_000 + i64::from(i),
+        last_modified_header: Some(format!("Mon, 23 Nov 2026 12:{:02}:00 GMT", i % 60)),
+        etag: Some(format!("\"6742{i:04x}-1880\"")),
+        max_tf: 1,
+        description: Some(format!(
+            "What the archive holds on {topic}: part {i} of the series, with maps and notes."
+        )),
+        h1: vec![title],
+        ..Default::default()
+    };
+    p.meta = vec![
+        description(p.record.description.as_deref().unwrap_or_default()),
+        crate::html::MetaTag {
+            attr: "name".into(),
+            name: "viewport".into(),
+            content: "width=device-width, initial-scale=1".into(),
+        },
+    ];
+    p.compressed_body = dicts.compress(DictionaryKind::Body, raw);
+    p.head = Some(head);
+    p
+}
+
 #[test]
 fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
     let dir = tempfile::tempdir().unwrap();
@@ -749,7 +782,9 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
             .unwrap()
             .unwrap()
             .to_vec();
-        (body, head)
+        let record = r.dbs.pages.get(&r.txn, &codec::u32_key(id)).unwrap();
+        let meta = page_records::get(&r, r.dbs.meta_tags, id).unwrap();
+        (body, head, record.unwrap().to_vec(), meta.unwrap().to_vec())
     };
     let ids = {
         let store = Store::open(dir.path()).unwrap();
@@ -758,11 +793,9 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
             .update(|w| {
                 let mut ids = Vec::new();
                 for &i in &pages {
-                    let (mut p, links) = page(&["alpha"], &["t"], vec![]);
-                    p.compressed_body = dicts.compress(DictionaryKind::Body, &raw_of(i));
-                    p.head = Some(head_of(i));
+                    let p = (described_page(i, &dicts, &raw_of(i), head_of(i)), vec![]);
                     let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
-                    put(w, id, (p, links))?;
+                    put(w, id, p)?;
                     ids.push(id);
                 }
                 Ok(ids)
@@ -770,8 +803,8 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
             .unwrap();
         // The first 128 of each kind are samples, compressed plainly;
         // the rest name the dictionary their samples trained.
-        let (early_body, early_head) = raw_values(&store, ids[0]);
-        let (late_body, late_head) = raw_values(&store, ids[199]);
+        let (early_body, early_head, _, _) = raw_values(&store, ids[0]);
+        let (late_body, late_head, late_record, late_meta) = raw_values(&store, ids[199]);
         assert_eq!(dictionary::frame_dictionary(&early_body), None);
         assert_eq!(dictionary::frame_dictionary(&early_head), None);
         assert!(dictionary::frame_dictionary(&late_body).is_some());
@@ -783,25 +816,55 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
             early_head.len()
         );
         assert!(late_body.len() < early_body.len());
+        // Page records and meta tags: frames that name their dictionary,
+        // at most 2/3 of their plain encoding (about half on the bench site).
+        let last = described_page(200, &dicts, b"", head_of(200));
+        let plain_record = codec::encode(&last.record).unwrap();
+        let plain_meta = codec::encode(&last.meta).unwrap();
+        for (what, stored, plain) in [
+            ("page record", &late_record, plain_record),
+            ("meta tags", &late_meta, plain_meta),
+        ] {
+            assert!(dictionary::frame_dictionary(stored).is_some(), "{what}");
+            assert!(
+                stored.len() * 3 <= plain.len() * 2,
+                "{what} with the dictionary takes {} bytes, plain {}",
+                stored.len(),
+                plain.len()
+            );
+        }
         let held = store.read().unwrap().compression_dictionaries().unwrap();
         let kinds: Vec<&str> = held.iter().map(|&(k, _, _)| k).collect();
-        assert_eq!(kinds, ["body", "HTTP head"]);
+        assert_eq!(
+            kinds,
+            ["body", "HTTP head", "page record", "meta tags record"]
+        );
         assert_whole(&store);
         ids
     };
     // Another process: the dictionaries come from the store.
     let store = Store::open(dir.path()).unwrap();
     let r = store.read().unwrap();
+    let dicts = store.dictionaries();
     for (&i, &id) in pages.iter().zip(&ids) {
+        let written = described_page(i, &dicts, b"", head_of(i));
         assert_eq!(r.body(id).unwrap().unwrap(), raw_of(i), "body of page {i}");
         assert_eq!(
             r.http_head(id).unwrap().unwrap(),
             head_of(i),
             "head of page {i}"
         );
+        assert_eq!(
+            r.meta_tags(id).unwrap(),
+            written.meta,
+            "meta tags of page {i}"
+        );
+        let record = r.page(id).unwrap().unwrap();
+        let shown = |p: PageRecord| (p.title, p.description, p.h1, p.etag, p.last_modified_header);
+        assert_eq!(shown(record), shown(written.record), "record of page {i}");
     }
     drop(r);
-    let (late_body, _) = raw_values(&store, ids[199]);
+    let (late_body, ..) = raw_values(&store, ids[199]);
     let again = store
         .dictionaries()
         .compress(DictionaryKind::Body, &raw_of(7));
@@ -1435,6 +1498,193 @@ fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
     assert!(!before.is_empty());
     assert_eq!(stored_rows(&store.read().unwrap()), before);
     assert_whole(&store);
+}
+
+/// Rewrites the store's words as schema 10 kept them: each stem in a
+/// `words` table by id, `doc_freq` records of a count and whole forms,
+/// none for a word no page holds.
+fn words_as_schema_10(env: &heed::Env, w: &mut Writer<'_>) -> Result<()> {
+    let words = env.create_database::<heed::types::Bytes, heed::types::Bytes>(
+        &mut w.txn,
+        Some(upgrade::SCHEMA_10_WORDS),
+    )?;
+    let mut records = Vec::new();
+    for item in w.dbs.doc_freq.iter(&w.txn)? {
+        let (k, v) = item?;
+        records.push((k.to_vec(), words::DocFreq::decode(v)?));
+    }
+    for (k, record) in records {
+        words.put(&mut w.txn, &k, record.stem.as_bytes())?;
+        if record.df == 0 {
+            w.dbs.doc_freq.delete(&mut w.txn, &k)?;
+            continue;
+        }
+        let mut v = record.df.to_be_bytes().to_vec();
+        for (form, n) in &record.forms {
+            codec::put_varint(&mut v, u64::from(*n));
+            codec::put_varint(&mut v, form.len() as u64);
+            v.extend_from_slice(form.as_bytes());
+        }
+        w.dbs.doc_freq.put(&mut w.txn, &k, &v)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn a_schema_10_store_reads_its_plain_records_and_moves_its_stems_into_doc_freq() {
+    let dir = tempfile::tempdir().unwrap();
+    let head_of = |i: u32| HttpHead {
+        request: vec![("host".into(), "h".into())],
+        version: "HTTP/1.1".into(),
+        response: vec![("etag".into(), format!("\"{i}\""))],
+    };
+    type Word = (WordId, Option<String>, u32, Option<String>);
+    let words_of = |r: &Reader<'_>| -> Vec<Word> {
+        let mut ids: Vec<WordId> = (r.dbs.word_ids.iter(&r.txn).unwrap())
+            .map(|item| codec::read_u32(item.unwrap().1).unwrap())
+            .collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .map(|w| {
+                (
+                    w,
+                    r.word(w).unwrap(),
+                    r.doc_freq(w).unwrap(),
+                    r.word_form(w).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (ids, before, words_before) = {
+        let store = Store::open(dir.path()).unwrap();
+        let dicts = store.dictionaries();
+        let ids = store
+            .update(|w| {
+                let mut ids = Vec::new();
+                for i in 0..200 {
+                    let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
+                    let mut p = described_page(i, &dicts, b"body", head_of(i));
+                    // Words written otherwise than as their stem, and one
+                    // word only the last page holds.
+                    let mut terms = TermsBuilder::default();
+                    let written = [
+                        ("alpha", "alphas", 0),
+                        ("beta", "beta", 1),
+                        ("gamma", "gam", 2),
+                    ];
+                    let alone = (i == 199).then_some(("solitary", "solitary", 3));
+                    for (stem, form, pos) in written.into_iter().chain(alone) {
+                        terms.add(stem, form, pos);
+                    }
+                    p.terms = terms.finish();
+                    put(w, id, (p, vec![]))?;
+                    ids.push(id);
+                }
+                Ok(ids)
+            })
+            .unwrap();
+        // The word only the last page held is kept, at 0.
+        store.update(|w| w.remove_page(ids[199])).unwrap();
+        let read_all = |r: &Reader<'_>| {
+            ids.iter()
+                .map(|&id| {
+                    let head = r.http_head(id).unwrap();
+                    (r.page(id).unwrap(), r.meta_tags(id).unwrap(), head)
+                })
+                .collect::<Vec<_>>()
+        };
+        let r = store.read().unwrap();
+        let (before, words_before) = (read_all(&r), words_of(&r));
+        drop(r);
+        let solitary = r_word_id(&store, "solitary");
+        let alone = words_before.iter().find(|w| w.0 == solitary);
+        assert_eq!(
+            alone.map(|w| (w.1.as_deref(), w.2)),
+            Some((Some("solitary"), 0))
+        );
+        let alpha = words_before
+            .iter()
+            .find(|w| w.1.as_deref() == Some("alpha"));
+        assert_eq!(
+            alpha.map(|w| (w.2, w.3.as_deref())),
+            Some((199, Some("alphas")))
+        );
+        // As schema 10 wrote them: page records and meta tags plain, stems
+        // in `words`.
+        store
+            .update(|w| {
+                for (&id, (record, meta, _)) in ids.iter().zip(&before) {
+                    let Some(record) = record else { continue };
+                    let key = codec::u32_key(id);
+                    w.dbs.pages.put(&mut w.txn, &key, &codec::encode(record)?)?;
+                    let segment = page_records::segment_of(&*w, id)?.unwrap();
+                    let slot = codec::pair_key(segment, id);
+                    w.dbs
+                        .meta_tags
+                        .put(&mut w.txn, &slot, &codec::encode(meta)?)?;
+                }
+                words_as_schema_10(&store.env, w)?;
+                let version = 10u32.to_be_bytes();
+                w.dbs
+                    .meta
+                    .put(&mut w.txn, schema::meta_keys::SCHEMA, &version)?;
+                Ok(())
+            })
+            .unwrap();
+        let r = store.read().unwrap();
+        let meta = page_records::get(&r, r.dbs.meta_tags, ids[198]).unwrap();
+        assert!(!dictionary::is_frame(meta.unwrap()));
+        assert!(r.doc_freq(solitary).unwrap() == 0 && r.word(solitary).unwrap().is_none());
+        drop(r);
+        (ids, before, words_before)
+    };
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.upgraded_from(), Some(10));
+    let r = store.read().unwrap();
+    for (&id, (record, meta, head)) in ids.iter().zip(&before) {
+        assert_eq!(&r.page(id).unwrap(), record);
+        assert_eq!(&r.meta_tags(id).unwrap(), meta);
+        assert_eq!(&r.http_head(id).unwrap(), head);
+    }
+    assert_eq!(words_of(&r), words_before);
+    let old_words = store
+        .env
+        .open_database::<heed::types::Bytes, heed::types::Bytes>(
+            &r.txn,
+            Some(upgrade::SCHEMA_10_WORDS),
+        );
+    assert!(old_words.unwrap().unwrap().is_empty(&r.txn).unwrap());
+    drop(r);
+    assert_whole(&store);
+    // A page written now is a frame that names the stored dictionary.
+    let dicts = store.dictionaries();
+    let id = store
+        .update(|w| {
+            let id = w.page_id_for(&url("http://h/new"))?;
+            put(
+                w,
+                id,
+                (described_page(7, &dicts, b"body", head_of(7)), vec![]),
+            )?;
+            Ok(id)
+        })
+        .unwrap();
+    let r = store.read().unwrap();
+    let stored = r
+        .dbs
+        .pages
+        .get(&r.txn, &codec::u32_key(id))
+        .unwrap()
+        .unwrap();
+    assert!(dictionary::frame_dictionary(stored).is_some());
+    assert_eq!(
+        r.page(id).unwrap().unwrap().title,
+        described_page(7, &dicts, b"", head_of(7)).record.title
+    );
+}
+
+fn r_word_id(store: &Store, stem: &str) -> WordId {
+    store.read().unwrap().word_id(stem).unwrap().unwrap()
 }
 
 #[test]

@@ -100,6 +100,38 @@ pub fn from_schema_9(dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The table schema 10 and older kept each word's stem in, by word id.
+pub const SCHEMA_10_WORDS: &str = "words";
+
+/// From schema 10 (schema 11): each word's stem moves from `words` into
+/// its `doc_freq` record, which every word id now has (a word no page
+/// holds gets one at 0), its forms written against the stem; `words` is
+/// left empty. Page records, meta tags and heads read as they are.
+pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
+    let Some(words) = env.open_database::<Bytes, Bytes>(txn, Some(SCHEMA_10_WORDS))? else {
+        return Ok(());
+    };
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    rebuild(dbs.doc_freq, scratch, txn, |txn| {
+        let mut after: Option<Vec<u8>> = None;
+        let mut value = Vec::new();
+        loop {
+            let batch = read_batch(words, txn, after.as_deref(), |stem| Ok(stem.to_vec()))?;
+            let Some((last, _)) = batch.last() else {
+                return Ok(());
+            };
+            after = Some(last.clone());
+            for (id, stem) in &batch {
+                let old = dbs.doc_freq.get(txn, id)?.unwrap_or_default();
+                super::words::doc_freq_from_schema_10(old, stem, &mut value)?;
+                scratch.put_with_flags(txn, PutFlags::APPEND, id, &value)?;
+            }
+        }
+    })?;
+    words.clear(txn)?;
+    Ok(())
+}
+
 /// Copies a table keyed by page id into `to` keyed `segment ‖ page`.
 fn place(from: Db, places: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
     let mut after: Option<Vec<u8>> = None;

@@ -75,13 +75,13 @@ pub trait WordRead: View {
         Ok(out)
     }
 
+    /// The stem of word `id`, kept in its `doc_freq` record.
     fn word(&self, id: WordId) -> Result<Option<String>> {
-        self.dbs()
-            .words
-            .get(self.txn(), &u32_key(id))?
-            .map(|v| String::from_utf8_lossy(v).into_owned())
-            .map(Ok)
-            .transpose()
+        let Some(v) = self.dbs().doc_freq.get(self.txn(), &u32_key(id))? else {
+            return Ok(None);
+        };
+        let (_, stem, _) = split_doc_freq(v)?;
+        Ok(Some(String::from_utf8_lossy(stem).into_owned()))
     }
 
     /// Pages whose body or title holds the word.
@@ -292,9 +292,15 @@ pub trait WordRead: View {
             .map(|raw| TitleEntry { page, raw }))
     }
 
-    /// Words with at least one page.
+    /// Words with at least one page (a word none holds keeps its record,
+    /// at 0: one pass over the table, ~1 ms for 60,000 words).
     fn word_count(&self) -> Result<u64> {
-        Ok(self.dbs().doc_freq.len(self.txn())?)
+        let mut n = 0;
+        for item in self.dbs().doc_freq.iter(self.txn())? {
+            let (_, v) = item?;
+            n += u64::from(split_doc_freq(v)?.0 > 0);
+        }
+        Ok(n)
     }
 }
 
@@ -303,89 +309,182 @@ impl<T: View + ?Sized> WordRead for T {}
 /// Forms kept per word: enough to tell the usual spelling from a stray one.
 const FORMS_KEPT: usize = 3;
 
-/// A `doc_freq` value: the document frequency (4 bytes, big-endian, so the
-/// ranking reads it alone), then the word's most written forms with their
-/// page counts, most first: `varint count, varint len, bytes` each.
+/// A `doc_freq` value, one per word id the store has handed out: the
+/// document frequency (4 bytes, big-endian, so the ranking reads it alone;
+/// 0 once no page holds the word), the stem (`varint len, bytes`: the
+/// record is where a word id leads to its stem), then the word's most
+/// written forms with their page counts, most first, each as `varint
+/// count, varint shared, varint len, bytes`: the form is the stem's first
+/// `shared` bytes followed by those bytes, the longest such split (a
+/// form written as the stem itself, the usual case, takes three bytes).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct DocFreq {
     pub df: u32,
+    pub stem: String,
     pub forms: Vec<(String, u32)>,
 }
 
 impl DocFreq {
     pub fn decode(v: &[u8]) -> Result<DocFreq> {
-        let (df, forms) = split_doc_freq(v)?;
-        Ok(DocFreq {
+        let (df, stem, forms) = split_doc_freq(v)?;
+        let mut out = DocFreq {
             df,
-            forms: forms
-                .map(|f| f.map(|(bytes, n)| (String::from_utf8_lossy(bytes).into_owned(), n)))
-                .collect::<Result<_>>()?,
-        })
+            stem: String::from_utf8_lossy(stem).into_owned(),
+            forms: Vec::new(),
+        };
+        for form in forms {
+            let form = form?;
+            let mut bytes = stem[..form.shared].to_vec();
+            bytes.extend_from_slice(form.rest);
+            out.forms
+                .push((String::from_utf8_lossy(&bytes).into_owned(), form.count));
+        }
+        Ok(out)
     }
 }
 
-/// A `doc_freq` value's count and its forms, still in the record.
-fn split_doc_freq(v: &[u8]) -> Result<(u32, StoredForms<'_>)> {
+/// A `doc_freq` value's count, stem and forms, still in the record.
+fn split_doc_freq(v: &[u8]) -> Result<(u32, &[u8], StoredForms<'_>)> {
     let (head, rest) = v
         .split_at_checked(4)
         .ok_or_else(|| StoreError::corrupt("doc_freq record shorter than 4 bytes"))?;
-    Ok((codec::read_u32(head)?, StoredForms(VarintReader::new(rest))))
+    let mut r = VarintReader::new(rest);
+    let len = r.next_u64()?;
+    let stem = r.take(len)?;
+    Ok((codec::read_u32(head)?, stem, StoredForms { r, stem }))
 }
 
-/// The `(form, pages)` of a `doc_freq` value, as stored.
-struct StoredForms<'a>(VarintReader<'a>);
+/// One form of a word: the stem's first `shared` bytes, then `rest`.
+#[derive(Debug, Clone, Copy)]
+struct Form<'a> {
+    shared: usize,
+    rest: &'a [u8],
+    count: u32,
+}
+
+impl<'a> Form<'a> {
+    /// `form` split against `stem` (the longest shared beginning), so
+    /// that two spellings are equal exactly when their splits are.
+    fn of(stem: &[u8], form: &'a [u8], count: u32) -> Form<'a> {
+        let shared = stem.iter().zip(form).take_while(|(a, b)| a == b).count();
+        Form {
+            shared,
+            rest: &form[shared..],
+            count,
+        }
+    }
+
+    fn same_spelling(&self, other: &Form<'_>) -> bool {
+        self.shared == other.shared && self.rest == other.rest
+    }
+
+    fn spelling<'s>(&'s self, stem: &'s [u8]) -> impl Iterator<Item = &'s u8> + 's {
+        stem[..self.shared].iter().chain(self.rest)
+    }
+}
+
+/// The forms of a `doc_freq` value, as stored.
+struct StoredForms<'a> {
+    r: VarintReader<'a>,
+    stem: &'a [u8],
+}
 
 impl<'a> Iterator for StoredForms<'a> {
-    type Item = Result<(&'a [u8], u32)>;
+    type Item = Result<Form<'a>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let r = &mut self.0;
-        if r.is_empty() {
+        if self.r.is_empty() {
             return None;
         }
         let mut form = || {
-            let count = r.next_u32()?;
-            let len = r.next_u64()?;
-            Ok((r.take(len)?, count))
+            let count = self.r.next_u32()?;
+            let shared = self.r.next_u64()?;
+            let len = self.r.next_u64()?;
+            let shared = usize::try_from(shared)
+                .ok()
+                .filter(|&n| n <= self.stem.len())
+                .ok_or_else(|| StoreError::corrupt("doc_freq form longer than its stem"))?;
+            Ok(Form {
+                shared,
+                rest: self.r.take(len)?,
+                count,
+            })
         };
         Some(form())
     }
 }
 
 /// Writes into `out` the `doc_freq` value of a word counted on `df` pages
-/// whose record was `old` (empty: none) and that this transaction's pages
-/// wrote as `votes`: the old forms' counts plus the votes, the most
-/// written [`FORMS_KEPT`] kept, ties by spelling. Works on the record's
-/// bytes: decoding forms into strings was a third of the commit's word
-/// bookkeeping.
+/// whose record was `old` (empty: none yet, and `new_stem` is its stem)
+/// and that this transaction's pages wrote as `votes`: the old forms'
+/// counts plus the votes, the most written [`FORMS_KEPT`] kept, ties by
+/// spelling (none at a count of 0). Works on the record's bytes: decoding forms into strings was
+/// a third of the commit's word bookkeeping.
 fn write_doc_freq<'a>(
     old: &'a [u8],
+    new_stem: Option<&'a [u8]>,
     df: u32,
     votes: impl Iterator<Item = (&'a str, u32)>,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    let mut forms: Vec<(&[u8], u32)> = Vec::with_capacity(FORMS_KEPT + 1);
-    if !old.is_empty() {
-        for form in split_doc_freq(old)?.1 {
+    let mut forms: Vec<Form<'_>> = Vec::with_capacity(FORMS_KEPT + 1);
+    let stem = if old.is_empty() {
+        new_stem.ok_or_else(|| StoreError::corrupt("a new word without its stem"))?
+    } else {
+        let (_, stem, stored) = split_doc_freq(old)?;
+        for form in stored {
             forms.push(form?);
         }
-    }
+        stem
+    };
     for (form, n) in votes {
-        match forms.iter_mut().find(|(f, _)| *f == form.as_bytes()) {
-            Some((_, c)) => *c = c.saturating_add(n),
-            None => forms.push((form.as_bytes(), n)),
+        let vote = Form::of(stem, form.as_bytes(), n);
+        match forms.iter_mut().find(|f| f.same_spelling(&vote)) {
+            Some(f) => f.count = f.count.saturating_add(n),
+            None => forms.push(vote),
         }
     }
-    forms.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    forms.truncate(FORMS_KEPT);
+    forms.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.spelling(stem).cmp(b.spelling(stem)))
+    });
+    // A word no page holds starts its votes afresh when one does again.
+    forms.truncate(if df == 0 { 0 } else { FORMS_KEPT });
     out.clear();
     out.extend_from_slice(&df.to_be_bytes());
-    for (form, count) in forms {
-        codec::put_varint(out, u64::from(count));
-        codec::put_varint(out, form.len() as u64);
-        out.extend_from_slice(form);
+    codec::put_varint(out, stem.len() as u64);
+    out.extend_from_slice(stem);
+    for f in forms {
+        codec::put_varint(out, u64::from(f.count));
+        codec::put_varint(out, f.shared as u64);
+        codec::put_varint(out, f.rest.len() as u64);
+        out.extend_from_slice(f.rest);
     }
     Ok(())
+}
+
+/// A schema-10 `doc_freq` value (`old`: count, then whole forms; empty:
+/// the word had none, no page holding it) as this schema keeps it, with
+/// the stem that schema kept in `words` (for the upgrade).
+pub(super) fn doc_freq_from_schema_10(old: &[u8], stem: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let mut df = 0;
+    let mut forms: Vec<(&str, u32)> = Vec::new();
+    if !old.is_empty() {
+        let (head, rest) = old
+            .split_at_checked(4)
+            .ok_or_else(|| StoreError::corrupt("doc_freq record shorter than 4 bytes"))?;
+        df = codec::read_u32(head)?;
+        let mut r = VarintReader::new(rest);
+        while !r.is_empty() {
+            let count = r.next_u32()?;
+            let len = r.next_u64()?;
+            let form = std::str::from_utf8(r.take(len)?)
+                .map_err(|_| StoreError::corrupt("doc_freq form is not UTF-8"))?;
+            forms.push((form, count));
+        }
+    }
+    write_doc_freq(&[], Some(stem), df, forms.into_iter(), out)
 }
 
 /// A transaction's words, drained, in id order: their ids are sorted
@@ -414,7 +513,8 @@ fn in_word_order(map: &mut rustc_hash::FxHashMap<WordId, WordTxn>) -> Vec<(WordI
 /// less.
 const WALK_GAP: u32 = 32;
 
-/// Writes a transaction's changes to `doc_freq`, `words` in id order. One
+/// Writes a transaction's changes to `doc_freq`, `words` in id order, and
+/// the records of its new words (`new_stems`, in id order). One
 /// cursor walks the table and rewrites each record where it stands (in
 /// place while its size holds), where a get and a put each searched the
 /// B-tree from its root: 5% of a crawl's CPU. Words without a record are
@@ -424,12 +524,14 @@ fn write_doc_freqs(
     db: super::schema::Db,
     words: &[(WordId, WordTxn)],
     stems: &str,
+    new_stems: &[(WordId, Box<str>)],
 ) -> Result<()> {
     let mut value = Vec::new();
     let mut unrecorded = Vec::new();
+    let is_new = |w: WordId| new_stems.binary_search_by_key(&w, |(id, _)| *id).is_ok();
     let changed: Vec<(WordId, &WordTxn)> = words
         .iter()
-        .filter(|(_, t)| t.df != 0 || t.stem_votes > 0 || !t.votes.is_empty())
+        .filter(|(w, t)| t.df != 0 || t.stem_votes > 0 || !t.votes.is_empty() || is_new(*w))
         .map(|(w, t)| (*w, t))
         .collect();
     // The record the walk stands on and its value, copied: the cursor's
@@ -455,25 +557,24 @@ fn write_doc_freqs(
                 unrecorded.push((w, t));
                 continue;
             }
+            // A word no page holds any more keeps its record (and its
+            // stem) at 0.
             let df = i64::from(split_doc_freq(&old)?.0) + i64::from(t.df);
-            if df > 0 {
-                let df = u32::try_from(df).unwrap_or(u32::MAX);
-                write_doc_freq(&old, df, t.votes(stems), &mut value)?;
-                // SAFETY: no bytes of the table are held (`old` is a copy),
-                // and the key is the record's own.
-                unsafe { cursor.put_current(&u32_key(w), &value)? };
-            } else {
-                // SAFETY: as above; the walk goes on from the next record.
-                unsafe { cursor.del_current()? };
-            }
+            let df = u32::try_from(df.max(0)).unwrap_or(u32::MAX);
+            write_doc_freq(&old, None, df, t.votes(stems), &mut value)?;
+            // SAFETY: no bytes of the table are held (`old` is a copy),
+            // and the key is the record's own.
+            unsafe { cursor.put_current(&u32_key(w), &value)? };
         }
     }
     for (w, t) in unrecorded {
-        if t.df > 0 {
-            let df = u32::try_from(t.df).unwrap_or(u32::MAX);
-            write_doc_freq(&[], df, t.votes(stems), &mut value)?;
-            db.put(txn, &u32_key(w), &value)?;
-        }
+        let stem = new_stems
+            .binary_search_by_key(&w, |(id, _)| *id)
+            .map(|i| new_stems[i].1.as_bytes())
+            .map_err(|_| StoreError::corrupt(format!("word {w} has no doc_freq record")))?;
+        let df = u32::try_from(t.df.max(0)).unwrap_or(u32::MAX);
+        write_doc_freq(&[], Some(stem), df, t.votes(stems), &mut value)?;
+        db.put(txn, &u32_key(w), &value)?;
     }
     Ok(())
 }
@@ -557,9 +658,7 @@ impl Writer<'_> {
                 self.dbs
                     .word_ids
                     .put(&mut self.txn, stem.as_bytes(), &id.to_be_bytes())?;
-                self.dbs
-                    .words
-                    .put(&mut self.txn, &u32_key(id), stem.as_bytes())?;
+                self.pending.new_stems.push((id, stem.into()));
                 id
             }
         };
@@ -622,6 +721,11 @@ impl Writer<'_> {
             self.words_per_txn
                 .store(self.pending.words.len(), Ordering::Relaxed);
         }
+        // Every new word gets its record, the one place its stem is kept,
+        // even if no page of this transaction holds it any more.
+        for &(w, _) in &self.pending.new_stems {
+            self.pending.words.entry(w).or_default();
+        }
         let words = in_word_order(&mut self.pending.words);
         if let Some(segment) = self.pending.segment {
             let mut parts = postings::PartWriter::new(segment);
@@ -649,7 +753,8 @@ impl Writer<'_> {
             self.dbs.norms.put(&mut self.txn, &u32_key(c), &bytes)?;
         }
         let stems = std::mem::take(&mut self.pending.vote_stems);
-        write_doc_freqs(&mut self.txn, self.dbs.doc_freq, &words, &stems)?;
+        let new_stems = std::mem::take(&mut self.pending.new_stems);
+        write_doc_freqs(&mut self.txn, self.dbs.doc_freq, &words, &stems, &new_stems)?;
         Ok(())
     }
 }
@@ -659,14 +764,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn doc_freq_keeps_the_most_written_forms() {
+    fn doc_freq_keeps_the_stem_and_the_most_written_forms() {
         let mut first = Vec::new();
         let votes = [("movies", 3), ("movie", 1)];
-        write_doc_freq(&[], 7, votes.into_iter(), &mut first).unwrap();
+        write_doc_freq(&[], Some(b"movi"), 7, votes.into_iter(), &mut first).unwrap();
         let mut rec = Vec::new();
         let votes = [("movie", 1), ("moving", 1), ("movi", 1)];
-        write_doc_freq(&first, 8, votes.into_iter(), &mut rec).unwrap();
+        write_doc_freq(&first, None, 8, votes.into_iter(), &mut rec).unwrap();
         let got = DocFreq::decode(&rec).unwrap();
+        assert_eq!(got.stem, "movi");
         assert_eq!(
             got.forms,
             [
@@ -679,16 +785,63 @@ mod tests {
         // The ranking reads the count alone from the first four bytes.
         assert_eq!(&rec[..4], &8u32.to_be_bytes());
         assert_eq!(got.df, 8);
-        assert_eq!(DocFreq::decode(&9u32.to_be_bytes()).unwrap().df, 9);
+        // Forms are written against the stem: "movi" and "movie" take
+        // three and four bytes, "movies" five, the stem itself five.
+        assert_eq!(rec.len(), 4 + 5 + 5 + 4 + 3);
+        // Forms that share less than the stem, or nothing, or are longer.
+        let mut odd = Vec::new();
+        let votes = [("mov", 2), ("Écran", 1), ("movingly", 1)];
+        write_doc_freq(&[], Some(b"movi"), 3, votes.into_iter(), &mut odd).unwrap();
+        let got = DocFreq::decode(&odd).unwrap();
+        assert_eq!(
+            got.forms,
+            [
+                ("mov".into(), 2),
+                ("movingly".into(), 1),
+                ("Écran".into(), 1)
+            ]
+        );
+        // A word's first record needs its stem; a broken one is an error.
+        assert!(write_doc_freq(&[], None, 1, std::iter::empty(), &mut odd).is_err());
         assert!(DocFreq::decode(&[0, 0, 1]).is_err());
         assert!(
-            DocFreq::decode(&[0, 0, 0, 1, 5, 200]).is_err(),
-            "form past the end"
+            DocFreq::decode(&[0, 0, 0, 1, 5, b'a']).is_err(),
+            "stem past the end"
+        );
+        assert!(
+            DocFreq::decode(&[0, 0, 0, 1, 1, b'a', 1, 2, 0]).is_err(),
+            "a form sharing more than the stem has"
         );
         let mut out = Vec::new();
         assert!(
-            write_doc_freq(&[0, 0, 0, 1, 5, 200], 2, std::iter::empty(), &mut out).is_err(),
+            write_doc_freq(
+                &[0, 0, 0, 1, 1, b'a', 1, 0, 5, 200],
+                None,
+                2,
+                std::iter::empty(),
+                &mut out
+            )
+            .is_err(),
             "a broken record is not rewritten as if whole"
         );
+    }
+
+    #[test]
+    fn a_schema_10_doc_freq_gains_its_stem_and_keeps_its_forms() {
+        let mut old = 5u32.to_be_bytes().to_vec();
+        for (form, n) in [("running", 4u64), ("run", 1)] {
+            codec::put_varint(&mut old, n);
+            codec::put_varint(&mut old, form.len() as u64);
+            old.extend_from_slice(form.as_bytes());
+        }
+        let mut new = Vec::new();
+        doc_freq_from_schema_10(&old, b"run", &mut new).unwrap();
+        let got = DocFreq::decode(&new).unwrap();
+        assert_eq!((got.df, got.stem.as_str()), (5, "run"));
+        assert_eq!(got.forms, [("running".into(), 4), ("run".into(), 1)]);
+        // No record: no page held the word.
+        doc_freq_from_schema_10(&[], b"run", &mut new).unwrap();
+        let got = DocFreq::decode(&new).unwrap();
+        assert_eq!((got.df, got.stem.as_str(), got.forms.len()), (0, "run", 0));
     }
 }

@@ -244,8 +244,12 @@ fn check_names_each_broken_invariant_and_exits_1() {
         postcard::to_stdvec(&record).unwrap()
     };
     let title_posting = first_key(c.baseline("title_postings"));
-    let (word, stem) = c.baseline("words")[0].clone();
+    // `doc_freq`: the count (4 bytes), the stem's length (one byte for a
+    // short one) and the stem, the forms.
     let (df_key, df_value) = c.baseline("doc_freq")[0].clone();
+    let stem_end = 5 + usize::from(df_value[4]);
+    assert!(df_value[4] < 0x80, "a stem of under 128 bytes");
+    let stem = df_value[5..stem_end].to_vec();
     let links_in = first_key(c.baseline("links_in"));
     let (norms_key, mut norms) = c.baseline("norms")[0].clone();
     let slot = u32::from_be_bytes(home) as usize % 1000 * 4;
@@ -321,7 +325,8 @@ fn check_names_each_broken_invariant_and_exits_1() {
             "doc freqs count the pages holding a word",
             Box::new(|w| {
                 let n = u32::from_be_bytes(df_value[..4].try_into().unwrap()) + 1;
-                put(c.db("doc_freq"), w, &df_key, &n.to_be_bytes());
+                let record = [&n.to_be_bytes()[..], &df_value[4..]].concat();
+                put(c.db("doc_freq"), w, &df_key, &record);
             }),
             "doc freq",
         ),
@@ -352,7 +357,10 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "each word id maps back to its stem",
-            Box::new(|w| put(c.db("words"), w, &word, b"zzzzz")),
+            Box::new(|w| {
+                let record = [&df_value[..4], &[5], b"zzzzz", &df_value[stem_end..]].concat();
+                put(c.db("doc_freq"), w, &df_key, &record)
+            }),
             "does not map back to its id",
         ),
         (
