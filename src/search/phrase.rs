@@ -16,9 +16,7 @@ use std::ops::Range;
 use std::sync::{mpsc, Arc, Mutex, PoisonError};
 
 use super::query::Phrase;
-use crate::store::{
-    PageId, PairRead, Positions, PostingEntry, StoreError, TitleEntry, WordId, WordRead,
-};
+use crate::store::{PageId, PairRead, Positions, PostingEntry, StoreError, WordId, WordRead};
 
 /// One `posting(word, page)` look-up reads the segment from the page's forward record and
 /// walks a posting block: about this many entries of a full posting scan.
@@ -309,15 +307,6 @@ impl Positional for PostingEntry<'_> {
     }
     fn positions(&self) -> Result<Positions<'_>, StoreError> {
         Ok(self.encoded_positions())
-    }
-}
-
-impl Positional for TitleEntry<'_> {
-    fn page(&self) -> PageId {
-        self.page
-    }
-    fn positions(&self) -> Result<Positions<'_>, StoreError> {
-        self.encoded_positions()
     }
 }
 

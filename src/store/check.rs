@@ -8,9 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::codec::{
-    self, read_u32, read_u64, split_pair_key, split_triple_key, triple_key, u32_key,
-};
+use super::codec::{self, read_u32, read_u64, split_pair_key, split_triple_key, u32_key};
 use super::dictionary::{self, Kind};
 use super::history::{self, RunEntry};
 use super::pages::Forward;
@@ -18,7 +16,7 @@ use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, U
 use super::sealed::View;
 use super::segments::SegmentRead;
 use super::{links, page_records, pairs, postings, PairRead};
-use super::{FrontierRead, LinkRead, PageRead, PointRead, Result};
+use super::{FrontierRead, LinkRead, PageRead, PointRead, Result, WordRead};
 
 /// Problems are capped so a badly broken store still answers quickly.
 const MAX_PROBLEMS: usize = 200;
@@ -211,10 +209,7 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         }
         let segment = v.resolve_segment(fwd.segment)?;
         for &w in &fwd.title {
-            if d.title_postings
-                .get(t, &triple_key(segment, w, page))?
-                .is_none()
-            {
+            if v.segment_title_posting(segment, w, page)?.is_none() {
                 p.add(format!("page {page}: title word {w} has no title posting"));
             }
         }
@@ -248,58 +243,41 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         }
     }
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
-    // Every (segment, word, page) once, in key order across parts.
-    let mut prev: Option<(u32, u32, PageId)> = None;
-    for item in d.postings.iter(t)? {
-        let (k, part) = item?;
-        let (segment, key_word, first) = split_triple_key(k)?;
-        in_use.segment = in_use.segment.max(u64::from(segment));
-        if !listed.contains_key(&segment) {
-            p.add(format!(
-                "postings part {key_word}/{first} in segment {segment}, which is not live"
-            ));
-        }
-        let mut at_key = true;
-        for run in postings::runs(key_word, part) {
-            let run = run?;
-            let w = run.word;
-            for e in run.entries() {
-                let e = e?;
-                let here = (segment, w, e.page);
-                if at_key && (w, e.page) != (key_word, first) {
-                    p.add(format!(
-                        "segment {segment}: postings part keyed {key_word}/{first} begins with {w}/{}",
-                        e.page
-                    ));
-                }
-                at_key = false;
-                if prev.is_some_and(|prev| prev >= here) {
-                    p.add(format!(
-                        "segment {segment}: posting of word {w} for page {} out of order",
-                        e.page
-                    ));
-                }
-                prev = Some(here);
-                *body_seen.entry(e.page).or_default() += 1;
-                posting_against_forward(&forwards, segment, w, &e, p);
-            }
-        }
-    }
+    for_each_stream_entry(
+        d.postings,
+        "postings",
+        v,
+        &listed,
+        in_use,
+        p,
+        |segment, w, e, p| {
+            *body_seen.entry(e.page).or_default() += 1;
+            posting_against_forward(&forwards, segment, w, e, p);
+        },
+    )?;
     let mut title_seen: HashMap<PageId, u64> = HashMap::new();
-    for item in d.title_postings.iter(t)? {
-        let (k, _) = item?;
-        let (segment, w, page) = split_triple_key(k)?;
-        match forwards.get(&page) {
-            None => p.add(format!(
-                "title posting of word {w} for page {page} that has no forward index"
-            )),
-            Some((seg, _, _)) if *seg != segment => p.add(format!(
+    let title_stream = d.title_postings;
+    for_each_stream_entry(
+        title_stream,
+        "title postings",
+        v,
+        &listed,
+        in_use,
+        p,
+        |segment, w, e, p| {
+            let page = e.page;
+            match forwards.get(&page) {
+                None => p.add(format!(
+                    "title posting of word {w} for page {page} that has no forward index"
+                )),
+                Some((seg, _, _)) if *seg != segment => p.add(format!(
                 "page {page}: title posting of word {w} in segment {segment}, forward says {seg}"
             )),
-            Some(_) => {}
-        }
-        *title_seen.entry(page).or_default() += 1;
-    }
+                Some(_) => {}
+            }
+            *title_seen.entry(page).or_default() += 1;
+        },
+    )?;
     for (page, (_, terms, titles)) in &forwards {
         let body = body_seen.get(page).copied().unwrap_or(0);
         if body != terms.len() as u64 {
@@ -334,6 +312,57 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
             "{} words indexed but {stored} doc freqs stored",
             df.len()
         ));
+    }
+    Ok(())
+}
+
+/// Walks every entry of a posting stream (`db`: body or title postings),
+/// checking that parts are in live segments, begin at their key and hold
+/// every (segment, word, page) once in key order, and hands each entry to
+/// `each` with its segment and word.
+fn for_each_stream_entry<V: View + ?Sized>(
+    db: Db,
+    what: &str,
+    v: &V,
+    listed: &HashMap<u32, u32>,
+    in_use: &mut InUse,
+    p: &mut Problems,
+    mut each: impl FnMut(u32, WordId, &postings::Entry<'_>, &mut Problems),
+) -> Result<()> {
+    let mut prev: Option<(u32, u32, PageId)> = None;
+    for item in db.iter(v.txn())? {
+        let (k, part) = item?;
+        let (segment, key_word, first) = split_triple_key(k)?;
+        in_use.segment = in_use.segment.max(u64::from(segment));
+        if !listed.contains_key(&segment) {
+            p.add(format!(
+                "{what} part {key_word}/{first} in segment {segment}, which is not live"
+            ));
+        }
+        let mut at_key = true;
+        for run in postings::runs(key_word, part) {
+            let run = run?;
+            let w = run.word;
+            for e in run.entries() {
+                let e = e?;
+                let here = (segment, w, e.page);
+                if at_key && (w, e.page) != (key_word, first) {
+                    p.add(format!(
+                        "segment {segment}: {what} part keyed {key_word}/{first} begins with {w}/{}",
+                        e.page
+                    ));
+                }
+                at_key = false;
+                if prev.is_some_and(|prev| prev >= here) {
+                    p.add(format!(
+                        "segment {segment}: {what} entry of word {w} for page {} out of order",
+                        e.page
+                    ));
+                }
+                prev = Some(here);
+                each(segment, w, &e, p);
+            }
+        }
     }
     Ok(())
 }

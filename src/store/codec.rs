@@ -162,6 +162,8 @@ pub fn read_u32_list(r: &mut VarintReader<'_>) -> Result<Vec<u32>, StoreError> {
 }
 
 /// Positions are strictly ascending, so deltas keep them to a byte or two.
+/// (Schema 10's title postings; tests write them to build such a store.)
+#[cfg(test)]
 pub fn put_positions(out: &mut Vec<u8>, positions: &[u32]) {
     put_varint(out, positions.len() as u64);
     let mut prev = 0u32;
@@ -186,7 +188,8 @@ impl<'a> Positions<'a> {
         Positions { count, deltas }
     }
 
-    /// A list [`put_positions`] wrote: the count, then the deltas.
+    /// A list as schema 10's title postings kept it: the count, then the
+    /// deltas.
     pub fn counted(bytes: &'a [u8]) -> Result<Self, StoreError> {
         let mut r = VarintReader::new(bytes);
         let count = r.next_u32()?;

@@ -59,7 +59,7 @@ pub use schema::{
 };
 pub use sitemap_pages::SitemapRead;
 pub use terms::{stem_key, KnownWords, Term, Terms, TermsBuilder};
-pub use words::{Posting, TitleEntry, WordRead};
+pub use words::{Posting, WordRead};
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {

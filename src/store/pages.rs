@@ -10,8 +10,8 @@ use url::Url;
 use super::codec::{self, put_u32_list, put_varint, u32_key, VarintReader};
 use super::dictionary::{self, Kind as DictionaryKind};
 use super::schema::{
-    meta_keys, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId, PageRecord,
-    UrlRecord, WordId, NORMS_PER_CHUNK,
+    meta_keys, Db, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId,
+    PageRecord, UrlRecord, WordId, NORMS_PER_CHUNK,
 };
 use super::sealed::View;
 use super::segments::SegmentRead;
@@ -589,15 +589,12 @@ impl Writer<'_> {
             self.index_body_word(w, id, term);
             forward.terms.push((w, tf));
         }
-        let mut value = Vec::new();
         for &(w, positions) in &title_ids {
-            value.clear();
-            codec::put_positions(&mut value, positions);
-            self.dbs.title_postings.put(
-                &mut self.txn,
-                &codec::triple_key(forward.segment, w, id),
-                &value,
-            )?;
+            self.pending
+                .titles
+                .entry(w)
+                .or_default()
+                .push(id, positions);
             forward.title.push(w);
             if body_ids.binary_search_by_key(&w, |&(b, _)| b).is_err() {
                 self.add_doc_freq(w, 1);
@@ -683,36 +680,45 @@ impl Writer<'_> {
                 if let Some(t) = self.pending.words.get_mut(&w) {
                     t.block = postings::pending_without_page(&t.block, id)?;
                 }
-                continue;
+            } else {
+                self.remove_from_stream(self.dbs.postings, segment, w, id)?;
             }
-            let wanted = postings::part_key(segment, w, id);
-            let Some((k, part)) =
-                self.record_holding(self.dbs.postings, &wanted, &u32_key(segment))?
-            else {
-                continue;
-            };
-            let holder = k.to_vec();
-            let Some(rest) = postings::part_without(&holder, part, w, id)? else {
-                continue;
-            };
-            // What is left keeps its order: between the part before and
-            // the one after, possibly under a later first (word, page).
-            self.dbs.postings.delete(&mut self.txn, &holder)?;
-            for (k, part) in rest {
-                self.dbs.postings.put(&mut self.txn, &k, &part)?;
+        }
+        for &w in &old.title {
+            if in_this_txn {
+                if let Some(t) = self.pending.titles.get_mut(&w) {
+                    t.block = postings::pending_without_page(&t.block, id)?;
+                }
+            } else {
+                self.remove_from_stream(self.dbs.title_postings, segment, w, id)?;
             }
         }
         self.segment_lost_page(segment, id)?;
         self.delete_body(id, old.segment)?;
-        for &w in &old.title {
-            self.dbs
-                .title_postings
-                .delete(&mut self.txn, &codec::triple_key(segment, w, id))?;
-        }
         for w in old.all_words() {
             self.add_doc_freq(w, -1);
         }
         Ok(Some(segment))
+    }
+
+    /// Removes word `w`'s entry for `page` from `segment`'s posting stream
+    /// in `db` (body or title postings), if it has one.
+    fn remove_from_stream(&mut self, db: Db, segment: u32, w: WordId, page: PageId) -> Result<()> {
+        let wanted = postings::part_key(segment, w, page);
+        let Some((k, part)) = self.record_holding(db, &wanted, &u32_key(segment))? else {
+            return Ok(());
+        };
+        let holder = k.to_vec();
+        let Some(rest) = postings::part_without(&holder, part, w, page)? else {
+            return Ok(());
+        };
+        // What is left keeps its order: between the part before and the
+        // one after, possibly under a later first (word, page).
+        db.delete(&mut self.txn, &holder)?;
+        for (k, part) in rest {
+            db.put(&mut self.txn, &k, &part)?;
+        }
+        Ok(())
     }
 
     fn set_norm_factor(&mut self, page: PageId, factor: f32) -> Result<()> {

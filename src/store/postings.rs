@@ -602,6 +602,25 @@ pub fn pending_without_page(block: &[u8], page: PageId) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// One word's title postings in a transaction, as [`push_entry`] writes
+/// them (a title's words are few, so they keep a map of their own rather
+/// than widening every body word's entry).
+#[derive(Debug, Default)]
+pub struct TitleBlock {
+    pub block: Vec<u8>,
+    last_page: PageId,
+    /// Whether an entry came after one of a later page.
+    pub out_of_order: bool,
+}
+
+impl TitleBlock {
+    pub fn push(&mut self, page: PageId, positions: &[u32]) {
+        self.out_of_order |= !self.block.is_empty() && page <= self.last_page;
+        self.last_page = page;
+        push_entry(&mut self.block, page, positions);
+    }
+}
+
 /// What one write transaction accumulates before it commits: the blocks of
 /// its segment and the doc-freq changes, written once each at the end.
 #[derive(Default)]
@@ -617,6 +636,8 @@ pub struct Pending {
     pub parents: HashMap<PageId, Vec<PageId>>,
     /// Postings, document frequency changes and form votes, by word.
     pub words: HashMap<WordId, super::words::WordTxn>,
+    /// Title postings, by word: written as the segment's title stream.
+    pub titles: HashMap<WordId, TitleBlock>,
     /// The stems that `words` count votes for, back to back.
     pub vote_stems: String,
     /// Words (by their stem's 128-bit hash) this transaction found or

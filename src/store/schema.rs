@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 /// frame is no smaller; a schema-10 store's plain records read as they
 /// are); a word's stem is kept in its `doc_freq` record, which every word
 /// id has (at a count of 0 once no page holds it), with its forms written
-/// against the stem, and the `words` table is gone.
+/// against the stem, and the `words` table is gone; title postings are a
+/// stream of parts per segment, as body postings are.
 /// 10: `pair_postings` (`pairs`): merged segments count the pairs of
 /// their common stems that stand side by side, kept in step with their
 /// postings (an older build would let them disagree).

@@ -1,7 +1,7 @@
 //! Segments and their merges (LSM-style). The tables whose writes would
-//! otherwise land all over their B-trees — body postings, title postings
-//! (`segment ‖ word ‖ page`) and reverse links (`segment ‖ child ‖
-//! parent`) — are keyed by the segment of the page that wrote the entry:
+//! otherwise land all over their B-trees — body and title postings
+//! (`segment ‖ word ‖ first page` of each part) and reverse links
+//! (`segment ‖ child ‖ first parent`) — are keyed by the segment of the page that wrote the entry:
 //! each write transaction that indexes pages adds one segment at the end
 //! of each table, so a commit copies the leaves it filled, not leaves
 //! across tables that grow with the crawl. Once [`FANOUT`] segments of one
@@ -185,11 +185,12 @@ pub trait SegmentRead: View {
             .filter(|(k, _)| k.starts_with(within)))
     }
 
-    /// Where a read of `word`'s postings in `segment` starts: the part
-    /// holding its first entry, which may begin with earlier words' runs.
-    fn postings_start(&self, segment: u32, word: u32) -> Result<[u8; 12]> {
+    /// Where a read of `word`'s postings in `segment` of `db` (body or
+    /// title postings) starts: the part holding its first entry, which may
+    /// begin with earlier words' runs.
+    fn postings_start(&self, db: Db, segment: u32, word: u32) -> Result<[u8; 12]> {
         let first = triple_key(segment, word, 0);
-        match self.record_holding(self.dbs().postings, &first, &u32_key(segment))? {
+        match self.record_holding(db, &first, &u32_key(segment))? {
             Some((k, _)) => k
                 .try_into()
                 .map_err(|_| StoreError::corrupt("postings key is not 12 bytes")),
@@ -257,19 +258,8 @@ impl Writer<'_> {
     fn merge(&mut self, group: &[u32]) -> Result<()> {
         let into = self.next_id32(super::schema::meta_keys::NEXT_SEGMENT)?;
         let dbs = self.dbs;
-        self.merge_postings(group, into)?;
-        self.merge_table(
-            dbs.title_postings,
-            group,
-            into,
-            |into, lead, mut entries| {
-                entries.sort_unstable_by_key(|&(second, _)| second);
-                Ok(entries
-                    .into_iter()
-                    .map(|(second, v)| (triple_key(into, lead, second), v))
-                    .collect())
-            },
-        )?;
+        self.merge_postings(dbs.postings, group, into)?;
+        self.merge_postings(dbs.title_postings, group, into)?;
         self.merge_table(dbs.links_in, group, into, |into, child, records| {
             links::merge_parent_records(into, child, &records)
         })?;
@@ -295,13 +285,13 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Merges the group's posting streams into `into`, a step of words at
+    /// Merges the group's posting streams of `db` (body or title postings)
+    /// into `into`, a step of words at
     /// a time: each step reads every segment's parts from the one holding
     /// word `from` until about [`POSTING_STEP_BYTES`] are read, keeps the
     /// runs of the step's words, and merges each word's runs in page order
     /// ([`postings::merge_parts`]), cutting them into parts again.
-    fn merge_postings(&mut self, group: &[u32], into: u32) -> Result<()> {
-        let db = self.dbs.postings;
+    fn merge_postings(&mut self, db: Db, group: &[u32], into: u32) -> Result<()> {
         let mut out = postings::PartWriter::new(into);
         let mut from = 0u32;
         loop {
@@ -310,7 +300,7 @@ impl Writer<'_> {
             let mut bytes = 0usize;
             let mut upto: Option<u32> = None;
             for &s in group {
-                let start = self.postings_start(s, from)?;
+                let start = self.postings_start(db, s, from)?;
                 let end = triple_key(s, u32::MAX, u32::MAX);
                 for item in db.range(&self.txn, &(Included(&start[..]), Included(&end[..])))? {
                     let (k, v) = item?;

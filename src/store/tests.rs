@@ -1024,6 +1024,7 @@ fn index_records(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
     [
         d.forward,
         d.postings,
+        d.title_postings,
         d.links_in,
         d.links_out,
         d.meta_tags,
@@ -1059,40 +1060,52 @@ fn forward_as_schema_6(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The postings table as schema 6 wrote it: one part per segment and
-/// word, keyed by its first page, of `page delta, tf, byte length,
-/// position deltas` for each page (the test's words fit in one part).
-fn postings_as_schema_6(w: &mut Writer<'_>) -> Result<()> {
-    let mut old: std::collections::BTreeMap<[u8; 12], Vec<u8>> = Default::default();
-    let mut last: Option<(u32, WordId, PageId)> = None;
-    for item in w.dbs.postings.iter(&w.txn)? {
+/// One entry of a posting stream: segment, word, page, positions.
+type StreamEntry = (u32, WordId, PageId, Vec<u32>);
+
+/// Every entry of a posting stream (body or title postings), in key order.
+fn stream_entries(w: &Writer<'_>, db: schema::Db) -> Result<Vec<StreamEntry>> {
+    let mut out = Vec::new();
+    for item in db.iter(&w.txn)? {
         let (k, part) = item?;
         let (segment, key_word, _) = codec::split_triple_key(k)?;
         for run in postings::runs(key_word, part) {
             let run = run?;
             for e in run.entries() {
                 let e = e?;
-                let prev = match last {
-                    Some((s, w, p)) if (s, w) == (segment, run.word) => p,
-                    _ => {
-                        old.insert(codec::triple_key(segment, run.word, e.page), Vec::new());
-                        0
-                    }
-                };
-                let out = old.values_mut().next_back().unwrap();
-                let mut deltas = Vec::new();
-                let mut at = 0;
-                for p in e.positions()? {
-                    codec::put_varint(&mut deltas, u64::from(p - at));
-                    at = p;
-                }
-                codec::put_varint(out, u64::from(e.page - prev));
-                codec::put_varint(out, u64::from(e.tf));
-                codec::put_varint(out, deltas.len() as u64);
-                out.extend_from_slice(&deltas);
-                last = Some((segment, run.word, e.page));
+                out.push((segment, run.word, e.page, e.positions()?));
             }
         }
+    }
+    Ok(out)
+}
+
+/// The postings table as schema 6 wrote it: one part per segment and
+/// word, keyed by its first page, of `page delta, tf, byte length,
+/// position deltas` for each page (the test's words fit in one part).
+fn postings_as_schema_6(w: &mut Writer<'_>) -> Result<()> {
+    let mut old: std::collections::BTreeMap<[u8; 12], Vec<u8>> = Default::default();
+    let mut last: Option<(u32, WordId, PageId)> = None;
+    for (segment, word, page, positions) in stream_entries(w, w.dbs.postings)? {
+        let prev = match last {
+            Some((s, w, p)) if (s, w) == (segment, word) => p,
+            _ => {
+                old.insert(codec::triple_key(segment, word, page), Vec::new());
+                0
+            }
+        };
+        let out = old.values_mut().next_back().unwrap();
+        let mut deltas = Vec::new();
+        let mut at = 0;
+        for &p in &positions {
+            codec::put_varint(&mut deltas, u64::from(p - at));
+            at = p;
+        }
+        codec::put_varint(out, u64::from(page - prev));
+        codec::put_varint(out, positions.len() as u64);
+        codec::put_varint(out, deltas.len() as u64);
+        out.extend_from_slice(&deltas);
+        last = Some((segment, word, page));
     }
     w.dbs.postings.clear(&mut w.txn)?;
     for (k, v) in old {
@@ -1102,7 +1115,24 @@ fn postings_as_schema_6(w: &mut Writer<'_>) -> Result<()> {
 }
 
 /// Link lists as schemas up to 8 wrote them: plain, not zstd frames.
+/// Rewrites the title postings as schemas up to 10 kept them: a record
+/// per `segment ‖ word ‖ page` holding the counted positions.
+fn titles_as_schema_10(w: &mut Writer<'_>) -> Result<()> {
+    let mut old = Vec::new();
+    for (segment, word, page, positions) in stream_entries(w, w.dbs.title_postings)? {
+        let mut v = Vec::new();
+        codec::put_positions(&mut v, &positions);
+        old.push((codec::triple_key(segment, word, page), v));
+    }
+    w.dbs.title_postings.clear(&mut w.txn)?;
+    for (k, v) in old {
+        w.dbs.title_postings.put(&mut w.txn, &k, &v)?;
+    }
+    Ok(())
+}
+
 fn links_as_schema_8(w: &mut Writer<'_>) -> Result<()> {
+    titles_as_schema_10(w)?;
     let mut plain = Vec::new();
     for item in w.dbs.links_out.iter(&w.txn)? {
         let (k, frame) = item?;
@@ -1484,6 +1514,7 @@ fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
         store
             .update(|w| {
                 w.dbs.pair_postings.clear(&mut w.txn)?;
+                titles_as_schema_10(w)?;
                 w.dbs
                     .meta
                     .put(&mut w.txn, schema::meta_keys::SCHEMA, &9u32.to_be_bytes())?;
@@ -1500,10 +1531,11 @@ fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
     assert_whole(&store);
 }
 
-/// Rewrites the store's words as schema 10 kept them: each stem in a
-/// `words` table by id, `doc_freq` records of a count and whole forms,
-/// none for a word no page holds.
+/// Rewrites the store's words and title postings as schema 10 kept them:
+/// each stem in a `words` table by id, `doc_freq` records of a count and
+/// whole forms, none for a word no page holds.
 fn words_as_schema_10(env: &heed::Env, w: &mut Writer<'_>) -> Result<()> {
+    titles_as_schema_10(w)?;
     let words = env.create_database::<heed::types::Bytes, heed::types::Bytes>(
         &mut w.txn,
         Some(upgrade::SCHEMA_10_WORDS),

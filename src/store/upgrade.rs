@@ -14,7 +14,7 @@ use super::page_records;
 use super::pages::Forward;
 use super::pairs;
 use super::postings::{self, PartWriter};
-use super::schema::{Db, Dbs};
+use super::schema::{Db, Dbs, WordId};
 use super::segments;
 use super::{Result, StoreError};
 
@@ -50,21 +50,19 @@ pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
 /// and `page_segments` is filled with it.
 pub fn from_schema_7(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        // The segment leads the forward record.
-        let batch = read_batch(dbs.forward, txn, after.as_deref(), |v| {
-            Ok(codec::u32_key(codec::VarintReader::new(v).next_u32()?).to_vec())
-        })?;
-        let Some((last, _)) = batch.last() else {
-            break;
-        };
-        after = Some(last.clone());
-        for (page, segment) in &batch {
-            dbs.page_segments
-                .put_with_flags(txn, PutFlags::APPEND, page, segment)?;
-        }
-    }
+    // The segment leads the forward record.
+    each_batch(
+        dbs.forward,
+        txn,
+        |v| Ok(codec::u32_key(codec::VarintReader::new(v).next_u32()?).to_vec()),
+        |txn, batch| {
+            for (page, segment) in &batch {
+                dbs.page_segments
+                    .put_with_flags(txn, PutFlags::APPEND, page, segment)?;
+            }
+            Ok(())
+        },
+    )?;
     for db in page_records::tables(dbs) {
         rebuild(db, scratch, txn, |txn| {
             place(db, dbs.page_segments, scratch, txn)
@@ -106,80 +104,127 @@ pub const SCHEMA_10_WORDS: &str = "words";
 /// From schema 10 (schema 11): each word's stem moves from `words` into
 /// its `doc_freq` record, which every word id now has (a word no page
 /// holds gets one at 0), its forms written against the stem; `words` is
-/// left empty. Page records, meta tags and heads read as they are.
+/// left empty; title postings, one record per `segment ‖ word ‖ page`,
+/// become each segment's stream of parts, as body postings are. Page
+/// records, meta tags and heads read as they are.
 pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    rebuild(dbs.title_postings, scratch, txn, |txn| {
+        stream_titles(dbs.title_postings, scratch, txn)
+    })?;
     let Some(words) = env.open_database::<Bytes, Bytes>(txn, Some(SCHEMA_10_WORDS))? else {
         return Ok(());
     };
-    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
     rebuild(dbs.doc_freq, scratch, txn, |txn| {
-        let mut after: Option<Vec<u8>> = None;
         let mut value = Vec::new();
-        loop {
-            let batch = read_batch(words, txn, after.as_deref(), |stem| Ok(stem.to_vec()))?;
-            let Some((last, _)) = batch.last() else {
-                return Ok(());
-            };
-            after = Some(last.clone());
-            for (id, stem) in &batch {
-                let old = dbs.doc_freq.get(txn, id)?.unwrap_or_default();
-                super::words::doc_freq_from_schema_10(old, stem, &mut value)?;
-                scratch.put_with_flags(txn, PutFlags::APPEND, id, &value)?;
-            }
-        }
+        each_batch(
+            words,
+            txn,
+            |stem| Ok(stem.to_vec()),
+            |txn, batch| {
+                for (id, stem) in &batch {
+                    let old = dbs.doc_freq.get(txn, id)?.unwrap_or_default();
+                    super::words::doc_freq_from_schema_10(old, stem, &mut value)?;
+                    scratch.put_with_flags(txn, PutFlags::APPEND, id, &value)?;
+                }
+                Ok(())
+            },
+        )
     })?;
     words.clear(txn)?;
     Ok(())
 }
 
+/// Schema 10's title postings (`segment ‖ word ‖ page` → counted
+/// positions, in key order) as each segment's stream of parts in `to`.
+fn stream_titles(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
+    // The (segment, word) being gathered, its block, and its segment's parts.
+    let mut open: Option<(u32, WordId, Vec<u8>, PartWriter)> = None;
+    let mut positions = Vec::new();
+    each_batch(
+        old,
+        txn,
+        |v| Ok(v.to_vec()),
+        |txn, batch| {
+            for (k, v) in &batch {
+                let (segment, word, page) = codec::split_triple_key(k)?;
+                if let Some((s, w, block, mut parts)) = open.take() {
+                    if (s, w) == (segment, word) {
+                        open = Some((s, w, block, parts));
+                    } else {
+                        parts.push_block(w, &block, true)?;
+                        if s == segment {
+                            append(to, txn, parts.take_done())?;
+                            open = Some((segment, word, Vec::new(), parts));
+                        } else {
+                            append(to, txn, parts.finish())?;
+                        }
+                    }
+                }
+                let (_, _, block, _) = open
+                    .get_or_insert_with(|| (segment, word, Vec::new(), PartWriter::new(segment)));
+                codec::Positions::counted(v)?.decode_into(&mut positions)?;
+                postings::push_entry(block, page, &positions);
+            }
+            Ok(())
+        },
+    )?;
+    if let Some((_, w, block, mut parts)) = open {
+        parts.push_block(w, &block, true)?;
+        append(to, txn, parts.finish())?;
+    }
+    Ok(())
+}
+
 /// Copies a table keyed by page id into `to` keyed `segment ‖ page`.
 fn place(from: Db, places: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        let batch = read_batch(from, txn, after.as_deref(), |v| Ok(v.to_vec()))?;
-        let Some((last, _)) = batch.last() else {
-            return Ok(());
-        };
-        after = Some(last.clone());
-        for (page, v) in &batch {
-            let Some(segment) = places.get(txn, page)? else {
-                return Err(StoreError::corrupt(format!(
-                    "page {}: a record but no forward index",
-                    codec::read_u32(page)?
-                )));
-            };
-            let key = [segment, &page[..]].concat();
-            // Pages are not in segment order: an ordinary put here, and
-            // `rebuild` appends them back in key order.
-            to.put(txn, &key, v)?;
-        }
-    }
+    each_batch(
+        from,
+        txn,
+        |v| Ok(v.to_vec()),
+        |txn, batch| {
+            for (page, v) in &batch {
+                let Some(segment) = places.get(txn, page)? else {
+                    return Err(StoreError::corrupt(format!(
+                        "page {}: a record but no forward index",
+                        codec::read_u32(page)?
+                    )));
+                };
+                let key = [segment, &page[..]].concat();
+                // Pages are not in segment order: an ordinary put here, and
+                // `rebuild` appends them back in key order.
+                to.put(txn, &key, v)?;
+            }
+            Ok(())
+        },
+    )?;
+    Ok(())
 }
 
 /// Old reverse links, one `segment ‖ child ‖ parent` key each in key
 /// order, as one record of parents per child and segment.
 fn group_parents(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
     let mut open: Option<(u32, u32, Vec<u32>)> = None;
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        let batch = read_batch(old, txn, after.as_deref(), |_| Ok(Vec::new()))?;
-        let Some((last, _)) = batch.last() else {
-            break;
-        };
-        after = Some(last.clone());
-        for (key, _) in batch {
-            let (segment, child, parent) = codec::split_triple_key(&key)?;
-            match &mut open {
-                Some((s, c, parents)) if (*s, *c) == (segment, child) => parents.push(parent),
-                _ => {
-                    if let Some((s, c, parents)) = open.take() {
-                        append(to, txn, links::parent_records(s, c, &parents))?;
+    each_batch(
+        old,
+        txn,
+        |_| Ok(Vec::new()),
+        |txn, batch| {
+            for (key, _) in batch {
+                let (segment, child, parent) = codec::split_triple_key(&key)?;
+                match &mut open {
+                    Some((s, c, parents)) if (*s, *c) == (segment, child) => parents.push(parent),
+                    _ => {
+                        if let Some((s, c, parents)) = open.take() {
+                            append(to, txn, links::parent_records(s, c, &parents))?;
+                        }
+                        open = Some((segment, child, vec![parent]));
                     }
-                    open = Some((segment, child, vec![parent]));
                 }
             }
-        }
-    }
+            Ok(())
+        },
+    )?;
     if let Some((s, c, parents)) = open {
         append(to, txn, links::parent_records(s, c, &parents))?;
     }
@@ -208,15 +253,7 @@ fn rebuild(
 /// each segment's stream.
 fn restream(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
     let mut out: Option<PartWriter> = None;
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        let batch = read_batch(old, txn, after.as_deref(), |v| {
-            postings::part_from_schema_6(v)
-        })?;
-        let Some((last, _)) = batch.last() else {
-            break;
-        };
-        after = Some(last.clone());
+    each_batch(old, txn, postings::part_from_schema_6, |txn, batch| {
         for (key, run) in batch {
             let (segment, word, _) = codec::split_triple_key(&key)?;
             let writer = match out.take() {
@@ -234,7 +271,8 @@ fn restream(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
             let parts = writer.take_done();
             append(to, txn, parts)?;
         }
-    }
+        Ok(())
+    })?;
     if let Some(w) = out {
         append(to, txn, w.finish())?;
     }
@@ -246,6 +284,25 @@ fn append(db: Db, txn: &mut RwTxn<'_>, parts: Vec<postings::Part>) -> Result<()>
         db.put_with_flags(txn, PutFlags::APPEND, &k, &v)?;
     }
     Ok(())
+}
+
+/// Hands `f` the records of `db`, converted, a batch at a time in key
+/// order (a cursor cannot stay open across the puts `f` makes).
+fn each_batch(
+    db: Db,
+    txn: &mut RwTxn<'_>,
+    convert: impl Fn(&[u8]) -> Result<Vec<u8>>,
+    mut f: impl FnMut(&mut RwTxn<'_>, Vec<(Vec<u8>, Vec<u8>)>) -> Result<()>,
+) -> Result<()> {
+    let mut after: Option<Vec<u8>> = None;
+    loop {
+        let batch = read_batch(db, txn, after.as_deref(), &convert)?;
+        let Some((last, _)) = batch.last() else {
+            return Ok(());
+        };
+        after = Some(last.clone());
+        f(txn, batch)?;
+    }
 }
 
 /// Up to [`BATCH`] records of `db` after the key `after`, converted.
@@ -274,15 +331,11 @@ fn append_all(
     txn: &mut RwTxn<'_>,
     convert: impl Fn(&[u8]) -> Result<Vec<u8>>,
 ) -> Result<()> {
-    let mut after: Option<Vec<u8>> = None;
-    loop {
-        let batch = read_batch(from, txn, after.as_deref(), &convert)?;
-        let Some((last, _)) = batch.last() else {
-            return Ok(());
-        };
-        after = Some(last.clone());
+    each_batch(from, txn, &convert, |txn, batch| {
         for (k, v) in &batch {
             to.put_with_flags(txn, PutFlags::APPEND, k, v)?;
         }
-    }
+        Ok(())
+    })?;
+    Ok(())
 }

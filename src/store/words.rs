@@ -1,16 +1,16 @@
-//! Words (stems) ↔ ids, document frequencies, and reading the inverted
-//! index: body postings (tf + positions, in one stream of parts per
-//! segment, see `postings`) and title postings (positions, keyed `segment ‖ word id ‖
-//! page id`): one range scan per live segment (see `segments`).
+//! Words (stems) ↔ ids, document frequencies (with each word's stem and
+//! forms), and reading the inverted index: body and title postings (tf +
+//! positions, each in one stream of parts per segment, see `postings`):
+//! one range scan per live segment (see `segments`).
 
 use std::ops::Bound::{Included, Unbounded};
 use std::sync::atomic::Ordering;
 
 use heed::types::Bytes;
 
-use super::codec::{self, u32_key, Positions, VarintReader};
+use super::codec::{self, u32_key, VarintReader};
 use super::postings::{self, Entry as PostingEntry};
-use super::schema::{meta_keys, PageId, WordId};
+use super::schema::{meta_keys, Db, PageId, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
 use super::terms::Term;
@@ -21,25 +21,6 @@ use super::{Result, StoreError, Writer};
 pub struct Posting {
     pub tf: u32,
     pub positions: Vec<u32>,
-}
-
-/// One title posting with its positions still encoded.
-#[derive(Debug, Clone, Copy)]
-pub struct TitleEntry<'a> {
-    pub page: PageId,
-    raw: &'a [u8],
-}
-
-impl<'a> TitleEntry<'a> {
-    /// Decodes the positions into `out` (cleared first).
-    pub fn positions_into(&self, out: &mut Vec<u32>) -> Result<()> {
-        self.encoded_positions()?.decode_into(out)
-    }
-
-    /// The positions as stored, decoded only as far as a reader asks.
-    pub fn encoded_positions(&self) -> Result<Positions<'a>> {
-        Positions::counted(self.raw)
-    }
 }
 
 /// Word and inverted-index look-ups.
@@ -157,10 +138,22 @@ pub trait WordRead: View {
         id: WordId,
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        let start = self.postings_start(segment, id)?;
+        self.segment_stream_into(self.dbs().postings, segment, id, out)
+    }
+
+    /// One segment's entries of a word in the posting stream of `db` (body
+    /// or title postings), in page order.
+    fn segment_stream_into<'t>(
+        &'t self,
+        db: Db,
+        segment: u32,
+        id: WordId,
+        out: &mut Vec<PostingEntry<'t>>,
+    ) -> Result<()> {
+        let start = self.postings_start(db, segment, id)?;
         let end = postings::part_key(segment, id, PageId::MAX);
         let range = (Included(&start[..]), Included(&end[..]));
-        for item in self.dbs().postings.range(self.txn(), &range)? {
+        for item in db.range(self.txn(), &range)? {
             let (k, part) = item?;
             for run in postings::runs(codec::split_triple_key(k)?.1, part) {
                 let run = run?;
@@ -200,9 +193,20 @@ pub trait WordRead: View {
         word: WordId,
         page: PageId,
     ) -> Result<Option<PostingEntry<'_>>> {
+        self.segment_stream_entry(self.dbs().postings, segment, word, page)
+    }
+
+    /// One word's entry for one page in the posting stream of `db` (body or
+    /// title postings) in `segment`: one seek.
+    fn segment_stream_entry(
+        &self,
+        db: Db,
+        segment: u32,
+        word: WordId,
+        page: PageId,
+    ) -> Result<Option<PostingEntry<'_>>> {
         let key = postings::part_key(segment, word, page);
-        let Some((k, part)) = self.record_holding(self.dbs().postings, &key, &u32_key(segment))?
-        else {
+        let Some((k, part)) = self.record_holding(db, &key, &u32_key(segment))? else {
             return Ok(None);
         };
         for run in postings::runs(codec::split_triple_key(k)?.1, part) {
@@ -230,16 +234,12 @@ pub trait WordRead: View {
     fn title_postings(&self, id: WordId) -> Result<Vec<(PageId, Vec<u32>)>> {
         self.title_postings_raw(id)?
             .into_iter()
-            .map(|e| {
-                let mut positions = Vec::new();
-                e.positions_into(&mut positions)?;
-                Ok((e.page, positions))
-            })
+            .map(|e| Ok((e.page, e.positions()?)))
             .collect()
     }
 
     /// Title postings of a word in page order, positions still encoded.
-    fn title_postings_raw(&self, id: WordId) -> Result<Vec<TitleEntry<'_>>> {
+    fn title_postings_raw(&self, id: WordId) -> Result<Vec<PostingEntry<'_>>> {
         let mut out = Vec::new();
         for segment in self.segment_ids()? {
             self.segment_title_postings_into(segment, id, &mut out)?;
@@ -255,41 +255,28 @@ pub trait WordRead: View {
         &'t self,
         segment: u32,
         id: WordId,
-        out: &mut Vec<TitleEntry<'t>>,
+        out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        let prefix = codec::pair_key(segment, id);
-        for item in self.dbs().title_postings.prefix_iter(self.txn(), &prefix)? {
-            let (k, raw) = item?;
-            let (_, _, page) = codec::split_triple_key(k)?;
-            out.push(TitleEntry { page, raw });
-        }
-        Ok(())
+        self.segment_stream_into(self.dbs().title_postings, segment, id, out)
     }
 
     fn title_posting(&self, word: WordId, page: PageId) -> Result<Option<Vec<u32>>> {
         let Some(segment) = self.page_segment(page)? else {
             return Ok(None);
         };
-        let Some(e) = self.segment_title_posting(segment, word, page)? else {
-            return Ok(None);
-        };
-        let mut positions = Vec::new();
-        e.positions_into(&mut positions)?;
-        Ok(Some(positions))
+        self.segment_title_posting(segment, word, page)?
+            .map(|e| e.positions())
+            .transpose()
     }
 
-    /// The title posting of one word in one page of `segment`: one get.
+    /// The title posting of one word in one page of `segment`: one seek.
     fn segment_title_posting(
         &self,
         segment: u32,
         word: WordId,
         page: PageId,
-    ) -> Result<Option<TitleEntry<'_>>> {
-        Ok(self
-            .dbs()
-            .title_postings
-            .get(self.txn(), &codec::triple_key(segment, word, page))?
-            .map(|raw| TitleEntry { page, raw }))
+    ) -> Result<Option<PostingEntry<'_>>> {
+        self.segment_stream_entry(self.dbs().title_postings, segment, word, page)
     }
 
     /// Words with at least one page (a word none holds keeps its record,
@@ -715,6 +702,27 @@ impl Writer<'_> {
         Ok(s)
     }
 
+    /// Appends `segment`'s posting stream to `db` (body or title postings)
+    /// from each word's block, in word order: (word, block, whether its
+    /// pages came out of order).
+    fn write_stream<'b>(
+        &mut self,
+        db: Db,
+        segment: u32,
+        blocks: impl Iterator<Item = (WordId, &'b [u8], bool)>,
+    ) -> Result<()> {
+        let mut parts = postings::PartWriter::new(segment);
+        for (w, block, out_of_order) in blocks {
+            if !block.is_empty() {
+                parts.push_block(w, block, !out_of_order)?;
+            }
+        }
+        for (key, part) in parts.finish() {
+            self.append(db, &key, &part)?;
+        }
+        Ok(())
+    }
+
     /// Writes what the transaction accumulated, in key order.
     pub(super) fn flush(&mut self) -> Result<()> {
         if !self.pending.words.is_empty() {
@@ -728,15 +736,16 @@ impl Writer<'_> {
         }
         let words = in_word_order(&mut self.pending.words);
         if let Some(segment) = self.pending.segment {
-            let mut parts = postings::PartWriter::new(segment);
-            for (w, t) in &words {
-                if !t.block.is_empty() {
-                    parts.push_block(*w, &t.block, !t.out_of_order)?;
-                }
-            }
-            for (key, part) in parts.finish() {
-                self.append(self.dbs.postings, &key, &part)?;
-            }
+            let body = words
+                .iter()
+                .map(|(w, t)| (*w, &t.block[..], t.out_of_order));
+            self.write_stream(self.dbs.postings, segment, body)?;
+            let mut titles: Vec<_> = self.pending.titles.drain().collect();
+            titles.sort_unstable_by_key(|(w, _)| *w);
+            let title = titles
+                .iter()
+                .map(|(w, t)| (*w, &t.block[..], t.out_of_order));
+            self.write_stream(self.dbs.title_postings, segment, title)?;
         }
         self.flush_parents()?;
         self.flush_bodies()?;

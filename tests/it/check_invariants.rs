@@ -314,10 +314,21 @@ fn check_names_each_broken_invariant_and_exits_1() {
         (
             "title postings match the forward index",
             Box::new(|w| {
-                // `segment ‖ word ‖ page`: another page's.
+                // A part keyed `segment ‖ word ‖ first page` for another
+                // page: one run (word delta 0, its length) of one entry
+                // (the page, LEB128, shifted past the several-positions
+                // flag; then its lone position, 0).
                 let mut k = title_posting.clone();
                 k[8..].copy_from_slice(&queued);
-                put(c.db("title_postings"), w, &k, &[0]);
+                let mut entry = Vec::new();
+                let mut page = u64::from(u32::from_be_bytes(queued)) << 1;
+                while page >= 0x80 {
+                    entry.push(page as u8 | 0x80);
+                    page >>= 7;
+                }
+                entry.extend([page as u8, 0]);
+                let part = [&[0, entry.len() as u8][..], &entry].concat();
+                put(c.db("title_postings"), w, &k, &part);
             }),
             "has no forward index",
         ),
