@@ -132,14 +132,10 @@ pub fn open_existing(db: Option<PathBuf>) -> Result<Store, CliError> {
 /// longer, and the file keeps the old layout's space until compacted.
 fn say_upgrade(store: Store, path: &std::path::Path) -> Store {
     if let Some(old) = store.upgraded_from() {
-        let what = if store.upgrade_rewrote_tables() {
-            "tables were rewritten in this build's layout; \
-             `crawlscope copy DEST --compact` writes a copy without the space the old layout held"
-        } else {
-            "its merged segments' pair postings were counted"
-        };
         eprintln!(
-            "note: upgraded the store at {} from schema {old} to {} ({what})",
+            "note: upgraded the store at {} from schema {old} to {} (tables were rewritten \
+             in this build's layout; `crawlscope copy DEST --compact` writes a copy without \
+             the space the old layout held)",
             path.display(),
             crate::store::SCHEMA_VERSION
         );

@@ -7,6 +7,7 @@
 //! Readers never wait on the writer and never see half a page: every page is
 //! written, replaced or removed inside a single write transaction.
 
+mod bits;
 mod bodies;
 mod check;
 pub(crate) mod codec;
@@ -247,7 +248,10 @@ impl Store {
                     if found < 10 {
                         upgrade::from_schema_9(&dbs, &mut txn)?;
                     }
-                    upgrade::from_schema_10(&env, &dbs, &mut txn)?;
+                    if found < 11 {
+                        upgrade::from_schema_10(&env, &dbs, &mut txn)?;
+                    }
+                    upgrade::from_schema_11(&env, &dbs, &mut txn, found)?;
                     upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
@@ -279,13 +283,6 @@ impl Store {
     /// The schema this store had before this open upgraded it, if it did.
     pub fn upgraded_from(&self) -> Option<u32> {
         self.upgraded_from
-    }
-
-    /// Whether this open's upgrade rewrote tables (schemas before 9; from
-    /// 9 it only adds pair postings), leaving the old layout's space in
-    /// the file until it is compacted.
-    pub fn upgrade_rewrote_tables(&self) -> bool {
-        self.upgraded_from.is_some_and(|old| old < 9)
     }
 
     /// The store's compression dictionaries, for whoever compresses its

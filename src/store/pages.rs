@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use url::Url;
 
+use super::bits::{BitReader, BitWriter};
 use super::codec::{self, put_u32_list, put_varint, u32_key, VarintReader};
 use super::dictionary::{self, Kind as DictionaryKind};
 use super::schema::{
@@ -47,26 +48,78 @@ pub struct Forward {
 }
 
 impl Forward {
+    /// `segment, body word count, last body word, title words (varint
+    /// list)`, then bits: the other body words as an interpolative-coded
+    /// set below the last ([`super::bits`]), and for each body word a flag
+    /// for "tf above 1" followed, when set, by the gamma code of tf − 1.
     pub(super) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.terms.len() * 4 + self.title.len() * 2 + 8);
+        let mut out = Vec::with_capacity(self.terms.len() + self.title.len() * 3 + 12);
         put_varint(&mut out, u64::from(self.segment));
         put_varint(&mut out, self.terms.len() as u64);
-        let mut prev = 0;
-        for &(w, tf) in &self.terms {
-            // Most words occur once in a page: the flag beside the delta
-            // saves their tf byte.
-            let several = tf != 1;
-            put_varint(&mut out, u64::from(w - prev) << 1 | u64::from(several));
-            if several {
-                put_varint(&mut out, u64::from(tf));
-            }
-            prev = w;
-        }
+        let ids: Vec<WordId> = self.terms.iter().map(|&(w, _)| w).collect();
+        let Some((&last, others)) = ids.split_last() else {
+            put_u32_list(&mut out, &self.title);
+            return out;
+        };
+        put_varint(&mut out, u64::from(last));
         put_u32_list(&mut out, &self.title);
+        let mut bits = BitWriter::new(&mut out);
+        // Under `last` holds `others` only when last > 0.
+        bits.put_sorted_set(others, 0, last.saturating_sub(1));
+        for &(_, tf) in &self.terms {
+            bits.put(u32::from(tf > 1), 1);
+            if tf > 1 {
+                bits.put_gamma(tf - 1);
+            }
+        }
+        bits.finish();
         out
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Forward> {
+        let mut r = VarintReader::new(bytes);
+        let segment = r.next_u32()?;
+        let n = r.next_u64()?;
+        let Some(others) = n.checked_sub(1) else {
+            let title = codec::read_u32_list(&mut r)?;
+            return Ok(Forward {
+                segment,
+                terms: Vec::new(),
+                title,
+            });
+        };
+        let last = r.next_u32()?;
+        let title = codec::read_u32_list(&mut r)?;
+        let rest = r.remaining();
+        // Each word has at least its flag bit.
+        if n > rest.len() as u64 * 8 || others > 0 && last == 0 {
+            return Err(StoreError::corrupt("forward index length exceeds record"));
+        }
+        let mut bits = BitReader::new(rest);
+        let mut ids = Vec::with_capacity(n as usize);
+        bits.get_sorted_set(others as usize, 0, last.saturating_sub(1), &mut ids)?;
+        ids.push(last);
+        let mut terms = Vec::with_capacity(ids.len());
+        for w in ids {
+            let tf = if bits.get(1)? == 1 {
+                bits.get_gamma()?
+                    .checked_add(1)
+                    .ok_or_else(|| StoreError::corrupt("forward tf overflow"))?
+            } else {
+                1
+            };
+            terms.push((w, tf));
+        }
+        Ok(Forward {
+            segment,
+            terms,
+            title,
+        })
+    }
+
+    /// A record as schemas 7 to 11 wrote it (`word delta << 1 | tf above
+    /// 1`, then that tf), for the upgrade.
+    pub fn decode_schema_11(bytes: &[u8]) -> Result<Forward> {
         Forward::decode_with(bytes, |r| {
             let head = r.next_u64()?;
             let delta = u32::try_from(head >> 1)
@@ -801,5 +854,40 @@ mod tests {
         assert_eq!(Forward::decode(&f.encode()).unwrap(), f);
         assert_eq!(f.all_words(), vec![2, 7, 90, 100]);
         assert!(Forward::decode(&[0xff]).is_err());
+        for f in [
+            Forward::default(),
+            Forward {
+                segment: 1,
+                terms: vec![],
+                title: vec![4],
+            },
+            Forward {
+                segment: 0,
+                terms: vec![(0, 1)],
+                title: vec![],
+            },
+            Forward {
+                segment: 3,
+                terms: vec![(0, u32::MAX), (1, 2), (u32::MAX, 1)],
+                title: vec![0, u32::MAX],
+            },
+        ] {
+            assert_eq!(Forward::decode(&f.encode()).unwrap(), f);
+        }
+    }
+
+    #[test]
+    fn a_forward_record_that_claims_more_than_it_holds_is_corrupt() {
+        let many: Vec<(WordId, u32)> = (0..300).map(|w| (w * 3, 1 + w % 2)).collect();
+        let bytes = Forward {
+            segment: 9,
+            terms: many,
+            title: vec![1],
+        }
+        .encode();
+        assert!(Forward::decode(&bytes[..bytes.len() - 1]).is_err());
+        // Two words under a last word of 0, and a count no bits back.
+        assert!(Forward::decode(&[0, 2, 0, 0, 0]).is_err());
+        assert!(Forward::decode(&[0, 200, 5, 0, 0]).is_err());
     }
 }

@@ -7,6 +7,9 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 12: a forward record holds its page's body words as a bit-coded set
+/// (`bits`) instead of varint deltas, and each tf as a flag and a gamma
+/// code.
 /// 11: page records, meta tags and HTTP heads may be zstd frames that
 /// name a dictionary of their kind kept in `meta` (or stay plain where a
 /// frame is no smaller; a schema-10 store's plain records read as they
@@ -25,17 +28,18 @@ use serde::{Deserialize, Serialize};
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 11;
+pub const SCHEMA_VERSION: u32 = 12;
 
-/// Versions this build upgrades on open (`upgrade`): schema 9's and older
-/// merged segments have their pairs counted, their link lists are compressed
-/// (schema 8 and older), schema 7's and older per-page records are keyed anew
-/// (and schemas 5 and 6 have their forward records and posting parts
-/// rewritten), every other record of theirs reads as it
-/// is (a schema-5 store's plain heads and dictionary-less bodies), and the
+/// Versions this build upgrades on open (`upgrade`): every one has its
+/// forward records rewritten, schema 10's and older their stems and title
+/// postings, schema 9's and older merged segments their pairs counted,
+/// their link lists are compressed (schema 8 and older), schema 7's and
+/// older per-page records are keyed anew (and schemas 5 and 6 have their
+/// posting parts rewritten), every other record of theirs reads as it is
+/// (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11];
 
 pub type PageId = u32;
 pub type WordId = u32;

@@ -1044,9 +1044,10 @@ fn index_records(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
     .collect()
 }
 
-/// A forward record as schema 6 wrote it: `word delta, tf` for each word.
+/// A forward record as schema 6 wrote it (`word delta, tf` for each
+/// word), from one as schema 11 did.
 fn forward_as_schema_6(bytes: &[u8]) -> Vec<u8> {
-    let f = pages::Forward::decode(bytes).unwrap();
+    let f = pages::Forward::decode_schema_11(bytes).unwrap();
     let mut out = Vec::new();
     codec::put_varint(&mut out, u64::from(f.segment));
     codec::put_varint(&mut out, f.terms.len() as u64);
@@ -1114,10 +1115,39 @@ fn postings_as_schema_6(w: &mut Writer<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Link lists as schemas up to 8 wrote them: plain, not zstd frames.
+/// Rewrites the forward records as schemas 7 to 11 wrote them: `word
+/// delta << 1 | tf above 1`, then that tf.
+fn forward_as_schema_11(w: &mut Writer<'_>) -> Result<()> {
+    let forward = w.dbs.forward;
+    let mut old = Vec::new();
+    for item in forward.iter(&w.txn)? {
+        let (k, v) = item?;
+        let f = pages::Forward::decode(v)?;
+        let mut out = Vec::new();
+        codec::put_varint(&mut out, u64::from(f.segment));
+        codec::put_varint(&mut out, f.terms.len() as u64);
+        let mut prev = 0;
+        for (w, tf) in f.terms {
+            codec::put_varint(&mut out, u64::from(w - prev) << 1 | u64::from(tf != 1));
+            if tf != 1 {
+                codec::put_varint(&mut out, u64::from(tf));
+            }
+            prev = w;
+        }
+        codec::put_u32_list(&mut out, &f.title);
+        old.push((k.to_vec(), out));
+    }
+    for (k, v) in old {
+        forward.put(&mut w.txn, &k, &v)?;
+    }
+    Ok(())
+}
+
 /// Rewrites the title postings as schemas up to 10 kept them: a record
-/// per `segment ‖ word ‖ page` holding the counted positions.
+/// per `segment ‖ word ‖ page` holding the counted positions (and the
+/// forward records as schema 11 did).
 fn titles_as_schema_10(w: &mut Writer<'_>) -> Result<()> {
+    forward_as_schema_11(w)?;
     let mut old = Vec::new();
     for (segment, word, page, positions) in stream_entries(w, w.dbs.title_postings)? {
         let mut v = Vec::new();
@@ -1131,6 +1161,7 @@ fn titles_as_schema_10(w: &mut Writer<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Link lists as schemas up to 8 wrote them: plain, not zstd frames.
 fn links_as_schema_8(w: &mut Writer<'_>) -> Result<()> {
     titles_as_schema_10(w)?;
     let mut plain = Vec::new();
@@ -1220,6 +1251,18 @@ fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
 #[test]
 fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
     an_old_store_is_rewritten_as_this_build_writes_it(|w| as_written_by_schema(w, 6));
+}
+
+#[test]
+fn a_schema_11_store_has_its_forward_records_bit_coded() {
+    an_old_store_is_rewritten_as_this_build_writes_it(|w| {
+        forward_as_schema_11(w)?;
+        let version = 11u32.to_be_bytes();
+        w.dbs
+            .meta
+            .put(&mut w.txn, schema::meta_keys::SCHEMA, &version)?;
+        Ok(())
+    });
 }
 
 #[test]

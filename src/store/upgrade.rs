@@ -25,17 +25,13 @@ pub const SCRATCH: &str = "upgrade";
 /// Records taken per pass: a cursor cannot stay open across the puts.
 const BATCH: usize = 4096;
 
-/// From schema 5 or 6 (schema 7): forward records and posting entries
-/// flag tf 1 instead of spelling it out, each segment's postings are one
-/// stream of parts instead of parts of one word each, and a child's
-/// parents in a segment are one record instead of one each.
+/// From schema 5 or 6 (schema 7): posting entries flag tf 1 instead of
+/// spelling it out, each segment's postings are one stream of parts
+/// instead of parts of one word each, and a child's parents in a segment
+/// are one record instead of one each. Forward records keep their layout
+/// until [`from_schema_11`] rewrites every old store's.
 pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
-    rebuild(dbs.forward, scratch, txn, |txn| {
-        append_all(dbs.forward, scratch, txn, |v| {
-            Ok(Forward::decode_schema_6(v)?.encode())
-        })
-    })?;
     rebuild(dbs.postings, scratch, txn, |txn| {
         restream(dbs.postings, scratch, txn)
     })?;
@@ -133,6 +129,21 @@ pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     })?;
     words.clear(txn)?;
     Ok(())
+}
+
+/// From schema 11 or older (schema 12): forward records hold their words
+/// as a bit-coded set instead of varint deltas. Records of schemas 5 and 6
+/// (`found`) spell out every tf; later ones flag tf 1.
+pub fn from_schema_11(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> Result<()> {
+    let decode = if found < 7 {
+        Forward::decode_schema_6
+    } else {
+        Forward::decode_schema_11
+    };
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    rebuild(dbs.forward, scratch, txn, |txn| {
+        append_all(dbs.forward, scratch, txn, |v| Ok(decode(v)?.encode()))
+    })
 }
 
 /// Schema 10's title postings (`segment ‖ word ‖ page` → counted
