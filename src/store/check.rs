@@ -15,7 +15,7 @@ use super::pages::Forward;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{links, page_records, pairs, postings, PairRead};
+use super::{page_records, pairs, postings, PairRead};
 use super::{FrontierRead, LinkRead, PageRead, PointRead, Result, WordRead};
 
 /// Problems are capped so a badly broken store still answers quickly.
@@ -31,7 +31,7 @@ pub trait CheckRead: View {
         check_pages(self, &mut p)?;
         check_index(self, &mut in_use, &mut p)?;
         check_pairs(self, &mut p)?;
-        check_links(self, &mut p)?;
+        check_links(self, &mut in_use, &mut p)?;
         check_id_maps(self, &mut p)?;
         check_frontier(self, is_dead, &mut in_use, &mut p)?;
         check_seen_urls(self, &mut p)?;
@@ -316,7 +316,8 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
     Ok(())
 }
 
-/// Walks every entry of a posting stream (`db`: body or title postings),
+/// Walks every entry of a posting stream (`db`: body or title postings,
+/// reverse links),
 /// checking that parts are in live segments, begin at their key and hold
 /// every (segment, word, page) once in key order, and hands each entry to
 /// `each` with its segment and word.
@@ -337,6 +338,11 @@ fn for_each_stream_entry<V: View + ?Sized>(
         if !listed.contains_key(&segment) {
             p.add(format!(
                 "{what} part {key_word}/{first} in segment {segment}, which is not live"
+            ));
+        }
+        if part.is_empty() {
+            p.add(format!(
+                "segment {segment}: {what} part keyed {key_word}/{first} is empty"
             ));
         }
         let mut at_key = true;
@@ -439,20 +445,24 @@ fn sorted(m: &HashMap<u32, u32>) -> Vec<(u32, u32)> {
     v
 }
 
-fn check_links<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+fn check_links<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     let mut reverse: HashSet<(u32, PageId, PageId)> = HashSet::new();
     let mut in_count = 0u64;
-    let mut parents = Vec::new();
-    for item in d.links_in.iter(t)? {
-        let (k, value) = item?;
-        let (segment, child, _) = split_triple_key(k)?;
-        parents.clear();
-        links::record_parents(k, value, &mut parents)?;
-        in_count += parents.len() as u64;
-        reverse.extend(parents.iter().map(|&parent| (segment, child, parent)));
-    }
+    let listed: HashMap<u32, u32> = v.live_segments()?.entries().iter().copied().collect();
+    for_each_stream_entry(
+        d.links_in,
+        "reverse links",
+        v,
+        &listed,
+        in_use,
+        p,
+        |segment, child, e, _| {
+            in_count += 1;
+            reverse.insert((segment, child, e.page));
+        },
+    )?;
     let mut out_count = 0u64;
     for item in d.links_out.iter(t)? {
         let (k, frame) = item?;

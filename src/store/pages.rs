@@ -755,8 +755,14 @@ impl Writer<'_> {
     }
 
     /// Removes word `w`'s entry for `page` from `segment`'s posting stream
-    /// in `db` (body or title postings), if it has one.
-    fn remove_from_stream(&mut self, db: Db, segment: u32, w: WordId, page: PageId) -> Result<()> {
+    /// in `db` (body or title postings, reverse links), if it has one.
+    pub(super) fn remove_from_stream(
+        &mut self,
+        db: Db,
+        segment: u32,
+        w: WordId,
+        page: PageId,
+    ) -> Result<()> {
         let wanted = postings::part_key(segment, w, page);
         let Some((k, part)) = self.record_holding(db, &wanted, &u32_key(segment))? else {
             return Ok(());

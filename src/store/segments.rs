@@ -1,28 +1,28 @@
 //! Segments and their merges (LSM-style). The tables whose writes would
-//! otherwise land all over their B-trees — body and title postings
-//! (`segment ‖ word ‖ first page` of each part) and reverse links
-//! (`segment ‖ child ‖ first parent`) — are keyed by the segment of the page that wrote the entry:
-//! each write transaction that indexes pages adds one segment at the end
-//! of each table, so a commit copies the leaves it filled, not leaves
-//! across tables that grow with the crawl. Once [`FANOUT`] segments of one
-//! size tier are live they are merged into one, so a word or a page's
-//! parents are read from a few dozen segments however many transactions
-//! wrote them, and each entry is rewritten about twice. A merged segment's
-//! id is recorded against every segment it replaced, so the segment a
-//! page's forward record names still leads to its entries without the
-//! forward records being rewritten.
+//! otherwise land all over their B-trees — body and title postings and
+//! reverse links, each a stream of parts under `segment ‖ word (or child)
+//! ‖ first page (or parent)` — are keyed by the segment of the page that
+//! wrote the entry: each write transaction that indexes pages adds one
+//! segment at the end of each table, so a commit copies the leaves it
+//! filled, not leaves across tables that grow with the crawl. Once
+//! [`FANOUT`] segments of one size tier are live they are merged into
+//! one, so a word or a page's parents are read from a few dozen segments
+//! however many transactions wrote them, and each entry is rewritten
+//! about twice. A merged segment's id is recorded against every segment
+//! it replaced, so the segment a page's forward record names still leads
+//! to its entries without the forward records being rewritten.
 //!
 //! The list of live segments with their page counts is one `meta` record;
 //! the merge map is one `meta` record per merged segment.
 
-use std::ops::Bound::{Excluded, Included, Unbounded};
+use std::ops::Bound::Included;
 
 use heed::{PutFlags, RoTxn};
 
 use super::codec::{self, split_triple_key, triple_key, u32_key};
 use super::schema::{Db, PageId};
 use super::sealed::View;
-use super::{links, pairs, postings};
+use super::{pairs, postings};
 use super::{Result, StoreError, Writer};
 
 /// Segments of one tier merged at a time.
@@ -33,14 +33,12 @@ pub const FANOUT: usize = 8;
 /// rewriting the whole index.
 pub const FINAL_PAGES: u32 = 4096;
 
-/// Entries read into memory per step of a merge: a merge's buffer was
-/// the largest heap user after LMDB's dirty pages at 8 MB (a few hundred
-/// bytes in tests, so their merges take many steps).
-const MERGE_STEP_BYTES: usize = if cfg!(test) { 256 } else { 1 << 20 };
-
-/// The same for posting parts, a quarter as much: a step lists their runs,
-/// and a rare word's run of ~4 stored bytes becomes a 24-byte slice.
-const POSTING_STEP_BYTES: usize = MERGE_STEP_BYTES / 4;
+/// Stored bytes of parts read into memory per step of a merge: a merge's
+/// buffer was the largest heap user after LMDB's dirty pages at 8 MB,
+/// and a step lists the parts' runs, where a rare word's run of ~4 stored
+/// bytes becomes a 24-byte slice (64 bytes in tests, so their merges take
+/// many steps).
+const POSTING_STEP_BYTES: usize = if cfg!(test) { 64 } else { 1 << 18 };
 
 const LIST_KEY: &[u8] = b"posting_segments";
 const MERGED_PREFIX: &[u8] = b"merged_segment:";
@@ -260,9 +258,7 @@ impl Writer<'_> {
         let dbs = self.dbs;
         self.merge_postings(dbs.postings, group, into)?;
         self.merge_postings(dbs.title_postings, group, into)?;
-        self.merge_table(dbs.links_in, group, into, |into, child, records| {
-            links::merge_parent_records(into, child, &records)
-        })?;
+        self.merge_postings(dbs.links_in, group, into)?;
         let list = self.segments_mut()?;
         let mut pages = 0i64;
         for &s in group {
@@ -285,8 +281,8 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Merges the group's posting streams of `db` (body or title postings)
-    /// into `into`, a step of words at
+    /// Merges the group's posting streams of `db` (body or title postings,
+    /// reverse links) into `into`, a step of words at
     /// a time: each step reads every segment's parts from the one holding
     /// word `from` until about [`POSTING_STEP_BYTES`] are read, keeps the
     /// runs of the step's words, and merges each word's runs in page order
@@ -335,78 +331,6 @@ impl Writer<'_> {
             db.delete_range(&mut self.txn, &(Included(&lo[..]), Included(&hi[..])))?;
         }
         Ok(())
-    }
-
-    /// Rewrites one table's entries of `group` under `into`, a step of lead
-    /// ids at a time, so no more than about [`MERGE_STEP_BYTES`] is held in
-    /// memory. `combine` makes the entries of `into` from one lead id's
-    /// (second id, value) in every segment of the group.
-    fn merge_table(
-        &mut self,
-        db: Db,
-        group: &[u32],
-        into: u32,
-        combine: impl Fn(u32, u32, Vec<(u32, Vec<u8>)>) -> Result<Vec<([u8; 12], Vec<u8>)>>,
-    ) -> Result<()> {
-        let mut from = 0u32;
-        loop {
-            // lead id -> (second id, value) from every segment of the group
-            let mut leads: std::collections::BTreeMap<u32, Vec<(u32, Vec<u8>)>> =
-                Default::default();
-            let mut bytes = 0usize;
-            // The step ends before this lead: every segment is read up to it.
-            let mut upto: Option<u32> = None;
-            for &s in group {
-                let lo = triple_key(s, from, 0);
-                let end = s.checked_add(1).map(u32_key);
-                let hi = match &end {
-                    Some(e) => Excluded(&e[..]),
-                    None => Unbounded,
-                };
-                for item in db.range(&self.txn, &(Included(&lo[..]), hi))? {
-                    let (k, v) = item?;
-                    let (_, lead, second) = split_triple_key(k)?;
-                    if upto.is_some_and(|u| lead >= u) {
-                        break;
-                    }
-                    if upto.is_none()
-                        && bytes >= MERGE_STEP_BYTES
-                        && lead > from
-                        && !leads.contains_key(&lead)
-                    {
-                        upto = Some(lead);
-                        break;
-                    }
-                    leads.entry(lead).or_default().push((second, v.to_vec()));
-                    bytes += v.len() + 12;
-                }
-            }
-            if let Some(u) = upto {
-                // Read from earlier segments before the step's end was known.
-                leads.retain(|&lead, _| lead < u);
-            }
-            for (lead, entries) in leads {
-                for (k, v) in combine(into, lead, entries)? {
-                    self.append(db, &k, &v)?;
-                }
-            }
-            for &s in group {
-                let lo = triple_key(s, from, 0);
-                let end = match upto {
-                    Some(u) => Some(triple_key(s, u, 0)),
-                    None => s.checked_add(1).map(|n| triple_key(n, 0, 0)),
-                };
-                let hi = match &end {
-                    Some(e) => Excluded(&e[..]),
-                    None => Unbounded,
-                };
-                db.delete_range(&mut self.txn, &(Included(&lo[..]), hi))?;
-            }
-            match upto {
-                Some(u) => from = u,
-                None => return Ok(()),
-            }
-        }
     }
 }
 

@@ -1064,7 +1064,8 @@ fn forward_as_schema_6(bytes: &[u8]) -> Vec<u8> {
 /// One entry of a posting stream: segment, word, page, positions.
 type StreamEntry = (u32, WordId, PageId, Vec<u32>);
 
-/// Every entry of a posting stream (body or title postings), in key order.
+/// Every entry of a posting stream (body or title postings, reverse
+/// links), in key order.
 fn stream_entries(w: &Writer<'_>, db: schema::Db) -> Result<Vec<StreamEntry>> {
     let mut out = Vec::new();
     for item in db.iter(&w.txn)? {
@@ -1115,9 +1116,24 @@ fn postings_as_schema_6(w: &mut Writer<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Rewrites the forward records as schemas 7 to 11 wrote them: `word
-/// delta << 1 | tf above 1`, then that tf.
-fn forward_as_schema_11(w: &mut Writer<'_>) -> Result<()> {
+/// Rewrites the forward records and reverse links as schemas 7 to 11
+/// wrote them: `word delta << 1 | tf above 1`, then that tf; a record per
+/// child and segment, `segment ‖ child ‖ first parent` → the other
+/// parents' ascending deltas.
+fn index_as_schema_11(w: &mut Writer<'_>) -> Result<()> {
+    let mut parents: std::collections::BTreeMap<(u32, PageId), Vec<PageId>> = Default::default();
+    for (segment, child, parent, _) in stream_entries(w, w.dbs.links_in)? {
+        parents.entry((segment, child)).or_default().push(parent);
+    }
+    w.dbs.links_in.clear(&mut w.txn)?;
+    for ((segment, child), parents) in parents {
+        let mut deltas = Vec::new();
+        for pair in parents.windows(2) {
+            codec::put_varint(&mut deltas, u64::from(pair[1] - pair[0]));
+        }
+        let key = codec::triple_key(segment, child, parents[0]);
+        w.dbs.links_in.put(&mut w.txn, &key, &deltas)?;
+    }
     let forward = w.dbs.forward;
     let mut old = Vec::new();
     for item in forward.iter(&w.txn)? {
@@ -1145,9 +1161,9 @@ fn forward_as_schema_11(w: &mut Writer<'_>) -> Result<()> {
 
 /// Rewrites the title postings as schemas up to 10 kept them: a record
 /// per `segment ‖ word ‖ page` holding the counted positions (and the
-/// forward records as schema 11 did).
+/// forward records and reverse links as schema 11 did).
 fn titles_as_schema_10(w: &mut Writer<'_>) -> Result<()> {
-    forward_as_schema_11(w)?;
+    index_as_schema_11(w)?;
     let mut old = Vec::new();
     for (segment, word, page, positions) in stream_entries(w, w.dbs.title_postings)? {
         let mut v = Vec::new();
@@ -1213,6 +1229,11 @@ fn page_records_as_schema_7(w: &mut Writer<'_>) -> Result<()> {
 /// Rewrites the store's index as schemas up to 6 wrote it and marks it
 /// with `version`.
 fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
+    // One key per link, no value.
+    let links: Vec<[u8; 12]> = stream_entries(w, w.dbs.links_in)?
+        .into_iter()
+        .map(|(segment, child, parent, _)| codec::triple_key(segment, child, parent))
+        .collect();
     page_records_as_schema_7(w)?;
     let forward = w.dbs.forward;
     let records: Vec<(Vec<u8>, Vec<u8>)> = forward
@@ -1223,19 +1244,6 @@ fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
         forward.put(&mut w.txn, &k, &v)?;
     }
     postings_as_schema_6(w)?;
-    // One key per link, no value.
-    let mut links = Vec::new();
-    for item in w.dbs.links_in.iter(&w.txn)? {
-        let (k, v) = item?;
-        let (segment, child, _) = codec::split_triple_key(k)?;
-        let mut parents = Vec::new();
-        links::record_parents(k, v, &mut parents)?;
-        links.extend(
-            parents
-                .into_iter()
-                .map(|p| codec::triple_key(segment, child, p)),
-        );
-    }
     w.dbs.links_in.clear(&mut w.txn)?;
     for k in links {
         w.dbs.links_in.put(&mut w.txn, &k, &[])?;
@@ -1254,9 +1262,9 @@ fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
 }
 
 #[test]
-fn a_schema_11_store_has_its_forward_records_bit_coded() {
+fn a_schema_11_store_has_its_forward_records_bit_coded_and_its_links_streamed() {
     an_old_store_is_rewritten_as_this_build_writes_it(|w| {
-        forward_as_schema_11(w)?;
+        index_as_schema_11(w)?;
         let version = 11u32.to_be_bytes();
         w.dbs
             .meta

@@ -14,7 +14,7 @@ use super::page_records;
 use super::pages::Forward;
 use super::pairs;
 use super::postings::{self, PartWriter};
-use super::schema::{Db, Dbs, WordId};
+use super::schema::{Db, Dbs, PageId, WordId};
 use super::segments;
 use super::{Result, StoreError};
 
@@ -26,17 +26,15 @@ pub const SCRATCH: &str = "upgrade";
 const BATCH: usize = 4096;
 
 /// From schema 5 or 6 (schema 7): posting entries flag tf 1 instead of
-/// spelling it out, each segment's postings are one stream of parts
-/// instead of parts of one word each, and a child's parents in a segment
-/// are one record instead of one each. Forward records keep their layout
-/// until [`from_schema_11`] rewrites every old store's.
+/// spelling it out, and each segment's postings are one stream of parts
+/// instead of parts of one word each. Forward records and reverse links
+/// keep their layout until [`from_schema_11`] rewrites every old store's
+/// (a reverse link of theirs, one `segment ‖ child ‖ parent` key with no
+/// value, reads as a later schema's record of one parent).
 pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
     rebuild(dbs.postings, scratch, txn, |txn| {
         restream(dbs.postings, scratch, txn)
-    })?;
-    rebuild(dbs.links_in, scratch, txn, |txn| {
-        group_parents(dbs.links_in, scratch, txn)
     })
 }
 
@@ -105,8 +103,13 @@ pub const SCHEMA_10_WORDS: &str = "words";
 /// records, meta tags and heads read as they are.
 pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    let mut positions = Vec::new();
     rebuild(dbs.title_postings, scratch, txn, |txn| {
-        stream_titles(dbs.title_postings, scratch, txn)
+        stream_keyed(dbs.title_postings, scratch, txn, |page, v, block| {
+            codec::Positions::counted(v)?.decode_into(&mut positions)?;
+            postings::push_entry(block, page, &positions);
+            Ok(())
+        })
     })?;
     let Some(words) = env.open_database::<Bytes, Bytes>(txn, Some(SCHEMA_10_WORDS))? else {
         return Ok(());
@@ -132,8 +135,11 @@ pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
 }
 
 /// From schema 11 or older (schema 12): forward records hold their words
-/// as a bit-coded set instead of varint deltas. Records of schemas 5 and 6
-/// (`found`) spell out every tf; later ones flag tf 1.
+/// as a bit-coded set instead of varint deltas (records of schemas 5 and
+/// 6, `found`, spell out every tf; later ones flag tf 1), and reverse
+/// links, a record per child and segment of its parents (`segment ‖ child
+/// ‖ first parent`, the others as ascending deltas), become each
+/// segment's posting stream.
 pub fn from_schema_11(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> Result<()> {
     let decode = if found < 7 {
         Forward::decode_schema_6
@@ -143,15 +149,37 @@ pub fn from_schema_11(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> 
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
     rebuild(dbs.forward, scratch, txn, |txn| {
         append_all(dbs.forward, scratch, txn, |v| Ok(decode(v)?.encode()))
+    })?;
+    rebuild(dbs.links_in, scratch, txn, |txn| {
+        stream_keyed(dbs.links_in, scratch, txn, |first, deltas, block| {
+            postings::push_entry(block, first, &links::LINK_POSITION);
+            let mut r = codec::VarintReader::new(deltas);
+            let mut parent = first;
+            while !r.is_empty() {
+                let delta = r.next_u32()?;
+                parent = parent
+                    .checked_add(delta)
+                    .filter(|_| delta > 0)
+                    .ok_or_else(|| StoreError::corrupt("parents not ascending"))?;
+                postings::push_entry(block, parent, &links::LINK_POSITION);
+            }
+            Ok(())
+        })
     })
 }
 
-/// Schema 10's title postings (`segment ‖ word ‖ page` → counted
-/// positions, in key order) as each segment's stream of parts in `to`.
-fn stream_titles(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
+/// Records keyed `segment ‖ word ‖ page` in key order (schema 10's title
+/// postings, schema 11's reverse links) as each segment's posting stream
+/// in `to`: `push` appends the entries a record holds, given its key's
+/// page, to its word's block.
+fn stream_keyed(
+    old: Db,
+    to: Db,
+    txn: &mut RwTxn<'_>,
+    mut push: impl FnMut(PageId, &[u8], &mut Vec<u8>) -> Result<()>,
+) -> Result<()> {
     // The (segment, word) being gathered, its block, and its segment's parts.
     let mut open: Option<(u32, WordId, Vec<u8>, PartWriter)> = None;
-    let mut positions = Vec::new();
     each_batch(
         old,
         txn,
@@ -174,8 +202,7 @@ fn stream_titles(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
                 }
                 let (_, _, block, _) = open
                     .get_or_insert_with(|| (segment, word, Vec::new(), PartWriter::new(segment)));
-                codec::Positions::counted(v)?.decode_into(&mut positions)?;
-                postings::push_entry(block, page, &positions);
+                push(page, v, block)?;
             }
             Ok(())
         },
@@ -209,36 +236,6 @@ fn place(from: Db, places: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
             Ok(())
         },
     )?;
-    Ok(())
-}
-
-/// Old reverse links, one `segment ‖ child ‖ parent` key each in key
-/// order, as one record of parents per child and segment.
-fn group_parents(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
-    let mut open: Option<(u32, u32, Vec<u32>)> = None;
-    each_batch(
-        old,
-        txn,
-        |_| Ok(Vec::new()),
-        |txn, batch| {
-            for (key, _) in batch {
-                let (segment, child, parent) = codec::split_triple_key(&key)?;
-                match &mut open {
-                    Some((s, c, parents)) if (*s, *c) == (segment, child) => parents.push(parent),
-                    _ => {
-                        if let Some((s, c, parents)) = open.take() {
-                            append(to, txn, links::parent_records(s, c, &parents))?;
-                        }
-                        open = Some((segment, child, vec![parent]));
-                    }
-                }
-            }
-            Ok(())
-        },
-    )?;
-    if let Some((s, c, parents)) = open {
-        append(to, txn, links::parent_records(s, c, &parents))?;
-    }
     Ok(())
 }
 

@@ -702,10 +702,10 @@ impl Writer<'_> {
         Ok(s)
     }
 
-    /// Appends `segment`'s posting stream to `db` (body or title postings)
-    /// from each word's block, in word order: (word, block, whether its
-    /// pages came out of order).
-    fn write_stream<'b>(
+    /// Appends `segment`'s posting stream to `db` (body or title postings,
+    /// reverse links) from each word's block, in word order: (word, block,
+    /// whether its pages came out of order).
+    pub(super) fn write_stream<'b>(
         &mut self,
         db: Db,
         segment: u32,

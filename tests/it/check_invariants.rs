@@ -220,6 +220,21 @@ fn del(db: Db, w: &mut RwTxn<'_>, k: &[u8]) {
     assert!(db.delete(w, k).unwrap(), "no entry {k:02x?} to delete");
 }
 
+/// A posting stream's part (body or title postings, reverse links) to
+/// put under `segment ‖ word ‖ page`: one run (word delta 0, its length)
+/// of one entry (the page, LEB128, shifted past the several-positions
+/// flag; then its lone position, 0).
+fn one_entry_part(page: [u8; 4]) -> Vec<u8> {
+    let mut entry = Vec::new();
+    let mut page = u64::from(u32::from_be_bytes(page)) << 1;
+    while page >= 0x80 {
+        entry.push(page as u8 | 0x80);
+        page >>= 7;
+    }
+    entry.extend([page as u8, 0]);
+    [&[0, entry.len() as u8][..], &entry].concat()
+}
+
 fn first_key(entries: &Entries) -> Vec<u8> {
     entries.first().expect("a non-empty table").0.clone()
 }
@@ -314,21 +329,9 @@ fn check_names_each_broken_invariant_and_exits_1() {
         (
             "title postings match the forward index",
             Box::new(|w| {
-                // A part keyed `segment ‖ word ‖ first page` for another
-                // page: one run (word delta 0, its length) of one entry
-                // (the page, LEB128, shifted past the several-positions
-                // flag; then its lone position, 0).
                 let mut k = title_posting.clone();
                 k[8..].copy_from_slice(&queued);
-                let mut entry = Vec::new();
-                let mut page = u64::from(u32::from_be_bytes(queued)) << 1;
-                while page >= 0x80 {
-                    entry.push(page as u8 | 0x80);
-                    page >>= 7;
-                }
-                entry.extend([page as u8, 0]);
-                let part = [&[0, entry.len() as u8][..], &entry].concat();
-                put(c.db("title_postings"), w, &k, &part);
+                put(c.db("title_postings"), w, &k, &one_entry_part(queued));
             }),
             "has no forward index",
         ),
@@ -357,7 +360,7 @@ fn check_names_each_broken_invariant_and_exits_1() {
                 // `segment ‖ child ‖ parent`: another parent's.
                 let mut k = links_in.clone();
                 k[8..].copy_from_slice(&queued);
-                put(c.db("links_in"), w, &k, &[]);
+                put(c.db("links_in"), w, &k, &one_entry_part(queued));
             }),
             "links out but",
         ),
