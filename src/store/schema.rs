@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 /// 12: a forward record holds its page's body words as a bit-coded set
 /// (`bits`) instead of varint deltas, and each tf as a flag and a gamma
-/// code.
+/// code; reverse links are each segment's posting stream (`links`)
+/// instead of a record of parents per child and segment.
 /// 11: page records, meta tags and HTTP heads may be zstd frames that
 /// name a dictionary of their kind kept in `meta` (or stay plain where a
 /// frame is no smaller; a schema-10 store's plain records read as they
