@@ -28,10 +28,12 @@ pub trait CheckRead: View {
     fn check(&self, is_dead: &dyn Fn(InstanceId) -> bool) -> Result<Vec<String>> {
         let mut p = Problems::default();
         let mut in_use = InUse::default();
+        // Live segment -> its page count: the streams' parts must be in one.
+        let listed: HashMap<u32, u32> = self.live_segments()?.entries().iter().copied().collect();
         check_pages(self, &mut p)?;
-        check_index(self, &mut in_use, &mut p)?;
+        check_index(self, &listed, &mut in_use, &mut p)?;
         check_pairs(self, &mut p)?;
-        check_links(self, &mut in_use, &mut p)?;
+        check_links(self, &listed, &mut in_use, &mut p)?;
         check_id_maps(self, &mut p)?;
         check_frontier(self, is_dead, &mut in_use, &mut p)?;
         check_seen_urls(self, &mut p)?;
@@ -186,7 +188,12 @@ fn placed_page<V: View + ?Sized>(
     Ok((segment, page))
 }
 
-fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) -> Result<()> {
+fn check_index<V: View + ?Sized>(
+    v: &V,
+    listed: &HashMap<u32, u32>,
+    in_use: &mut InUse,
+    p: &mut Problems,
+) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     let mut df: HashMap<WordId, u32> = HashMap::new();
@@ -221,12 +228,10 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         *segment_pages.entry(segment).or_default() += 1;
         forwards.insert(page, (segment, terms, fwd.title.len() as u64));
     }
-    let live = v.live_segments()?;
-    let listed: HashMap<u32, u32> = live.entries().iter().copied().collect();
-    if listed != segment_pages {
+    if *listed != segment_pages {
         p.add(format!(
             "live posting segments {:?}, forward records lead to {:?}",
-            sorted(&listed),
+            sorted(listed),
             sorted(&segment_pages)
         ));
     }
@@ -247,7 +252,7 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         d.postings,
         "postings",
         v,
-        &listed,
+        listed,
         in_use,
         p,
         |segment, w, e, p| {
@@ -261,7 +266,7 @@ fn check_index<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) ->
         title_stream,
         "title postings",
         v,
-        &listed,
+        listed,
         in_use,
         p,
         |segment, w, e, p| {
@@ -445,17 +450,21 @@ fn sorted(m: &HashMap<u32, u32>) -> Vec<(u32, u32)> {
     v
 }
 
-fn check_links<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) -> Result<()> {
+fn check_links<V: View + ?Sized>(
+    v: &V,
+    listed: &HashMap<u32, u32>,
+    in_use: &mut InUse,
+    p: &mut Problems,
+) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     let mut reverse: HashSet<(u32, PageId, PageId)> = HashSet::new();
     let mut in_count = 0u64;
-    let listed: HashMap<u32, u32> = v.live_segments()?.entries().iter().copied().collect();
     for_each_stream_entry(
         d.links_in,
         "reverse links",
         v,
-        &listed,
+        listed,
         in_use,
         p,
         |segment, child, e, _| {
