@@ -17,6 +17,7 @@ mod dictionary;
 mod external;
 mod frontier;
 mod history;
+mod hits;
 mod links;
 mod origin_figures;
 mod page_records;
@@ -181,7 +182,7 @@ pub struct Store {
     /// Words the last transaction that indexed pages touched: the next
     /// one's map of them starts that large instead of growing from empty
     /// (its rehashing was 1% of a crawl's CPU).
-    words_per_txn: AtomicUsize,
+    hits_per_txn: AtomicUsize,
     upgraded_from: Option<u32>,
 }
 
@@ -275,7 +276,7 @@ impl Store {
             url_cache: Committed::new(URL_CACHE_MAX),
             dictionaries,
             body_leaf_room: AtomicUsize::new(0),
-            words_per_txn: AtomicUsize::new(0),
+            hits_per_txn: AtomicUsize::new(0),
             upgraded_from,
         })
     }
@@ -344,7 +345,7 @@ impl Store {
                     url_cache: &self.url_cache,
                     dictionaries: &self.dictionaries,
                     body_leaf_room: &self.body_leaf_room,
-                    words_per_txn: &self.words_per_txn,
+                    hits_per_txn: &self.hits_per_txn,
                 };
                 match f(&mut w).and_then(|r| w.flush().map(|_| r)) {
                     Ok(r) => {
@@ -476,7 +477,7 @@ pub struct Writer<'s> {
     url_cache: &'s Committed<u128, PageId>,
     dictionaries: &'s Dictionaries,
     body_leaf_room: &'s AtomicUsize,
-    words_per_txn: &'s AtomicUsize,
+    hits_per_txn: &'s AtomicUsize,
 }
 
 impl sealed::View for Reader<'_> {

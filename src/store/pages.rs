@@ -634,12 +634,12 @@ impl Writer<'_> {
         forward.segment = self.segment()?;
         self.pending.segment_pages += 1;
         record.max_tf = 0;
-        self.expect_words();
+        self.expect_hits();
         for &(w, i) in &body_ids {
             let term = &terms[i as usize];
             let tf = term.positions.len() as u32;
             record.max_tf = record.max_tf.max(tf);
-            self.index_body_word(w, id, term);
+            self.pending.hits.push(w, id, term);
             forward.terms.push((w, tf));
         }
         for &(w, positions) in &title_ids {
@@ -728,12 +728,10 @@ impl Writer<'_> {
         } else {
             self.resolve_segment(old.segment)?
         };
-        for &(w, _) in &old.terms {
-            if in_this_txn {
-                if let Some(t) = self.pending.words.get_mut(&w) {
-                    t.block = postings::pending_without_page(&t.block, id)?;
-                }
-            } else {
+        if in_this_txn {
+            self.pending.hits.drop_page(id);
+        } else {
+            for &(w, _) in &old.terms {
                 self.remove_from_stream(self.dbs.postings, segment, w, id)?;
             }
         }

@@ -48,9 +48,15 @@ pub fn push_entry(block: &mut Vec<u8>, page: PageId, positions: &[u32]) {
         prev = p;
     }
     put_head(block, page, positions.len() as u32, len);
+    put_deltas(block, positions);
+}
+
+/// Ascending positions as stored after an entry's head: each one's
+/// distance from the one before (the first's from 0), as varints.
+fn put_deltas(out: &mut Vec<u8>, positions: &[u32]) {
     let mut prev = 0u32;
     for &p in positions {
-        put_varint(block, u64::from(p.wrapping_sub(prev)));
+        put_varint(out, u64::from(p.wrapping_sub(prev)));
         prev = p;
     }
 }
@@ -266,6 +272,8 @@ pub struct PartWriter {
     run_page: PageId,
     /// The last entry pushed.
     last: Option<(WordId, PageId)>,
+    /// Positions being encoded by [`PartWriter::push_positions`].
+    scratch: Vec<u8>,
 }
 
 impl PartWriter {
@@ -280,6 +288,7 @@ impl PartWriter {
             run: Vec::new(),
             run_page: 0,
             last: None,
+            scratch: Vec::new(),
         }
     }
 
@@ -296,6 +305,22 @@ impl PartWriter {
         self.last = Some((word, e.page));
         self.push_next(word, e);
         Ok(())
+    }
+
+    /// [`PartWriter::push`] of an entry given by its positions (a
+    /// transaction's own, not yet encoded).
+    pub fn push_positions(&mut self, word: WordId, page: PageId, positions: &[u32]) -> Result<()> {
+        let mut raw = std::mem::take(&mut self.scratch);
+        raw.clear();
+        put_deltas(&mut raw, positions);
+        let e = Entry {
+            page,
+            tf: positions.len() as u32,
+            raw_positions: &raw,
+        };
+        let pushed = self.push(word, &e);
+        self.scratch = raw;
+        pushed
     }
 
     fn push_next(&mut self, word: WordId, e: &Entry<'_>) {
@@ -634,12 +659,13 @@ pub struct Pending {
     pub bodies: super::bodies::PendingBodies,
     /// This transaction's links: child -> parents, written at the end.
     pub parents: HashMap<PageId, Vec<PageId>>,
-    /// Postings, document frequency changes and form votes, by word.
-    pub words: HashMap<WordId, super::words::WordTxn>,
+    /// Body postings as the pages put them, with the spellings they wrote.
+    pub hits: super::hits::Hits,
+    /// Changes of document frequency other than the body hits': words
+    /// of a title alone, and pages removed.
+    pub df: HashMap<WordId, i32>,
     /// Title postings, by word: written as the segment's title stream.
     pub titles: HashMap<WordId, TitleBlock>,
-    /// The stems that `words` count votes for, back to back.
-    pub vote_stems: String,
     /// Words (by their stem's 128-bit hash) this transaction found or
     /// gave an id.
     pub new_words: HashMap<u128, WordId>,

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use heed::types::Bytes;
 
 use super::codec::{self, u32_key, VarintReader};
+use super::hits::{Grouped, WordCounts};
 use super::postings::{self, Entry as PostingEntry};
 use super::schema::{meta_keys, Db, PageId, WordId};
 use super::sealed::View;
@@ -403,14 +404,17 @@ impl<'a> Iterator for StoredForms<'a> {
 
 /// Writes into `out` the `doc_freq` value of a word counted on `df` pages
 /// whose record was `old` (empty: none yet, and `new_stem` is its stem)
-/// and that this transaction's pages wrote as `votes`: the old forms'
-/// counts plus the votes, the most written [`FORMS_KEPT`] kept, ties by
+/// and that this transaction's pages wrote as the stem `stem_votes` times
+/// and as `votes`: the old forms' counts plus the votes (the stem's text
+/// is the record's, so a page that wrote it need not keep a copy), the
+/// most written [`FORMS_KEPT`] kept, ties by
 /// spelling (none at a count of 0). Works on the record's bytes: decoding forms into strings was
 /// a third of the commit's word bookkeeping.
 fn write_doc_freq<'a>(
     old: &'a [u8],
     new_stem: Option<&'a [u8]>,
     df: u32,
+    stem_votes: u32,
     votes: impl Iterator<Item = (&'a str, u32)>,
     out: &mut Vec<u8>,
 ) -> Result<()> {
@@ -424,8 +428,12 @@ fn write_doc_freq<'a>(
         }
         stem
     };
-    for (form, n) in votes {
-        let vote = Form::of(stem, form.as_bytes(), n);
+    let stem_vote = (stem_votes > 0).then_some((stem, stem_votes));
+    for (form, n) in stem_vote
+        .into_iter()
+        .chain(votes.map(|(f, n)| (f.as_bytes(), n)))
+    {
+        let vote = Form::of(stem, form, n);
         match forms.iter_mut().find(|f| f.same_spelling(&vote)) {
             Some(f) => f.count = f.count.saturating_add(n),
             None => forms.push(vote),
@@ -471,28 +479,7 @@ pub(super) fn doc_freq_from_schema_10(old: &[u8], stem: &[u8], out: &mut Vec<u8>
             forms.push((form, count));
         }
     }
-    write_doc_freq(&[], Some(stem), df, forms.into_iter(), out)
-}
-
-/// A transaction's words, drained, in id order: their ids are sorted
-/// (each with its place, as one integer) and each 80-byte entry is then
-/// moved once, where sorting the entries themselves moved each several
-/// times.
-fn in_word_order(map: &mut rustc_hash::FxHashMap<WordId, WordTxn>) -> Vec<(WordId, WordTxn)> {
-    let mut drained: Vec<(WordId, WordTxn)> = map.drain().collect();
-    let mut order: Vec<u64> = drained
-        .iter()
-        .enumerate()
-        .map(|(i, (w, _))| u64::from(*w) << 32 | i as u64)
-        .collect();
-    order.sort_unstable();
-    order
-        .iter()
-        .map(|&k| {
-            let i = (k & u64::from(u32::MAX)) as usize;
-            (drained[i].0, std::mem::take(&mut drained[i].1))
-        })
-        .collect()
+    write_doc_freq(&[], Some(stem), df, 0, forms.into_iter(), out)
 }
 
 /// A cursor walk over `doc_freq` crosses at most this many ids to reach
@@ -509,18 +496,19 @@ const WALK_GAP: u32 = 32;
 fn write_doc_freqs(
     txn: &mut heed::RwTxn<'_>,
     db: super::schema::Db,
-    words: &[(WordId, WordTxn)],
-    stems: &str,
+    grouped: &Grouped<'_>,
     new_stems: &[(WordId, Box<str>)],
 ) -> Result<()> {
     let mut value = Vec::new();
     let mut unrecorded = Vec::new();
     let is_new = |w: WordId| new_stems.binary_search_by_key(&w, |(id, _)| *id).is_ok();
-    let changed: Vec<(WordId, &WordTxn)> = words
+    let changed: Vec<(WordId, &WordCounts)> = grouped
+        .words
         .iter()
         .filter(|(w, t)| t.df != 0 || t.stem_votes > 0 || !t.votes.is_empty() || is_new(*w))
         .map(|(w, t)| (*w, t))
         .collect();
+    let votes = |t: &WordCounts| grouped.votes[t.votes.clone()].iter().copied();
     // The record the walk stands on and its value, copied: the cursor's
     // own bytes go stale once it writes.
     let mut old = Vec::new();
@@ -548,7 +536,7 @@ fn write_doc_freqs(
             // stem) at 0.
             let df = i64::from(split_doc_freq(&old)?.0) + i64::from(t.df);
             let df = u32::try_from(df.max(0)).unwrap_or(u32::MAX);
-            write_doc_freq(&old, None, df, t.votes(stems), &mut value)?;
+            write_doc_freq(&old, None, df, t.stem_votes, votes(t), &mut value)?;
             // SAFETY: no bytes of the table are held (`old` is a copy),
             // and the key is the record's own.
             unsafe { cursor.put_current(&u32_key(w), &value)? };
@@ -560,7 +548,7 @@ fn write_doc_freqs(
             .map(|i| new_stems[i].1.as_bytes())
             .map_err(|_| StoreError::corrupt(format!("word {w} has no doc_freq record")))?;
         let df = u32::try_from(t.df.max(0)).unwrap_or(u32::MAX);
-        write_doc_freq(&[], Some(stem), df, t.votes(stems), &mut value)?;
+        write_doc_freq(&[], Some(stem), df, t.stem_votes, votes(t), &mut value)?;
         db.put(txn, &u32_key(w), &value)?;
     }
     Ok(())
@@ -575,46 +563,6 @@ fn step(cursor: &mut heed::RwRange<'_, Bytes, Bytes>, old: &mut Vec<u8>) -> Resu
     old.clear();
     old.extend_from_slice(v);
     Ok(Some(codec::read_u32(k)?))
-}
-
-/// What a write transaction gathers for one word, in one map entry so that
-/// each of a page's terms finds it with one look-up: the word's block of
-/// body postings in the transaction's segment, the pages that came to
-/// hold it or lost it, and how the pages indexed wrote it.
-#[derive(Debug, Default)]
-pub(super) struct WordTxn {
-    /// Entries as [`postings::push_entry`] writes them, in put order.
-    pub block: Vec<u8>,
-    /// The page of the block's last entry, and whether any entry came
-    /// after one of a later page (the writer puts a batch's pages in id
-    /// order, so a block's pages normally ascend).
-    last_page: PageId,
-    out_of_order: bool,
-    pub df: i32,
-    /// Pages that wrote the word as its stem, the usual case, counted
-    /// without comparing strings: the stem is
-    /// `Pending::vote_stems[stem_at..stem_at + stem_len]`.
-    stem_votes: u32,
-    stem_at: u32,
-    stem_len: u32,
-    /// Pages that wrote it otherwise, by form.
-    votes: Vec<(Box<str>, u32)>,
-}
-
-impl WordTxn {
-    /// The forms voted for, `stems` being the transaction's
-    /// `vote_stems`.
-    fn votes<'a>(&'a self, stems: &'a str) -> impl Iterator<Item = (&'a str, u32)> + 'a {
-        let at = self.stem_at as usize;
-        let stem = (self.stem_votes > 0).then(|| {
-            (
-                stems.get(at..at + self.stem_len as usize).unwrap_or(""),
-                self.stem_votes,
-            )
-        });
-        stem.into_iter()
-            .chain(self.votes.iter().map(|(f, n)| (&**f, *n)))
-    }
 }
 
 impl Writer<'_> {
@@ -654,42 +602,19 @@ impl Writer<'_> {
         Ok(id)
     }
 
-    /// Sizes the transaction's word map, on its first page, for as many
-    /// words as the last transaction touched.
-    pub(super) fn expect_words(&mut self) {
-        if self.pending.words.capacity() == 0 {
-            let expected = self.words_per_txn.load(Ordering::Relaxed);
-            self.pending.words.reserve(expected);
+    /// Sizes the transaction's hit log, on its first page, for as many
+    /// hits as the last transaction had.
+    pub(super) fn expect_hits(&mut self) {
+        if self.pending.hits.len() == 0 {
+            let expected = self.hits_per_txn.load(Ordering::Relaxed);
+            self.pending.hits.reserve(expected);
         }
     }
 
-    /// `delta` pages came to hold word `id` (or lost it, below zero).
+    /// `delta` pages came to hold word `id` (or lost it, below zero),
+    /// other than by a body hit.
     pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i32) {
-        self.pending.words.entry(id).or_default().df += delta;
-    }
-
-    /// Page `page` of this transaction's segment holds word `id` in its
-    /// body at `term`'s positions, written as `term.form`.
-    pub(super) fn index_body_word(&mut self, id: WordId, page: PageId, term: &Term<'_>) {
-        let t = self.pending.words.entry(id).or_default();
-        t.out_of_order |= !t.block.is_empty() && page <= t.last_page;
-        t.last_page = page;
-        postings::push_entry(&mut t.block, page, term.positions);
-        t.df += 1;
-        let Some(form) = term.written else {
-            if t.stem_votes == 0 {
-                let stems = &mut self.pending.vote_stems;
-                t.stem_at = stems.len() as u32;
-                t.stem_len = term.stem.len() as u32;
-                stems.push_str(term.stem);
-            }
-            t.stem_votes += 1;
-            return;
-        };
-        match t.votes.iter_mut().find(|(f, _)| **f == *form) {
-            Some((_, n)) => *n += 1,
-            None => t.votes.push((form.into(), 1)),
-        }
+        *self.pending.df.entry(id).or_default() += delta;
     }
 
     /// The posting segment of this transaction, allocated on first use.
@@ -725,27 +650,54 @@ impl Writer<'_> {
 
     /// Writes what the transaction accumulated, in key order.
     pub(super) fn flush(&mut self) -> Result<()> {
-        if !self.pending.words.is_empty() {
-            self.words_per_txn
-                .store(self.pending.words.len(), Ordering::Relaxed);
+        let hits = std::mem::take(&mut self.pending.hits);
+        if hits.len() > 0 {
+            self.hits_per_txn.store(hits.len(), Ordering::Relaxed);
         }
+        let mut grouped = match self.pending.segment {
+            Some(segment) => {
+                let mut parts = postings::PartWriter::new(segment);
+                let grouped = hits.group(Some(&mut parts))?;
+                for (key, part) in parts.finish() {
+                    self.append(self.dbs.postings, &key, &part)?;
+                }
+                let mut titles: Vec<_> = self.pending.titles.drain().collect();
+                titles.sort_unstable_by_key(|(w, _)| *w);
+                let title = titles
+                    .iter()
+                    .map(|(w, t)| (*w, &t.block[..], t.out_of_order));
+                self.write_stream(self.dbs.title_postings, segment, title)?;
+                grouped
+            }
+            None => hits.group(None)?,
+        };
         // Every new word gets its record, the one place its stem is kept,
-        // even if no page of this transaction holds it any more.
-        for &(w, _) in &self.pending.new_stems {
-            self.pending.words.entry(w).or_default();
-        }
-        let words = in_word_order(&mut self.pending.words);
-        if let Some(segment) = self.pending.segment {
-            let body = words
-                .iter()
-                .map(|(w, t)| (*w, &t.block[..], t.out_of_order));
-            self.write_stream(self.dbs.postings, segment, body)?;
-            let mut titles: Vec<_> = self.pending.titles.drain().collect();
-            titles.sort_unstable_by_key(|(w, _)| *w);
-            let title = titles
-                .iter()
-                .map(|(w, t)| (*w, &t.block[..], t.out_of_order));
-            self.write_stream(self.dbs.title_postings, segment, title)?;
+        // even if no page of this transaction holds it any more; and the
+        // changes of words no body hit counted.
+        let extra = self
+            .pending
+            .df
+            .drain()
+            .chain((self.pending.new_stems.iter()).map(|&(w, _)| (w, 0)));
+        let hit_words = grouped.words.len();
+        grouped.words.extend(extra.map(|(w, df)| {
+            let counts = WordCounts {
+                df,
+                ..WordCounts::default()
+            };
+            (w, counts)
+        }));
+        if grouped.words.len() > hit_words {
+            // Stable: the hits' entry of a word (which has its votes) comes
+            // first, and the others add to its count.
+            grouped.words.sort_by_key(|&(w, _)| w);
+            grouped.words.dedup_by(|later, first| {
+                let same = later.0 == first.0;
+                if same {
+                    first.1.df += later.1.df;
+                }
+                same
+            });
         }
         self.flush_parents()?;
         self.flush_bodies()?;
@@ -761,9 +713,8 @@ impl Writer<'_> {
             let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
             self.dbs.norms.put(&mut self.txn, &u32_key(c), &bytes)?;
         }
-        let stems = std::mem::take(&mut self.pending.vote_stems);
         let new_stems = std::mem::take(&mut self.pending.new_stems);
-        write_doc_freqs(&mut self.txn, self.dbs.doc_freq, &words, &stems, &new_stems)?;
+        write_doc_freqs(&mut self.txn, self.dbs.doc_freq, &grouped, &new_stems)?;
         Ok(())
     }
 }
@@ -776,10 +727,10 @@ mod tests {
     fn doc_freq_keeps_the_stem_and_the_most_written_forms() {
         let mut first = Vec::new();
         let votes = [("movies", 3), ("movie", 1)];
-        write_doc_freq(&[], Some(b"movi"), 7, votes.into_iter(), &mut first).unwrap();
+        write_doc_freq(&[], Some(b"movi"), 7, 0, votes.into_iter(), &mut first).unwrap();
         let mut rec = Vec::new();
         let votes = [("movie", 1), ("moving", 1), ("movi", 1)];
-        write_doc_freq(&first, None, 8, votes.into_iter(), &mut rec).unwrap();
+        write_doc_freq(&first, None, 8, 0, votes.into_iter(), &mut rec).unwrap();
         let got = DocFreq::decode(&rec).unwrap();
         assert_eq!(got.stem, "movi");
         assert_eq!(
@@ -800,7 +751,7 @@ mod tests {
         // Forms that share less than the stem, or nothing, or are longer.
         let mut odd = Vec::new();
         let votes = [("mov", 2), ("Écran", 1), ("movingly", 1)];
-        write_doc_freq(&[], Some(b"movi"), 3, votes.into_iter(), &mut odd).unwrap();
+        write_doc_freq(&[], Some(b"movi"), 3, 0, votes.into_iter(), &mut odd).unwrap();
         let got = DocFreq::decode(&odd).unwrap();
         assert_eq!(
             got.forms,
@@ -811,7 +762,7 @@ mod tests {
             ]
         );
         // A word's first record needs its stem; a broken one is an error.
-        assert!(write_doc_freq(&[], None, 1, std::iter::empty(), &mut odd).is_err());
+        assert!(write_doc_freq(&[], None, 1, 0, std::iter::empty(), &mut odd).is_err());
         assert!(DocFreq::decode(&[0, 0, 1]).is_err());
         assert!(
             DocFreq::decode(&[0, 0, 0, 1, 5, b'a']).is_err(),
@@ -827,6 +778,7 @@ mod tests {
                 &[0, 0, 0, 1, 1, b'a', 1, 0, 5, 200],
                 None,
                 2,
+                0,
                 std::iter::empty(),
                 &mut out
             )
