@@ -34,19 +34,24 @@ pub trait WordRead: View {
             .transpose()
     }
 
-    /// Every stem that begins with `prefix`, in stem order, with its id and
-    /// document frequency; at most `limit`.
+    /// Every stem that begins with `prefix` (every stem when it is
+    /// empty), in stem order, with its id and document frequency; at most
+    /// `limit`.
     fn stems_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<(String, WordId, u32)>> {
         let mut out = Vec::new();
-        for item in self
-            .dbs()
-            .word_ids
-            .prefix_iter(self.txn(), prefix.as_bytes())?
-        {
+        // LMDB refuses an empty key to seek to, even as a prefix.
+        let from = match prefix {
+            "" => Unbounded,
+            _ => Included(prefix.as_bytes()),
+        };
+        for item in self.dbs().word_ids.range(self.txn(), &(from, Unbounded))? {
             if out.len() >= limit {
                 break;
             }
             let (stem, id) = item?;
+            if !stem.starts_with(prefix.as_bytes()) {
+                break;
+            }
             let id = codec::read_u32(id)?;
             out.push((
                 String::from_utf8_lossy(stem).into_owned(),

@@ -259,6 +259,16 @@ fn the_vocabulary_lists_and_maps_ids_both_ways() {
     let list = words.as_array().expect("a list");
     let stems: Vec<&str> = list.iter().filter_map(|w| w["stem"].as_str()).collect();
     assert_eq!(stems, ["mover", "movi"], "prefix, in stem order");
+    let all = json_of(db.path(), &["words", "--json"]);
+    let all: Vec<&str> = (all.as_array().expect("a list").iter())
+        .filter_map(|w| w["stem"].as_str())
+        .collect();
+    assert!(
+        all.len() > 2 && all.is_sorted() && all.contains(&"movi"),
+        "no prefix: the whole vocabulary, in stem order: {all:?}"
+    );
+    let two = json_of(db.path(), &["words", "--limit", "2", "--json"]);
+    assert_eq!(two.as_array().map(Vec::len), Some(2));
     let movi = &list[1];
     assert_eq!(movi["word"], "movies");
     assert_eq!(movi["df"], 1);
