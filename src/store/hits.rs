@@ -223,7 +223,7 @@ mod tests {
                 (9, 30, vec![4, 8]),
             ]
         );
-        let counts: Vec<(WordId, i32, u32, Vec<(&str, u32)>)> = (grouped.words.iter())
+        let counts: Vec<_> = (grouped.words.iter())
             .map(|(w, c)| {
                 (
                     *w,
