@@ -179,9 +179,9 @@ pub struct Store {
     /// Room left in the `bodies` table's last leaf, as this process last
     /// filled it (see `bodies`).
     body_leaf_room: AtomicUsize,
-    /// Words the last transaction that indexed pages touched: the next
-    /// one's map of them starts that large instead of growing from empty
-    /// (its rehashing was 1% of a crawl's CPU).
+    /// Body hits the last transaction that indexed pages logged: the
+    /// next one's log starts that large instead of growing (copying
+    /// itself at each doubling) from empty every transaction.
     hits_per_txn: AtomicUsize,
     upgraded_from: Option<u32>,
 }
