@@ -53,6 +53,7 @@ pub struct WordCounts {
 }
 
 /// The hits grouped by word: each word's counts, in word order.
+#[derive(Default)]
 pub struct Grouped<'a> {
     pub words: Vec<(WordId, WordCounts)>,
     /// The distinct spellings of each word and their pages.
@@ -123,9 +124,9 @@ impl Hits {
             .unwrap_or_default()
     }
 
-    /// Writes every live hit to `parts` (when given) in word then page
-    /// order, and counts each word's pages and spellings.
-    pub fn group(&self, mut parts: Option<&mut PartWriter>) -> Result<Grouped<'_>> {
+    /// Writes every live hit to `parts` in word then page order, and
+    /// counts each word's pages and spellings.
+    pub fn group(&self, parts: &mut PartWriter) -> Result<Grouped<'_>> {
         // (word, place): the places of one word stay in put order, which
         // is page order but where a batch put a page out of id order.
         let mut order: Vec<u64> = (self.hits.iter().enumerate())
@@ -159,13 +160,11 @@ impl Hits {
                 }
             }
             counts.votes = start..grouped.votes.len();
-            if let Some(parts) = parts.as_deref_mut() {
-                if !live.is_sorted_by_key(|h| h.page) {
-                    live.sort_unstable_by_key(|h| h.page);
-                }
-                for h in &live {
-                    parts.push_positions(word, h.page, self.positions(h))?;
-                }
+            if !live.is_sorted_by_key(|h| h.page) {
+                live.sort_unstable_by_key(|h| h.page);
+            }
+            for h in &live {
+                parts.push_positions(word, h.page, self.positions(h))?;
             }
             grouped.words.push((word, counts));
         }
@@ -202,7 +201,7 @@ mod tests {
         hits.drop_page(20);
         hits.push(9, 20, &term(Some("moving"), &[2]));
         let mut parts = PartWriter::new(1);
-        let grouped = hits.group(Some(&mut parts)).unwrap();
+        let grouped = hits.group(&mut parts).unwrap();
         let mut rows = Vec::new();
         for (key, part) in parts.finish() {
             let (_, word, _) = crate::store::codec::split_triple_key(&key).unwrap();

@@ -662,7 +662,7 @@ impl Writer<'_> {
         let mut grouped = match self.pending.segment {
             Some(segment) => {
                 let mut parts = postings::PartWriter::new(segment);
-                let grouped = hits.group(Some(&mut parts))?;
+                let grouped = hits.group(&mut parts)?;
                 for (key, part) in parts.finish() {
                     self.append(self.dbs.postings, &key, &part)?;
                 }
@@ -674,7 +674,8 @@ impl Writer<'_> {
                 self.write_stream(self.dbs.title_postings, segment, title)?;
                 grouped
             }
-            None => hits.group(None)?,
+            // Only indexing a page takes a segment: no hits without one.
+            None => Grouped::default(),
         };
         // Every new word gets its record, the one place its stem is kept,
         // even if no page of this transaction holds it any more; and the
