@@ -301,16 +301,20 @@ fn check_index<V: View + ?Sized>(
     let mut stored = 0usize;
     for item in d.doc_freq.iter(t)? {
         let (k, val) = item?;
-        let w = read_u32(k)?;
-        let got = super::words::DocFreq::decode(val)?.df;
-        // Words no page holds keep their record (their stem) at 0.
-        stored += usize::from(got > 0);
-        let want = df.get(&w).copied().unwrap_or(0);
-        if got != want {
-            p.add(format!(
-                "word {w}: doc freq {got}, but {want} pages hold it"
-            ));
-        }
+        super::doc_freq::each_entry(read_u32(k)?, val, |w, entry| {
+            let got = entry.df;
+            stored += usize::from(got > 0);
+            let want = df.get(&w).copied().unwrap_or(0);
+            if got != want {
+                p.add(format!(
+                    "word {w}: doc freq {got}, but {want} pages hold it"
+                ));
+            }
+            if got > 0 && d.stems.get(t, &u32_key(w))?.is_none() {
+                p.add(format!("word {w}: counted but has no stem"));
+            }
+            Ok(())
+        })?;
     }
     if stored != df.len() {
         p.add(format!(
@@ -507,7 +511,7 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     for (fwd, back, what) in [
-        (&d.doc_freq, &d.word_ids, "word"),
+        (&d.stems, &d.word_ids, "word"),
         (&d.origins, &d.origin_ids, "origin"),
         (&d.mimetypes, &d.mime_ids, "mimetype"),
     ] {
@@ -521,10 +525,9 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             }
         }
     }
-    for item in d.doc_freq.iter(t)? {
-        let (id, record) = item?;
-        let stem = super::words::DocFreq::decode(record)?.stem;
-        if d.word_ids.get(t, stem.as_bytes())? != Some(id) {
+    for item in d.stems.iter(t)? {
+        let (id, stem) = item?;
+        if d.word_ids.get(t, stem)? != Some(id) {
             p.add(format!(
                 "word {} does not map back to its id",
                 read_u32(id)?
@@ -753,7 +756,7 @@ fn check_counters<V: View + ?Sized>(v: &V, in_use: &InUse, p: &mut Problems) -> 
     };
     for (key, what, used) in [
         (meta_keys::NEXT_PAGE, "page", last_key(&d.urls)?),
-        (meta_keys::NEXT_WORD, "word", last_key(&d.doc_freq)?),
+        (meta_keys::NEXT_WORD, "word", last_key(&d.stems)?),
         (meta_keys::NEXT_ORIGIN, "origin", last_key(&d.origins)?),
         (meta_keys::NEXT_MIME, "mimetype", last_key(&d.mimetypes)?),
         (

@@ -14,11 +14,13 @@ pub(crate) mod codec;
 mod committed;
 mod copy;
 mod dictionary;
+mod doc_freq;
 mod external;
 mod frontier;
 mod history;
 mod hits;
 mod links;
+mod old_words;
 mod origin_figures;
 mod page_records;
 mod pages;
@@ -252,7 +254,12 @@ impl Store {
                     if found < 11 {
                         upgrade::from_schema_10(&env, &dbs, &mut txn)?;
                     }
-                    upgrade::from_schema_11(&env, &dbs, &mut txn, found)?;
+                    if found < 12 {
+                        upgrade::from_schema_11(&env, &dbs, &mut txn, found)?;
+                    }
+                    if found >= 11 {
+                        upgrade::from_schema_12(&env, &dbs, &mut txn)?;
+                    }
                     upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;

@@ -7,6 +7,9 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 13: `doc_freq` holds 64 words' counts and spellings to a record
+/// (`doc_freq`), spellings other than the stem written whole; each
+/// word's stem is its `stems` record, written once.
 /// 12: a forward record holds its page's body words as a bit-coded set
 /// (`bits`) instead of varint deltas, and each tf as a flag and a gamma
 /// code; reverse links are each segment's posting stream (`links`)
@@ -29,18 +32,19 @@ use serde::{Deserialize, Serialize};
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 12;
+pub const SCHEMA_VERSION: u32 = 13;
 
 /// Versions this build upgrades on open (`upgrade`): every one has its
-/// forward records rewritten, schema 10's and older their stems and title
-/// postings, schema 9's and older merged segments their pairs counted,
+/// word counts packed and its stems moved to `stems`, schema 11's and
+/// older their forward records rewritten, schema 10's and older their
+/// title postings, schema 9's and older merged segments their pairs counted,
 /// their link lists are compressed (schema 8 and older), schema 7's and
 /// older per-page records are keyed anew (and schemas 5 and 6 have their
 /// posting parts rewritten), every other record of theirs reads as it is
 /// (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12];
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -68,6 +72,7 @@ pub struct Dbs {
     pub postings: Db,
     pub title_postings: Db,
     pub doc_freq: Db,
+    pub stems: Db,
     pub forward: Db,
     pub links_out: Db,
     pub links_in: Db,
@@ -86,7 +91,7 @@ pub struct Dbs {
     pub pair_postings: Db,
 }
 
-pub const DB_COUNT: u32 = 30;
+pub const DB_COUNT: u32 = 31;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -114,6 +119,7 @@ impl Dbs {
             ("postings", self.postings),
             ("title_postings", self.title_postings),
             ("doc_freq", self.doc_freq),
+            ("stems", self.stems),
             ("forward", self.forward),
             ("links_out", self.links_out),
             ("links_in", self.links_in),
@@ -152,6 +158,7 @@ impl Dbs {
             postings: db("postings")?,
             title_postings: db("title_postings")?,
             doc_freq: db("doc_freq")?,
+            stems: db("stems")?,
             forward: db("forward")?,
             links_out: db("links_out")?,
             links_in: db("links_in")?,

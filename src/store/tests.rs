@@ -1265,6 +1265,8 @@ fn a_schema_6_store_has_its_index_rewritten_as_this_build_writes_it() {
 fn a_schema_11_store_has_its_forward_records_bit_coded_and_its_links_streamed() {
     an_old_store_is_rewritten_as_this_build_writes_it(|w| {
         index_as_schema_11(w)?;
+        // Schema 11 kept words as schema 12 did.
+        words_as_schema_12(w)?;
         let version = 11u32.to_be_bytes();
         w.dbs
             .meta
@@ -1582,6 +1584,36 @@ fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
     assert_whole(&store);
 }
 
+/// A word as the store keeps it: its key, stem, count and kept
+/// spellings with their page counts, most written first.
+type WordRecord = (Vec<u8>, String, u32, Vec<(String, u32)>);
+
+/// Every word of the store in id order.
+fn word_records(r: &impl sealed::View) -> Result<Vec<WordRecord>> {
+    let mut out = Vec::new();
+    for item in r.dbs().stems.iter(r.txn())? {
+        let (k, stem) = item?;
+        let stem = String::from_utf8(stem.to_vec()).unwrap();
+        let id = codec::read_u32(k)?;
+        let mut forms = Vec::new();
+        let mut df = 0;
+        if let Some(block) = r.dbs().doc_freq.get(r.txn(), &doc_freq::block_key(id))? {
+            let entry = doc_freq::entry_of(block, id)?;
+            df = entry.df;
+            for form in entry.forms() {
+                let (spelling, n) = form?;
+                let text = match spelling {
+                    doc_freq::Spelling::Stem => stem.clone(),
+                    doc_freq::Spelling::Other(b) => String::from_utf8(b.to_vec()).unwrap(),
+                };
+                forms.push((text, n));
+            }
+        }
+        out.push((k.to_vec(), stem, df, forms));
+    }
+    Ok(out)
+}
+
 /// Rewrites the store's words and title postings as schema 10 kept them:
 /// each stem in a `words` table by id, `doc_freq` records of a count and
 /// whole forms, none for a word no page holds.
@@ -1591,22 +1623,44 @@ fn words_as_schema_10(env: &heed::Env, w: &mut Writer<'_>) -> Result<()> {
         &mut w.txn,
         Some(upgrade::SCHEMA_10_WORDS),
     )?;
-    let mut records = Vec::new();
-    for item in w.dbs.doc_freq.iter(&w.txn)? {
-        let (k, v) = item?;
-        records.push((k.to_vec(), words::DocFreq::decode(v)?));
-    }
-    for (k, record) in records {
-        words.put(&mut w.txn, &k, record.stem.as_bytes())?;
-        if record.df == 0 {
-            w.dbs.doc_freq.delete(&mut w.txn, &k)?;
+    let records = word_records(&*w)?;
+    w.dbs.doc_freq.clear(&mut w.txn)?;
+    w.dbs.stems.clear(&mut w.txn)?;
+    for (k, stem, df, forms) in records {
+        words.put(&mut w.txn, &k, stem.as_bytes())?;
+        if df == 0 {
             continue;
         }
-        let mut v = record.df.to_be_bytes().to_vec();
-        for (form, n) in &record.forms {
+        let mut v = df.to_be_bytes().to_vec();
+        for (form, n) in &forms {
             codec::put_varint(&mut v, u64::from(*n));
             codec::put_varint(&mut v, form.len() as u64);
             v.extend_from_slice(form.as_bytes());
+        }
+        w.dbs.doc_freq.put(&mut w.txn, &k, &v)?;
+    }
+    Ok(())
+}
+
+/// Rewrites the store's words as schemas 11 and 12 kept them: a
+/// `doc_freq` record per word id of its count, its stem and its forms
+/// written against the stem; no `stems`.
+fn words_as_schema_12(w: &mut Writer<'_>) -> Result<()> {
+    let records = word_records(&*w)?;
+    w.dbs.doc_freq.clear(&mut w.txn)?;
+    w.dbs.stems.clear(&mut w.txn)?;
+    for (k, stem, df, forms) in records {
+        let mut v = df.to_be_bytes().to_vec();
+        codec::put_varint(&mut v, stem.len() as u64);
+        v.extend_from_slice(stem.as_bytes());
+        for (form, n) in &forms {
+            let shared = (stem.bytes().zip(form.bytes()))
+                .take_while(|(a, b)| a == b)
+                .count();
+            codec::put_varint(&mut v, u64::from(*n));
+            codec::put_varint(&mut v, shared as u64);
+            codec::put_varint(&mut v, (form.len() - shared) as u64);
+            v.extend_from_slice(&form.as_bytes()[shared..]);
         }
         w.dbs.doc_freq.put(&mut w.txn, &k, &v)?;
     }
@@ -1797,4 +1851,77 @@ fn a_sites_first_seen_form_is_decided_once_a_transaction_and_agrees_with_the_rul
             Ok(())
         })
         .unwrap();
+}
+
+#[test]
+fn a_schema_12_store_moves_its_stems_out_and_packs_its_word_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let dicts = store.dictionaries();
+    // Over two blocks of words, some written otherwise than as their
+    // stem, one held by no page any more.
+    let ids = store
+        .update(|w| {
+            let mut ids = Vec::new();
+            for i in 0..40u32 {
+                let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
+                let mut p = described_page(i, &dicts, b"body", HttpHead::default());
+                let mut terms = TermsBuilder::default();
+                terms.add("alpha", if i % 3 == 0 { "alpha" } else { "alphas" }, 0);
+                for k in 0..5 {
+                    terms.add(
+                        &format!("w{}", i * 5 + k),
+                        &format!("w{}s", i * 5 + k),
+                        k + 1,
+                    );
+                }
+                p.terms = terms.finish();
+                put(w, id, (p, vec![]))?;
+                ids.push(id);
+            }
+            Ok(ids)
+        })
+        .unwrap();
+    store.update(|w| w.remove_page(ids[39])).unwrap();
+    let before = word_records(&store.read().unwrap()).unwrap();
+    assert!(before.len() > 2 * doc_freq::BLOCK_WORDS as usize);
+    let alpha = before.iter().find(|w| w.1 == "alpha").unwrap();
+    assert_eq!((alpha.2, alpha.3[0].0.as_str()), (39, "alphas"));
+    assert!(before.iter().any(|w| w.2 == 0), "a word no page holds");
+    store
+        .update(|w| {
+            words_as_schema_12(w)?;
+            let version = 12u32.to_be_bytes();
+            w.dbs
+                .meta
+                .put(&mut w.txn, schema::meta_keys::SCHEMA, &version)?;
+            Ok(())
+        })
+        .unwrap();
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.upgraded_from(), Some(12));
+    assert_eq!(word_records(&store.read().unwrap()).unwrap(), before);
+    assert_whole(&store);
+    // The upgraded store takes new words and counts as a new one does.
+    store
+        .update(|w| {
+            let id = w.page_id_for(&url("http://h/new"))?;
+            let mut p = described_page(41, &dicts, b"body", HttpHead::default());
+            let mut terms = TermsBuilder::default();
+            terms.add("alpha", "alpha", 0);
+            terms.add("fresh", "freshly", 1);
+            p.terms = terms.finish();
+            put(w, id, (p, vec![]))
+        })
+        .unwrap();
+    let r = store.read().unwrap();
+    let fresh = r.word_id("fresh").unwrap().unwrap();
+    assert_eq!(r.word_form(fresh).unwrap().as_deref(), Some("freshly"));
+    assert_eq!(
+        r.doc_freq(r.word_id("alpha").unwrap().unwrap()).unwrap(),
+        40
+    );
+    drop(r);
+    assert_whole(&store);
 }

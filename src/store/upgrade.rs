@@ -10,6 +10,7 @@ use heed::{Env, PutFlags, RwTxn};
 use super::codec;
 use super::dictionary::{self, Dictionaries, Kind};
 use super::links;
+use super::old_words::{self, Packer};
 use super::page_records;
 use super::pages::Forward;
 use super::pairs;
@@ -95,10 +96,9 @@ pub fn from_schema_9(dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
 /// The table schema 10 and older kept each word's stem in, by word id.
 pub const SCHEMA_10_WORDS: &str = "words";
 
-/// From schema 10 (schema 11): each word's stem moves from `words` into
-/// its `doc_freq` record, which every word id now has (a word no page
-/// holds gets one at 0), its forms written against the stem; `words` is
-/// left empty; title postings, one record per `segment ‖ word ‖ page`,
+/// From schema 10 (schema 13's words): each word's stem moves from
+/// `words` into `stems`, its count and forms into the packed `doc_freq`
+/// blocks; `words` is left empty; title postings, one record per `segment ‖ word ‖ page`,
 /// become each segment's stream of parts, as body postings are. Page
 /// records, meta tags and heads read as they are.
 pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
@@ -115,7 +115,7 @@ pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
         return Ok(());
     };
     rebuild(dbs.doc_freq, scratch, txn, |txn| {
-        let mut value = Vec::new();
+        let mut packer = Packer::new(scratch);
         each_batch(
             words,
             txn,
@@ -123,15 +123,39 @@ pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
             |txn, batch| {
                 for (id, stem) in &batch {
                     let old = dbs.doc_freq.get(txn, id)?.unwrap_or_default();
-                    super::words::doc_freq_from_schema_10(old, stem, &mut value)?;
-                    scratch.put_with_flags(txn, PutFlags::APPEND, id, &value)?;
+                    let word = old_words::schema_10(old)?;
+                    packer.push(txn, dbs, codec::read_u32(id)?, stem, &word)?;
                 }
                 Ok(())
             },
-        )
+        )?;
+        packer.finish(txn)
     })?;
     words.clear(txn)?;
     Ok(())
+}
+
+/// From schema 11 or 12 (schema 13): each word's `doc_freq` record, its
+/// count, stem and forms, becomes its `stems` record and an entry of the
+/// packed `doc_freq` blocks.
+pub fn from_schema_12(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    rebuild(dbs.doc_freq, scratch, txn, |txn| {
+        let mut packer = Packer::new(scratch);
+        each_batch(
+            dbs.doc_freq,
+            txn,
+            |v| Ok(v.to_vec()),
+            |txn, batch| {
+                for (id, v) in &batch {
+                    let (stem, word) = old_words::schema_12(v)?;
+                    packer.push(txn, dbs, codec::read_u32(id)?, &stem, &word)?;
+                }
+                Ok(())
+            },
+        )?;
+        packer.finish(txn)
+    })
 }
 
 /// From schema 11 or older (schema 12): forward records hold their words

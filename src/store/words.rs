@@ -6,16 +6,15 @@
 use std::ops::Bound::{Included, Unbounded};
 use std::sync::atomic::Ordering;
 
-use heed::types::Bytes;
-
-use super::codec::{self, u32_key, VarintReader};
+use super::codec::{self, u32_key};
+use super::doc_freq::{self, block_key, Change, Spelling, BLOCK_WORDS};
 use super::hits::{Grouped, WordCounts};
 use super::postings::{self, Entry as PostingEntry};
-use super::schema::{meta_keys, Db, PageId, WordId};
-use super::sealed::View;
+use super::schema::{meta_keys, Db, Dbs, PageId, WordId};
+use super::sealed::{self, View};
 use super::segments::SegmentRead;
 use super::terms::Term;
-use super::{Result, StoreError, Writer};
+use super::{Result, Writer};
 
 /// One body posting: how often a word occurs in a page and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,33 +61,34 @@ pub trait WordRead: View {
         Ok(out)
     }
 
-    /// The stem of word `id`, kept in its `doc_freq` record.
+    /// The stem of word `id`: its `stems` record.
     fn word(&self, id: WordId) -> Result<Option<String>> {
-        let Some(v) = self.dbs().doc_freq.get(self.txn(), &u32_key(id))? else {
-            return Ok(None);
-        };
-        let (_, stem, _) = split_doc_freq(v)?;
-        Ok(Some(String::from_utf8_lossy(stem).into_owned()))
+        Ok(self
+            .dbs()
+            .stems
+            .get(self.txn(), &u32_key(id))?
+            .map(|stem| String::from_utf8_lossy(stem).into_owned()))
     }
 
     /// Pages whose body or title holds the word.
     fn doc_freq(&self, id: WordId) -> Result<u32> {
-        Ok(self
-            .dbs()
-            .doc_freq
-            .get(self.txn(), &u32_key(id))?
-            .map(|v| codec::read_u32(v.get(..4).unwrap_or(v)))
-            .transpose()?
-            .unwrap_or(0))
+        match self.dbs().doc_freq.get(self.txn(), &block_key(id))? {
+            Some(block) => Ok(doc_freq::entry_of(block, id)?.df),
+            None => Ok(0),
+        }
     }
 
     /// The word as most pages write it (lowercased), for showing people
     /// words rather than stems; None when no page said.
     fn word_form(&self, id: WordId) -> Result<Option<String>> {
-        let Some(v) = self.dbs().doc_freq.get(self.txn(), &u32_key(id))? else {
+        let Some(block) = self.dbs().doc_freq.get(self.txn(), &block_key(id))? else {
             return Ok(None);
         };
-        Ok(DocFreq::decode(v)?.forms.into_iter().next().map(|(f, _)| f))
+        match doc_freq::entry_of(block, id)?.forms().next().transpose()? {
+            None => Ok(None),
+            Some((Spelling::Stem, _)) => self.word(id),
+            Some((Spelling::Other(b), _)) => Ok(Some(String::from_utf8_lossy(b).into_owned())),
+        }
     }
 
     /// Body postings of a word in page order, tf only (the ranking scan).
@@ -285,13 +285,15 @@ pub trait WordRead: View {
         self.segment_stream_entry(self.dbs().title_postings, segment, word, page)
     }
 
-    /// Words with at least one page (a word none holds keeps its record,
-    /// at 0: one pass over the table, ~1 ms for 60,000 words).
+    /// Words with at least one page (one pass over the packed counts).
     fn word_count(&self) -> Result<u64> {
         let mut n = 0;
         for item in self.dbs().doc_freq.iter(self.txn())? {
-            let (_, v) = item?;
-            n += u64::from(split_doc_freq(v)?.0 > 0);
+            let (k, v) = item?;
+            doc_freq::each_entry(codec::read_u32(k)?, v, |_, e| {
+                n += u64::from(e.df > 0);
+                Ok(())
+            })?;
         }
         Ok(n)
     }
@@ -299,275 +301,50 @@ pub trait WordRead: View {
 
 impl<T: View + ?Sized> WordRead for T {}
 
-/// Forms kept per word: enough to tell the usual spelling from a stray one.
-const FORMS_KEPT: usize = 3;
-
-/// A `doc_freq` value, one per word id the store has handed out: the
-/// document frequency (4 bytes, big-endian, so the ranking reads it alone;
-/// 0 once no page holds the word), the stem (`varint len, bytes`: the
-/// record is where a word id leads to its stem), then the word's most
-/// written forms with their page counts, most first, each as `varint
-/// count, varint shared, varint len, bytes`: the form is the stem's first
-/// `shared` bytes followed by those bytes, the longest such split (a
-/// form written as the stem itself, the usual case, takes three bytes).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct DocFreq {
-    pub df: u32,
-    pub stem: String,
-    pub forms: Vec<(String, u32)>,
-}
-
-impl DocFreq {
-    pub fn decode(v: &[u8]) -> Result<DocFreq> {
-        let (df, stem, forms) = split_doc_freq(v)?;
-        let mut out = DocFreq {
-            df,
-            stem: String::from_utf8_lossy(stem).into_owned(),
-            forms: Vec::new(),
-        };
-        for form in forms {
-            let form = form?;
-            let mut bytes = stem[..form.shared].to_vec();
-            bytes.extend_from_slice(form.rest);
-            out.forms
-                .push((String::from_utf8_lossy(&bytes).into_owned(), form.count));
-        }
-        Ok(out)
-    }
-}
-
-/// A `doc_freq` value's count, stem and forms, still in the record.
-fn split_doc_freq(v: &[u8]) -> Result<(u32, &[u8], StoredForms<'_>)> {
-    let (head, rest) = v
-        .split_at_checked(4)
-        .ok_or_else(|| StoreError::corrupt("doc_freq record shorter than 4 bytes"))?;
-    let mut r = VarintReader::new(rest);
-    let len = r.next_u64()?;
-    let stem = r.take(len)?;
-    Ok((codec::read_u32(head)?, stem, StoredForms { r, stem }))
-}
-
-/// One form of a word: the stem's first `shared` bytes, then `rest`.
-#[derive(Debug, Clone, Copy)]
-struct Form<'a> {
-    shared: usize,
-    rest: &'a [u8],
-    count: u32,
-}
-
-impl<'a> Form<'a> {
-    /// `form` split against `stem` (the longest shared beginning), so
-    /// that two spellings are equal exactly when their splits are.
-    fn of(stem: &[u8], form: &'a [u8], count: u32) -> Form<'a> {
-        let shared = stem.iter().zip(form).take_while(|(a, b)| a == b).count();
-        Form {
-            shared,
-            rest: &form[shared..],
-            count,
-        }
-    }
-
-    fn same_spelling(&self, other: &Form<'_>) -> bool {
-        self.shared == other.shared && self.rest == other.rest
-    }
-
-    fn spelling<'s>(&'s self, stem: &'s [u8]) -> impl Iterator<Item = &'s u8> + 's {
-        stem[..self.shared].iter().chain(self.rest)
-    }
-}
-
-/// The forms of a `doc_freq` value, as stored.
-struct StoredForms<'a> {
-    r: VarintReader<'a>,
-    stem: &'a [u8],
-}
-
-impl<'a> Iterator for StoredForms<'a> {
-    type Item = Result<Form<'a>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.r.is_empty() {
-            return None;
-        }
-        let mut form = || {
-            let count = self.r.next_u32()?;
-            let shared = self.r.next_u64()?;
-            let len = self.r.next_u64()?;
-            let shared = usize::try_from(shared)
-                .ok()
-                .filter(|&n| n <= self.stem.len())
-                .ok_or_else(|| StoreError::corrupt("doc_freq form longer than its stem"))?;
-            Ok(Form {
-                shared,
-                rest: self.r.take(len)?,
-                count,
-            })
-        };
-        Some(form())
-    }
-}
-
-/// Writes into `out` the `doc_freq` value of a word counted on `df` pages
-/// whose record was `old` (empty: none yet, and `new_stem` is its stem)
-/// and that this transaction's pages wrote as the stem `stem_votes` times
-/// and as `votes`: the old forms' counts plus the votes (the stem's text
-/// is the record's, so a page that wrote it need not keep a copy), the
-/// most written [`FORMS_KEPT`] kept, ties by
-/// spelling (none at a count of 0). Works on the record's bytes: decoding forms into strings was
-/// a third of the commit's word bookkeeping.
-fn write_doc_freq<'a>(
-    old: &'a [u8],
-    new_stem: Option<&'a [u8]>,
-    df: u32,
-    stem_votes: u32,
-    votes: impl Iterator<Item = (&'a str, u32)>,
-    out: &mut Vec<u8>,
-) -> Result<()> {
-    let mut forms: Vec<Form<'_>> = Vec::with_capacity(FORMS_KEPT + 1);
-    let stem = if old.is_empty() {
-        new_stem.ok_or_else(|| StoreError::corrupt("a new word without its stem"))?
-    } else {
-        let (_, stem, stored) = split_doc_freq(old)?;
-        for form in stored {
-            forms.push(form?);
-        }
-        stem
-    };
-    let stem_vote = (stem_votes > 0).then_some((stem, stem_votes));
-    for (form, n) in stem_vote
-        .into_iter()
-        .chain(votes.map(|(f, n)| (f.as_bytes(), n)))
-    {
-        let vote = Form::of(stem, form, n);
-        match forms.iter_mut().find(|f| f.same_spelling(&vote)) {
-            Some(f) => f.count = f.count.saturating_add(n),
-            None => forms.push(vote),
-        }
-    }
-    forms.sort_by(|a, b| {
-        b.count
-            .cmp(&a.count)
-            .then_with(|| a.spelling(stem).cmp(b.spelling(stem)))
-    });
-    // A word no page holds starts its votes afresh when one does again.
-    forms.truncate(if df == 0 { 0 } else { FORMS_KEPT });
-    out.clear();
-    out.extend_from_slice(&df.to_be_bytes());
-    codec::put_varint(out, stem.len() as u64);
-    out.extend_from_slice(stem);
-    for f in forms {
-        codec::put_varint(out, u64::from(f.count));
-        codec::put_varint(out, f.shared as u64);
-        codec::put_varint(out, f.rest.len() as u64);
-        out.extend_from_slice(f.rest);
-    }
-    Ok(())
-}
-
-/// A schema-10 `doc_freq` value (`old`: count, then whole forms; empty:
-/// the word had none, no page holding it) as this schema keeps it, with
-/// the stem that schema kept in `words` (for the upgrade).
-pub(super) fn doc_freq_from_schema_10(old: &[u8], stem: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    let mut df = 0;
-    let mut forms: Vec<(&str, u32)> = Vec::new();
-    if !old.is_empty() {
-        let (head, rest) = old
-            .split_at_checked(4)
-            .ok_or_else(|| StoreError::corrupt("doc_freq record shorter than 4 bytes"))?;
-        df = codec::read_u32(head)?;
-        let mut r = VarintReader::new(rest);
-        while !r.is_empty() {
-            let count = r.next_u32()?;
-            let len = r.next_u64()?;
-            let form = std::str::from_utf8(r.take(len)?)
-                .map_err(|_| StoreError::corrupt("doc_freq form is not UTF-8"))?;
-            forms.push((form, count));
-        }
-    }
-    write_doc_freq(&[], Some(stem), df, 0, forms.into_iter(), out)
-}
-
-/// A cursor walk over `doc_freq` crosses at most this many ids to reach
-/// the next word it rewrites; farther, a new search from the root costs
-/// less.
-const WALK_GAP: u32 = 32;
-
-/// Writes a transaction's changes to `doc_freq`, `words` in id order, and
-/// the records of its new words (`new_stems`, in id order). One
-/// cursor walks the table and rewrites each record where it stands (in
-/// place while its size holds), where a get and a put each searched the
-/// B-tree from its root: 5% of a crawl's CPU. Words without a record are
-/// put after the walk.
+/// Writes a transaction's new stems to `stems` and its count changes to
+/// `doc_freq`, a record (a block of words) at a time.
 fn write_doc_freqs(
     txn: &mut heed::RwTxn<'_>,
-    db: super::schema::Db,
+    dbs: &Dbs,
     grouped: &Grouped<'_>,
     new_stems: &[(WordId, Box<str>)],
 ) -> Result<()> {
-    let mut value = Vec::new();
-    let mut unrecorded = Vec::new();
-    let is_new = |w: WordId| new_stems.binary_search_by_key(&w, |(id, _)| *id).is_ok();
-    let changed: Vec<(WordId, &WordCounts)> = grouped
+    for (id, stem) in new_stems {
+        sealed::put_appending(txn, dbs.stems, &u32_key(*id), stem.as_bytes())?;
+    }
+    let changed: Vec<(WordId, Change<'_>)> = grouped
         .words
         .iter()
-        .filter(|(w, t)| t.df != 0 || t.stem_votes > 0 || !t.votes.is_empty() || is_new(*w))
-        .map(|(w, t)| (*w, t))
+        .filter(|(_, t)| t.df != 0 || t.stem_votes > 0 || !t.votes.is_empty())
+        .map(|(w, t)| {
+            let change = Change {
+                df: t.df,
+                stem_votes: t.stem_votes,
+                votes: &grouped.votes[t.votes.clone()],
+            };
+            (*w, change)
+        })
         .collect();
-    let votes = |t: &WordCounts| grouped.votes[t.votes.clone()].iter().copied();
-    // The record the walk stands on and its value, copied: the cursor's
-    // own bytes go stale once it writes.
-    let mut old = Vec::new();
-    let mut next = 0;
-    while let Some(&(first, _)) = changed.get(next) {
-        // A walk from the first record at or after `first`.
-        let start = u32_key(first);
-        let mut cursor = db.range_mut(txn, &(Included(&start[..]), Unbounded))?;
-        // None once the walk is past the table's last record: every word
-        // left then has none.
-        let mut here = step(&mut cursor, &mut old)?;
-        while let Some(&(w, t)) = changed.get(next) {
-            if here.is_some_and(|k| k < w && w - k > WALK_GAP) {
-                break;
+    let (mut old, mut value) = (Vec::new(), Vec::new());
+    for block in changed.chunk_by(|a, b| a.0 / BLOCK_WORDS == b.0 / BLOCK_WORDS) {
+        let key = block_key(block[0].0);
+        // A copy: the record's own bytes go stale once the put writes.
+        old.clear();
+        let existed = match dbs.doc_freq.get(txn, &key)? {
+            Some(v) => {
+                old.extend_from_slice(v);
+                true
             }
-            while here.is_some_and(|k| k < w) {
-                here = step(&mut cursor, &mut old)?;
-            }
-            next += 1;
-            if here != Some(w) {
-                unrecorded.push((w, t));
-                continue;
-            }
-            // A word no page holds any more keeps its record (and its
-            // stem) at 0.
-            let df = i64::from(split_doc_freq(&old)?.0) + i64::from(t.df);
-            let df = u32::try_from(df.max(0)).unwrap_or(u32::MAX);
-            write_doc_freq(&old, None, df, t.stem_votes, votes(t), &mut value)?;
-            // SAFETY: no bytes of the table are held (`old` is a copy),
-            // and the key is the record's own.
-            unsafe { cursor.put_current(&u32_key(w), &value)? };
+            None => false,
+        };
+        doc_freq::rewrite_block(&old, block.iter().copied(), &mut value)?;
+        if existed {
+            dbs.doc_freq.put(txn, &key, &value)?;
+        } else {
+            sealed::put_appending(txn, dbs.doc_freq, &key, &value)?;
         }
     }
-    for (w, t) in unrecorded {
-        let stem = new_stems
-            .binary_search_by_key(&w, |(id, _)| *id)
-            .map(|i| new_stems[i].1.as_bytes())
-            .map_err(|_| StoreError::corrupt(format!("word {w} has no doc_freq record")))?;
-        let df = u32::try_from(t.df.max(0)).unwrap_or(u32::MAX);
-        write_doc_freq(&[], Some(stem), df, t.stem_votes, votes(t), &mut value)?;
-        db.put(txn, &u32_key(w), &value)?;
-    }
     Ok(())
-}
-
-/// Moves a `doc_freq` walk to its next record: that record's word, its
-/// value copied into `old`; None past the end.
-fn step(cursor: &mut heed::RwRange<'_, Bytes, Bytes>, old: &mut Vec<u8>) -> Result<Option<WordId>> {
-    let Some((k, v)) = cursor.next().transpose()? else {
-        return Ok(None);
-    };
-    old.clear();
-    old.extend_from_slice(v);
-    Ok(Some(codec::read_u32(k)?))
 }
 
 impl Writer<'_> {
@@ -720,95 +497,7 @@ impl Writer<'_> {
             self.dbs.norms.put(&mut self.txn, &u32_key(c), &bytes)?;
         }
         let new_stems = std::mem::take(&mut self.pending.new_stems);
-        write_doc_freqs(&mut self.txn, self.dbs.doc_freq, &grouped, &new_stems)?;
+        write_doc_freqs(&mut self.txn, &self.dbs, &grouped, &new_stems)?;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn doc_freq_keeps_the_stem_and_the_most_written_forms() {
-        let mut first = Vec::new();
-        let votes = [("movies", 3), ("movie", 1)];
-        write_doc_freq(&[], Some(b"movi"), 7, 0, votes.into_iter(), &mut first).unwrap();
-        let mut rec = Vec::new();
-        let votes = [("movie", 1), ("moving", 1), ("movi", 1)];
-        write_doc_freq(&first, None, 8, 0, votes.into_iter(), &mut rec).unwrap();
-        let got = DocFreq::decode(&rec).unwrap();
-        assert_eq!(got.stem, "movi");
-        assert_eq!(
-            got.forms,
-            [
-                ("movies".into(), 3),
-                ("movie".into(), 2),
-                ("movi".into(), 1)
-            ],
-            "most votes first, ties by spelling, three kept"
-        );
-        // The ranking reads the count alone from the first four bytes.
-        assert_eq!(&rec[..4], &8u32.to_be_bytes());
-        assert_eq!(got.df, 8);
-        // Forms are written against the stem: "movi" and "movie" take
-        // three and four bytes, "movies" five, the stem itself five.
-        assert_eq!(rec.len(), 4 + 5 + 5 + 4 + 3);
-        // Forms that share less than the stem, or nothing, or are longer.
-        let mut odd = Vec::new();
-        let votes = [("mov", 2), ("Écran", 1), ("movingly", 1)];
-        write_doc_freq(&[], Some(b"movi"), 3, 0, votes.into_iter(), &mut odd).unwrap();
-        let got = DocFreq::decode(&odd).unwrap();
-        assert_eq!(
-            got.forms,
-            [
-                ("mov".into(), 2),
-                ("movingly".into(), 1),
-                ("Écran".into(), 1)
-            ]
-        );
-        // A word's first record needs its stem; a broken one is an error.
-        assert!(write_doc_freq(&[], None, 1, 0, std::iter::empty(), &mut odd).is_err());
-        assert!(DocFreq::decode(&[0, 0, 1]).is_err());
-        assert!(
-            DocFreq::decode(&[0, 0, 0, 1, 5, b'a']).is_err(),
-            "stem past the end"
-        );
-        assert!(
-            DocFreq::decode(&[0, 0, 0, 1, 1, b'a', 1, 2, 0]).is_err(),
-            "a form sharing more than the stem has"
-        );
-        let mut out = Vec::new();
-        assert!(
-            write_doc_freq(
-                &[0, 0, 0, 1, 1, b'a', 1, 0, 5, 200],
-                None,
-                2,
-                0,
-                std::iter::empty(),
-                &mut out
-            )
-            .is_err(),
-            "a broken record is not rewritten as if whole"
-        );
-    }
-
-    #[test]
-    fn a_schema_10_doc_freq_gains_its_stem_and_keeps_its_forms() {
-        let mut old = 5u32.to_be_bytes().to_vec();
-        for (form, n) in [("running", 4u64), ("run", 1)] {
-            codec::put_varint(&mut old, n);
-            codec::put_varint(&mut old, form.len() as u64);
-            old.extend_from_slice(form.as_bytes());
-        }
-        let mut new = Vec::new();
-        doc_freq_from_schema_10(&old, b"run", &mut new).unwrap();
-        let got = DocFreq::decode(&new).unwrap();
-        assert_eq!((got.df, got.stem.as_str()), (5, "run"));
-        assert_eq!(got.forms, [("running".into(), 4), ("run".into(), 1)]);
-        // No record: no page held the word.
-        doc_freq_from_schema_10(&[], b"run", &mut new).unwrap();
-        let got = DocFreq::decode(&new).unwrap();
-        assert_eq!((got.df, got.stem.as_str(), got.forms.len()), (0, "run", 0));
     }
 }

@@ -239,6 +239,24 @@ fn first_key(entries: &Entries) -> Vec<u8> {
     entries.first().expect("a non-empty table").0.clone()
 }
 
+/// The first `doc_freq` record with word 1's count one higher: the
+/// record's second entry, after word 0's empty one, begins `varint df <<
+/// 2 | spellings`.
+fn counted_once_more(record: &[u8]) -> Vec<u8> {
+    let len = 1 + record[1..].iter().position(|b| b & 0x80 == 0).unwrap();
+    let head = (record[1..=len].iter().rev()).fold(0u64, |v, b| v << 7 | u64::from(b & 0x7f));
+    assert!(head >> 2 > 0, "word 1 is on a page");
+    let mut out = vec![record[0]];
+    let mut v = head + (1 << 2);
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+    out.extend_from_slice(&record[1 + len..]);
+    out
+}
+
 fn state_bytes(s: &UrlState) -> Vec<u8> {
     postcard::to_stdvec(s).unwrap()
 }
@@ -259,12 +277,12 @@ fn check_names_each_broken_invariant_and_exits_1() {
         postcard::to_stdvec(&record).unwrap()
     };
     let title_posting = first_key(c.baseline("title_postings"));
-    // `doc_freq`: the count (4 bytes), the stem's length (one byte for a
-    // short one) and the stem, the forms.
+    // `doc_freq`: 64 words' entries to a record, each `varint df << 2 |
+    // spellings` and its spellings; word ids start at 1, so the first
+    // record's first entry is the one byte of an empty one.
     let (df_key, df_value) = c.baseline("doc_freq")[0].clone();
-    let stem_end = 5 + usize::from(df_value[4]);
-    assert!(df_value[4] < 0x80, "a stem of under 128 bytes");
-    let stem = df_value[5..stem_end].to_vec();
+    assert_eq!((&df_key[..], df_value[0]), (&[0, 0, 0, 0][..], 0));
+    let (stem_key, stem) = c.baseline("stems")[0].clone();
     let links_in = first_key(c.baseline("links_in"));
     let (norms_key, mut norms) = c.baseline("norms")[0].clone();
     let slot = u32::from_be_bytes(home) as usize % 1000 * 4;
@@ -337,12 +355,8 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "doc freqs count the pages holding a word",
-            Box::new(|w| {
-                let n = u32::from_be_bytes(df_value[..4].try_into().unwrap()) + 1;
-                let record = [&n.to_be_bytes()[..], &df_value[4..]].concat();
-                put(c.db("doc_freq"), w, &df_key, &record);
-            }),
-            "doc freq",
+            Box::new(|w| put(c.db("doc_freq"), w, &df_key, &counted_once_more(&df_value))),
+            "pages hold it",
         ),
         (
             "every indexed word has a doc freq",
@@ -371,10 +385,7 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "each word id maps back to its stem",
-            Box::new(|w| {
-                let record = [&df_value[..4], &[5], b"zzzzz", &df_value[stem_end..]].concat();
-                put(c.db("doc_freq"), w, &df_key, &record)
-            }),
+            Box::new(|w| put(c.db("stems"), w, &stem_key, b"zzzzz")),
             "does not map back to its id",
         ),
         (

@@ -1,0 +1,309 @@
+//! The `doc_freq` table: each word's document frequency and its most
+//! written spellings, [`BLOCK_WORDS`] words to a record (keyed by the
+//! word id's high bits), and how a transaction's changes rewrite a record.
+//!
+//! A transaction of a crawl changes the counts of about a third of the
+//! vocabulary, spread over every id. One record per word (with its stem)
+//! made every transaction copy every leaf of a 2 MB table, and LMDB keeps
+//! the last two transactions' old copies free: 7% of a 10k-page store
+//! was those copies. Packed without their stems (kept once, in `stems`,
+//! when the word is made) the counts fill a tenth as many leaves.
+//!
+//! An entry is `varint df << 2 | n`, then its `n` (at most
+//! [`FORMS_KEPT`]) spellings, most written first: `varint count << 1 |
+//! other`, then, for a spelling other than the stem itself, `varint len,
+//! bytes`. Ids past a record's last entry have none (df 0, no spelling).
+
+use super::codec::{put_varint, u32_key, VarintReader};
+use super::schema::WordId;
+use super::{Result, StoreError};
+
+/// Words per record.
+pub const BLOCK_WORDS: u32 = 64;
+
+/// Spellings kept per word: enough to tell the usual one from a stray one.
+pub const FORMS_KEPT: usize = 3;
+
+/// The key of the record holding word `id`'s entry.
+pub fn block_key(id: WordId) -> [u8; 4] {
+    u32_key(id / BLOCK_WORDS)
+}
+
+/// The first word id of the record keyed `block`.
+pub fn first_word(block: u32) -> WordId {
+    block.saturating_mul(BLOCK_WORDS)
+}
+
+fn slot(id: WordId) -> usize {
+    (id % BLOCK_WORDS) as usize
+}
+
+/// A way a word was written: as its stem (whose text is the word's
+/// `stems` record), or otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling<'a> {
+    Stem,
+    Other(&'a [u8]),
+}
+
+impl Spelling<'_> {
+    /// The order among equally written spellings: the stem first, then
+    /// by bytes.
+    fn rank_key(&self) -> (bool, &[u8]) {
+        match self {
+            Spelling::Stem => (false, &[]),
+            Spelling::Other(b) => (true, b),
+        }
+    }
+}
+
+/// One word's entry, its spellings still encoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Entry<'a> {
+    pub df: u32,
+    forms: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> Entry<'a> {
+    /// The spellings with their page counts, most written first.
+    pub fn forms(&self) -> impl Iterator<Item = Result<(Spelling<'a>, u32)>> + 'a {
+        let mut r = VarintReader::new(self.bytes);
+        (0..self.forms).map(move |_| {
+            let head = r.next_u64()?;
+            let count = u32::try_from(head >> 1)
+                .map_err(|_| StoreError::corrupt("doc_freq spelling count overflows"))?;
+            let spelling = if head & 1 == 0 {
+                Spelling::Stem
+            } else {
+                let len = r.next_u64()?;
+                Spelling::Other(r.take(len)?)
+            };
+            Ok((spelling, count))
+        })
+    }
+}
+
+/// Reads a record's entries in id order.
+struct Entries<'a> {
+    r: VarintReader<'a>,
+}
+
+impl<'a> Entries<'a> {
+    fn new(block: &'a [u8]) -> Entries<'a> {
+        Entries {
+            r: VarintReader::new(block),
+        }
+    }
+
+    /// The next entry and its whole bytes; None past the record's end.
+    fn next_entry(&mut self) -> Result<Option<(Entry<'a>, &'a [u8])>> {
+        if self.r.is_empty() {
+            return Ok(None);
+        }
+        let start = self.r.remaining();
+        let head = self.r.next_u64()?;
+        let df = u32::try_from(head >> 2)
+            .map_err(|_| StoreError::corrupt("doc_freq count overflows"))?;
+        let forms = (head & 3) as usize;
+        let at = self.r.remaining();
+        for _ in 0..forms {
+            if self.r.next_u64()? & 1 == 1 {
+                let len = self.r.next_u64()?;
+                self.r.take(len)?;
+            }
+        }
+        let rest = self.r.remaining();
+        let entry = Entry {
+            df,
+            forms,
+            bytes: &at[..at.len() - rest.len()],
+        };
+        Ok(Some((entry, &start[..start.len() - rest.len()])))
+    }
+}
+
+/// Word `id`'s entry in the record `block` that holds it (none: df 0).
+pub fn entry_of(block: &[u8], id: WordId) -> Result<Entry<'_>> {
+    let mut entries = Entries::new(block);
+    for _ in 0..slot(id) {
+        if entries.next_entry()?.is_none() {
+            return Ok(Entry::default());
+        }
+    }
+    Ok(entries.next_entry()?.map(|(e, _)| e).unwrap_or_default())
+}
+
+/// Every entry of the record keyed `block`, with its word id.
+pub fn each_entry<'a>(
+    block: u32,
+    record: &'a [u8],
+    mut f: impl FnMut(WordId, Entry<'a>) -> Result<()>,
+) -> Result<()> {
+    let mut entries = Entries::new(record);
+    let mut id = first_word(block);
+    while let Some((e, _)) = entries.next_entry()? {
+        if id / BLOCK_WORDS != block {
+            return Err(StoreError::corrupt(format!(
+                "doc_freq record {block} holds more than {BLOCK_WORDS} words"
+            )));
+        }
+        f(id, e)?;
+        id += 1;
+    }
+    Ok(())
+}
+
+/// What a transaction changes in one word's entry: pages gained (or
+/// lost, below zero), and the spellings its pages wrote.
+#[derive(Debug, Clone, Copy)]
+pub struct Change<'v> {
+    pub df: i32,
+    pub stem_votes: u32,
+    pub votes: &'v [(&'v str, u32)],
+}
+
+/// Writes an entry of `df` pages with `forms` (counts may repeat a
+/// spelling: they add up), ranked: the most written [`FORMS_KEPT`], ties
+/// the stem first and then by spelling, none for a word no page holds (it
+/// starts its votes afresh when one does again).
+pub fn put_entry(out: &mut Vec<u8>, df: u32, forms: &mut Vec<(Spelling<'_>, u32)>) {
+    forms.sort_by(|a, b| a.0.rank_key().cmp(&b.0.rank_key()));
+    forms.dedup_by(|later, first| {
+        let same = later.0 == first.0;
+        if same {
+            first.1 = first.1.saturating_add(later.1);
+        }
+        same
+    });
+    forms.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then_with(|| a.0.rank_key().cmp(&b.0.rank_key()))
+    });
+    forms.truncate(if df == 0 { 0 } else { FORMS_KEPT });
+    put_varint(out, u64::from(df) << 2 | forms.len() as u64);
+    for (spelling, count) in forms.iter() {
+        match spelling {
+            Spelling::Stem => put_varint(out, u64::from(*count) << 1),
+            Spelling::Other(b) => {
+                put_varint(out, u64::from(*count) << 1 | 1);
+                put_varint(out, b.len() as u64);
+                out.extend_from_slice(b);
+            }
+        }
+    }
+}
+
+/// Writes into `out` the record `old` (empty: none yet) with `changes`
+/// applied, given as (word id, change) in id order, every id within the
+/// record's block. Unchanged entries are copied as they are.
+pub fn rewrite_block<'v>(
+    old: &[u8],
+    changes: impl Iterator<Item = (WordId, Change<'v>)>,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    out.clear();
+    let mut entries = Entries::new(old);
+    let mut at = 0;
+    let mut forms = Vec::with_capacity(FORMS_KEPT + 4);
+    for (id, change) in changes {
+        let want = slot(id);
+        if want < at {
+            return Err(StoreError::corrupt("doc_freq changes out of id order"));
+        }
+        while at < want {
+            match entries.next_entry()? {
+                Some((_, bytes)) => out.extend_from_slice(bytes),
+                None => out.push(0),
+            }
+            at += 1;
+        }
+        let entry = entries.next_entry()?.map(|(e, _)| e).unwrap_or_default();
+        at += 1;
+        forms.clear();
+        for form in entry.forms() {
+            forms.push(form?);
+        }
+        if change.stem_votes > 0 {
+            forms.push((Spelling::Stem, change.stem_votes));
+        }
+        forms.extend((change.votes.iter()).map(|&(f, n)| (Spelling::Other(f.as_bytes()), n)));
+        let df = (i64::from(entry.df) + i64::from(change.df)).max(0);
+        put_entry(out, u32::try_from(df).unwrap_or(u32::MAX), &mut forms);
+    }
+    while let Some((_, bytes)) = entries.next_entry()? {
+        out.extend_from_slice(bytes);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decoded(block: &[u8], id: WordId) -> (u32, Vec<(Spelling<'_>, u32)>) {
+        let e = entry_of(block, id).unwrap();
+        (e.df, e.forms().collect::<Result<_>>().unwrap())
+    }
+
+    #[test]
+    fn a_block_keeps_each_words_count_and_most_written_spellings() {
+        let mut first = Vec::new();
+        let votes = [("movies", 3), ("movie", 1)];
+        let change = |df, stem_votes, votes| Change {
+            df,
+            stem_votes,
+            votes,
+        };
+        rewrite_block(
+            &[],
+            [(66, change(7, 0, &votes[..]))].into_iter(),
+            &mut first,
+        )
+        .unwrap();
+        // Ids before the changed one get empty entries (one byte each).
+        assert_eq!(decoded(&first, 64), (0, vec![]));
+        assert_eq!(decoded(&first, 67), (0, vec![]), "past the record's end");
+        let mut block = Vec::new();
+        let votes = [("movie", 1), ("moving", 1)];
+        let changes = [(65, change(2, 0, &[])), (66, change(1, 1, &votes[..]))];
+        rewrite_block(&first, changes.into_iter(), &mut block).unwrap();
+        assert_eq!(
+            decoded(&block, 66),
+            (
+                8,
+                vec![
+                    (Spelling::Other(b"movies"), 3),
+                    (Spelling::Other(b"movie"), 2),
+                    (Spelling::Stem, 1)
+                ]
+            ),
+            "most votes first, the stem first among ties, three kept"
+        );
+        assert_eq!(decoded(&block, 65), (2, vec![]));
+        // The stem's spelling takes one byte, another its bytes and two.
+        let mut one = Vec::new();
+        put_entry(&mut one, 1, &mut vec![(Spelling::Stem, 1)]);
+        assert_eq!(one.len(), 2);
+        // A word no page holds any more drops its spellings.
+        let mut gone = Vec::new();
+        rewrite_block(&block, [(66, change(-8, 0, &[]))].into_iter(), &mut gone).unwrap();
+        assert_eq!(decoded(&gone, 66), (0, vec![]));
+        assert_eq!(decoded(&gone, 65), (2, vec![]), "the others stand");
+    }
+
+    #[test]
+    fn changes_out_of_order_or_truncated_records_are_errors() {
+        let change = Change {
+            df: 1,
+            stem_votes: 1,
+            votes: &[],
+        };
+        let mut out = Vec::new();
+        let changes = [(3, change), (2, change)];
+        assert!(rewrite_block(&[], changes.into_iter(), &mut out).is_err());
+        // An entry claiming a spelling it does not have.
+        assert!(entry_of(&[0b101], 0).is_err());
+        assert!(each_entry(0, &[0x85], |_, _| Ok(())).is_err());
+    }
+}
