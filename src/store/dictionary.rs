@@ -80,11 +80,13 @@ impl Kind {
         }
     }
 
-    /// Bodies at zstd level 2 with a 110 KB dictionary: on the nginx bench
-    /// site 5% smaller than level 1 with 32 KB at the same crawl CPU
-    /// (paired, 0.98 x); level 3 made them 4% smaller again for 8% more
-    /// of the crawl's CPU (its block search looks in the dictionary's
-    /// tables beside the page's own). Link lists at level 2 with 16 KB:
+    /// Bodies at zstd level 3 with a 110 KB dictionary: on the nginx bench
+    /// site level 2 was 5% smaller than level 1 with 32 KB at the same
+    /// crawl CPU (paired, 0.98 x), and level 3 is 5.7% smaller again
+    /// (the 10k store's bodies 24.2 -> 22.8 MB) for 1.2-2.6% more of the
+    /// crawl's CPU and the same wall (paired, 10 and 8 runs; an older
+    /// build had measured 8% more CPU).
+    /// Link lists at level 2 with 16 KB:
     /// 1.63 x on that site's lists (zstd's own bench, dictionary trained
     /// on 128 of them), against 1.58 x at level 1 and 1.19 x without.
     /// Page records and meta tags at level 2 with 8 KB: 0.48 and 0.49 x
@@ -92,7 +94,8 @@ impl Kind {
     /// and 5 no smaller).
     fn level(self) -> i32 {
         match self {
-            Kind::Body | Kind::Links | Kind::Record | Kind::Meta => 2,
+            Kind::Body => 3,
+            Kind::Links | Kind::Record | Kind::Meta => 2,
             Kind::Head => 1,
         }
     }
