@@ -310,7 +310,7 @@ fn check_index<V: View + ?Sized>(
                     "word {w}: doc freq {got}, but {want} pages hold it"
                 ));
             }
-            if got > 0 && d.stems.get(t, &u32_key(w))?.is_none() {
+            if got > 0 && d.words.get(t, &u32_key(w))?.is_none() {
                 p.add(format!("word {w}: counted but has no stem"));
             }
             Ok(())
@@ -511,7 +511,7 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     for (fwd, back, what) in [
-        (&d.stems, &d.word_ids, "word"),
+        (&d.words, &d.word_ids, "word"),
         (&d.origins, &d.origin_ids, "origin"),
         (&d.mimetypes, &d.mime_ids, "mimetype"),
     ] {
@@ -525,7 +525,7 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             }
         }
     }
-    for item in d.stems.iter(t)? {
+    for item in d.words.iter(t)? {
         let (id, stem) = item?;
         if d.word_ids.get(t, stem)? != Some(id) {
             p.add(format!(
@@ -756,7 +756,7 @@ fn check_counters<V: View + ?Sized>(v: &V, in_use: &InUse, p: &mut Problems) -> 
     };
     for (key, what, used) in [
         (meta_keys::NEXT_PAGE, "page", last_key(&d.urls)?),
-        (meta_keys::NEXT_WORD, "word", last_key(&d.stems)?),
+        (meta_keys::NEXT_WORD, "word", last_key(&d.words)?),
         (meta_keys::NEXT_ORIGIN, "origin", last_key(&d.origins)?),
         (meta_keys::NEXT_MIME, "mimetype", last_key(&d.mimetypes)?),
         (

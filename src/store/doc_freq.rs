@@ -6,7 +6,7 @@
 //! vocabulary, spread over every id. One record per word (with its stem)
 //! made every transaction copy every leaf of a 2 MB table, and LMDB keeps
 //! the last two transactions' old copies free: 7% of a 10k-page store
-//! was those copies. Packed without their stems (kept once, in `stems`,
+//! was those copies. Packed without their stems (kept once, in `words`,
 //! when the word is made) the counts fill a tenth as many leaves.
 //!
 //! An entry is `varint df << 2 | n`, then its `n` (at most
@@ -39,7 +39,7 @@ fn slot(id: WordId) -> usize {
 }
 
 /// A way a word was written: as its stem (whose text is the word's
-/// `stems` record), or otherwise.
+/// `words` record), or otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spelling<'a> {
     Stem,

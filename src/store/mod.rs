@@ -221,9 +221,8 @@ impl Store {
         let env = unsafe {
             EnvOpenOptions::new()
                 .map_size(map_size)
-                // Two spare: the table an upgrade rebuilds through, and a
-                // table an older schema had (`upgrade::from_schema_10`).
-                .max_dbs(DB_COUNT + 2)
+                // One spare: the table an upgrade rebuilds through.
+                .max_dbs(DB_COUNT + 1)
                 .max_readers(512)
                 .open(path)
         }

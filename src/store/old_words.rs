@@ -1,13 +1,12 @@
 //! The word records of schemas 10 to 12, read for the upgrade, and their
-//! rewrite as this schema keeps words: each stem once in `stems`, the
-//! counts and spellings packed in `doc_freq` blocks ([`super::doc_freq`]).
+//! counts and spellings packed in `doc_freq` blocks ([`super::doc_freq`]),
+//! as this schema keeps them beside each stem's `words` record.
 
 use heed::{PutFlags, RwTxn};
 
 use super::codec::{self, u32_key, VarintReader};
 use super::doc_freq::{self, Spelling, BLOCK_WORDS};
-use super::schema::{Db, Dbs, WordId};
-use super::sealed;
+use super::schema::{Db, WordId};
 use super::{Result, StoreError};
 
 /// A word as an old record held it: its count and its spellings with
@@ -66,9 +65,9 @@ fn split_count(v: &[u8]) -> Result<(u32, &[u8])> {
     Ok((codec::read_u32(head)?, rest))
 }
 
-/// Writes words, given in id order, as this schema keeps them: the stem
-/// to `stems`, the entry to the block being filled, each block appended
-/// to `blocks` (the upgrade's scratch table) once full.
+/// Packs words' counts and spellings, given in id order, into
+/// `doc_freq` blocks, each appended to `blocks` (the upgrade's scratch
+/// table) once full.
 pub struct Packer {
     blocks: Db,
     /// The block being filled, its entries so far and their bytes.
@@ -87,15 +86,14 @@ impl Packer {
         }
     }
 
+    /// Adds word `id`, whose stem is `stem`.
     pub fn push(
         &mut self,
         txn: &mut RwTxn<'_>,
-        dbs: &Dbs,
         id: WordId,
         stem: &[u8],
         word: &OldWord,
     ) -> Result<()> {
-        sealed::put_appending(txn, dbs.stems, &u32_key(id), stem)?;
         if word.df == 0 {
             // No entry: a word no page holds has none to keep.
             return Ok(());

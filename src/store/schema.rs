@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 /// 13: `doc_freq` holds 64 words' counts and spellings to a record
 /// (`doc_freq`), spellings other than the stem written whole; each
-/// word's stem is its `stems` record, written once.
+/// word's stem is its `words` record (id → stem, as the design notes
+/// have it), written once.
 /// 12: a forward record holds its page's body words as a bit-coded set
 /// (`bits`) instead of varint deltas, and each tf as a flag and a gamma
 /// code; reverse links are each segment's posting stream (`links`)
@@ -35,7 +36,8 @@ use serde::{Deserialize, Serialize};
 pub const SCHEMA_VERSION: u32 = 13;
 
 /// Versions this build upgrades on open (`upgrade`): every one has its
-/// word counts packed and its stems moved to `stems`, schema 11's and
+/// word counts packed (schema 11's and 12's stems move to `words`),
+/// schema 11's and
 /// older their forward records rewritten, schema 10's and older their
 /// title postings, schema 9's and older merged segments their pairs counted,
 /// their link lists are compressed (schema 8 and older), schema 7's and
@@ -72,7 +74,7 @@ pub struct Dbs {
     pub postings: Db,
     pub title_postings: Db,
     pub doc_freq: Db,
-    pub stems: Db,
+    pub words: Db,
     pub forward: Db,
     pub links_out: Db,
     pub links_in: Db,
@@ -119,7 +121,7 @@ impl Dbs {
             ("postings", self.postings),
             ("title_postings", self.title_postings),
             ("doc_freq", self.doc_freq),
-            ("stems", self.stems),
+            ("words", self.words),
             ("forward", self.forward),
             ("links_out", self.links_out),
             ("links_in", self.links_in),
@@ -158,7 +160,7 @@ impl Dbs {
             postings: db("postings")?,
             title_postings: db("title_postings")?,
             doc_freq: db("doc_freq")?,
-            stems: db("stems")?,
+            words: db("words")?,
             forward: db("forward")?,
             links_out: db("links_out")?,
             links_in: db("links_in")?,

@@ -16,6 +16,7 @@ use super::pages::Forward;
 use super::pairs;
 use super::postings::{self, PartWriter};
 use super::schema::{Db, Dbs, PageId, WordId};
+use super::sealed;
 use super::segments;
 use super::{Result, StoreError};
 
@@ -93,12 +94,9 @@ pub fn from_schema_9(dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     Ok(())
 }
 
-/// The table schema 10 and older kept each word's stem in, by word id.
-pub const SCHEMA_10_WORDS: &str = "words";
-
-/// From schema 10 (schema 13's words): each word's stem moves from
-/// `words` into `stems`, its count and forms into the packed `doc_freq`
-/// blocks; `words` is left empty; title postings, one record per `segment ‖ word ‖ page`,
+/// From schema 10 (schema 13's words): each word's count and forms move
+/// into the packed `doc_freq` blocks (its stem is already in `words`,
+/// where this schema keeps it too); title postings, one record per `segment ‖ word ‖ page`,
 /// become each segment's stream of parts, as body postings are. Page
 /// records, meta tags and heads read as they are.
 pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
@@ -111,32 +109,27 @@ pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
             Ok(())
         })
     })?;
-    let Some(words) = env.open_database::<Bytes, Bytes>(txn, Some(SCHEMA_10_WORDS))? else {
-        return Ok(());
-    };
     rebuild(dbs.doc_freq, scratch, txn, |txn| {
         let mut packer = Packer::new(scratch);
         each_batch(
-            words,
+            dbs.words,
             txn,
             |stem| Ok(stem.to_vec()),
             |txn, batch| {
                 for (id, stem) in &batch {
                     let old = dbs.doc_freq.get(txn, id)?.unwrap_or_default();
                     let word = old_words::schema_10(old)?;
-                    packer.push(txn, dbs, codec::read_u32(id)?, stem, &word)?;
+                    packer.push(txn, codec::read_u32(id)?, stem, &word)?;
                 }
                 Ok(())
             },
         )?;
         packer.finish(txn)
-    })?;
-    words.clear(txn)?;
-    Ok(())
+    })
 }
 
 /// From schema 11 or 12 (schema 13): each word's `doc_freq` record, its
-/// count, stem and forms, becomes its `stems` record and an entry of the
+/// count, stem and forms, becomes its `words` record and an entry of the
 /// packed `doc_freq` blocks.
 pub fn from_schema_12(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
@@ -149,7 +142,8 @@ pub fn from_schema_12(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
             |txn, batch| {
                 for (id, v) in &batch {
                     let (stem, word) = old_words::schema_12(v)?;
-                    packer.push(txn, dbs, codec::read_u32(id)?, &stem, &word)?;
+                    sealed::put_appending(txn, dbs.words, id, &stem)?;
+                    packer.push(txn, codec::read_u32(id)?, &stem, &word)?;
                 }
                 Ok(())
             },

@@ -61,11 +61,11 @@ pub trait WordRead: View {
         Ok(out)
     }
 
-    /// The stem of word `id`: its `stems` record.
+    /// The stem of word `id`: its `words` record.
     fn word(&self, id: WordId) -> Result<Option<String>> {
         Ok(self
             .dbs()
-            .stems
+            .words
             .get(self.txn(), &u32_key(id))?
             .map(|stem| String::from_utf8_lossy(stem).into_owned()))
     }
@@ -301,7 +301,7 @@ pub trait WordRead: View {
 
 impl<T: View + ?Sized> WordRead for T {}
 
-/// Writes a transaction's new stems to `stems` and its count changes to
+/// Writes a transaction's new stems to `words` and its count changes to
 /// `doc_freq`, a record (a block of words) at a time.
 fn write_doc_freqs(
     txn: &mut heed::RwTxn<'_>,
@@ -310,7 +310,7 @@ fn write_doc_freqs(
     new_stems: &[(WordId, Box<str>)],
 ) -> Result<()> {
     for (id, stem) in new_stems {
-        sealed::put_appending(txn, dbs.stems, &u32_key(*id), stem.as_bytes())?;
+        sealed::put_appending(txn, dbs.words, &u32_key(*id), stem.as_bytes())?;
     }
     let changed: Vec<(WordId, Change<'_>)> = grouped
         .words

@@ -282,7 +282,7 @@ fn check_names_each_broken_invariant_and_exits_1() {
     // record's first entry is the one byte of an empty one.
     let (df_key, df_value) = c.baseline("doc_freq")[0].clone();
     assert_eq!((&df_key[..], df_value[0]), (&[0, 0, 0, 0][..], 0));
-    let (stem_key, stem) = c.baseline("stems")[0].clone();
+    let (stem_key, stem) = c.baseline("words")[0].clone();
     let links_in = first_key(c.baseline("links_in"));
     let (norms_key, mut norms) = c.baseline("norms")[0].clone();
     let slot = u32::from_be_bytes(home) as usize % 1000 * 4;
@@ -385,7 +385,7 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "each word id maps back to its stem",
-            Box::new(|w| put(c.db("stems"), w, &stem_key, b"zzzzz")),
+            Box::new(|w| put(c.db("words"), w, &stem_key, b"zzzzz")),
             "does not map back to its id",
         ),
         (
