@@ -7,7 +7,8 @@
 //! made every transaction copy every leaf of a 2 MB table, and LMDB keeps
 //! the last two transactions' old copies free: 7% of a 10k-page store
 //! was those copies. Packed without their stems (kept once, in `words`,
-//! when the word is made) the counts fill a tenth as many leaves.
+//! when the word is made) the counts fill a fifth as many leaves (0.44
+//! MB for 63,000 words, against 2.16).
 //!
 //! An entry is `varint df << 2 | n`, then its `n` (at most
 //! [`FORMS_KEPT`]) spellings, most written first: `varint count << 1 |

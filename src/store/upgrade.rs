@@ -10,7 +10,7 @@ use heed::{Env, PutFlags, RwTxn};
 use super::codec;
 use super::dictionary::{self, Dictionaries, Kind};
 use super::links;
-use super::old_words::{self, Packer};
+use super::old_words::{self, OldWord, Packer};
 use super::page_records;
 use super::pages::Forward;
 use super::pairs;
@@ -109,22 +109,9 @@ pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
             Ok(())
         })
     })?;
-    rebuild(dbs.doc_freq, scratch, txn, |txn| {
-        let mut packer = Packer::new(scratch);
-        each_batch(
-            dbs.words,
-            txn,
-            |stem| Ok(stem.to_vec()),
-            |txn, batch| {
-                for (id, stem) in &batch {
-                    let old = dbs.doc_freq.get(txn, id)?.unwrap_or_default();
-                    let word = old_words::schema_10(old)?;
-                    packer.push(txn, codec::read_u32(id)?, stem, &word)?;
-                }
-                Ok(())
-            },
-        )?;
-        packer.finish(txn)
+    pack_words(dbs, scratch, txn, dbs.words, |txn, id, stem| {
+        let old = dbs.doc_freq.get(txn, id)?.unwrap_or_default();
+        Ok((stem.to_vec(), old_words::schema_10(old)?))
     })
 }
 
@@ -133,17 +120,33 @@ pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
 /// packed `doc_freq` blocks.
 pub fn from_schema_12(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    pack_words(dbs, scratch, txn, dbs.doc_freq, |txn, id, v| {
+        let (stem, word) = old_words::schema_12(v)?;
+        sealed::put_appending(txn, dbs.words, id, &stem)?;
+        Ok((stem, word))
+    })
+}
+
+/// Rebuilds `doc_freq` packed from `source`, a record per word id in id
+/// order, which `word` reads as the word's stem and old counts (writing
+/// what else the upgrade needs).
+fn pack_words(
+    dbs: &Dbs,
+    scratch: Db,
+    txn: &mut RwTxn<'_>,
+    source: Db,
+    mut word: impl FnMut(&mut RwTxn<'_>, &[u8], &[u8]) -> Result<(Vec<u8>, OldWord)>,
+) -> Result<()> {
     rebuild(dbs.doc_freq, scratch, txn, |txn| {
         let mut packer = Packer::new(scratch);
         each_batch(
-            dbs.doc_freq,
+            source,
             txn,
             |v| Ok(v.to_vec()),
             |txn, batch| {
                 for (id, v) in &batch {
-                    let (stem, word) = old_words::schema_12(v)?;
-                    sealed::put_appending(txn, dbs.words, id, &stem)?;
-                    packer.push(txn, codec::read_u32(id)?, &stem, &word)?;
+                    let (stem, old) = word(txn, id, v)?;
+                    packer.push(txn, codec::read_u32(id)?, &stem, &old)?;
                 }
                 Ok(())
             },

@@ -1,5 +1,6 @@
-//! Words (stems) ↔ ids, document frequencies (with each word's stem and
-//! forms), and reading the inverted index: body and title postings (tf +
+//! Words (stems) ↔ ids (`word_ids`, and `words` back), their document
+//! frequencies and spellings (`doc_freq`, packed as [`super::doc_freq`]
+//! says), and reading the inverted index: body and title postings (tf +
 //! positions, each in one stream of parts per segment, see `postings`):
 //! one range scan per live segment (see `segments`).
 
