@@ -8,8 +8,8 @@ use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
 /// 13: `doc_freq` holds 64 words' counts and spellings to a record
-/// (`doc_freq`), spellings other than the stem written whole; each
-/// word's stem is its `words` record (id → stem, as the design notes
+/// (see the `doc_freq` module), spellings other than the stem written
+/// whole; each word's stem is its `words` record (id → stem, as the design notes
 /// have it), written once.
 /// 12: a forward record holds its page's body words as a bit-coded set
 /// (`bits`) instead of varint deltas, and each tf as a flag and a gamma
@@ -37,9 +37,9 @@ pub const SCHEMA_VERSION: u32 = 13;
 
 /// Versions this build upgrades on open (`upgrade`): every one has its
 /// word counts packed (schema 11's and 12's stems move to `words`),
-/// schema 11's and
-/// older their forward records rewritten, schema 10's and older their
-/// title postings, schema 9's and older merged segments their pairs counted,
+/// schema 11's and older their forward records rewritten, schema 10's
+/// and older their title postings, schema 9's and older merged segments
+/// their pairs counted,
 /// their link lists are compressed (schema 8 and older), schema 7's and
 /// older per-page records are keyed anew (and schemas 5 and 6 have their
 /// posting parts rewritten), every other record of theirs reads as it is

@@ -96,9 +96,9 @@ pub fn from_schema_9(dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
 
 /// From schema 10 (schema 13's words): each word's count and forms move
 /// into the packed `doc_freq` blocks (its stem is already in `words`,
-/// where this schema keeps it too); title postings, one record per `segment ‖ word ‖ page`,
-/// become each segment's stream of parts, as body postings are. Page
-/// records, meta tags and heads read as they are.
+/// where this schema keeps it too); title postings, one record per
+/// `segment ‖ word ‖ page`, become each segment's stream of parts, as
+/// body postings are. Page records, meta tags and heads read as they are.
 pub fn from_schema_10(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
     let mut positions = Vec::new();
