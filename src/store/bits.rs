@@ -1,8 +1,8 @@
 //! Bit-level codes for records whose values varints waste bytes on: a
 //! [`BitWriter`] and [`BitReader`] (most significant bit first), Elias
-//! gamma codes for small counts, and binary interpolative coding of a
-//! sorted set of distinct ids, which the forward index holds one of per
-//! page.
+//! gamma codes for small counts, Rice codes for the gaps and positions of
+//! posting entries, and binary interpolative coding of a sorted set of
+//! distinct ids, which the forward index holds one of per page.
 //!
 //! Why interpolative: a page's words are a few hundred ids out of tens of
 //! thousands, crowded at the low end (the common words a crawl meets
@@ -45,6 +45,20 @@ impl<'a> BitWriter<'a> {
             self.out.push((self.acc >> self.held) as u8);
         }
         self.acc &= (1 << self.held) - 1;
+    }
+
+    /// Rice code of `value` with parameter `k`: `value >> k` in unary
+    /// (that many zeros, then a one), then its low `k` bits. A list whose
+    /// values are near `2^k` costs about `k + 2` bits a value.
+    pub fn put_rice(&mut self, value: u32, k: u32) {
+        let mut zeros = value >> k;
+        while zeros > 0 {
+            let now = zeros.min(32);
+            self.put(0, now);
+            zeros -= now;
+        }
+        self.put(1, 1);
+        self.put(value & low_mask(k), k);
     }
 
     /// Elias gamma code of `value` (at least 1): its length in unary, then
@@ -105,6 +119,20 @@ impl<'a> BitWriter<'a> {
     }
 }
 
+/// The low `k` bits set (`k` at most 32).
+fn low_mask(k: u32) -> u32 {
+    if k >= 32 {
+        u32::MAX
+    } else {
+        (1 << k) - 1
+    }
+}
+
+/// Bits [`BitWriter::put_rice`] spends on `value` with parameter `k`.
+pub fn rice_len(value: u32, k: u32) -> u64 {
+    u64::from(value >> k) + 1 + u64::from(k)
+}
+
 /// Reads what a [`BitWriter`] wrote; running past the end is a corrupt
 /// record.
 pub struct BitReader<'a> {
@@ -118,43 +146,88 @@ impl<'a> BitReader<'a> {
         BitReader { bytes, at: 0 }
     }
 
-    fn bit(&mut self) -> Result<u32> {
-        let byte = self
-            .bytes
-            .get(self.at / 8)
-            .ok_or_else(|| StoreError::corrupt("bit-coded record ends early"))?;
-        let bit = byte >> (7 - self.at % 8) & 1;
-        self.at += 1;
-        Ok(u32::from(bit))
+    /// Bits not read yet.
+    fn left(&self) -> usize {
+        self.bytes.len() * 8 - self.at
+    }
+
+    /// The next 64 bits from the current one, zeros past the end: the
+    /// first 57 are whole whatever the bit offset, so one load serves a
+    /// read of up to 32 bits or a unary run of up to 57.
+    #[inline]
+    fn window(&self) -> u64 {
+        let i = self.at / 8;
+        let word = match self.bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+            Some(eight) => u64::from_be_bytes(*eight),
+            None => {
+                let mut buf = [0u8; 8];
+                let tail = self.bytes.get(i..).unwrap_or_default();
+                buf[..tail.len()].copy_from_slice(tail);
+                u64::from_be_bytes(buf)
+            }
+        };
+        word << (self.at % 8)
     }
 
     /// `bits` bits (at most 32) as an unsigned value.
+    #[inline]
     pub fn get(&mut self, bits: u32) -> Result<u32> {
-        if self.at + bits as usize > self.bytes.len() * 8 {
+        debug_assert!(bits <= 32);
+        if bits == 0 {
+            return Ok(0);
+        }
+        if bits as usize > self.left() {
             return Err(StoreError::corrupt("bit-coded record ends early"));
         }
-        let mut value = 0u64;
-        let mut left = bits;
-        while left > 0 {
-            let byte = self.bytes[self.at / 8];
-            let room = 8 - (self.at % 8) as u32;
-            let take = room.min(left);
-            let part = (byte >> (room - take)) & ((1u16 << take) - 1) as u8;
-            value = value << take | u64::from(part);
-            self.at += take as usize;
-            left -= take;
-        }
+        let value = self.window() >> (64 - bits);
+        self.at += bits as usize;
         Ok(value as u32)
     }
 
-    pub fn get_gamma(&mut self) -> Result<u32> {
-        let mut len = 0;
-        while self.bit()? == 0 {
-            len += 1;
-            if len > 31 {
-                return Err(StoreError::corrupt("gamma code longer than 32 bits"));
+    fn bit(&mut self) -> Result<u32> {
+        self.get(1)
+    }
+
+    /// Zeros up to the next one, which is read too: a unary count.
+    #[inline]
+    fn unary(&mut self) -> Result<u32> {
+        let mut zeros = 0u64;
+        loop {
+            let seen = self.window().leading_zeros() as usize;
+            let whole = 57.min(self.left());
+            if seen < whole {
+                self.at += seen + 1;
+                return u32::try_from(zeros + seen as u64)
+                    .map_err(|_| StoreError::corrupt("unary code too long"));
             }
+            if whole < 57 {
+                return Err(StoreError::corrupt("bit-coded record ends early"));
+            }
+            self.at += 57;
+            zeros += 57;
         }
+    }
+
+    /// Reads what [`BitWriter::put_rice`] wrote with the same `k`.
+    #[inline]
+    pub fn get_rice(&mut self, k: u32) -> Result<u32> {
+        let high = self.unary()?;
+        let low = self.get(k)?;
+        u32::try_from(u64::from(high) << k | u64::from(low))
+            .map_err(|_| StoreError::corrupt("rice code exceeds 32 bits"))
+    }
+
+    /// Whether what is left is no more than the last byte's padding.
+    pub fn at_end(&self) -> bool {
+        self.left() < 8
+    }
+
+    pub fn get_gamma(&mut self) -> Result<u32> {
+        let len = self.unary()?;
+        if len > 31 {
+            return Err(StoreError::corrupt("gamma code longer than 32 bits"));
+        }
+        // The one that ended the unary count is the value's leading bit.
         let rest = self.get(len)?;
         Ok(1 << len | rest)
     }
@@ -231,6 +304,21 @@ mod tests {
     }
 
     #[test]
+    fn a_long_unary_run_and_a_cut_one_read_as_they_should() {
+        let mut bytes = Vec::new();
+        let mut w = BitWriter::new(&mut bytes);
+        w.put_rice(300, 0);
+        w.put_rice(5, 2);
+        w.finish();
+        let mut r = BitReader::new(&bytes);
+        assert_eq!(r.get_rice(0).unwrap(), 300);
+        assert_eq!(r.get_rice(2).unwrap(), 5);
+        assert!(BitReader::new(&[0; 40]).get_rice(0).is_err(), "no end");
+        assert!(BitReader::new(&[0x80]).get_rice(8).is_err(), "cut short");
+        assert!(BitReader::new(&[0, 0, 0, 0, 0x80]).get_gamma().is_err());
+    }
+
+    #[test]
     fn a_run_of_consecutive_ids_costs_nothing() {
         let ids: Vec<u32> = (0..500).collect();
         assert_eq!(round_trip(&ids, 0, 499), (ids, 0));
@@ -273,6 +361,7 @@ mod tests {
             ids in proptest::collection::btree_set(0u32..70_000, 0..300),
             gammas in proptest::collection::vec(1u32..=u32::MAX, 0..20),
             fixed in proptest::collection::vec((any::<u32>(), 0u32..=32), 0..20),
+            rices in proptest::collection::vec((0u32..1 << 20, 0u32..16), 0..40),
         ) {
             let ids: Vec<u32> = ids.into_iter().collect();
             let high = ids.last().map_or(0, |&x| x + 5);
@@ -284,6 +373,11 @@ mod tests {
             }
             for &(v, bits) in &fixed {
                 w.put(if bits == 32 { v } else { v & ((1 << bits) - 1) }, bits);
+            }
+            let mut rice_bits = 0;
+            for &(v, k) in &rices {
+                w.put_rice(v, k);
+                rice_bits += rice_len(v, k);
             }
             w.finish();
             let mut r = BitReader::new(&bytes);
@@ -297,6 +391,12 @@ mod tests {
                 let want = if bits == 32 { v } else { v & ((1 << bits) - 1) };
                 prop_assert_eq!(r.get(bits).unwrap(), want);
             }
+            let before = r.at;
+            for &(v, k) in &rices {
+                prop_assert_eq!(r.get_rice(k).unwrap(), v);
+            }
+            prop_assert_eq!((r.at - before) as u64, rice_bits);
+            prop_assert!(r.at_end());
         }
     }
 }

@@ -96,6 +96,22 @@ impl<'a> VarintReader<'a> {
         self.bytes
     }
 
+    /// The bytes of the next `n` varints, undecoded; corrupt when the
+    /// record ends first (so a lying count costs a scan, not memory).
+    pub fn take_varints(&mut self, n: u32) -> Result<&'a [u8], StoreError> {
+        let mut left = n;
+        let mut len = 0;
+        while left > 0 {
+            let b = *self
+                .bytes
+                .get(len)
+                .ok_or_else(|| StoreError::corrupt("varints run past their record"))?;
+            left -= u32::from(b < 0x80);
+            len += 1;
+        }
+        self.take(len as u64)
+    }
+
     #[inline]
     pub fn next_u64(&mut self) -> Result<u64, StoreError> {
         // One byte is the common case (position deltas, tfs, most page
@@ -174,18 +190,33 @@ pub fn put_positions(out: &mut Vec<u8>, positions: &[u32]) {
 }
 
 /// One word's positions on a page as stored: how many, then ascending
-/// deltas (varints); decoded only as far as a reader asks.
+/// deltas (varints), or the one position a bit-coded posting entry held;
+/// decoded only as far as a reader asks.
 #[derive(Debug, Clone, Copy)]
 pub struct Positions<'a> {
     pub count: u32,
     deltas: &'a [u8],
+    lone: Option<u32>,
 }
 
 impl<'a> Positions<'a> {
     /// `count` positions whose deltas are `deltas` (body postings keep
     /// the count in the entry's head).
     pub fn new(count: u32, deltas: &'a [u8]) -> Self {
-        Positions { count, deltas }
+        Positions {
+            count,
+            deltas,
+            lone: None,
+        }
+    }
+
+    /// A single position, already decoded.
+    pub fn lone(position: u32) -> Self {
+        Positions {
+            count: 1,
+            deltas: &[],
+            lone: Some(position),
+        }
     }
 
     /// A list as schema 10's title postings kept it: the count, then the
@@ -207,6 +238,10 @@ impl<'a> Positions<'a> {
     #[inline]
     pub fn decode(&self, mut keep_going: impl FnMut(u32) -> bool) -> Result<(), StoreError> {
         const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+        if let Some(p) = self.lone {
+            keep_going(p);
+            return Ok(());
+        }
         let mut r = VarintReader::new(self.deltas);
         let mut at = 0u32;
         let mut left = self.count;

@@ -238,6 +238,9 @@ impl Store {
             Some(v) => {
                 let found = codec::read_u32(v)?;
                 if schema::UPGRADES_FROM.contains(&found) {
+                    if found >= 7 {
+                        upgrade::from_schema_13(&env, &dbs, &mut txn, found)?;
+                    }
                     if found < 7 {
                         upgrade::from_schema_6(&env, &dbs, &mut txn)?;
                     }
@@ -256,7 +259,7 @@ impl Store {
                     if found < 12 {
                         upgrade::from_schema_11(&env, &dbs, &mut txn, found)?;
                     }
-                    if found >= 11 {
+                    if (11..13).contains(&found) {
                         upgrade::from_schema_12(&env, &dbs, &mut txn)?;
                     }
                     upgraded_from = Some(found);

@@ -7,6 +7,9 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 14: posting streams (body and title postings, reverse links) bit-code
+/// each run's entries after its first: Rice codes for page gaps and lone
+/// positions, gamma codes for tfs (see the `postings` module).
 /// 13: `doc_freq` holds 64 words' counts and spellings to a record
 /// (see the `doc_freq` module), spellings other than the stem written
 /// whole; each word's stem is its `words` record (id → stem, as the design notes
@@ -33,10 +36,11 @@ use serde::{Deserialize, Serialize};
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 13;
+pub const SCHEMA_VERSION: u32 = 14;
 
 /// Versions this build upgrades on open (`upgrade`): every one has its
-/// word counts packed (schema 11's and 12's stems move to `words`),
+/// posting streams bit-coded, all but schema 13 their word counts packed
+/// (schema 11's and 12's stems move to `words`),
 /// schema 11's and older their forward records rewritten, schema 10's
 /// and older their title postings, schema 9's and older merged segments
 /// their pairs counted,
@@ -46,7 +50,7 @@ pub const SCHEMA_VERSION: u32 = 13;
 /// (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12, 13];
 
 pub type PageId = u32;
 pub type WordId = u32;

@@ -1082,6 +1082,55 @@ fn stream_entries(w: &Writer<'_>, db: schema::Db) -> Result<Vec<StreamEntry>> {
     Ok(out)
 }
 
+/// Marks the store with an older `version` (7 to 13), its posting
+/// streams first rewritten in the byte layout those schemas wrote: body
+/// postings from schema 7 on, title postings from 11, reverse links from
+/// 12 (older layouts of the last two are the other helpers' to write).
+fn mark_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
+    let streams = [
+        (w.dbs.postings, 7),
+        (w.dbs.title_postings, 11),
+        (w.dbs.links_in, 12),
+    ];
+    for (db, since) in streams {
+        if version >= since {
+            stream_as_bytes(w, db)?;
+        }
+    }
+    w.dbs.meta.put(
+        &mut w.txn,
+        schema::meta_keys::SCHEMA,
+        &version.to_be_bytes(),
+    )?;
+    Ok(())
+}
+
+/// A posting stream in the byte layout of schemas 7 to 13: a part per
+/// segment and word here, its one run's entries `page delta << 1 |
+/// several`, then the one position or `tf, byte length, deltas`.
+fn stream_as_bytes(w: &mut Writer<'_>, db: schema::Db) -> Result<()> {
+    let mut parts: std::collections::BTreeMap<[u8; 12], (PageId, Vec<u8>)> = Default::default();
+    let mut last: Option<(u32, WordId)> = None;
+    for (segment, word, page, positions) in stream_entries(w, db)? {
+        if last != Some((segment, word)) {
+            parts.insert(codec::triple_key(segment, word, page), (0, Vec::new()));
+            last = Some((segment, word));
+        }
+        let (prev, run) = parts.values_mut().next_back().unwrap();
+        postings::push_entry(run, page - *prev, &positions);
+        *prev = page;
+    }
+    db.clear(&mut w.txn)?;
+    for (k, (_, run)) in parts {
+        let mut part = Vec::new();
+        codec::put_varint(&mut part, 0);
+        codec::put_varint(&mut part, run.len() as u64);
+        part.extend_from_slice(&run);
+        db.put(&mut w.txn, &k, &part)?;
+    }
+    Ok(())
+}
+
 /// The postings table as schema 6 wrote it: one part per segment and
 /// word, keyed by its first page, of `page delta, tf, byte length,
 /// position deltas` for each page (the test's words fit in one part).
@@ -1177,8 +1226,14 @@ fn titles_as_schema_10(w: &mut Writer<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Link lists as schemas up to 8 wrote them: plain, not zstd frames.
+/// Link lists as schemas up to 8 wrote them, the store marked 8.
 fn links_as_schema_8(w: &mut Writer<'_>) -> Result<()> {
+    plain_link_lists(w)?;
+    mark_schema(w, 8)
+}
+
+/// Link lists as schemas up to 8 wrote them: plain, not zstd frames.
+fn plain_link_lists(w: &mut Writer<'_>) -> Result<()> {
     words_as_schema_10(w)?;
     let mut plain = Vec::new();
     for item in w.dbs.links_out.iter(&w.txn)? {
@@ -1200,15 +1255,18 @@ fn links_as_schema_8(w: &mut Writer<'_>) -> Result<()> {
     for k in trained {
         w.dbs.meta.delete(&mut w.txn, &k)?;
     }
-    w.dbs
-        .meta
-        .put(&mut w.txn, schema::meta_keys::SCHEMA, &8u32.to_be_bytes())?;
     Ok(())
 }
 
-/// Keys a page's own records by page id, as schemas up to 7 did.
+/// A page's own records keyed by page id, the store marked 7.
 fn page_records_as_schema_7(w: &mut Writer<'_>) -> Result<()> {
-    links_as_schema_8(w)?;
+    page_records_by_page(w)?;
+    mark_schema(w, 7)
+}
+
+/// Keys a page's own records by page id, as schemas up to 7 did.
+fn page_records_by_page(w: &mut Writer<'_>) -> Result<()> {
+    plain_link_lists(w)?;
     for db in page_records::tables(&w.dbs) {
         let records: Vec<(Vec<u8>, Vec<u8>)> = db
             .iter(&w.txn)?
@@ -1220,9 +1278,6 @@ fn page_records_as_schema_7(w: &mut Writer<'_>) -> Result<()> {
         }
     }
     w.dbs.page_segments.clear(&mut w.txn)?;
-    w.dbs
-        .meta
-        .put(&mut w.txn, schema::meta_keys::SCHEMA, &7u32.to_be_bytes())?;
     Ok(())
 }
 
@@ -1234,7 +1289,7 @@ fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
         .into_iter()
         .map(|(segment, child, parent, _)| codec::triple_key(segment, child, parent))
         .collect();
-    page_records_as_schema_7(w)?;
+    page_records_by_page(w)?;
     let forward = w.dbs.forward;
     let records: Vec<(Vec<u8>, Vec<u8>)> = forward
         .iter(&w.txn)?
@@ -1267,12 +1322,14 @@ fn a_schema_11_store_has_its_forward_records_bit_coded_and_its_links_streamed() 
         index_as_schema_11(w)?;
         // Schema 11 kept words as schema 12 did.
         words_as_schema_12(w)?;
-        let version = 11u32.to_be_bytes();
-        w.dbs
-            .meta
-            .put(&mut w.txn, schema::meta_keys::SCHEMA, &version)?;
+        mark_schema(w, 11)?;
         Ok(())
     });
+}
+
+#[test]
+fn a_schema_13_store_has_its_posting_streams_bit_coded() {
+    an_old_store_is_rewritten_as_this_build_writes_it(|w| mark_schema(w, 13));
 }
 
 #[test]
@@ -1568,9 +1625,7 @@ fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
             .update(|w| {
                 w.dbs.pair_postings.clear(&mut w.txn)?;
                 words_as_schema_10(w)?;
-                w.dbs
-                    .meta
-                    .put(&mut w.txn, schema::meta_keys::SCHEMA, &9u32.to_be_bytes())?;
+                mark_schema(w, 9)?;
                 Ok(())
             })
             .unwrap();
@@ -1755,10 +1810,7 @@ fn a_schema_10_store_reads_its_plain_records_and_packs_its_word_counts() {
                         .put(&mut w.txn, &slot, &codec::encode(meta)?)?;
                 }
                 words_as_schema_10(w)?;
-                let version = 10u32.to_be_bytes();
-                w.dbs
-                    .meta
-                    .put(&mut w.txn, schema::meta_keys::SCHEMA, &version)?;
+                mark_schema(w, 10)?;
                 Ok(())
             })
             .unwrap();
@@ -1880,10 +1932,7 @@ fn a_schema_12_store_moves_its_stems_out_and_packs_its_word_counts() {
     store
         .update(|w| {
             words_as_schema_12(w)?;
-            let version = 12u32.to_be_bytes();
-            w.dbs
-                .meta
-                .put(&mut w.txn, schema::meta_keys::SCHEMA, &version)?;
+            mark_schema(w, 12)?;
             Ok(())
         })
         .unwrap();

@@ -40,6 +40,76 @@ pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     })
 }
 
+/// From schema 13 or older, back to 7 (schema 14): the streams of parts
+/// their byte layout wrote (body postings from schema 7 on, title
+/// postings from 11, reverse links from 12; older ones are streamed by
+/// the steps below, in this build's layout) are cut again with their
+/// later entries bit-coded. It runs before the other steps, because
+/// counting pairs (schema 9's step) reads the postings.
+pub fn from_schema_13(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> Result<()> {
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    let streams = [
+        (dbs.postings, 7),
+        (dbs.title_postings, 11),
+        (dbs.links_in, 12),
+    ];
+    for (db, since) in streams {
+        if found >= since {
+            rebuild(db, scratch, txn, |txn| bit_code(db, scratch, txn))?;
+        }
+    }
+    Ok(())
+}
+
+/// A stream's parts in the byte layout, each segment's cut again in this
+/// build's.
+fn bit_code(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
+    let mut out: Option<PartWriter> = None;
+    each_batch(
+        old,
+        txn,
+        |v| Ok(v.to_vec()),
+        |txn, batch| {
+            for (key, part) in batch {
+                let (segment, key_word, _) = codec::split_triple_key(&key)?;
+                let writer = segment_writer(&mut out, segment, to, txn)?;
+                for run in postings::runs(key_word, &part) {
+                    let run = run?;
+                    for e in postings::old_entries(run.bytes) {
+                        writer.push(run.word, &e?)?;
+                    }
+                }
+                let parts = writer.take_done();
+                append(to, txn, parts)?;
+            }
+            Ok(())
+        },
+    )?;
+    if let Some(w) = out {
+        append(to, txn, w.finish())?;
+    }
+    Ok(())
+}
+
+/// The writer of `segment`'s parts, the one before it (when the stream
+/// moved to a new segment) finished into `to`.
+fn segment_writer<'w>(
+    out: &'w mut Option<PartWriter>,
+    segment: u32,
+    to: Db,
+    txn: &mut RwTxn<'_>,
+) -> Result<&'w mut PartWriter> {
+    match out.take() {
+        Some(w) if w.segment() == segment => Ok(out.insert(w)),
+        done => {
+            if let Some(w) = done {
+                append(to, txn, w.finish())?;
+            }
+            Ok(out.insert(PartWriter::new(segment)))
+        }
+    }
+}
+
 /// From schema 7 (schema 8): a page's forward index, outgoing links, meta
 /// tags and HTTP head move from `page` keys to `segment ‖ page` keys
 /// (`page_records`), the segment being the one its forward record names,
@@ -285,16 +355,8 @@ fn restream(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
     each_batch(old, txn, postings::part_from_schema_6, |txn, batch| {
         for (key, run) in batch {
             let (segment, word, _) = codec::split_triple_key(&key)?;
-            let writer = match out.take() {
-                Some(w) if w.segment() == segment => out.insert(w),
-                done => {
-                    if let Some(w) = done {
-                        append(to, txn, w.finish())?;
-                    }
-                    out.insert(PartWriter::new(segment))
-                }
-            };
-            for e in postings::entries(&run) {
+            let writer = segment_writer(&mut out, segment, to, txn)?;
+            for e in postings::old_entries(&run) {
                 writer.push(word, &e?)?;
             }
             let parts = writer.take_done();
