@@ -35,10 +35,18 @@ impl<'a> BitWriter<'a> {
     /// The low `bits` bits of `value` (at most 32).
     pub fn put(&mut self, value: u32, bits: u32) {
         debug_assert!(bits <= 32 && (bits == 32 || value >> bits == 0));
+        self.put_long(u64::from(value), bits);
+    }
+
+    /// The low `bits` bits of `value` (at most 56: with fewer than 8 bits
+    /// held, they fit the accumulator).
+    #[inline]
+    fn put_long(&mut self, value: u64, bits: u32) {
+        debug_assert!(bits <= 56 && self.held < 8);
         if bits == 0 {
             return;
         }
-        self.acc = self.acc << bits | u64::from(value);
+        self.acc = self.acc << bits | value;
         self.held += bits;
         while self.held >= 8 {
             self.held -= 8;
@@ -50,15 +58,20 @@ impl<'a> BitWriter<'a> {
     /// Rice code of `value` with parameter `k`: `value >> k` in unary
     /// (that many zeros, then a one), then its low `k` bits. A list whose
     /// values are near `2^k` costs about `k + 2` bits a value.
+    #[inline]
     pub fn put_rice(&mut self, value: u32, k: u32) {
         let mut zeros = value >> k;
+        let low = u64::from(value & low_mask(k));
+        // The common case, one write: the zeros are the code's leading bits.
+        if zeros + 1 + k <= 56 {
+            return self.put_long(1 << k | low, zeros + 1 + k);
+        }
         while zeros > 0 {
             let now = zeros.min(32);
             self.put(0, now);
             zeros -= now;
         }
-        self.put(1, 1);
-        self.put(value & low_mask(k), k);
+        self.put_long(1 << k | low, 1 + k);
     }
 
     /// Elias gamma code of `value` (at least 1): its length in unary, then
@@ -129,7 +142,8 @@ fn low_mask(k: u32) -> u32 {
 }
 
 /// Bits [`BitWriter::put_rice`] spends on `value` with parameter `k`.
-pub fn rice_len(value: u32, k: u32) -> u64 {
+#[cfg(test)]
+fn rice_len(value: u32, k: u32) -> u64 {
     u64::from(value >> k) + 1 + u64::from(k)
 }
 
@@ -211,6 +225,17 @@ impl<'a> BitReader<'a> {
     /// Reads what [`BitWriter::put_rice`] wrote with the same `k`.
     #[inline]
     pub fn get_rice(&mut self, k: u32) -> Result<u32> {
+        // The common case, one load: the whole code within the window's
+        // 57 whole bits and the record.
+        let w = self.window();
+        let zeros = w.leading_zeros();
+        let len = zeros + 1 + k;
+        if len <= 57 && len as usize <= self.left() {
+            self.at += len as usize;
+            let low = if k == 0 { 0 } else { (w << (zeros + 1)) >> (64 - k) };
+            return u32::try_from(u64::from(zeros) << k | low)
+                .map_err(|_| StoreError::corrupt("rice code exceeds 32 bits"));
+        }
         let high = self.unary()?;
         let low = self.get(k)?;
         u32::try_from(u64::from(high) << k | u64::from(low))
