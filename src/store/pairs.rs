@@ -153,12 +153,14 @@ fn segment_runs<'t>(
 /// frequent of them, ascending.
 fn common_stems(runs: &[postings::Run<'_>], pages: u32) -> Result<Vec<WordId>> {
     // Each word's pages, counted only where its runs are long enough to
-    // hold half the pages (an entry takes two bytes or more): most words
-    // are rare, and passing their runs unread is most of the work saved.
+    // hold half the pages: most words are rare, and passing their runs
+    // unread is most of the work saved. A bit-coded entry takes two bits
+    // or more (a gap and a position or flag), so `bytes` hold at most
+    // `4 * bytes` entries, and half the pages need `8 * bytes >= pages`.
     let mut df: Vec<(WordId, u32)> = Vec::new();
     for word_runs in runs.chunk_by(|x, y| x.word == y.word) {
         let bytes: usize = word_runs.iter().map(|r| r.bytes.len()).sum();
-        if (bytes as u64) < u64::from(pages) {
+        if 8 * (bytes as u64) < u64::from(pages) {
             continue;
         }
         let mut n = 0u32;
@@ -477,6 +479,33 @@ fn decode_run(v: &[u8], gone: &[PageId], out: &mut Vec<PairCount>) -> Result<()>
 mod tests {
     use super::*;
     use crate::store::Store;
+
+    #[test]
+    fn a_stem_on_half_the_pages_is_common_however_few_bits_its_entries_take() {
+        // Every other page of 600, position 0: three bits an entry.
+        let mut writer = postings::PartWriter::new(1);
+        for page in (0..600).step_by(2) {
+            writer.push_positions(7, page, &[0]).expect("in order");
+        }
+        writer.push_positions(8, 5, &[0]).expect("in order");
+        let parts = writer.finish();
+        let mut runs = Vec::new();
+        for (k, part) in &parts {
+            let word = split_triple_key(k).expect("key").1;
+            runs.extend(postings::runs(word, part).map(|r| r.expect("run")));
+        }
+        let bytes: usize = runs
+            .iter()
+            .filter(|r| r.word == 7)
+            .map(|r| r.bytes.len())
+            .sum();
+        assert!(bytes < 600, "fewer bytes than pages: {bytes}");
+        assert_eq!(common_stems(&runs, 600).expect("runs"), vec![7]);
+        assert_eq!(
+            common_stems(&runs, 602).expect("runs"),
+            Vec::<WordId>::new()
+        );
+    }
 
     #[test]
     fn lists_cut_across_records_and_shared_ones_read_back() {
