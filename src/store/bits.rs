@@ -232,7 +232,11 @@ impl<'a> BitReader<'a> {
         let len = zeros + 1 + k;
         if len <= 57 && len as usize <= self.left() {
             self.at += len as usize;
-            let low = if k == 0 { 0 } else { (w << (zeros + 1)) >> (64 - k) };
+            let low = if k == 0 {
+                0
+            } else {
+                (w << (zeros + 1)) >> (64 - k)
+            };
             return u32::try_from(u64::from(zeros) << k | low)
                 .map_err(|_| StoreError::corrupt("rice code exceeds 32 bits"));
         }

@@ -1097,6 +1097,11 @@ fn mark_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
             stream_as_bytes(w, db)?;
         }
     }
+    put_schema(w, version)
+}
+
+/// Writes `version` as the store's schema.
+fn put_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
     w.dbs.meta.put(
         &mut w.txn,
         schema::meta_keys::SCHEMA,
@@ -1303,12 +1308,7 @@ fn as_written_by_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
     for k in links {
         w.dbs.links_in.put(&mut w.txn, &k, &[])?;
     }
-    w.dbs.meta.put(
-        &mut w.txn,
-        schema::meta_keys::SCHEMA,
-        &version.to_be_bytes(),
-    )?;
-    Ok(())
+    put_schema(w, version)
 }
 
 #[test]
