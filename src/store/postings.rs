@@ -27,8 +27,9 @@
 //! Parts hold many words' runs because most words are rare: one part per
 //! word and segment made ~475,000 records of 12 bytes median on a 10k
 //! site, each paying a 12-byte key and 10 bytes of LMDB node. A word's run
-//! is cut where a part fills, and the next part starts with it. A word
-//! may have several runs in a row: a merge copies a long run whose pages
+//! is cut where a part fills, and the next part starts with it, and after
+//! [`RUN_ENTRIES`] entries, so a look-up decodes the bits of one run. A
+//! word may have several runs in a row: a merge copies a long run whose pages
 //! no other segment's interleave as it is ([`RAW_RUN_BYTES`]), where
 //! decoding and coding it again made merges a tenth of a 100k crawl.
 //!
@@ -53,6 +54,15 @@ use super::{Result, StoreError};
 /// first entry cost a few percent of such a run, and coding the entries
 /// again cost more CPU than the rest of the merge.
 const RAW_RUN_BYTES: usize = 128;
+
+/// Entries a run holds at most. A look-up of one page reads the run's
+/// first entry and span, and decodes the bits only of the run that spans
+/// the page: with runs as long as a part (a thousand entries of a
+/// frequent word), each look-up decoded hundreds of entries, and a
+/// phrase of a rare and a frequent word makes thousands of look-ups. A
+/// run's head and byte-coded first entry cost about nine bytes more than
+/// its bit-coded entries, a few percent of a frequent word's postings.
+const RUN_ENTRIES: usize = 128;
 
 /// The largest Rice parameter a run names (four bits of its parameter
 /// byte): gaps and positions past 2^15 cost a few more unary bits.
@@ -322,6 +332,30 @@ impl<'a> Entries<'a> {
     }
 
     fn read_later(&mut self) -> Result<Entry<'a>> {
+        let (page, coded) = self.read_later_head()?;
+        let entry = match coded {
+            Coded::Lone(p) => Entry {
+                page,
+                tf: 1,
+                held: Held::Lone(p),
+            },
+            Coded::Several(tf) => Entry {
+                page,
+                tf,
+                held: Held::Deltas(self.lists.take_varints(tf)?),
+            },
+        };
+        if page == self.last && !self.lists.is_empty() {
+            return Err(StoreError::corrupt(
+                "posting run holds more than its entries",
+            ));
+        }
+        Ok(entry)
+    }
+
+    /// A later entry's page and its bit-coded rest, its position list (if
+    /// any) left unread.
+    fn read_later_head(&mut self) -> Result<(PageId, Coded)> {
         let gap = self.bits.get_rice(self.gap_k)?;
         let page = self
             .prev
@@ -330,25 +364,96 @@ impl<'a> Entries<'a> {
             .filter(|&p| p <= self.last)
             .ok_or_else(|| StoreError::corrupt("posting run passes its last page"))?;
         self.prev = page;
-        let entry = if self.several && self.bits.get(1)? == 1 {
+        let coded = if self.several && self.bits.get(1)? == 1 {
             let tf = self
                 .bits
                 .get_gamma()?
                 .checked_add(1)
                 .ok_or_else(|| StoreError::corrupt("posting tf overflow"))?;
-            let held = Held::Deltas(self.lists.take_varints(tf)?);
-            Entry { page, tf, held }
+            Coded::Several(tf)
         } else {
-            let held = Held::Lone(self.bits.get_rice(self.lone_k)?);
-            Entry { page, tf: 1, held }
+            Coded::Lone(self.bits.get_rice(self.lone_k)?)
         };
-        if page == self.last && !(self.bits.at_end() && self.lists.is_empty()) {
+        if page == self.last && !self.bits.at_end() {
             return Err(StoreError::corrupt(
                 "posting run holds more than its entries",
             ));
         }
-        Ok(entry)
+        Ok((page, coded))
     }
+
+    /// Each entry's page and tf, position lists skipped unread: what a
+    /// ranking asks of a word, where a frequent word's lists are most of
+    /// its run.
+    pub fn page_tfs(mut self) -> impl Iterator<Item = Result<(PageId, u32)>> + 'a {
+        std::iter::from_fn(move || {
+            let one = match self.first.take() {
+                Some(run) => self.read_first(run).map(|e| (e.page, e.tf)),
+                None if self.prev < self.last => self.read_later_head().map(|(page, coded)| {
+                    let tf = match coded {
+                        Coded::Lone(_) => 1,
+                        Coded::Several(tf) => tf,
+                    };
+                    (page, tf)
+                }),
+                None => return None,
+            };
+            if one.is_err() {
+                self.last = self.prev;
+            }
+            Some(one)
+        })
+    }
+
+    /// The entry for `page`, if the run has one: the pages before it are
+    /// read without their position lists, which are then skipped in one
+    /// scan, and a page past the run's span costs its first entry alone.
+    pub fn find(mut self, page: PageId) -> Result<Option<Entry<'a>>> {
+        let Some(run) = self.first.take() else {
+            return Ok(None);
+        };
+        let first = self.read_first(run)?;
+        if first.page >= page || page > self.last {
+            return Ok(Some(first).filter(|e| e.page == page));
+        }
+        // Varints of the lists of the entries passed over.
+        let mut passed = 0u32;
+        while self.prev < self.last {
+            let (at, coded) = self.read_later_head()?;
+            if at > page {
+                break;
+            }
+            match coded {
+                Coded::Lone(p) if at == page => {
+                    return Ok(Some(Entry {
+                        page,
+                        tf: 1,
+                        held: Held::Lone(p),
+                    }))
+                }
+                Coded::Lone(_) => {}
+                Coded::Several(tf) if at == page => {
+                    self.lists.take_varints(passed)?;
+                    let held = Held::Deltas(self.lists.take_varints(tf)?);
+                    return Ok(Some(Entry { page, tf, held }));
+                }
+                Coded::Several(tf) => {
+                    passed = passed
+                        .checked_add(tf)
+                        .ok_or_else(|| StoreError::corrupt("posting tf overflow"))?;
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A bit-coded entry past its page: its lone position, or its tf with
+/// the position list still in the run's lists.
+#[derive(Debug, Clone, Copy)]
+enum Coded {
+    Lone(u32),
+    Several(u32),
 }
 
 /// One word's entries inside a part.
@@ -689,7 +794,7 @@ impl PartWriter {
     }
 
     fn push_next(&mut self, word: WordId, e: &Entry<'_>) {
-        if self.run.tally.word != Some(word) {
+        if self.run.tally.word != Some(word) || self.run.later.len() + 1 >= RUN_ENTRIES {
             self.close_run();
         }
         let mark = self.run.mark();
@@ -1325,7 +1430,7 @@ mod tests {
 
     #[test]
     fn a_merge_copies_a_long_run_no_other_interleaves_as_it_is() {
-        let early: Vec<(WordId, PageId, u32)> = (0..200).map(|p| (4, p * 3, 1)).collect();
+        let early: Vec<(WordId, PageId, u32)> = (0..200).map(|p| (4, p * 3, 3)).collect();
         let late: Vec<(WordId, PageId, u32)> = (0..200).map(|p| (4, 1_000 + p, 2)).collect();
         let short = [(4, 5_000, 1), (9, 7, 1)];
         let segments = [
@@ -1341,12 +1446,41 @@ mod tests {
             .flat_map(|(k, p)| runs(first_of(k).0, p).map(|r| r.unwrap().bytes))
             .collect();
         for (_, part) in segments[..2].iter().flatten() {
-            let run = runs(4, part).next().unwrap().unwrap().bytes;
-            assert!(run.len() >= RAW_RUN_BYTES);
-            assert!(copied.contains(&run), "a long run copied as it was");
+            // 200 entries: two runs, both long.
+            for run in runs(4, part) {
+                let run = run.unwrap().bytes;
+                assert!(run.len() >= RAW_RUN_BYTES);
+                assert!(copied.contains(&run), "a long run copied as it was");
+            }
         }
-        // The short runs' entries were coded again, into one run of word 4.
-        assert_eq!(copied.len(), 4);
+        // The short runs' entries were coded again: one run of word 4,
+        // one of word 9.
+        assert_eq!(copied.len(), 6);
+    }
+
+    #[test]
+    fn runs_are_cut_to_run_entries_and_found_across_them() {
+        // Lone positions, then lists whose entries a look-up passes over.
+        let rows: Vec<(WordId, PageId, u32)> = (0..300).map(|p| (6, p * 2, 1 + p % 3)).collect();
+        let parts = segment_parts(0, &rows);
+        let lens: Vec<usize> = parts
+            .iter()
+            .flat_map(|(k, p)| runs(first_of(k).0, p).map(|r| r.unwrap().entries().count()))
+            .collect();
+        assert_eq!(lens, [RUN_ENTRIES, RUN_ENTRIES, 300 - 2 * RUN_ENTRIES]);
+        let all = decode_all(&parts);
+        for page in 0..600 {
+            let found = parts.iter().find_map(|(k, p)| {
+                runs(first_of(k).0, p)
+                    .find_map(|r| r.unwrap().entries().find(page).unwrap())
+                    .map(|e| (e.page, e.positions().unwrap()))
+            });
+            let want = all
+                .iter()
+                .find(|row| row.1 == page)
+                .map(|row| (row.1, row.3.clone()));
+            assert_eq!(found, want, "page {page}");
+        }
     }
 
     #[test]

@@ -94,11 +94,19 @@ pub trait WordRead: View {
 
     /// Body postings of a word in page order, tf only (the ranking scan).
     fn postings_tf(&self, id: WordId) -> Result<Vec<(PageId, u32)>> {
-        Ok(self
-            .postings_raw(id)?
-            .into_iter()
-            .map(|e| (e.page, e.tf))
-            .collect())
+        let db = self.dbs().postings;
+        let mut out = Vec::with_capacity((self.doc_freq(id)? as usize).min(1 << 20));
+        for segment in self.segment_ids()? {
+            each_run(self, db, segment, id, |run| {
+                for e in run.entries().page_tfs() {
+                    out.push(e?);
+                }
+                Ok(())
+            })?;
+        }
+        // Each segment's run is in page order: a stable sort merges runs.
+        out.sort_by_key(|&(p, _)| p);
+        Ok(out)
     }
 
     /// Body postings of a word in page order, with positions.
@@ -157,24 +165,12 @@ pub trait WordRead: View {
         id: WordId,
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        let start = self.postings_start(db, segment, id)?;
-        let end = postings::part_key(segment, id, PageId::MAX);
-        let range = (Included(&start[..]), Included(&end[..]));
-        for item in db.range(self.txn(), &range)? {
-            let (k, part) = item?;
-            for run in postings::runs(codec::split_triple_key(k)?.1, part) {
-                let run = run?;
-                if run.word > id {
-                    return Ok(());
-                }
-                if run.word == id {
-                    for e in run.entries() {
-                        out.push(e?);
-                    }
-                }
+        each_run(self, db, segment, id, |run| {
+            for e in run.entries() {
+                out.push(e?);
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The body posting of one word in one page.
@@ -224,14 +220,9 @@ pub trait WordRead: View {
             if run.word < word {
                 continue;
             }
-            for e in run.entries() {
-                let e = e?;
-                if e.page == page {
-                    return Ok(Some(e));
-                }
-                if e.page > page {
-                    break;
-                }
+            // A word may have several runs in a part, each naming its span.
+            if let Some(e) = run.entries().find(page)? {
+                return Ok(Some(e));
             }
         }
         Ok(None)
@@ -301,6 +292,33 @@ pub trait WordRead: View {
 }
 
 impl<T: View + ?Sized> WordRead for T {}
+
+/// Calls `each` with every run of word `id` in `segment` of the
+/// posting stream `db`, in page order.
+fn each_run<'t, V: View + ?Sized>(
+    v: &'t V,
+    db: Db,
+    segment: u32,
+    id: WordId,
+    mut each: impl FnMut(postings::Run<'t>) -> Result<()>,
+) -> Result<()> {
+    let start = v.postings_start(db, segment, id)?;
+    let end = postings::part_key(segment, id, PageId::MAX);
+    let range = (Included(&start[..]), Included(&end[..]));
+    for item in db.range(v.txn(), &range)? {
+        let (k, part) = item?;
+        for run in postings::runs(codec::split_triple_key(k)?.1, part) {
+            let run = run?;
+            if run.word > id {
+                return Ok(());
+            }
+            if run.word == id {
+                each(run)?;
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Writes a transaction's new stems to `words` and its count changes to
 /// `doc_freq`, a record (a block of words) at a time.
