@@ -149,6 +149,69 @@ fn rice_len(value: u32, k: u32) -> u64 {
 
 /// Reads what a [`BitWriter`] wrote; running past the end is a corrupt
 /// record.
+/// Up to 57 bits loaded at once, read code by code without a bounds
+/// check or a `Result` each: a code that does not fit (or would pass the
+/// record's end) is None, and the reader then reads code by code. A
+/// posting entry is a few such codes, and a phrase of a word on every
+/// page reads a hundred thousand entries.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    bits: u64,
+    /// Bits read so far, and bits that may be read.
+    used: u32,
+    avail: u32,
+}
+
+impl Window {
+    /// The bits not read yet, at the top.
+    #[inline]
+    fn rest(&self) -> u64 {
+        self.bits << self.used
+    }
+
+    #[inline]
+    pub fn bit(&mut self) -> Option<u32> {
+        if self.used >= self.avail {
+            return None;
+        }
+        let b = (self.rest() >> 63) as u32;
+        self.used += 1;
+        Some(b)
+    }
+
+    /// What [`BitWriter::put_rice`] wrote with `k` (at most 15).
+    #[inline]
+    pub fn rice(&mut self, k: u32) -> Option<u32> {
+        let rest = self.rest();
+        let zeros = rest.leading_zeros();
+        let len = zeros + 1 + k;
+        if self.used + len > self.avail {
+            return None;
+        }
+        // Fits: zeros < 57, so the value is below 2^(6 + k).
+        let low = if k == 0 {
+            0
+        } else {
+            (rest << (zeros + 1)) >> (64 - k)
+        };
+        self.used += len;
+        Some((u64::from(zeros) << k | low) as u32)
+    }
+
+    /// What [`BitWriter::put_gamma`] wrote.
+    #[inline]
+    pub fn gamma(&mut self) -> Option<u32> {
+        let rest = self.rest();
+        let len = 2 * rest.leading_zeros() + 1;
+        if self.used + len > self.avail {
+            return None;
+        }
+        // Fits: the zeros are fewer than 29, the value below 2^29.
+        self.used += len;
+        Some((rest >> (64 - len)) as u32)
+    }
+}
+
 pub struct BitReader<'a> {
     bytes: &'a [u8],
     /// The next bit, counted from the first byte's most significant.
@@ -246,12 +309,39 @@ impl<'a> BitReader<'a> {
             .map_err(|_| StoreError::corrupt("rice code exceeds 32 bits"))
     }
 
+    /// The next bits in one load, for reading several short codes from
+    /// it; [`BitReader::consume`] then moves past what was read.
+    #[inline]
+    pub fn load(&self) -> Window {
+        Window {
+            bits: self.window(),
+            used: 0,
+            avail: self.left().min(57) as u32,
+        }
+    }
+
+    /// Moves past the bits read from `window`, loaded from here.
+    #[inline]
+    pub fn consume(&mut self, window: &Window) {
+        self.at += window.used as usize;
+    }
+
     /// Whether what is left is no more than the last byte's padding.
     pub fn at_end(&self) -> bool {
         self.left() < 8
     }
 
+    #[inline]
     pub fn get_gamma(&mut self) -> Result<u32> {
+        // The common case, one load: `zeros` zeros, then the value in
+        // `zeros + 1` bits, within the window's 57 whole bits.
+        let w = self.window();
+        let zeros = w.leading_zeros();
+        let bits = 2 * zeros + 1;
+        if zeros <= 31 && bits <= 57 && bits as usize <= self.left() {
+            self.at += bits as usize;
+            return Ok((w >> (64 - bits)) as u32);
+        }
         let len = self.unary()?;
         if len > 31 {
             return Err(StoreError::corrupt("gamma code longer than 32 bits"));
@@ -426,6 +516,53 @@ mod tests {
             }
             prop_assert_eq!((r.at - before) as u64, rice_bits);
             prop_assert!(r.at_end());
+        }
+
+        /// Codes read three to a load as a posting entry's are, a group
+        /// that does not fit read code by code, come back as written, to
+        /// the record's last bit; groups of short codes always fit.
+        #[test]
+        fn codes_read_from_loads_read_back(
+            codes in proptest::collection::vec(
+                (proptest::bool::ANY, 0u32..1 << 24, 0u32..16), 0..60),
+        ) {
+            let mut bytes = Vec::new();
+            let mut w = BitWriter::new(&mut bytes);
+            for &(gamma, v, k) in &codes {
+                if gamma {
+                    w.put_gamma(v + 1);
+                } else {
+                    w.put_rice(v, k);
+                }
+            }
+            w.finish();
+            let mut r = BitReader::new(&bytes);
+            let mut from_loads = 0;
+            for group in codes.chunks(3) {
+                let mut window = r.load();
+                let fast: Option<Vec<u32>> = group
+                    .iter()
+                    .map(|&(gamma, _, k)| if gamma { window.gamma().map(|g| g - 1) } else { window.rice(k) })
+                    .collect();
+                let got = match fast {
+                    Some(got) => {
+                        r.consume(&window);
+                        from_loads += group.len();
+                        got
+                    }
+                    None => group
+                        .iter()
+                        .map(|&(gamma, _, k)| if gamma { r.get_gamma().unwrap() - 1 } else { r.get_rice(k).unwrap() })
+                        .collect(),
+                };
+                let want: Vec<u32> = group.iter().map(|&(_, v, _)| v).collect();
+                prop_assert_eq!(got, want);
+            }
+            prop_assert!(r.at_end());
+            // Codes of 12 bits at most: 36 bits a group.
+            if codes.iter().all(|&(gamma, v, k)| !gamma && v >> k < 4 && k < 8) {
+                prop_assert_eq!(from_loads, codes.len());
+            }
         }
     }
 }

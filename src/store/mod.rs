@@ -239,7 +239,7 @@ impl Store {
                 let found = codec::read_u32(v)?;
                 if schema::UPGRADES_FROM.contains(&found) {
                     if found >= 7 {
-                        upgrade::from_schema_13(&env, &dbs, &mut txn, found)?;
+                        upgrade::from_schema_14(&env, &dbs, &mut txn, found)?;
                     }
                     if found < 7 {
                         upgrade::from_schema_6(&env, &dbs, &mut txn)?;

@@ -15,8 +15,12 @@
 //! two Rice parameters (for the page gaps, and for the lone positions),
 //! then for each entry the Rice code of its page gap less one, a flag bit
 //! for tf > 1 (only when `several`), and the lone position's Rice code or
-//! tf − 1 as a gamma code. The lists of the entries with tf > 1 follow
-//! the bits as varint deltas, so a phrase decodes them as it always did.
+//! tf − 1 and the list's bytes beyond tf, plus one, as gamma codes. The
+//! lists of the entries with tf > 1 follow the bits as varint deltas, so
+//! a phrase decodes them as it always did. Their lengths (schema 15) let a
+//! reader pass lists unread: a word on every page has fifty positions a
+//! page, and counting their varints to find the next list took a quarter
+//! of a phrase's time.
 //!
 //! Why bits: on the 10k bench site the byte-aligned runs took 17.2 MB,
 //! 28% of the store; most page gaps and lone positions are a few bits
@@ -259,11 +263,24 @@ pub struct Entries<'a> {
     lone_k: u32,
     bits: BitReader<'a>,
     lists: VarintReader<'a>,
+    /// Whether a list's byte length follows its tf in the bits (schema
+    /// 15 on), so a reader passes a list without reading it.
+    sized: bool,
 }
 
 /// Entries of a stored run.
 pub fn entries(run: &[u8]) -> Entries<'_> {
     Entries {
+        sized: true,
+        ..schema_14_entries(run)
+    }
+}
+
+/// Entries of a run as schema 14 stored it, its lists' lengths found by
+/// counting their varints; the upgrade reads them.
+pub fn schema_14_entries(run: &[u8]) -> Entries<'_> {
+    Entries {
+        sized: false,
         first: Some(run),
         prev: 0,
         last: 0,
@@ -339,10 +356,10 @@ impl<'a> Entries<'a> {
                 tf: 1,
                 held: Held::Lone(p),
             },
-            Coded::Several(tf) => Entry {
+            Coded::Several(tf, bytes) => Entry {
                 page,
                 tf,
-                held: Held::Deltas(self.lists.take_varints(tf)?),
+                held: Held::Deltas(self.take_list(tf, bytes)?),
             },
         };
         if page == self.last && !self.lists.is_empty() {
@@ -355,8 +372,12 @@ impl<'a> Entries<'a> {
 
     /// A later entry's page and its bit-coded rest, its position list (if
     /// any) left unread.
+    #[inline]
     fn read_later_head(&mut self) -> Result<(PageId, Coded)> {
-        let gap = self.bits.get_rice(self.gap_k)?;
+        let (gap, coded) = match self.head_in_one_load() {
+            Some(head) => head,
+            None => self.head_code_by_code()?,
+        };
         let page = self
             .prev
             .checked_add(gap)
@@ -364,22 +385,62 @@ impl<'a> Entries<'a> {
             .filter(|&p| p <= self.last)
             .ok_or_else(|| StoreError::corrupt("posting run passes its last page"))?;
         self.prev = page;
-        let coded = if self.several && self.bits.get(1)? == 1 {
-            let tf = self
-                .bits
-                .get_gamma()?
-                .checked_add(1)
-                .ok_or_else(|| StoreError::corrupt("posting tf overflow"))?;
-            Coded::Several(tf)
-        } else {
-            Coded::Lone(self.bits.get_rice(self.lone_k)?)
-        };
         if page == self.last && !self.bits.at_end() {
             return Err(StoreError::corrupt(
                 "posting run holds more than its entries",
             ));
         }
         Ok((page, coded))
+    }
+
+    /// An entry's gap and the rest of its codes from one load, when they
+    /// fit in it (most do: a gap and a position take a dozen bits or two).
+    #[inline]
+    fn head_in_one_load(&mut self) -> Option<(u32, Coded)> {
+        let mut w = self.bits.load();
+        let gap = w.rice(self.gap_k)?;
+        let coded = if self.several && w.bit()? == 1 {
+            let tf = w.gamma()? + 1;
+            // Both below 2^29 + 1: the sum fits.
+            let bytes = if self.sized {
+                Some(tf + w.gamma()? - 1)
+            } else {
+                None
+            };
+            Coded::Several(tf, bytes)
+        } else {
+            Coded::Lone(w.rice(self.lone_k)?)
+        };
+        self.bits.consume(&w);
+        Some((gap, coded))
+    }
+
+    /// [`Entries::head_in_one_load`] for codes that do not fit one load,
+    /// or that fail.
+    fn head_code_by_code(&mut self) -> Result<(u32, Coded)> {
+        let gap = self.bits.get_rice(self.gap_k)?;
+        let coded = if self.several && self.bits.get(1)? == 1 {
+            let tf = self
+                .bits
+                .get_gamma()?
+                .checked_add(1)
+                .ok_or_else(|| StoreError::corrupt("posting tf overflow"))?;
+            let bytes = if self.sized {
+                // Each position takes a byte at least: the code is what
+                // the list takes beyond that, plus one.
+                let beyond = self.bits.get_gamma()? - 1;
+                Some(
+                    tf.checked_add(beyond)
+                        .ok_or_else(|| StoreError::corrupt("posting list length overflow"))?,
+                )
+            } else {
+                None
+            };
+            Coded::Several(tf, bytes)
+        } else {
+            Coded::Lone(self.bits.get_rice(self.lone_k)?)
+        };
+        Ok((gap, coded))
     }
 
     /// Each entry's page and tf, position lists skipped unread: what a
@@ -392,7 +453,7 @@ impl<'a> Entries<'a> {
                 None if self.prev < self.last => self.read_later_head().map(|(page, coded)| {
                     let tf = match coded {
                         Coded::Lone(_) => 1,
-                        Coded::Several(tf) => tf,
+                        Coded::Several(tf, _) => tf,
                     };
                     (page, tf)
                 }),
@@ -406,8 +467,8 @@ impl<'a> Entries<'a> {
     }
 
     /// The entry for `page`, if the run has one: the pages before it are
-    /// read without their position lists, which are then skipped in one
-    /// scan, and a page past the run's span costs its first entry alone.
+    /// read without their position lists, which are then passed in one
+    /// step, and a page past the run's span costs its first entry alone.
     pub fn find(mut self, page: PageId) -> Result<Option<Entry<'a>>> {
         let Some(run) = self.first.take() else {
             return Ok(None);
@@ -416,8 +477,9 @@ impl<'a> Entries<'a> {
         if first.page >= page || page > self.last {
             return Ok(Some(first).filter(|e| e.page == page));
         }
-        // Varints of the lists of the entries passed over.
-        let mut passed = 0u32;
+        // The lists of the entries passed over: bytes where the run
+        // sizes its lists, else varints.
+        let (mut passed_bytes, mut passed_varints) = (0u64, 0u32);
         while self.prev < self.last {
             let (at, coded) = self.read_later_head()?;
             if at > page {
@@ -432,13 +494,15 @@ impl<'a> Entries<'a> {
                     }))
                 }
                 Coded::Lone(_) => {}
-                Coded::Several(tf) if at == page => {
-                    self.lists.take_varints(passed)?;
-                    let held = Held::Deltas(self.lists.take_varints(tf)?);
+                Coded::Several(tf, bytes) if at == page => {
+                    self.lists.take(passed_bytes)?;
+                    self.lists.take_varints(passed_varints)?;
+                    let held = Held::Deltas(self.take_list(tf, bytes)?);
                     return Ok(Some(Entry { page, tf, held }));
                 }
-                Coded::Several(tf) => {
-                    passed = passed
+                Coded::Several(_, Some(bytes)) => passed_bytes += u64::from(bytes),
+                Coded::Several(tf, None) => {
+                    passed_varints = passed_varints
                         .checked_add(tf)
                         .ok_or_else(|| StoreError::corrupt("posting tf overflow"))?;
                 }
@@ -446,14 +510,24 @@ impl<'a> Entries<'a> {
         }
         Ok(None)
     }
+
+    /// The next list of the run's lists: `bytes` long, or (schema 14)
+    /// `tf` varints.
+    fn take_list(&mut self, tf: u32, bytes: Option<u32>) -> Result<&'a [u8]> {
+        match bytes {
+            Some(bytes) => self.lists.take(u64::from(bytes)),
+            None => self.lists.take_varints(tf),
+        }
+    }
 }
 
-/// A bit-coded entry past its page: its lone position, or its tf with
-/// the position list still in the run's lists.
+/// A bit-coded entry past its page: its lone position, or its tf and the
+/// byte length of its position list (None: not stored, schema 14), the
+/// list still in the run's lists.
 #[derive(Debug, Clone, Copy)]
 enum Coded {
     Lone(u32),
-    Several(u32),
+    Several(u32, Option<u32>),
 }
 
 /// One word's entries inside a part.
@@ -548,6 +622,9 @@ struct OpenRun {
     /// The position lists of the later entries with tf > 1.
     lists: Vec<u8>,
     tally: Tally,
+    /// Leaves the lists' lengths out, as schema 14 did: tests make old
+    /// stores with it.
+    lengths_left_out: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -555,8 +632,8 @@ struct Later {
     /// The page's distance from the entry before, less one.
     gap: u32,
     tf: u32,
-    /// The position when tf is 1.
-    lone: u32,
+    /// The position when tf is 1, else the list's byte length.
+    lone_or_bytes: u32,
 }
 
 /// What [`OpenRun::bound`] counts, kept so a push can be taken back.
@@ -569,7 +646,8 @@ struct Tally {
     gap_sum: u64,
     lone_sum: u64,
     lones: u64,
-    /// Gamma bits of the tfs > 1 among the later entries.
+    /// Gamma bits of the tfs > 1 among the later entries, and of their
+    /// lists' lengths.
     tf_bits: u64,
     several: bool,
 }
@@ -642,23 +720,29 @@ impl OpenRun {
         } else {
             let gap = e.page - t.page - 1;
             t.gap_sum += u64::from(gap);
-            let lone = match e.held {
+            let lone_or_bytes = match e.held {
                 Held::Lone(p) => {
                     t.lone_sum += u64::from(p);
                     t.lones += 1;
                     p
                 }
                 Held::Deltas(deltas) => {
+                    // A part's list fits in u32 (push checked it, and
+                    // that it holds a byte per position at least).
+                    let bytes = deltas.len() as u32;
                     t.several = true;
                     t.tf_bits += gamma_len(e.tf - 1);
+                    if !self.lengths_left_out {
+                        t.tf_bits += gamma_len(bytes - e.tf + 1);
+                    }
                     self.lists.extend_from_slice(deltas);
-                    0
+                    bytes
                 }
             };
             self.later.push(Later {
                 gap,
                 tf: e.tf,
-                lone,
+                lone_or_bytes,
             });
         }
         t.page = e.page;
@@ -710,7 +794,7 @@ impl OpenRun {
             }
             let later = &self.later;
             let gap_k = best_k(later.iter().map(|l| l.gap), t.gap_sum, n);
-            let lones = later.iter().filter(|l| l.tf == 1).map(|l| l.lone);
+            let lones = later.iter().filter(|l| l.tf == 1).map(|l| l.lone_or_bytes);
             let lone_k = best_k(lones, t.lone_sum, t.lones);
             out.push((gap_k << 4 | lone_k) as u8);
             let mut w = BitWriter::new(out);
@@ -720,9 +804,12 @@ impl OpenRun {
                     w.put(u32::from(l.tf != 1), 1);
                 }
                 if l.tf == 1 {
-                    w.put_rice(l.lone, lone_k);
+                    w.put_rice(l.lone_or_bytes, lone_k);
                 } else {
                     w.put_gamma(l.tf - 1);
+                    if !self.lengths_left_out {
+                        w.put_gamma(l.lone_or_bytes - l.tf + 1);
+                    }
                 }
             }
             w.finish();
@@ -733,6 +820,38 @@ impl OpenRun {
         self.lists.clear();
         self.tally = Tally::default();
     }
+}
+
+/// A run of `entries` (pages ascending, each with its positions) as
+/// schema 14 stored it, its lists' lengths left out: tests make old
+/// stores with it.
+#[cfg(test)]
+pub fn schema_14_run(entries: &[(PageId, Vec<u32>)]) -> Vec<u8> {
+    let mut run = OpenRun {
+        lengths_left_out: true,
+        ..OpenRun::default()
+    };
+    let mut deltas = Vec::new();
+    for (page, positions) in entries {
+        deltas.clear();
+        put_deltas(&mut deltas, positions);
+        let held = match positions[..] {
+            [only] => Held::Lone(only),
+            _ => Held::Deltas(&deltas),
+        };
+        let tf = positions.len() as u32;
+        run.add(
+            0,
+            &Entry {
+                page: *page,
+                tf,
+                held,
+            },
+        );
+    }
+    let mut out = Vec::new();
+    run.encode(&mut out);
+    out
 }
 
 impl PartWriter {
@@ -763,6 +882,13 @@ impl PartWriter {
         }
         if e.tf == 0 {
             return Err(StoreError::corrupt("a posting without positions"));
+        }
+        if let Held::Deltas(deltas) = e.held {
+            if deltas.len() < e.tf as usize || u32::try_from(deltas.len()).is_err() {
+                return Err(StoreError::corrupt(
+                    "a posting list shorter than its positions",
+                ));
+            }
         }
         self.last = Some((word, e.page));
         self.push_next(word, e);

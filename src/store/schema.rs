@@ -7,6 +7,9 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 15: a bit-coded entry with tf > 1 gives its position list's byte
+/// length (beyond one byte a position, as a gamma code) after its tf, so
+/// a reader passes lists it does not want without reading them.
 /// 14: posting streams (body and title postings, reverse links) bit-code
 /// each run's entries after its first: Rice codes for page gaps and lone
 /// positions, gamma codes for tfs (see the `postings` module).
@@ -36,10 +39,11 @@ use serde::{Deserialize, Serialize};
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 14;
+pub const SCHEMA_VERSION: u32 = 15;
 
 /// Versions this build upgrades on open (`upgrade`): every one has its
-/// posting streams bit-coded, all but schema 13 their word counts packed
+/// posting streams coded again, all but schemas 13 and 14 their word
+/// counts packed
 /// (schema 11's and 12's stems move to `words`),
 /// schema 11's and older their forward records rewritten, schema 10's
 /// and older their title postings, schema 9's and older merged segments
@@ -50,7 +54,7 @@ pub const SCHEMA_VERSION: u32 = 14;
 /// (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12, 13];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 
 pub type PageId = u32;
 pub type WordId = u32;

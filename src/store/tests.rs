@@ -1093,7 +1093,9 @@ fn mark_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
         (w.dbs.links_in, 12),
     ];
     for (db, since) in streams {
-        if version >= since {
+        if version == 14 {
+            stream_as_schema_14(w, db)?;
+        } else if version >= since {
             stream_as_bytes(w, db)?;
         }
     }
@@ -1127,6 +1129,34 @@ fn stream_as_bytes(w: &mut Writer<'_>, db: schema::Db) -> Result<()> {
     }
     db.clear(&mut w.txn)?;
     for (k, (_, run)) in parts {
+        let mut part = Vec::new();
+        codec::put_varint(&mut part, 0);
+        codec::put_varint(&mut part, run.len() as u64);
+        part.extend_from_slice(&run);
+        db.put(&mut w.txn, &k, &part)?;
+    }
+    Ok(())
+}
+
+/// A posting stream as schema 14 wrote it: bit-coded runs without their
+/// lists' lengths, a part per segment and word here.
+fn stream_as_schema_14(w: &mut Writer<'_>, db: schema::Db) -> Result<()> {
+    let mut runs: std::collections::BTreeMap<[u8; 12], Vec<(PageId, Vec<u32>)>> =
+        Default::default();
+    let mut last: Option<(u32, WordId)> = None;
+    for (segment, word, page, positions) in stream_entries(w, db)? {
+        if last != Some((segment, word)) {
+            runs.insert(codec::triple_key(segment, word, page), Vec::new());
+            last = Some((segment, word));
+        }
+        runs.values_mut()
+            .next_back()
+            .unwrap()
+            .push((page, positions));
+    }
+    db.clear(&mut w.txn)?;
+    for (k, entries) in runs {
+        let run = postings::schema_14_run(&entries);
         let mut part = Vec::new();
         codec::put_varint(&mut part, 0);
         codec::put_varint(&mut part, run.len() as u64);
@@ -1330,6 +1360,11 @@ fn a_schema_11_store_has_its_forward_records_bit_coded_and_its_links_streamed() 
 #[test]
 fn a_schema_13_store_has_its_posting_streams_bit_coded() {
     an_old_store_is_rewritten_as_this_build_writes_it(|w| mark_schema(w, 13));
+}
+
+#[test]
+fn a_schema_14_store_has_its_position_lists_sized() {
+    an_old_store_is_rewritten_as_this_build_writes_it(|w| mark_schema(w, 14));
 }
 
 #[test]

@@ -40,13 +40,14 @@ pub fn from_schema_6(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     })
 }
 
-/// From schema 13 or older, back to 7 (schema 14): the streams of parts
-/// their byte layout wrote (body postings from schema 7 on, title
-/// postings from 11, reverse links from 12; older ones are streamed by
-/// the steps below, in this build's layout) are cut again with their
-/// later entries bit-coded. It runs before the other steps, because
-/// counting pairs (schema 9's step) reads the postings.
-pub fn from_schema_13(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> Result<()> {
+/// From schema 14 or older, back to 7 (schema 15): the streams of parts
+/// (body postings from schema 7 on, title postings from 11, reverse
+/// links from 12; older ones are streamed by the steps below, in this
+/// build's layout) are cut again in this build's: schema 14's bit-coded
+/// runs with their lists' lengths added, schema 13's and older byte-coded
+/// ones with their later entries bit-coded. It runs before the other
+/// steps, because counting pairs (schema 9's step) reads the postings.
+pub fn from_schema_14(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
     let streams = [
         (dbs.postings, 7),
@@ -55,15 +56,15 @@ pub fn from_schema_13(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> 
     ];
     for (db, since) in streams {
         if found >= since {
-            rebuild(db, scratch, txn, |txn| bit_code(db, scratch, txn))?;
+            rebuild(db, scratch, txn, |txn| recode(db, scratch, txn, found))?;
         }
     }
     Ok(())
 }
 
-/// A stream's parts in the byte layout, each segment's cut again in this
+/// A stream's parts in `found`'s layout, each segment's cut again in this
 /// build's.
-fn bit_code(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
+fn recode(old: Db, to: Db, txn: &mut RwTxn<'_>, found: u32) -> Result<()> {
     let mut out: Option<PartWriter> = None;
     each_batch(
         old,
@@ -75,7 +76,12 @@ fn bit_code(old: Db, to: Db, txn: &mut RwTxn<'_>) -> Result<()> {
                 let writer = segment_writer(&mut out, segment, to, txn)?;
                 for run in postings::runs(key_word, &part) {
                     let run = run?;
-                    for e in postings::old_entries(run.bytes) {
+                    let entries: Box<dyn Iterator<Item = _>> = if found == 14 {
+                        Box::new(postings::schema_14_entries(run.bytes))
+                    } else {
+                        Box::new(postings::old_entries(run.bytes))
+                    };
+                    for e in entries {
                         writer.push(run.word, &e?)?;
                     }
                 }
