@@ -1127,8 +1127,17 @@ fn stream_as_bytes(w: &mut Writer<'_>, db: schema::Db) -> Result<()> {
         postings::push_entry(run, page - *prev, &positions);
         *prev = page;
     }
+    put_one_run_parts(w, db, parts.into_iter().map(|(k, (_, run))| (k, run)))
+}
+
+/// Replaces `db`'s parts with one part per run given, keyed as given.
+fn put_one_run_parts(
+    w: &mut Writer<'_>,
+    db: schema::Db,
+    runs: impl Iterator<Item = ([u8; 12], Vec<u8>)>,
+) -> Result<()> {
     db.clear(&mut w.txn)?;
-    for (k, (_, run)) in parts {
+    for (k, run) in runs {
         let mut part = Vec::new();
         codec::put_varint(&mut part, 0);
         codec::put_varint(&mut part, run.len() as u64);
@@ -1154,16 +1163,10 @@ fn stream_as_schema_14(w: &mut Writer<'_>, db: schema::Db) -> Result<()> {
             .unwrap()
             .push((page, positions));
     }
-    db.clear(&mut w.txn)?;
-    for (k, entries) in runs {
-        let run = postings::schema_14_run(&entries);
-        let mut part = Vec::new();
-        codec::put_varint(&mut part, 0);
-        codec::put_varint(&mut part, run.len() as u64);
-        part.extend_from_slice(&run);
-        db.put(&mut w.txn, &k, &part)?;
-    }
-    Ok(())
+    let runs = runs
+        .into_iter()
+        .map(|(k, entries)| (k, postings::schema_14_run(&entries)));
+    put_one_run_parts(w, db, runs)
 }
 
 /// The postings table as schema 6 wrote it: one part per segment and
