@@ -100,13 +100,19 @@ pub(super) fn phrase_matches<R: WordRead>(
     let body = plan.matches(
         &walked,
         from_pairs,
-        |s, w, out| r.segment_postings_into(s, w, out),
+        |s, w, only, out| match only {
+            Some(pages) => r.segment_postings_at(s, w, pages, out),
+            None => r.segment_postings_into(s, w, out),
+        },
         |s, w, page| r.segment_posting(s, w, page),
     )?;
     let title = plan.matches(
         &segments,
         Vec::new(),
-        |s, w, out| r.segment_title_postings_into(s, w, out),
+        |s, w, only, out| match only {
+            Some(pages) => r.segment_title_postings_at(s, w, pages, out),
+            None => r.segment_title_postings_into(s, w, out),
+        },
         |s, w, page| r.segment_title_posting(s, w, page),
     )?;
     Ok((body, title.into_iter().map(|(p, _)| p).collect()))
@@ -165,8 +171,9 @@ impl Plan {
     /// matches, in page order. In each segment the rarest stem's entries
     /// are the candidates; each other stem's come from a scan of the
     /// segment or, when its df dwarfs the rarest's, from one look-up per
-    /// candidate. `scan(segment, word, out)` appends a segment's entries
-    /// of a word (body or title postings), `find(segment, word, page)`
+    /// candidate. `scan(segment, word, only, out)` appends a segment's
+    /// entries of a word (body or title postings), only those for the
+    /// pages `only` lists when it is given, `find(segment, word, page)`
     /// reads one.
     ///
     /// With enough candidates the walk runs beside the reading: this
@@ -181,7 +188,7 @@ impl Plan {
         &self,
         segments: &[u32],
         found: PageCounts,
-        scan: impl Fn(u32, WordId, &mut Vec<E>) -> Result<(), StoreError>,
+        scan: impl Fn(u32, WordId, Option<&[PageId]>, &mut Vec<E>) -> Result<(), StoreError>,
         find: impl Fn(u32, WordId, PageId) -> Result<Option<E>, StoreError>,
     ) -> Result<PageCounts, StoreError> {
         let mut order: Vec<usize> = (0..self.ids.len()).collect();
@@ -208,7 +215,7 @@ impl Plan {
         &self,
         segment: u32,
         order: &[usize],
-        scan: &impl Fn(u32, WordId, &mut Vec<E>) -> Result<(), StoreError>,
+        scan: &impl Fn(u32, WordId, Option<&[PageId]>, &mut Vec<E>) -> Result<(), StoreError>,
         find: &impl Fn(u32, WordId, PageId) -> Result<Option<E>, StoreError>,
     ) -> Result<Option<SegmentLists<E>>, StoreError> {
         let Some((&rarest, others)) = order.split_first() else {
@@ -216,10 +223,12 @@ impl Plan {
         };
         let rare_df = self.dfs[rarest] as usize;
         let mut lists: SegmentLists<E> = self.ids.iter().map(|_| Vec::new()).collect();
-        scan(segment, self.ids[rarest], &mut lists[rarest])?;
+        scan(segment, self.ids[rarest], None, &mut lists[rarest])?;
         if lists[rarest].is_empty() {
             return Ok(None);
         }
+        // The other stems are asked for the candidates' pages alone.
+        let candidates: Vec<PageId> = lists[rarest].iter().map(Positional::page).collect();
         for &i in others {
             let mut list = Vec::new();
             if rare_df.saturating_mul(LOOKUP_COST) < self.dfs[i] as usize {
@@ -227,7 +236,7 @@ impl Plan {
                     list.extend(find(segment, self.ids[i], e.page())?);
                 }
             } else {
-                scan(segment, self.ids[i], &mut list)?;
+                scan(segment, self.ids[i], Some(&candidates), &mut list)?;
             }
             if list.is_empty() {
                 return Ok(None);

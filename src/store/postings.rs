@@ -466,39 +466,64 @@ impl<'a> Entries<'a> {
         })
     }
 
-    /// The entry for `page`, if the run has one: the pages before it are
-    /// read without their position lists, which are then passed in one
-    /// step, and a page past the run's span costs its first entry alone.
-    pub fn find(mut self, page: PageId) -> Result<Option<Entry<'a>>> {
+    /// The entry for `page`, if the run has one.
+    pub fn find(self, page: PageId) -> Result<Option<Entry<'a>>> {
+        let mut found = None;
+        self.at_pages(&[page], &mut 0, |e| found = Some(e))?;
+        Ok(found)
+    }
+
+    /// Calls `found` with the run's entries for `pages` (ascending) from
+    /// `pages[*next]` on, and leaves `next` at the first page past the
+    /// run (so a word's runs are read in turn). The other entries are
+    /// read without their position lists, which are passed in one step,
+    /// and a run whose span holds no page costs its first entry alone: a
+    /// phrase asks a word on every page for the pages of a rarer one.
+    pub fn at_pages(
+        mut self,
+        pages: &[PageId],
+        next: &mut usize,
+        mut found: impl FnMut(Entry<'a>),
+    ) -> Result<()> {
         let Some(run) = self.first.take() else {
-            return Ok(None);
+            return Ok(());
+        };
+        // Moves `next` past the pages before `page`, or up to it.
+        let past = |next: &mut usize, page: PageId, including: bool| {
+            while pages
+                .get(*next)
+                .is_some_and(|&p| p < page || including && p == page)
+            {
+                *next += 1;
+            }
         };
         let first = self.read_first(run)?;
-        if first.page >= page || page > self.last {
-            return Ok(Some(first).filter(|e| e.page == page));
+        past(next, first.page, false);
+        if pages.get(*next) == Some(&first.page) {
+            found(first);
         }
+        past(next, first.page, true);
         // The lists of the entries passed over: bytes where the run
         // sizes its lists, else varints.
         let (mut passed_bytes, mut passed_varints) = (0u64, 0u32);
-        while self.prev < self.last {
+        // Stops where no page is left within the run.
+        while pages.get(*next).is_some_and(|&p| p <= self.last) {
             let (at, coded) = self.read_later_head()?;
-            if at > page {
-                break;
-            }
+            past(next, at, false);
+            let hit = pages.get(*next) == Some(&at);
             match coded {
-                Coded::Lone(p) if at == page => {
-                    return Ok(Some(Entry {
-                        page,
-                        tf: 1,
-                        held: Held::Lone(p),
-                    }))
-                }
+                Coded::Lone(p) if hit => found(Entry {
+                    page: at,
+                    tf: 1,
+                    held: Held::Lone(p),
+                }),
                 Coded::Lone(_) => {}
-                Coded::Several(tf, bytes) if at == page => {
+                Coded::Several(tf, bytes) if hit => {
                     self.lists.take(passed_bytes)?;
                     self.lists.take_varints(passed_varints)?;
+                    (passed_bytes, passed_varints) = (0, 0);
                     let held = Held::Deltas(self.take_list(tf, bytes)?);
-                    return Ok(Some(Entry { page, tf, held }));
+                    found(Entry { page: at, tf, held });
                 }
                 Coded::Several(_, Some(bytes)) => passed_bytes += u64::from(bytes),
                 Coded::Several(tf, None) => {
@@ -507,8 +532,10 @@ impl<'a> Entries<'a> {
                         .ok_or_else(|| StoreError::corrupt("posting tf overflow"))?;
                 }
             }
+            past(next, at, true);
         }
-        Ok(None)
+        past(next, self.last, true);
+        Ok(())
     }
 
     /// The next list of the run's lists: `bytes` long, or (schema 14)
@@ -1607,6 +1634,28 @@ mod tests {
                 .map(|row| (row.1, row.3.clone()));
             assert_eq!(found, want, "page {page}");
         }
+        // Pages asked of every run in turn: absent ones, ones in the
+        // first entry, lists passed and taken, pages past the last run.
+        let asked: Vec<PageId> = (0..700).filter(|p| p % 3 == 0 || p % 7 == 0).collect();
+        let mut next = 0;
+        let mut got = Vec::new();
+        for (k, p) in &parts {
+            for run in runs(first_of(k).0, p) {
+                run.unwrap()
+                    .entries()
+                    .at_pages(&asked, &mut next, |e| {
+                        got.push((e.page, e.positions().unwrap()))
+                    })
+                    .unwrap();
+            }
+        }
+        let want: Vec<(PageId, Vec<u32>)> = all
+            .iter()
+            .filter(|row| asked.contains(&row.1))
+            .map(|row| (row.1, row.3.clone()))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(next, asked.partition_point(|&p| p <= 598));
     }
 
     #[test]

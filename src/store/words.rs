@@ -156,6 +156,19 @@ pub trait WordRead: View {
         self.segment_stream_into(self.dbs().postings, segment, id, out)
     }
 
+    /// One segment's body postings of a word for `pages` (ascending), in
+    /// page order, appended to `out`: the entries of the other pages are
+    /// passed with their lists unread.
+    fn segment_postings_at<'t>(
+        &'t self,
+        segment: u32,
+        id: WordId,
+        pages: &[PageId],
+        out: &mut Vec<PostingEntry<'t>>,
+    ) -> Result<()> {
+        segment_stream_at(self, self.dbs().postings, segment, id, pages, out)
+    }
+
     /// One segment's entries of a word in the posting stream of `db` (body
     /// or title postings), in page order.
     fn segment_stream_into<'t>(
@@ -247,6 +260,17 @@ pub trait WordRead: View {
         Ok(out)
     }
 
+    /// [`WordRead::segment_postings_at`] for title postings.
+    fn segment_title_postings_at<'t>(
+        &'t self,
+        segment: u32,
+        id: WordId,
+        pages: &[PageId],
+        out: &mut Vec<PostingEntry<'t>>,
+    ) -> Result<()> {
+        segment_stream_at(self, self.dbs().title_postings, segment, id, pages, out)
+    }
+
     /// One segment's title postings of a word, in page order, appended to
     /// `out`.
     fn segment_title_postings_into<'t>(
@@ -292,6 +316,25 @@ pub trait WordRead: View {
 }
 
 impl<T: View + ?Sized> WordRead for T {}
+
+/// The entries of word `id` for `pages` (ascending) in `segment` of the
+/// posting stream `db`, appended to `out`.
+fn segment_stream_at<'t, V: View + ?Sized>(
+    v: &'t V,
+    db: Db,
+    segment: u32,
+    id: WordId,
+    pages: &[PageId],
+    out: &mut Vec<PostingEntry<'t>>,
+) -> Result<()> {
+    let mut next = 0;
+    each_run(v, db, segment, id, |run| {
+        if next < pages.len() {
+            run.entries().at_pages(pages, &mut next, |e| out.push(e))?;
+        }
+        Ok(())
+    })
+}
 
 /// Calls `each` with every run of word `id` in `segment` of the
 /// posting stream `db`, in page order.
