@@ -16,7 +16,9 @@ use std::ops::Range;
 use std::sync::{mpsc, Arc, Mutex, PoisonError};
 
 use super::query::Phrase;
-use crate::store::{PageId, PairRead, Positions, PostingEntry, StoreError, WordId, WordRead};
+use crate::store::{
+    PageId, PairRead, Positions, PostingEntry, StoreError, Stream, WordId, WordRead,
+};
 
 /// One `posting(word, page)` look-up reads the segment from the page's
 /// forward record, seeks the part and decodes up to one run's heads:
@@ -101,7 +103,7 @@ pub(super) fn phrase_matches<R: WordRead>(
         &walked,
         from_pairs,
         |s, w, only, out| match only {
-            Some(pages) => r.segment_postings_at(s, w, pages, out),
+            Some(pages) => r.segment_postings_at(Stream::Body, s, w, pages, out),
             None => r.segment_postings_into(s, w, out),
         },
         |s, w, page| r.segment_posting(s, w, page),
@@ -110,7 +112,7 @@ pub(super) fn phrase_matches<R: WordRead>(
         &segments,
         Vec::new(),
         |s, w, only, out| match only {
-            Some(pages) => r.segment_title_postings_at(s, w, pages, out),
+            Some(pages) => r.segment_postings_at(Stream::Title, s, w, pages, out),
             None => r.segment_title_postings_into(s, w, out),
         },
         |s, w, page| r.segment_title_posting(s, w, page),

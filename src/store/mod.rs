@@ -63,7 +63,7 @@ pub use schema::{
 };
 pub use sitemap_pages::SitemapRead;
 pub use terms::{stem_key, KnownWords, Term, Terms, TermsBuilder};
-pub use words::{Posting, WordRead};
+pub use words::{Posting, Stream, WordRead};
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {

@@ -156,17 +156,28 @@ pub trait WordRead: View {
         self.segment_stream_into(self.dbs().postings, segment, id, out)
     }
 
-    /// One segment's body postings of a word for `pages` (ascending), in
-    /// page order, appended to `out`: the entries of the other pages are
-    /// passed with their lists unread.
+    /// One segment's body or title postings of a word for `pages`
+    /// (ascending), in page order, appended to `out`: the entries of the
+    /// other pages are passed with their lists unread.
     fn segment_postings_at<'t>(
         &'t self,
+        stream: Stream,
         segment: u32,
         id: WordId,
         pages: &[PageId],
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        segment_stream_at(self, self.dbs().postings, segment, id, pages, out)
+        let db = match stream {
+            Stream::Body => self.dbs().postings,
+            Stream::Title => self.dbs().title_postings,
+        };
+        let mut next = 0;
+        each_run(self, db, segment, id, |run| {
+            if next < pages.len() {
+                run.entries().at_pages(pages, &mut next, |e| out.push(e))?;
+            }
+            Ok(())
+        })
     }
 
     /// One segment's entries of a word in the posting stream of `db` (body
@@ -260,17 +271,6 @@ pub trait WordRead: View {
         Ok(out)
     }
 
-    /// [`WordRead::segment_postings_at`] for title postings.
-    fn segment_title_postings_at<'t>(
-        &'t self,
-        segment: u32,
-        id: WordId,
-        pages: &[PageId],
-        out: &mut Vec<PostingEntry<'t>>,
-    ) -> Result<()> {
-        segment_stream_at(self, self.dbs().title_postings, segment, id, pages, out)
-    }
-
     /// One segment's title postings of a word, in page order, appended to
     /// `out`.
     fn segment_title_postings_into<'t>(
@@ -317,23 +317,11 @@ pub trait WordRead: View {
 
 impl<T: View + ?Sized> WordRead for T {}
 
-/// The entries of word `id` for `pages` (ascending) in `segment` of the
-/// posting stream `db`, appended to `out`.
-fn segment_stream_at<'t, V: View + ?Sized>(
-    v: &'t V,
-    db: Db,
-    segment: u32,
-    id: WordId,
-    pages: &[PageId],
-    out: &mut Vec<PostingEntry<'t>>,
-) -> Result<()> {
-    let mut next = 0;
-    each_run(v, db, segment, id, |run| {
-        if next < pages.len() {
-            run.entries().at_pages(pages, &mut next, |e| out.push(e))?;
-        }
-        Ok(())
-    })
+/// Which of a segment's posting streams a read asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Body,
+    Title,
 }
 
 /// Calls `each` with every run of word `id` in `segment` of the
