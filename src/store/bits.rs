@@ -179,7 +179,8 @@ impl Window {
         Some(b)
     }
 
-    /// What [`BitWriter::put_rice`] wrote with `k` (at most 15).
+    /// What [`BitWriter::put_rice`] wrote with `k` (at most 32); None
+    /// also for a value past 32 bits, which the code-by-code read refuses.
     #[inline]
     pub fn rice(&mut self, k: u32) -> Option<u32> {
         let rest = self.rest();
@@ -188,14 +189,15 @@ impl Window {
         if self.used + len > self.avail {
             return None;
         }
-        // Fits: zeros < 57, so the value is below 2^(6 + k).
+        // Fits a load: zeros + k < 57, so the shifts stay within 64 bits.
         let low = if k == 0 {
             0
         } else {
             (rest << (zeros + 1)) >> (64 - k)
         };
+        let value = u32::try_from(u64::from(zeros) << k | low).ok()?;
         self.used += len;
-        Some((u64::from(zeros) << k | low) as u32)
+        Some(value)
     }
 
     /// What [`BitWriter::put_gamma`] wrote.
@@ -288,20 +290,11 @@ impl<'a> BitReader<'a> {
     /// Reads what [`BitWriter::put_rice`] wrote with the same `k`.
     #[inline]
     pub fn get_rice(&mut self, k: u32) -> Result<u32> {
-        // The common case, one load: the whole code within the window's
-        // 57 whole bits and the record.
-        let w = self.window();
-        let zeros = w.leading_zeros();
-        let len = zeros + 1 + k;
-        if len <= 57 && len as usize <= self.left() {
-            self.at += len as usize;
-            let low = if k == 0 {
-                0
-            } else {
-                (w << (zeros + 1)) >> (64 - k)
-            };
-            return u32::try_from(u64::from(zeros) << k | low)
-                .map_err(|_| StoreError::corrupt("rice code exceeds 32 bits"));
+        // The common case: the whole code within one load.
+        let mut w = self.load();
+        if let Some(value) = w.rice(k) {
+            self.consume(&w);
+            return Ok(value);
         }
         let high = self.unary()?;
         let low = self.get(k)?;
@@ -333,14 +326,11 @@ impl<'a> BitReader<'a> {
 
     #[inline]
     pub fn get_gamma(&mut self) -> Result<u32> {
-        // The common case, one load: `zeros` zeros, then the value in
-        // `zeros + 1` bits, within the window's 57 whole bits.
-        let w = self.window();
-        let zeros = w.leading_zeros();
-        let bits = 2 * zeros + 1;
-        if zeros <= 31 && bits <= 57 && bits as usize <= self.left() {
-            self.at += bits as usize;
-            return Ok((w >> (64 - bits)) as u32);
+        // The common case: the whole code within one load.
+        let mut w = self.load();
+        if let Some(value) = w.gamma() {
+            self.consume(&w);
+            return Ok(value);
         }
         let len = self.unary()?;
         if len > 31 {
