@@ -15,7 +15,7 @@ use super::pages::Forward;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{page_records, pairs, postings, PairRead};
+use super::{page_records, pairs, postings, stems, PairRead};
 use super::{FrontierRead, LinkRead, PageRead, PointRead, Result, WordRead};
 
 /// Problems are capped so a badly broken store still answers quickly.
@@ -310,7 +310,7 @@ fn check_index<V: View + ?Sized>(
                     "word {w}: doc freq {got}, but {want} pages hold it"
                 ));
             }
-            if got > 0 && d.words.get(t, &u32_key(w))?.is_none() {
+            if got > 0 && v.word(w)?.is_none() {
                 p.add(format!("word {w}: counted but has no stem"));
             }
             Ok(())
@@ -507,11 +507,40 @@ fn check_links<V: View + ?Sized>(
     Ok(())
 }
 
+/// Each stem in `words` maps back to its id in `word_ids`, and each id
+/// there has that stem.
+fn check_stems<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    let mut held = 0u64;
+    for item in d.words.iter(t)? {
+        let (k, record) = item?;
+        stems::each_stem(read_u32(k)?, record, |id, stem| {
+            held += 1;
+            if d.word_ids.get(t, stem)? != Some(&id.to_be_bytes()[..]) {
+                p.add(format!("word {id} does not map back to its id"));
+            }
+            Ok(())
+        })?;
+    }
+    if held != d.word_ids.len(t)? {
+        p.add("word maps differ in size".to_string());
+    }
+    for item in d.word_ids.iter(t)? {
+        let (stem, id) = item?;
+        let id = read_u32(id)?;
+        if v.word(id)?.as_deref().map(str::as_bytes) != Some(stem) {
+            p.add(format!("word id {id} has no record"));
+        }
+    }
+    Ok(())
+}
+
 fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
+    check_stems(v, p)?;
     for (fwd, back, what) in [
-        (&d.words, &d.word_ids, "word"),
         (&d.origins, &d.origin_ids, "origin"),
         (&d.mimetypes, &d.mime_ids, "mimetype"),
     ] {
@@ -523,15 +552,6 @@ fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             if fwd.get(t, id)?.is_none() {
                 p.add(format!("{what} id {} has no record", read_u32(id)?));
             }
-        }
-    }
-    for item in d.words.iter(t)? {
-        let (id, stem) = item?;
-        if d.word_ids.get(t, stem)? != Some(id) {
-            p.add(format!(
-                "word {} does not map back to its id",
-                read_u32(id)?
-            ));
         }
     }
     let mut ids_in_maps = 0u64;
@@ -756,7 +776,11 @@ fn check_counters<V: View + ?Sized>(v: &V, in_use: &InUse, p: &mut Problems) -> 
     };
     for (key, what, used) in [
         (meta_keys::NEXT_PAGE, "page", last_key(&d.urls)?),
-        (meta_keys::NEXT_WORD, "word", last_key(&d.words)?),
+        (
+            meta_keys::NEXT_WORD,
+            "word",
+            u64::from(stems::next_id(v, d.words)?.saturating_sub(1)),
+        ),
         (meta_keys::NEXT_ORIGIN, "origin", last_key(&d.origins)?),
         (meta_keys::NEXT_MIME, "mimetype", last_key(&d.mimetypes)?),
         (

@@ -30,8 +30,10 @@ mod postings;
 mod schema;
 mod segments;
 mod sitemap_pages;
+mod stems;
 mod terms;
 mod upgrade;
+mod url_records;
 mod words;
 
 #[cfg(test)]
@@ -238,7 +240,7 @@ impl Store {
             Some(v) => {
                 let found = codec::read_u32(v)?;
                 if schema::UPGRADES_FROM.contains(&found) {
-                    if found >= 7 {
+                    if (7..15).contains(&found) {
                         upgrade::from_schema_14(&env, &dbs, &mut txn, found)?;
                     }
                     if found < 7 {
@@ -262,6 +264,7 @@ impl Store {
                     if (11..13).contains(&found) {
                         upgrade::from_schema_12(&env, &dbs, &mut txn)?;
                     }
+                    upgrade::from_schema_15(&env, &dbs, &mut txn)?;
                     upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;

@@ -14,10 +14,10 @@ use super::schema::{
     meta_keys, Db, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId,
     PageRecord, UrlRecord, WordId, NORMS_PER_CHUNK,
 };
-use super::sealed::View;
+use super::sealed::{self, View};
 use super::segments::SegmentRead;
 use super::terms::{Term, Terms};
-use super::{bodies, page_records, postings, Result, StoreError, Writer};
+use super::{bodies, page_records, postings, url_records, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
 /// Everything `put_page` writes for one fetched page.
@@ -332,15 +332,24 @@ pub trait PageRead: View {
         self.dbs()
             .urls
             .get(self.txn(), &u32_key(id))?
-            .map(codec::decode)
+            .map(|v| url_records::decode(v, |o| self.origin_record(o)))
             .transpose()
     }
 
     /// Every URL seen, in page id order; `f` returns false to stop.
     fn for_each_url(&self, mut f: impl FnMut(PageId, &str) -> Result<bool>) -> Result<()> {
+        // A site or a few: each origin's record is read once.
+        let mut origins: Vec<(OriginId, Option<OriginRecord>)> = Vec::new();
         for item in self.dbs().urls.iter(self.txn())? {
             let (k, v) = item?;
-            let record: UrlRecord = codec::decode(v)?;
+            let record = url_records::decode(v, |o| {
+                if let Some((_, r)) = origins.iter().find(|(id, _)| *id == o) {
+                    return Ok(r.clone());
+                }
+                let r = self.origin_record(o)?;
+                origins.push((o, r.clone()));
+                Ok(r)
+            })?;
             if !f(codec::read_u32(k)?, &record.url)? {
                 break;
             }
@@ -530,9 +539,7 @@ impl Writer<'_> {
             if record.url == url.as_str() {
                 if record.username.is_none() && user.is_some() {
                     record.username = user.map(str::to_string);
-                    self.dbs
-                        .urls
-                        .put(&mut self.txn, &u32_key(id), &codec::encode(&record)?)?;
+                    self.put_url_record(id, &record)?;
                 }
                 return Ok(id);
             }
@@ -546,15 +553,21 @@ impl Writer<'_> {
             username: user.map(str::to_string),
             url: url.as_str().to_string(),
         };
-        self.dbs
-            .urls
-            .put(&mut self.txn, &u32_key(id), &codec::encode(&record)?)?;
+        self.put_url_record(id, &record)?;
         let mut ids = Vec::with_capacity((existing.len() + 1) * 4);
         for other in existing.iter().chain(std::iter::once(&id)) {
             ids.extend_from_slice(&other.to_be_bytes());
         }
         self.dbs.url_ids.put(&mut self.txn, &key, &ids)?;
         Ok(id)
+    }
+
+    fn put_url_record(&mut self, id: PageId, record: &UrlRecord) -> Result<()> {
+        let origin = self.origin_record(record.origin)?.ok_or_else(|| {
+            StoreError::corrupt(format!("origin {} has no record", record.origin))
+        })?;
+        let value = url_records::encode(record, Some(&origin))?;
+        sealed::put_appending(&mut self.txn, self.dbs.urls, &u32_key(id), &value)
     }
 
     pub fn mime_id_for(&mut self, content_type: &str) -> Result<MimeId> {

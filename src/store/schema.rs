@@ -7,6 +7,9 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 16: `words` holds 64 stems to a record (`stems`) instead of one a
+/// word id, and a `urls` record keeps the whole URL only where its
+/// origin, path and query do not spell it (`url_records`).
 /// 15: a bit-coded entry with tf > 1 gives its position list's byte
 /// length (beyond one byte a position, as a gamma code) after its tf, so
 /// a reader passes lists it does not want without reading them.
@@ -39,9 +42,10 @@ use serde::{Deserialize, Serialize};
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 15;
+pub const SCHEMA_VERSION: u32 = 16;
 
 /// Versions this build upgrades on open (`upgrade`): every one has its
+/// stems packed and its URL records shortened, every one before 15 its
 /// posting streams coded again, all but schemas 13 and 14 their word
 /// counts packed
 /// (schema 11's and 12's stems move to `words`),
@@ -54,7 +58,7 @@ pub const SCHEMA_VERSION: u32 = 15;
 /// (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 
 pub type PageId = u32;
 pub type WordId = u32;

@@ -1030,6 +1030,8 @@ fn index_records(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
         d.meta_tags,
         d.headers,
         d.page_segments,
+        d.words,
+        d.urls,
     ]
     .iter()
     .flat_map(|db| {
@@ -1102,13 +1104,44 @@ fn mark_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
     put_schema(w, version)
 }
 
-/// Writes `version` as the store's schema.
+/// Writes `version` as the store's schema, the tables schema 16 changed
+/// first put back as the older schemas kept them.
 fn put_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
+    if version < 16 {
+        words_and_urls_as_schema_15(w)?;
+    }
     w.dbs.meta.put(
         &mut w.txn,
         schema::meta_keys::SCHEMA,
         &version.to_be_bytes(),
     )?;
+    Ok(())
+}
+
+/// Rewrites `words` a record per word id and `urls` with every URL
+/// whole, as schema 15 and older kept them.
+fn words_and_urls_as_schema_15(w: &mut Writer<'_>) -> Result<()> {
+    let mut stems_by_id = Vec::new();
+    for item in w.dbs.words.iter(&w.txn)? {
+        let (k, record) = item?;
+        stems::each_stem(codec::read_u32(k)?, record, |id, stem| {
+            stems_by_id.push((id, stem.to_vec()));
+            Ok(())
+        })?;
+    }
+    w.dbs.words.clear(&mut w.txn)?;
+    for (id, stem) in stems_by_id {
+        w.dbs.words.put(&mut w.txn, &codec::u32_key(id), &stem)?;
+    }
+    let mut urls = Vec::new();
+    for item in w.dbs.urls.iter(&w.txn)? {
+        let id = codec::read_u32(item?.0)?;
+        urls.push((id, w.url_record(id)?.unwrap()));
+    }
+    for (id, record) in urls {
+        let old = codec::encode(&record)?;
+        w.dbs.urls.put(&mut w.txn, &codec::u32_key(id), &old)?;
+    }
     Ok(())
 }
 
@@ -1368,6 +1401,11 @@ fn a_schema_13_store_has_its_posting_streams_bit_coded() {
 #[test]
 fn a_schema_14_store_has_its_position_lists_sized() {
     an_old_store_is_rewritten_as_this_build_writes_it(|w| mark_schema(w, 14));
+}
+
+#[test]
+fn a_schema_15_store_has_its_stems_packed_and_its_urls_shortened() {
+    an_old_store_is_rewritten_as_this_build_writes_it(|w| put_schema(w, 15));
 }
 
 #[test]
@@ -1684,10 +1722,17 @@ type WordRecord = (Vec<u8>, String, u32, Vec<(String, u32)>);
 /// Every word of the store in id order.
 fn word_records(r: &impl sealed::View) -> Result<Vec<WordRecord>> {
     let mut out = Vec::new();
-    for item in r.dbs().words.iter(r.txn())? {
-        let (k, stem) = item?;
-        let stem = String::from_utf8(stem.to_vec()).unwrap();
-        let id = codec::read_u32(k)?;
+    let mut ids = Vec::new();
+    for item in r.dbs().word_ids.iter(r.txn())? {
+        let (stem, id) = item?;
+        ids.push((
+            codec::read_u32(id)?,
+            String::from_utf8(stem.to_vec()).unwrap(),
+        ));
+    }
+    ids.sort_unstable();
+    for (id, stem) in ids {
+        let k = codec::u32_key(id);
         let mut forms = Vec::new();
         let mut df = 0;
         if let Some(block) = r.dbs().doc_freq.get(r.txn(), &doc_freq::block_key(id))? {
@@ -1708,7 +1753,7 @@ fn word_records(r: &impl sealed::View) -> Result<Vec<WordRecord>> {
 }
 
 /// Rewrites the store's words and title postings as schema 10 kept them:
-/// each stem in `words` by id (as now), `doc_freq` records of a count and
+/// each stem in `words` by id (as marking the schema puts them), `doc_freq` records of a count and
 /// whole forms by id, none for a word no page holds.
 fn words_as_schema_10(w: &mut Writer<'_>) -> Result<()> {
     titles_as_schema_10(w)?;

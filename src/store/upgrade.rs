@@ -15,9 +15,11 @@ use super::page_records;
 use super::pages::Forward;
 use super::pairs;
 use super::postings::{self, PartWriter};
-use super::schema::{Db, Dbs, PageId, WordId};
+use super::schema::{Db, Dbs, OriginRecord, PageId, UrlRecord, WordId};
 use super::sealed;
 use super::segments;
+use super::stems;
+use super::url_records;
 use super::{Result, StoreError};
 
 /// The table a rebuilt one passes through (left empty); the environment
@@ -60,6 +62,44 @@ pub fn from_schema_14(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> 
         }
     }
     Ok(())
+}
+
+/// From schema 15 or older (schema 16), after the other steps (which
+/// write `words` a record per id): `words` packs 64 stems to a record,
+/// and `urls` keeps a URL whole only where its parts do not spell it.
+pub fn from_schema_15(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    rebuild(dbs.words, scratch, txn, |txn| {
+        each_batch(
+            dbs.words,
+            txn,
+            |v| Ok(v.to_vec()),
+            |txn, batch| {
+                let ids =
+                    (batch.iter().map(|(k, _)| codec::read_u32(k))).collect::<Result<Vec<_>>>()?;
+                let stems = batch.iter().map(|(_, stem)| stem.as_slice());
+                stems::append(txn, scratch, ids.into_iter().zip(stems))
+            },
+        )
+    })?;
+    rebuild(dbs.urls, scratch, txn, |txn| {
+        each_batch(
+            dbs.urls,
+            txn,
+            |v| Ok(v.to_vec()),
+            |txn, batch| {
+                for (k, v) in &batch {
+                    let record: UrlRecord = codec::decode(v)?;
+                    let origin = (dbs.origins.get(txn, &codec::u32_key(record.origin))?)
+                        .map(codec::decode::<OriginRecord>)
+                        .transpose()?;
+                    let value = url_records::encode(&record, origin.as_ref())?;
+                    scratch.put_with_flags(txn, PutFlags::APPEND, k, &value)?;
+                }
+                Ok(())
+            },
+        )
+    })
 }
 
 /// A stream's parts in `found`'s layout, each segment's cut again in this

@@ -14,6 +14,7 @@ use super::postings::{self, Entry as PostingEntry};
 use super::schema::{meta_keys, Db, Dbs, PageId, WordId};
 use super::sealed::{self, View};
 use super::segments::SegmentRead;
+use super::stems;
 use super::terms::Term;
 use super::{Result, Writer};
 
@@ -62,13 +63,12 @@ pub trait WordRead: View {
         Ok(out)
     }
 
-    /// The stem of word `id`: its `words` record.
+    /// The stem of word `id`, from its block of `words`.
     fn word(&self, id: WordId) -> Result<Option<String>> {
-        Ok(self
-            .dbs()
-            .words
-            .get(self.txn(), &u32_key(id))?
-            .map(|stem| String::from_utf8_lossy(stem).into_owned()))
+        let Some(record) = self.dbs().words.get(self.txn(), &block_key(id))? else {
+            return Ok(None);
+        };
+        Ok(stems::stem_in(record, id)?.map(|stem| String::from_utf8_lossy(stem).into_owned()))
     }
 
     /// Pages whose body or title holds the word.
@@ -359,9 +359,11 @@ fn write_doc_freqs(
     grouped: &Grouped<'_>,
     new_stems: &[(WordId, Box<str>)],
 ) -> Result<()> {
-    for (id, stem) in new_stems {
-        sealed::put_appending(txn, dbs.words, &u32_key(*id), stem.as_bytes())?;
-    }
+    stems::append(
+        txn,
+        dbs.words,
+        new_stems.iter().map(|(id, stem)| (*id, stem.as_bytes())),
+    )?;
     let changed: Vec<(WordId, Change<'_>)> = grouped
         .words
         .iter()
