@@ -15,7 +15,7 @@ use super::pages::Forward;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{page_records, pairs, postings, stems, PairRead};
+use super::{page_records, pairs, postings, stem_index, stems, PairRead};
 use super::{FrontierRead, LinkRead, PageRead, PointRead, Result, WordRead};
 
 /// Problems are capped so a badly broken store still answers quickly.
@@ -517,21 +517,27 @@ fn check_stems<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
         let (k, record) = item?;
         stems::each_stem(read_u32(k)?, record, |id, stem| {
             held += 1;
-            if d.word_ids.get(t, stem)? != Some(&id.to_be_bytes()[..]) {
+            if stem_index::find(v, stem)? != Some(id) {
                 p.add(format!("word {id} does not map back to its id"));
             }
             Ok(())
         })?;
     }
-    if held != d.word_ids.len(t)? {
-        p.add("word maps differ in size".to_string());
-    }
-    for item in d.word_ids.iter(t)? {
-        let (stem, id) = item?;
-        let id = read_u32(id)?;
+    let mut mapped = 0u64;
+    let mut last: Option<Vec<u8>> = None;
+    stem_index::each_from(v, b"", |stem, id| {
+        mapped += 1;
+        if last.as_deref().is_some_and(|l| l >= stem) {
+            p.add(format!("word id {id}: its stem is out of order in the map"));
+        }
+        last = Some(stem.to_vec());
         if v.word(id)?.as_deref().map(str::as_bytes) != Some(stem) {
             p.add(format!("word id {id} has no record"));
         }
+        Ok(true)
+    })?;
+    if held != mapped {
+        p.add(format!("{held} stems but {mapped} in the word map"));
     }
     Ok(())
 }

@@ -30,6 +30,7 @@ mod postings;
 mod schema;
 mod segments;
 mod sitemap_pages;
+mod stem_index;
 mod stems;
 mod terms;
 mod upgrade;

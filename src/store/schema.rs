@@ -8,7 +8,8 @@ use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
 /// 16: `words` holds 64 stems to a record (`stems`) instead of one a
-/// word id, and a `urls` record keeps the whole URL only where its
+/// word id, `word_ids` sorted runs of stems to a record (`stem_index`)
+/// instead of one a stem, and a `urls` record keeps the whole URL only where its
 /// origin, path and query do not spell it (`url_records`).
 /// 15: a bit-coded entry with tf > 1 gives its position list's byte
 /// length (beyond one byte a position, as a gamma code) after its tf, so

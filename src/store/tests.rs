@@ -1118,8 +1118,8 @@ fn put_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
     Ok(())
 }
 
-/// Rewrites `words` a record per word id and `urls` with every URL
-/// whole, as schema 15 and older kept them.
+/// Rewrites `words` a record per word id, `word_ids` a record per stem
+/// and `urls` with every URL whole, as schema 15 and older kept them.
 fn words_and_urls_as_schema_15(w: &mut Writer<'_>) -> Result<()> {
     let mut stems_by_id = Vec::new();
     for item in w.dbs.words.iter(&w.txn)? {
@@ -1129,9 +1129,16 @@ fn words_and_urls_as_schema_15(w: &mut Writer<'_>) -> Result<()> {
             Ok(())
         })?;
     }
+    let by_stem = word_ids(&*w);
     w.dbs.words.clear(&mut w.txn)?;
+    w.dbs.word_ids.clear(&mut w.txn)?;
     for (id, stem) in stems_by_id {
         w.dbs.words.put(&mut w.txn, &codec::u32_key(id), &stem)?;
+    }
+    for (id, stem) in by_stem {
+        w.dbs
+            .word_ids
+            .put(&mut w.txn, stem.as_bytes(), &id.to_be_bytes())?;
     }
     let mut urls = Vec::new();
     for item in w.dbs.urls.iter(&w.txn)? {
@@ -1719,19 +1726,22 @@ fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
 /// spellings with their page counts, most written first.
 type WordRecord = (Vec<u8>, String, u32, Vec<(String, u32)>);
 
+/// Every word of the store, (id, stem) in id order.
+fn word_ids(r: &(impl sealed::View + ?Sized)) -> Vec<(WordId, String)> {
+    let mut ids = Vec::new();
+    stem_index::each_from(r, b"", |stem, id| {
+        ids.push((id, String::from_utf8(stem.to_vec()).unwrap()));
+        Ok(true)
+    })
+    .unwrap();
+    ids.sort_unstable();
+    ids
+}
+
 /// Every word of the store in id order.
 fn word_records(r: &impl sealed::View) -> Result<Vec<WordRecord>> {
     let mut out = Vec::new();
-    let mut ids = Vec::new();
-    for item in r.dbs().word_ids.iter(r.txn())? {
-        let (stem, id) = item?;
-        ids.push((
-            codec::read_u32(id)?,
-            String::from_utf8(stem.to_vec()).unwrap(),
-        ));
-    }
-    ids.sort_unstable();
-    for (id, stem) in ids {
+    for (id, stem) in word_ids(r) {
         let k = codec::u32_key(id);
         let mut forms = Vec::new();
         let mut df = 0;
@@ -1809,12 +1819,9 @@ fn a_schema_10_store_reads_its_plain_records_and_packs_its_word_counts() {
     };
     type Word = (WordId, Option<String>, u32, Option<String>);
     let words_of = |r: &Reader<'_>| -> Vec<Word> {
-        let mut ids: Vec<WordId> = (r.dbs.word_ids.iter(&r.txn).unwrap())
-            .map(|item| codec::read_u32(item.unwrap().1).unwrap())
-            .collect();
-        ids.sort_unstable();
-        ids.into_iter()
-            .map(|w| {
+        word_ids(r)
+            .into_iter()
+            .map(|(w, _)| {
                 (
                     w,
                     r.word(w).unwrap(),

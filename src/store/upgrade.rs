@@ -18,6 +18,7 @@ use super::postings::{self, PartWriter};
 use super::schema::{Db, Dbs, OriginRecord, PageId, UrlRecord, WordId};
 use super::sealed;
 use super::segments;
+use super::stem_index;
 use super::stems;
 use super::url_records;
 use super::{Result, StoreError};
@@ -66,7 +67,8 @@ pub fn from_schema_14(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> 
 
 /// From schema 15 or older (schema 16), after the other steps (which
 /// write `words` a record per id): `words` packs 64 stems to a record,
-/// and `urls` keeps a URL whole only where its parts do not spell it.
+/// `word_ids` packs sorted runs of stems (`stem_index`), and `urls`
+/// keeps a URL whole only where its parts do not spell it.
 pub fn from_schema_15(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
     rebuild(dbs.words, scratch, txn, |txn| {
@@ -82,6 +84,17 @@ pub fn from_schema_15(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
             },
         )
     })?;
+    let mut by_stem = Vec::new();
+    for item in dbs.word_ids.iter(txn)? {
+        let (stem, id) = item?;
+        by_stem.push((stem.to_vec(), codec::read_u32(id)?));
+    }
+    dbs.word_ids.clear(txn)?;
+    stem_index::append_sorted(
+        txn,
+        dbs.word_ids,
+        by_stem.iter().map(|(s, id)| (s.as_slice(), *id)),
+    )?;
     rebuild(dbs.urls, scratch, txn, |txn| {
         each_batch(
             dbs.urls,

@@ -1,10 +1,10 @@
-//! Words (stems) ↔ ids (`word_ids`, and `words` back), their document
+//! Words (stems) ↔ ids (`word_ids`, see `stem_index`, and `words` back, see `stems`), their document
 //! frequencies and spellings (`doc_freq`, packed as [`super::doc_freq`]
 //! says), and reading the inverted index: body and title postings (tf +
 //! positions, each in one stream of parts per segment, see `postings`):
 //! one range scan per live segment (see `segments`).
 
-use std::ops::Bound::{Included, Unbounded};
+use std::ops::Bound::Included;
 use std::sync::atomic::Ordering;
 
 use super::codec::{self, u32_key};
@@ -14,6 +14,7 @@ use super::postings::{self, Entry as PostingEntry};
 use super::schema::{meta_keys, Db, Dbs, PageId, WordId};
 use super::sealed::{self, View};
 use super::segments::SegmentRead;
+use super::stem_index;
 use super::stems;
 use super::terms::Term;
 use super::{Result, Writer};
@@ -28,11 +29,7 @@ pub struct Posting {
 /// Word and inverted-index look-ups.
 pub trait WordRead: View {
     fn word_id(&self, stem: &str) -> Result<Option<WordId>> {
-        self.dbs()
-            .word_ids
-            .get(self.txn(), stem.as_bytes())?
-            .map(codec::read_u32)
-            .transpose()
+        stem_index::find(self, stem.as_bytes())
     }
 
     /// Every stem that begins with `prefix` (every stem when it is
@@ -40,26 +37,17 @@ pub trait WordRead: View {
     /// `limit`.
     fn stems_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<(String, WordId, u32)>> {
         let mut out = Vec::new();
-        // LMDB refuses an empty key to seek to, even as a prefix.
-        let from = match prefix {
-            "" => Unbounded,
-            _ => Included(prefix.as_bytes()),
-        };
-        for item in self.dbs().word_ids.range(self.txn(), &(from, Unbounded))? {
-            if out.len() >= limit {
-                break;
+        stem_index::each_from(self, prefix.as_bytes(), |stem, id| {
+            if out.len() >= limit || !stem.starts_with(prefix.as_bytes()) {
+                return Ok(false);
             }
-            let (stem, id) = item?;
-            if !stem.starts_with(prefix.as_bytes()) {
-                break;
-            }
-            let id = codec::read_u32(id)?;
             out.push((
                 String::from_utf8_lossy(stem).into_owned(),
                 id,
                 self.doc_freq(id)?,
             ));
-        }
+            Ok(true)
+        })?;
         Ok(out)
     }
 
@@ -364,6 +352,10 @@ fn write_doc_freqs(
         dbs.words,
         new_stems.iter().map(|(id, stem)| (*id, stem.as_bytes())),
     )?;
+    let mut by_stem: Vec<(&[u8], WordId)> = (new_stems.iter())
+        .map(|(id, stem)| (stem.as_bytes(), *id))
+        .collect();
+    stem_index::insert(txn, dbs.word_ids, &mut by_stem)?;
     let changed: Vec<(WordId, Change<'_>)> = grouped
         .words
         .iter()
@@ -423,10 +415,9 @@ impl Writer<'_> {
         let id = match self.word_id(stem)? {
             Some(id) => id,
             None => {
+                // Its `word_ids` and `words` entries are written at the
+                // commit, with the transaction's other new words.
                 let id = self.next_id32(meta_keys::NEXT_WORD)?;
-                self.dbs
-                    .word_ids
-                    .put(&mut self.txn, stem.as_bytes(), &id.to_be_bytes())?;
                 self.pending.new_stems.push((id, stem.into()));
                 id
             }
