@@ -71,18 +71,10 @@ pub fn from_schema_14(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>, found: u32) -> 
 /// keeps a URL whole only where its parts do not spell it.
 pub fn from_schema_15(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
-    rebuild(dbs.words, scratch, txn, |txn| {
-        each_batch(
-            dbs.words,
-            txn,
-            |v| Ok(v.to_vec()),
-            |txn, batch| {
-                let ids =
-                    (batch.iter().map(|(k, _)| codec::read_u32(k))).collect::<Result<Vec<_>>>()?;
-                let stems = batch.iter().map(|(_, stem)| stem.as_slice());
-                stems::append(txn, scratch, ids.into_iter().zip(stems))
-            },
-        )
+    rewrite(dbs.words, scratch, txn, |txn, batch| {
+        let ids = (batch.iter().map(|(k, _)| codec::read_u32(k))).collect::<Result<Vec<_>>>()?;
+        let stems = batch.iter().map(|(_, stem)| stem.as_slice());
+        stems::append(txn, scratch, ids.into_iter().zip(stems))
     })?;
     let mut by_stem = Vec::new();
     for item in dbs.word_ids.iter(txn)? {
@@ -95,23 +87,29 @@ pub fn from_schema_15(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
         dbs.word_ids,
         by_stem.iter().map(|(s, id)| (s.as_slice(), *id)),
     )?;
-    rebuild(dbs.urls, scratch, txn, |txn| {
-        each_batch(
-            dbs.urls,
-            txn,
-            |v| Ok(v.to_vec()),
-            |txn, batch| {
-                for (k, v) in &batch {
-                    let record: UrlRecord = codec::decode(v)?;
-                    let origin = (dbs.origins.get(txn, &codec::u32_key(record.origin))?)
-                        .map(codec::decode::<OriginRecord>)
-                        .transpose()?;
-                    let value = url_records::encode(&record, origin.as_ref())?;
-                    scratch.put_with_flags(txn, PutFlags::APPEND, k, &value)?;
-                }
-                Ok(())
-            },
-        )
+    rewrite(dbs.urls, scratch, txn, |txn, batch| {
+        for (k, v) in &batch {
+            let record: UrlRecord = codec::decode(v)?;
+            let origin = (dbs.origins.get(txn, &codec::u32_key(record.origin))?)
+                .map(codec::decode::<OriginRecord>)
+                .transpose()?;
+            let value = url_records::encode(&record, origin.as_ref())?;
+            scratch.put_with_flags(txn, PutFlags::APPEND, k, &value)?;
+        }
+        Ok(())
+    })
+}
+
+/// Rebuilds `db` from its own records, which `f` is handed a batch at a
+/// time to write into `scratch` in key order.
+fn rewrite(
+    db: Db,
+    scratch: Db,
+    txn: &mut RwTxn<'_>,
+    f: impl FnMut(&mut RwTxn<'_>, Vec<(Vec<u8>, Vec<u8>)>) -> Result<()>,
+) -> Result<()> {
+    rebuild(db, scratch, txn, |txn| {
+        each_batch(db, txn, |v| Ok(v.to_vec()), f)
     })
 }
 
