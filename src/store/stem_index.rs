@@ -208,9 +208,6 @@ pub fn insert(txn: &mut heed::RwTxn<'_>, db: Db, new: &mut [(&[u8], WordId)]) ->
         if merged.windows(2).any(|w| w[0].0 == w[1].0) {
             return Err(StoreError::corrupt("a new word's stem is already a word's"));
         }
-        if !key.is_empty() {
-            db.delete(txn, &key)?;
-        }
         // Grown past the limit, a record is cut into equal parts: cut
         // full, it would leave a sliver beside a full record, and the next
         // stem to land there would cut another sliver off.
@@ -219,6 +216,11 @@ pub fn insert(txn: &mut heed::RwTxn<'_>, db: Db, new: &mut [(&[u8], WordId)]) ->
         let bytes: usize = records.iter().map(|(_, v)| v.len()).sum();
         if bytes > RECORD_BYTES {
             records = encode(entries(), bytes.div_ceil(bytes.div_ceil(RECORD_BYTES)));
+        }
+        // The record keeps its key unless a stem below it came first: a
+        // put then replaces it in place.
+        if !key.is_empty() && records.first().map(|(k, _)| k) != Some(&key) {
+            db.delete(txn, &key)?;
         }
         for (k, v) in records {
             db.put(txn, &k, &v)?;

@@ -1,5 +1,5 @@
-//! Words (stems) ↔ ids (`word_ids`, see `stem_index`, and `words` back, see `stems`), their document
-//! frequencies and spellings (`doc_freq`, packed as [`super::doc_freq`]
+//! Words (stems) ↔ ids (`word_ids`, see `stem_index`, and `words` back,
+//! see `stems`), their document frequencies and spellings (`doc_freq`, packed as [`super::doc_freq`]
 //! says), and reading the inverted index: body and title postings (tf +
 //! positions, each in one stream of parts per segment, see `postings`):
 //! one range scan per live segment (see `segments`).
@@ -339,8 +339,8 @@ fn each_run<'t, V: View + ?Sized>(
     Ok(())
 }
 
-/// Writes a transaction's new stems to `words` and its count changes to
-/// `doc_freq`, a record (a block of words) at a time.
+/// Writes a transaction's new stems to `words` and `word_ids` and its
+/// count changes to `doc_freq`, a record (a block of words) at a time.
 fn write_doc_freqs(
     txn: &mut heed::RwTxn<'_>,
     dbs: &Dbs,
