@@ -11,11 +11,12 @@ use std::collections::{HashMap, HashSet};
 use super::codec::{self, read_u32, read_u64, split_pair_key, split_triple_key, u32_key};
 use super::dictionary::{self, Kind};
 use super::history::{self, RunEntry};
+use super::page_records::{self, Part};
 use super::pages::Forward;
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
-use super::{page_records, pairs, postings, stem_index, stems, PairRead};
+use super::{pairs, postings, stem_index, stems, PairRead};
 use super::{FrontierRead, LinkRead, PageRead, PointRead, Result, WordRead};
 
 /// Problems are capped so a badly broken store still answers quickly.
@@ -91,7 +92,7 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
                 "page {page}: page record names zstd dictionary {id}, which the store does not hold"
             ));
         }
-        if page_records::get(v, d.forward, page)?.is_none() {
+        if page_records::get(v, Part::Forward, page)?.is_none() {
             p.add(format!("page {page}: page record without a forward index"));
         }
     }
@@ -125,22 +126,31 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             }
         }
     }
-    let owned = [
-        (&d.meta_tags, "meta tags", Kind::Meta),
-        (&d.headers, "HTTP head", Kind::Head),
-    ];
-    for (db, what, kind) in owned {
-        for item in db.iter(t)? {
-            let (k, value) = item?;
-            let (_, page) = placed_page(v, k, what, p)?;
+    for item in d.forward.iter(t)? {
+        let (k, record) = item?;
+        let page = split_pair_key(k)?.1;
+        for (part, what, kind) in [
+            (Part::Meta, "meta tags", Kind::Meta),
+            (Part::Head, "HTTP head", Kind::Head),
+        ] {
+            let value = page_records::part(record, part)?;
             if let Some(id) = missing_dictionary(v, kind, value)? {
                 p.add(format!(
                     "page {page}: {what} names zstd dictionary {id}, which the store does not hold"
                 ));
             }
-            if d.pages.get(t, &u32_key(page))?.is_none() {
-                p.add(format!("page {page}: {what} without a page record"));
-            }
+        }
+    }
+    let emptied = [
+        ("links_out", d.links_out),
+        ("meta_tags", d.meta_tags),
+        ("headers", d.headers),
+    ];
+    for (name, db) in emptied {
+        if !db.is_empty(t)? {
+            p.add(format!(
+                "table {name} holds records: since schema 17 they are parts of the forward records"
+            ));
         }
     }
     for (db, what) in [(&d.robots, "robots record"), (&d.origin_figures, "figures")] {
@@ -204,7 +214,7 @@ fn check_index<V: View + ?Sized>(
     for item in d.forward.iter(t)? {
         let (k, val) = item?;
         let (keyed, page) = placed_page(v, k, "forward index", p)?;
-        let fwd = Forward::decode(val)?;
+        let fwd = Forward::decode(page_records::part(val, Part::Forward)?)?;
         if fwd.segment != keyed {
             p.add(format!(
                 "page {page}: forward index in segment {keyed} says segment {}",
@@ -477,9 +487,13 @@ fn check_links<V: View + ?Sized>(
         },
     )?;
     let mut out_count = 0u64;
-    for item in d.links_out.iter(t)? {
-        let (k, frame) = item?;
-        let (_, parent) = placed_page(v, k, "links", p)?;
+    for item in d.forward.iter(t)? {
+        let (k, record) = item?;
+        let frame = page_records::part(record, Part::Links)?;
+        if frame.is_empty() {
+            continue;
+        }
+        let parent = split_pair_key(k)?.1;
         let Some(segment) = v.page_segment(parent)? else {
             p.add(format!("page {parent}: links without a forward index"));
             continue;
@@ -761,8 +775,11 @@ fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             }
         }
     }
-    for item in d.links_out.iter(t)? {
-        let (k, _) = item?;
+    for item in d.forward.iter(t)? {
+        let (k, record) = item?;
+        if page_records::part(record, Part::Links)?.is_empty() {
+            continue;
+        }
         let parent = split_pair_key(k)?.1;
         let followed = match v.url_state(parent)? {
             Some(UrlState::Done { point, .. }) => points.contains(&point),

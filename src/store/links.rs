@@ -13,12 +13,13 @@
 
 use super::codec::{self, put_varint, VarintReader};
 use super::dictionary::{self, Kind};
+use super::page_records::{self, Part};
 use super::postings;
 use super::schema::{OutLink, PageId};
 use super::sealed::View;
 use super::segments::SegmentRead;
 use super::words::WordRead;
-use super::{page_records, Result, Writer};
+use super::{Result, Writer};
 
 /// The position every reverse link's entry holds: a link has none.
 pub(super) const LINK_POSITION: [u32; 1] = [0];
@@ -86,7 +87,7 @@ impl<T: View + ?Sized> LinkRead for T {}
 
 /// A page's `links_out` record, decompressed (None: it links nowhere).
 fn link_list<V: View + ?Sized>(view: &V, page: PageId) -> Result<Option<Vec<u8>>> {
-    page_records::get(view, view.dbs().links_out, page)?
+    page_records::get(view, Part::Links, page)?
         .map(|frame| dictionary::decompress(view, Kind::Links, page, frame))
         .transpose()
 }

@@ -265,7 +265,10 @@ impl Store {
                     if (11..13).contains(&found) {
                         upgrade::from_schema_12(&env, &dbs, &mut txn)?;
                     }
-                    upgrade::from_schema_15(&env, &dbs, &mut txn)?;
+                    if found < 16 {
+                        upgrade::from_schema_15(&env, &dbs, &mut txn)?;
+                    }
+                    upgrade::from_schema_16(&env, &dbs, &mut txn)?;
                     upgraded_from = Some(found);
                     dbs.meta
                         .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;

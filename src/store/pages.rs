@@ -10,6 +10,7 @@ use url::Url;
 use super::bits::{BitReader, BitWriter};
 use super::codec::{self, put_u32_list, put_varint, u32_key, VarintReader};
 use super::dictionary::{self, Kind as DictionaryKind};
+use super::page_records::{self, Part};
 use super::schema::{
     meta_keys, Db, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId,
     PageRecord, UrlRecord, WordId, NORMS_PER_CHUNK,
@@ -17,7 +18,7 @@ use super::schema::{
 use super::sealed::{self, View};
 use super::segments::SegmentRead;
 use super::terms::{Term, Terms};
-use super::{bodies, page_records, postings, url_records, Result, StoreError, Writer};
+use super::{bodies, postings, url_records, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
 /// Everything `put_page` writes for one fetched page.
@@ -366,7 +367,7 @@ pub trait PageRead: View {
     }
 
     fn meta_tags(&self, id: PageId) -> Result<Vec<MetaTag>> {
-        Ok(page_records::get(self, self.dbs().meta_tags, id)?
+        Ok(page_records::get(self, Part::Meta, id)?
             .map(|v| decode_maybe_framed(self, DictionaryKind::Meta, id, v))
             .transpose()?
             .unwrap_or_default())
@@ -374,7 +375,7 @@ pub trait PageRead: View {
 
     /// The HTTP request and response heads of the stored page, if kept.
     fn http_head(&self, id: PageId) -> Result<Option<HttpHead>> {
-        let Some(v) = page_records::get(self, self.dbs().headers, id)? else {
+        let Some(v) = page_records::get(self, Part::Head, id)? else {
             return Ok(None);
         };
         decode_maybe_framed(self, DictionaryKind::Head, id, v).map(Some)
@@ -397,7 +398,7 @@ pub trait PageRead: View {
     }
 
     fn forward(&self, id: PageId) -> Result<Option<Forward>> {
-        page_records::get(self, self.dbs().forward, id)?
+        page_records::get(self, Part::Forward, id)?
             .map(Forward::decode)
             .transpose()
     }
@@ -674,20 +675,23 @@ impl Writer<'_> {
             .sum::<f32>()
             .sqrt();
         self.set_norm_factor(id, norm_factor(record.max_tf, record.norm))?;
-        let slot = self.page_slot(id)?;
-        self.put_in_slot(self.dbs.forward, &slot, &forward.encode())?;
-        if let Some(value) = self.link_children(id, forward.segment, links)? {
-            self.put_in_slot(self.dbs.links_out, &slot, &value)?;
-        }
+        let links = self.link_children(id, forward.segment, links)?;
         self.put_page_record(id, &record)?;
-        if !page.meta.is_empty() {
-            let value = self.maybe_framed(DictionaryKind::Meta, &page.meta)?;
-            self.put_in_slot(self.dbs.meta_tags, &slot, &value)?;
-        }
-        if let Some(head) = &page.head {
-            let value = self.maybe_framed(DictionaryKind::Head, head)?;
-            self.put_in_slot(self.dbs.headers, &slot, &value)?;
-        }
+        let meta = match page.meta.is_empty() {
+            true => Vec::new(),
+            false => self.maybe_framed(DictionaryKind::Meta, &page.meta)?,
+        };
+        let head = match &page.head {
+            Some(head) => self.maybe_framed(DictionaryKind::Head, head)?,
+            None => Vec::new(),
+        };
+        let parts = [
+            &forward.encode()[..],
+            links.as_deref().unwrap_or_default(),
+            &meta,
+            &head,
+        ];
+        self.put_page_records(id, parts)?;
         self.put_body(id, &page.compressed_body)
     }
 

@@ -7,6 +7,9 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
+/// 17: a page's forward index, outgoing links, meta tags and HTTP head
+/// are the four parts of one `forward` record (`page_records`);
+/// `links_out`, `meta_tags` and `headers` are kept empty.
 /// 16: `words` holds 64 stems to a record (`stems`) instead of one a
 /// word id, `word_ids` sorted runs of stems to a record (`stem_index`)
 /// instead of one a stem, and a `urls` record keeps the whole URL only where its
@@ -43,9 +46,10 @@ use serde::{Deserialize, Serialize};
 /// or page delta instead of writing it (and a lone position's length).
 /// 6: bodies and HTTP heads may be zstd frames that name a dictionary
 /// kept in `meta` (heads were plain records).
-pub const SCHEMA_VERSION: u32 = 16;
+pub const SCHEMA_VERSION: u32 = 17;
 
 /// Versions this build upgrades on open (`upgrade`): every one has its
+/// pages' own records joined into one, every one before 16 its
 /// stems packed and its URL records shortened, every one before 15 its
 /// posting streams coded again, all but schemas 13 and 14 their word
 /// counts packed
@@ -59,7 +63,7 @@ pub const SCHEMA_VERSION: u32 = 16;
 /// (a schema-5 store's plain heads and dictionary-less bodies), and the
 /// new number makes an older build refuse the store, naming both
 /// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -80,6 +84,8 @@ pub struct Dbs {
     pub url_ids: Db,
     pub pages: Db,
     pub bodies: Db,
+    /// Empty since schema 17 (a part of the `forward` record): kept for
+    /// the upgrade, as `links_out` and `headers` are.
     pub meta_tags: Db,
     pub mimetypes: Db,
     pub mime_ids: Db,
@@ -88,6 +94,7 @@ pub struct Dbs {
     pub title_postings: Db,
     pub doc_freq: Db,
     pub words: Db,
+    /// A page's forward index, links out, meta tags and head (`page_records`).
     pub forward: Db,
     pub links_out: Db,
     pub links_in: Db,

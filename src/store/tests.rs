@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 use url::Url;
 
+use super::page_records::Part;
 use super::segments::SegmentRead;
 use super::*;
 
@@ -613,6 +614,7 @@ fn a_schema_5_store_is_upgraded_and_its_plain_records_still_read() {
             .unwrap();
         store
             .update(|w| {
+                own_records_as_schema_16(w)?;
                 as_written_by_schema(w, 5)?;
                 // As schema 5 wrote them: the head a plain record.
                 w.dbs
@@ -778,12 +780,12 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
     let raw_values = |store: &Store, id: PageId| {
         let r = store.read().unwrap();
         let body = bodies::read(&r, id).unwrap().unwrap();
-        let head = page_records::get(&r, r.dbs.headers, id)
+        let head = page_records::get(&r, Part::Head, id)
             .unwrap()
             .unwrap()
             .to_vec();
         let record = r.dbs.pages.get(&r.txn, &codec::u32_key(id)).unwrap();
-        let meta = page_records::get(&r, r.dbs.meta_tags, id).unwrap();
+        let meta = page_records::get(&r, Part::Meta, id).unwrap();
         (body, head, record.unwrap().to_vec(), meta.unwrap().to_vec())
     };
     let ids = {
@@ -972,7 +974,8 @@ fn page_records_written_across_transactions_out_of_id_order_fill_their_leaves() 
             .unwrap();
     }
     let r = store.read().unwrap();
-    for (name, db) in [("forward", r.dbs.forward), ("links_out", r.dbs.links_out)] {
+    // A page's own records are one record since schema 17.
+    for (name, db) in [("forward", r.dbs.forward)] {
         let stat = db.stat(&r.txn).unwrap();
         let mut bytes = 0;
         for item in db.iter(&r.txn).unwrap() {
@@ -1115,6 +1118,24 @@ fn put_schema(w: &mut Writer<'_>, version: u32) -> Result<()> {
         schema::meta_keys::SCHEMA,
         &version.to_be_bytes(),
     )?;
+    Ok(())
+}
+
+/// Splits each page's record into the four tables schemas 8 to 16 kept
+/// its parts in (`forward`, `links_out`, `meta_tags`, `headers`): the
+/// first step of every old store a test makes.
+fn own_records_as_schema_16(w: &mut Writer<'_>) -> Result<()> {
+    let records: Vec<(Vec<u8>, Vec<u8>)> = (w.dbs.forward.iter(&w.txn)?)
+        .map(|item| item.map(|(k, v)| (k.to_vec(), v.to_vec())))
+        .collect::<heed::Result<_>>()?;
+    let tables = page_records::schema_16_tables(&w.dbs);
+    for (k, record) in records {
+        for (db, part) in tables.iter().zip(page_records::split(&record)?) {
+            if !part.is_empty() {
+                db.put(&mut w.txn, &k, part)?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -1345,7 +1366,7 @@ fn page_records_as_schema_7(w: &mut Writer<'_>) -> Result<()> {
 /// Keys a page's own records by page id, as schemas up to 7 did.
 fn page_records_by_page(w: &mut Writer<'_>) -> Result<()> {
     plain_link_lists(w)?;
-    for db in page_records::tables(&w.dbs) {
+    for db in page_records::schema_16_tables(&w.dbs) {
         let records: Vec<(Vec<u8>, Vec<u8>)> = db
             .iter(&w.txn)?
             .map(|item| item.map(|(k, v)| (k[4..].to_vec(), v.to_vec())))
@@ -1416,6 +1437,11 @@ fn a_schema_15_store_has_its_stems_packed_and_its_urls_shortened() {
 }
 
 #[test]
+fn a_schema_16_store_has_its_page_records_joined() {
+    an_old_store_is_rewritten_as_this_build_writes_it(|w| put_schema(w, 16));
+}
+
+#[test]
 fn a_schema_7_store_has_its_page_records_placed_by_segment() {
     an_old_store_is_rewritten_as_this_build_writes_it(page_records_as_schema_7);
 }
@@ -1453,7 +1479,12 @@ fn an_upgrade_trains_the_link_list_dictionary_and_the_lists_read_back() {
         let r = store.read().unwrap();
         let before: Vec<Vec<OutLink>> = ids.iter().map(|&id| r.links(id).unwrap()).collect();
         drop(r);
-        store.update(links_as_schema_8).unwrap();
+        store
+            .update(|w| {
+                own_records_as_schema_16(w)?;
+                links_as_schema_8(w)
+            })
+            .unwrap();
         (ids, before)
     };
     let store = Store::open(dir.path()).unwrap();
@@ -1464,7 +1495,7 @@ fn an_upgrade_trains_the_link_list_dictionary_and_the_lists_read_back() {
     // The first 128 lists trained the dictionary; the later ones name it.
     let held = r.compression_dictionaries().unwrap();
     assert!(held.iter().any(|&(k, _, _)| k == "link list"), "{held:?}");
-    let last = page_records::get(&r, r.dbs.links_out, ids[199])
+    let last = page_records::get(&r, Part::Links, ids[199])
         .unwrap()
         .unwrap();
     assert!(dictionary::frame_dictionary(last).is_some());
@@ -1493,7 +1524,12 @@ fn an_old_store_is_rewritten_as_this_build_writes_it(
                 .unwrap();
         }
         let written = index_records(&store);
-        store.update(&as_old).unwrap();
+        store
+            .update(|w| {
+                own_records_as_schema_16(w)?;
+                as_old(w)
+            })
+            .unwrap();
         assert_ne!(
             index_records(&store),
             written,
@@ -1707,6 +1743,7 @@ fn an_upgrade_from_schema_9_counts_the_pairs_of_its_segments() {
         store
             .update(|w| {
                 w.dbs.pair_postings.clear(&mut w.txn)?;
+                own_records_as_schema_16(w)?;
                 words_as_schema_10(w)?;
                 mark_schema(w, 9)?;
                 Ok(())
@@ -1889,6 +1926,7 @@ fn a_schema_10_store_reads_its_plain_records_and_packs_its_word_counts() {
         // in `words`.
         store
             .update(|w| {
+                own_records_as_schema_16(w)?;
                 for (&id, (record, meta, _)) in ids.iter().zip(&before) {
                     let Some(record) = record else { continue };
                     let key = codec::u32_key(id);
@@ -1905,7 +1943,7 @@ fn a_schema_10_store_reads_its_plain_records_and_packs_its_word_counts() {
             })
             .unwrap();
         let r = store.read().unwrap();
-        let meta = page_records::get(&r, r.dbs.meta_tags, ids[198]).unwrap();
+        let meta = page_records::get(&r, Part::Meta, ids[198]).unwrap();
         assert!(!dictionary::is_frame(meta.unwrap()));
         // A record per word some page holds, keyed by the word's id.
         let held = words_before.iter().filter(|w| w.2 > 0).count() as u64;
@@ -2021,6 +2059,7 @@ fn a_schema_12_store_moves_its_stems_out_and_packs_its_word_counts() {
     assert!(before.iter().any(|w| w.2 == 0), "a word no page holds");
     store
         .update(|w| {
+            own_records_as_schema_16(w)?;
             words_as_schema_12(w)?;
             mark_schema(w, 12)?;
             Ok(())

@@ -100,6 +100,33 @@ pub fn from_schema_15(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     })
 }
 
+/// From schema 16 or older (schema 17), after every other step (which
+/// read and write the four tables): a page's forward index, outgoing
+/// links, meta tags and HTTP head, four records under `segment ‖ page`,
+/// become the parts of one `forward` record (`page_records`), and the
+/// other three tables are left empty. A part without a forward record
+/// (which every page with parts has: they were written and removed
+/// together) had no page to belong to and is not kept.
+pub fn from_schema_16(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
+    let scratch = env.create_database::<Bytes, Bytes>(txn, Some(SCRATCH))?;
+    let [forward, links, meta, head] = page_records::schema_16_tables(dbs);
+    rewrite(forward, scratch, txn, |txn, batch| {
+        for (k, value) in &batch {
+            let part = |db: Db| -> Result<Vec<u8>> {
+                Ok(db.get(txn, k)?.map(<[u8]>::to_vec).unwrap_or_default())
+            };
+            let (l, m, h) = (part(links)?, part(meta)?, part(head)?);
+            let record = page_records::encode([value, &l, &m, &h]);
+            scratch.put_with_flags(txn, PutFlags::APPEND, k, &record)?;
+        }
+        Ok(())
+    })?;
+    for db in [links, meta, head] {
+        db.clear(txn)?;
+    }
+    Ok(())
+}
+
 /// Rebuilds `db` from its own records, which `f` is handed a batch at a
 /// time to write into `scratch` in key order.
 fn rewrite(
@@ -186,7 +213,7 @@ pub fn from_schema_7(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
             Ok(())
         },
     )?;
-    for db in page_records::tables(dbs) {
+    for db in page_records::schema_16_tables(dbs) {
         rebuild(db, scratch, txn, |txn| {
             place(db, dbs.page_segments, scratch, txn)
         })?;
