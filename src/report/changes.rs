@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::{Ctx, ReportError, Result, Row};
 use crate::store::prelude::*;
-use crate::store::{PageId, PointId, RunEntry};
+use crate::store::{Kept, PageId, PointId};
 
 #[derive(Debug, Serialize)]
 pub struct Changes {
@@ -137,9 +137,8 @@ pub fn changes(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Changes> {
         };
         return Ok(Changes::nothing(&runs, note));
     };
-    let from: BTreeMap<PageId, RunEntry> =
-        ctx.r.run_entries(point, from_run)?.into_iter().collect();
-    let to: BTreeMap<PageId, RunEntry> = ctx.r.run_entries(point, to_run)?.into_iter().collect();
+    let from: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, from_run)?.into_iter().collect();
+    let to: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, to_run)?.into_iter().collect();
 
     let mut new = Vec::new();
     let mut status_changed = Vec::new();
@@ -150,14 +149,20 @@ pub fn changes(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Changes> {
             new.push(ctx.url(page)?);
             continue;
         };
-        if was.status != now.status {
+        if was.status() != now.status() {
             status_changed.push(Change {
                 url: ctx.url(page)?,
-                from: was.status,
-                to: now.status,
+                from: was.status(),
+                to: now.status(),
             });
             continue;
         }
+        // Both lean on the page record: the same title and body.
+        if matches!((was, now), (Kept::AsPage { .. }, Kept::AsPage { .. })) {
+            continue;
+        }
+        let was = ctx.r.resolve_entry(page, was.clone())?;
+        let now = ctx.r.resolve_entry(page, now.clone())?;
         // Title and body are compared between two 2xx answers only: a page
         // that now fails is a status change, not a new title.
         if let (Some(a), Some(b)) = (was.content_hash, now.content_hash) {

@@ -10,9 +10,9 @@ use std::collections::{HashMap, HashSet};
 
 use super::codec::{self, read_u32, read_u64, split_pair_key, split_triple_key, u32_key};
 use super::dictionary::{self, Kind};
-use super::history::{self, RunEntry};
+use super::history::{self, Kept};
 use super::page_records::{self, Part};
-use super::pages::Forward;
+use super::pages::{split_meta_part, Forward};
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
 use super::segments::SegmentRead;
@@ -133,7 +133,10 @@ fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
             (Part::Meta, "meta tags", Kind::Meta),
             (Part::Head, "HTTP head", Kind::Head),
         ] {
-            let value = page_records::part(record, part)?;
+            let mut value = page_records::part(record, part)?;
+            if part == Part::Meta && !value.is_empty() {
+                value = split_meta_part(value)?.1;
+            }
             if let Some(id) = missing_dictionary(v, kind, value)? {
                 p.add(format!(
                     "page {page}: {what} names zstd dictionary {id}, which the store does not hold"
@@ -643,7 +646,13 @@ fn check_history<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) 
     for item in d.run_history.iter(t)? {
         let (k, val) = item?;
         let (point, gen, page) = history::split_key(k)?;
-        codec::decode::<RunEntry>(val)?;
+        if let Kept::AsPage { .. } = codec::decode(val)? {
+            if d.pages.get(t, &u32_key(page))?.is_none() {
+                p.add(format!(
+                    "run history of page {page} leans on a page record it lacks"
+                ));
+            }
+        }
         in_use.point = in_use.point.max(u64::from(point));
         match points.get(&point) {
             None => p.add(format!(

@@ -52,7 +52,7 @@ pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use external::{ExternalCheck, ExternalRead};
 pub use frontier::{Claim, FrontierRead, StateCounts};
-pub use history::{HistoryRead, RunEntry};
+pub use history::{HistoryRead, Kept, RunEntry};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{norm_factor, Forward, PageRead, PageWrite};

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 
 /// 17: a page's forward index, outgoing links, meta tags and HTTP head
 /// are the four parts of one `forward` record (`page_records`);
-/// `links_out`, `meta_tags` and `headers` are kept empty.
+/// `links_out`, `meta_tags` and `headers` are kept empty. A run entry
+/// whose title and hash are its page record's is kept as its status
+/// alone (`history`).
 /// 16: `words` holds 64 stems to a record (`stems`) instead of one a
 /// word id, `word_ids` sorted runs of stems to a record (`stem_index`)
 /// instead of one a stem, and a `urls` record keeps the whole URL only where its

@@ -785,8 +785,11 @@ fn trained_dictionaries_compress_later_records_and_travel_with_the_store() {
             .unwrap()
             .to_vec();
         let record = r.dbs.pages.get(&r.txn, &codec::u32_key(id)).unwrap();
-        let meta = page_records::get(&r, Part::Meta, id).unwrap();
-        (body, head, record.unwrap().to_vec(), meta.unwrap().to_vec())
+        let meta = page_records::get(&r, Part::Meta, id).unwrap().unwrap();
+        let (described, tags) = pages::split_meta_part(meta).unwrap();
+        // The description is left out of the tags: the record has it.
+        assert_eq!(described, Some(0));
+        (body, head, record.unwrap().to_vec(), tags.to_vec())
     };
     let ids = {
         let store = Store::open(dir.path()).unwrap();
@@ -1130,9 +1133,19 @@ fn own_records_as_schema_16(w: &mut Writer<'_>) -> Result<()> {
         .collect::<heed::Result<_>>()?;
     let tables = page_records::schema_16_tables(&w.dbs);
     for (k, record) in records {
-        for (db, part) in tables.iter().zip(page_records::split(&record)?) {
+        let mut parts = page_records::split(&record)?.map(<[u8]>::to_vec);
+        let meta = &mut parts[Part::Meta as usize];
+        if !meta.is_empty() {
+            // Schema 16 kept the tags whole, the description in them.
+            let page = codec::split_pair_key(&k)?.1;
+            *meta = match pages::split_meta_part(meta)? {
+                (None, tags) => tags.to_vec(),
+                (Some(_), _) => codec::encode(&w.meta_tags(page)?)?,
+            };
+        }
+        for (db, part) in tables.iter().zip(parts) {
             if !part.is_empty() {
-                db.put(&mut w.txn, &k, part)?;
+                db.put(&mut w.txn, &k, &part)?;
             }
         }
     }
@@ -1943,7 +1956,9 @@ fn a_schema_10_store_reads_its_plain_records_and_packs_its_word_counts() {
             })
             .unwrap();
         let r = store.read().unwrap();
-        let meta = page_records::get(&r, Part::Meta, ids[198]).unwrap();
+        let segment = page_records::segment_of(&r, ids[198]).unwrap().unwrap();
+        let slot = codec::pair_key(segment, ids[198]);
+        let meta = r.dbs.meta_tags.get(&r.txn, &slot).unwrap();
         assert!(!dictionary::is_frame(meta.unwrap()));
         // A record per word some page holds, keyed by the word's id.
         let held = words_before.iter().filter(|w| w.2 > 0).count() as u64;
@@ -2088,6 +2103,57 @@ fn a_schema_12_store_moves_its_stems_out_and_packs_its_word_counts() {
     assert_eq!(
         r.doc_freq(r.word_id("alpha").unwrap().unwrap()).unwrap(),
         40
+    );
+    drop(r);
+    assert_whole(&store);
+}
+
+#[test]
+fn run_entries_keep_what_a_later_fetch_or_a_removal_replaced() {
+    let (_d, store) = temp_store();
+    let seen = |title: &str| RunEntry {
+        status: Some(200),
+        title: Some(title.into()),
+        content_hash: Some(0),
+    };
+    let (a, b) = store
+        .update(|w| {
+            let point = w.add_point(&PointRecord {
+                url: "http://h/start".into(),
+                gen: 2,
+                ..PointRecord::default()
+            })?;
+            assert_eq!(point, 1);
+            let a = w.page_id_for(&url("http://h/a"))?;
+            let b = w.page_id_for(&url("http://h/b"))?;
+            for id in [a, b] {
+                put(w, id, page(&["x"], &["one"], vec![]))?;
+                w.put_run_entry(1, 1, id, &seen("one"))?;
+            }
+            Ok((a, b))
+        })
+        .unwrap();
+    let r = store.read().unwrap();
+    let kept = r.kept_entries(1, 1).unwrap();
+    let as_page = Kept::AsPage { status: 200 };
+    assert_eq!(kept, [(a, as_page.clone()), (b, as_page)]);
+    drop(r);
+    store
+        .update(|w| {
+            put(w, a, page(&["y"], &["two"], vec![]))?;
+            w.put_run_entry(1, 2, a, &seen("two"))?;
+            w.remove_page(b)
+        })
+        .unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(
+        r.run_entries(1, 1).unwrap(),
+        [(a, seen("one")), (b, seen("one"))]
+    );
+    assert_eq!(r.run_entries(1, 2).unwrap(), [(a, seen("two"))]);
+    assert_eq!(
+        r.kept_entries(1, 2).unwrap(),
+        [(a, Kept::AsPage { status: 200 })]
     );
     drop(r);
     assert_whole(&store);

@@ -9,6 +9,7 @@ use heed::{Env, PutFlags, RwTxn};
 
 use super::codec;
 use super::dictionary::{self, Dictionaries, Kind};
+use super::history::{Kept, RunEntry};
 use super::links;
 use super::old_words::{self, OldWord, Packer};
 use super::page_records;
@@ -104,7 +105,7 @@ pub fn from_schema_15(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
 /// read and write the four tables): a page's forward index, outgoing
 /// links, meta tags and HTTP head, four records under `segment ‖ page`,
 /// become the parts of one `forward` record (`page_records`), and the
-/// other three tables are left empty. A part without a forward record
+/// other three tables are left empty; run entries are kept as `Kept`. A part without a forward record
 /// (which every page with parts has: they were written and removed
 /// together) had no page to belong to and is not kept.
 pub fn from_schema_16(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
@@ -115,7 +116,11 @@ pub fn from_schema_16(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
             let part = |db: Db| -> Result<Vec<u8>> {
                 Ok(db.get(txn, k)?.map(<[u8]>::to_vec).unwrap_or_default())
             };
-            let (l, m, h) = (part(links)?, part(meta)?, part(head)?);
+            let (l, mut m, h) = (part(links)?, part(meta)?, part(head)?);
+            if !m.is_empty() {
+                // No description is left out of the tags (`split_meta_part`).
+                m.insert(0, 0);
+            }
             let record = page_records::encode([value, &l, &m, &h]);
             scratch.put_with_flags(txn, PutFlags::APPEND, k, &record)?;
         }
@@ -124,7 +129,16 @@ pub fn from_schema_16(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     for db in [links, meta, head] {
         db.clear(txn)?;
     }
-    Ok(())
+    // Run entries stay whole (deciding which lean on their page record
+    // would mean reading every record): the next run writes most of its
+    // own as a status alone.
+    rewrite(dbs.run_history, scratch, txn, |txn, batch| {
+        for (k, v) in &batch {
+            let whole = Kept::Whole(codec::decode::<RunEntry>(v)?);
+            scratch.put_with_flags(txn, PutFlags::APPEND, k, &codec::encode(&whole)?)?;
+        }
+        Ok(())
+    })
 }
 
 /// Rebuilds `db` from its own records, which `f` is handed a batch at a
