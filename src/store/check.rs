@@ -645,12 +645,18 @@ fn check_history<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) 
     let mut runs: HashMap<PointId, HashSet<u32>> = HashMap::new();
     for item in d.run_history.iter(t)? {
         let (k, val) = item?;
-        let (point, gen, page) = history::split_key(k)?;
-        if let Kept::AsPage { .. } = codec::decode(val)? {
-            if d.pages.get(t, &u32_key(page))?.is_none() {
-                p.add(format!(
-                    "run history of page {page} leans on a page record it lacks"
-                ));
+        let (point, gen, block) = history::split_key(k)?;
+        for entry in history::block_entries(block, val) {
+            let (page, kept) = entry?;
+            if let Kept::AsPage { .. } = kept {
+                if d.pages.get(t, &u32_key(page))?.is_none() {
+                    p.add(format!(
+                        "run history of page {page} leans on a page record it lacks"
+                    ));
+                }
+            }
+            if d.urls.get(t, &u32_key(page))?.is_none() {
+                p.add(format!("run history of page {page}, which has no URL"));
             }
         }
         in_use.point = in_use.point.max(u64::from(point));
@@ -662,9 +668,6 @@ fn check_history<V: View + ?Sized>(v: &V, in_use: &mut InUse, p: &mut Problems) 
                 "run history of crawl point {point} run {gen}, past its current run {current}"
             )),
             Some(_) => {}
-        }
-        if d.urls.get(t, &u32_key(page))?.is_none() {
-            p.add(format!("run history of page {page}, which has no URL"));
         }
         runs.entry(point).or_default().insert(gen);
     }

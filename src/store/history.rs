@@ -1,6 +1,8 @@
 //! Run history: what each run of a crawl point saw of every URL it
-//! fetched (status, title, content hash), keyed `point ‖ run ‖ page`, so
-//! that `report changes` can compare a point's last two runs. Only the
+//! fetched (status, title, content hash), 64 pages' entries to a record
+//! keyed `point ‖ run ‖ page / 64`, so that `report changes` can compare
+//! a point's last two runs. (A record an entry, schema 16's, spent 22
+//! bytes of key and LMDB node on each of them.) Only the
 //! last finished run and the current one are kept: a new run drops older
 //! ones in the transaction that starts it.
 //!
@@ -16,9 +18,11 @@ use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use serde::{Deserialize, Serialize};
 
-use super::codec::{self, read_u32};
+use heed::RwTxn;
+
+use super::codec::{self, put_varint, read_u32, VarintReader};
 use super::pages::PageRead;
-use super::schema::{PageId, PageRecord, PointId};
+use super::schema::{Db, PageId, PageRecord, PointId};
 use super::sealed::View;
 use super::{Result, StoreError, Writer};
 
@@ -37,7 +41,9 @@ pub struct RunEntry {
 pub enum Kept {
     Whole(RunEntry),
     /// A 2xx answer whose title and content hash are the page record's.
-    AsPage { status: u16 },
+    AsPage {
+        status: u16,
+    },
 }
 
 impl Kept {
@@ -61,20 +67,95 @@ impl Kept {
     }
 }
 
-fn key(point: PointId, gen: u32, page: PageId) -> [u8; 12] {
+/// Pages to a record: `point ‖ run ‖ page / 64`.
+const BLOCK_PAGES: u32 = 64;
+
+fn key(point: PointId, gen: u32, block: u32) -> [u8; 12] {
     let mut k = [0u8; 12];
     k[..4].copy_from_slice(&point.to_be_bytes());
     k[4..8].copy_from_slice(&gen.to_be_bytes());
-    k[8..].copy_from_slice(&page.to_be_bytes());
+    k[8..].copy_from_slice(&block.to_be_bytes());
     k
 }
 
-/// `(point, run, page)` of a history key.
-pub(super) fn split_key(k: &[u8]) -> Result<(PointId, u32, PageId)> {
+fn page_key(point: PointId, gen: u32, page: PageId) -> [u8; 12] {
+    key(point, gen, page / BLOCK_PAGES)
+}
+
+/// `(point, run, block)` of a history key: the block's pages are
+/// `block * 64 ..`.
+pub(super) fn split_key(k: &[u8]) -> Result<(PointId, u32, u32)> {
     if k.len() != 12 {
         return Err(StoreError::corrupt("run history key is not 12 bytes"));
     }
     Ok((read_u32(&k[..4])?, read_u32(&k[4..8])?, read_u32(&k[8..])?))
+}
+
+/// The entries of a history record, by page: `page % 64, varint length,
+/// the entry` for each, ascending.
+pub(super) fn block_entries(
+    block: u32,
+    v: &[u8],
+) -> impl Iterator<Item = Result<(PageId, Kept)>> + '_ {
+    let mut r = VarintReader::new(v);
+    std::iter::from_fn(move || {
+        if r.is_empty() {
+            return None;
+        }
+        Some((|| {
+            let slot = r.next_u64()?;
+            let len = r.next_u64()?;
+            let page = (u64::from(block) * u64::from(BLOCK_PAGES) + slot)
+                .try_into()
+                .map_err(|_| StoreError::corrupt("run history page id overflow"))?;
+            Ok((page, codec::decode(r.take(len)?)?))
+        })())
+    })
+}
+
+/// `block` (a history record, or none) with `page`'s entry put in.
+fn with_entry(block: Option<&[u8]>, page: PageId, kept: &Kept) -> Result<Vec<u8>> {
+    let slot = u64::from(page % BLOCK_PAGES);
+    let entry = codec::encode(kept)?;
+    let mut out = Vec::with_capacity(block.map_or(0, <[u8]>::len) + entry.len() + 2);
+    let put = |out: &mut Vec<u8>| {
+        put_varint(out, slot);
+        put_varint(out, entry.len() as u64);
+        out.extend_from_slice(&entry);
+    };
+    let mut r = VarintReader::new(block.unwrap_or_default());
+    let mut done = false;
+    while !r.is_empty() {
+        let at = r.next_u64()?;
+        let len = r.next_u64()?;
+        let bytes = r.take(len)?;
+        if !done && at >= slot {
+            put(&mut out);
+            done = true;
+        }
+        if at != slot {
+            put_varint(&mut out, at);
+            put_varint(&mut out, len);
+            out.extend_from_slice(bytes);
+        }
+    }
+    if !done {
+        put(&mut out);
+    }
+    Ok(out)
+}
+
+/// Puts `page`'s entry of a run into `db`'s history record of its block.
+pub(super) fn put_kept(
+    txn: &mut RwTxn<'_>,
+    db: Db,
+    (point, gen, page): (PointId, u32, PageId),
+    kept: &Kept,
+) -> Result<()> {
+    let k = page_key(point, gen, page);
+    let value = with_entry(db.get(txn, &k)?, page, kept)?;
+    db.put(txn, &k, &value)?;
+    Ok(())
 }
 
 /// Run history look-ups.
@@ -113,7 +194,9 @@ pub trait HistoryRead: View {
         let mut out = Vec::new();
         for item in self.dbs().run_history.prefix_iter(self.txn(), prefix)? {
             let (k, v) = item?;
-            out.push((split_key(k)?.2, codec::decode(v)?));
+            for entry in block_entries(split_key(k)?.2, v) {
+                out.push(entry?);
+            }
         }
         Ok(out)
     }
@@ -172,10 +255,12 @@ impl Writer<'_> {
         entry: &RunEntry,
     ) -> Result<()> {
         let kept = Kept::of(entry, self.page(page)?.as_ref());
-        self.dbs
-            .run_history
-            .put(&mut self.txn, &key(point, gen, page), &codec::encode(&kept)?)?;
-        Ok(())
+        put_kept(
+            &mut self.txn,
+            self.dbs.run_history,
+            (point, gen, page),
+            &kept,
+        )
     }
 
     /// Writes whole every run entry that leans on `page`'s record, which
@@ -183,19 +268,30 @@ impl Writer<'_> {
     pub(super) fn write_out_history(&mut self, page: PageId, old: &PageRecord) -> Result<()> {
         for point in self.points_with_history()? {
             for gen in self.runs_of(point)? {
-                let k = key(point, gen, page);
+                let k = page_key(point, gen, page);
                 let Some(v) = self.dbs.run_history.get(&self.txn, &k)? else {
                     continue;
                 };
-                if let Kept::AsPage { status } = codec::decode(v)? {
+                let mut leans = None;
+                for entry in block_entries(page / BLOCK_PAGES, v) {
+                    if let (p, Kept::AsPage { status }) = entry? {
+                        if p == page {
+                            leans = Some(status);
+                        }
+                    }
+                }
+                if let Some(status) = leans {
                     let whole = Kept::Whole(RunEntry {
                         status: Some(status),
                         title: old.title.clone(),
                         content_hash: Some(old.content_hash),
                     });
-                    self.dbs
-                        .run_history
-                        .put(&mut self.txn, &k, &codec::encode(&whole)?)?;
+                    put_kept(
+                        &mut self.txn,
+                        self.dbs.run_history,
+                        (point, gen, page),
+                        &whole,
+                    )?;
                 }
             }
         }

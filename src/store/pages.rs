@@ -738,7 +738,8 @@ impl Writer<'_> {
     /// left out where it is the page record's.
     fn meta_part(&mut self, tags: &[MetaTag], description: Option<&str>) -> Result<Vec<u8>> {
         let at = description.and_then(|d| {
-            (tags.iter()).position(|m| m.attr == "name" && m.name == "description" && m.content == d)
+            (tags.iter())
+                .position(|m| m.attr == "name" && m.name == "description" && m.content == d)
         });
         let mut out = Vec::new();
         match at {

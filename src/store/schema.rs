@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 /// are the four parts of one `forward` record (`page_records`);
 /// `links_out`, `meta_tags` and `headers` are kept empty. A run entry
 /// whose title and hash are its page record's is kept as its status
-/// alone (`history`).
+/// alone, and 64 pages' entries make a record (`history`); a page's
+/// description is left out of its meta tags where its record has it.
 /// 16: `words` holds 64 stems to a record (`stems`) instead of one a
 /// word id, `word_ids` sorted runs of stems to a record (`stem_index`)
 /// instead of one a stem, and a `urls` record keeps the whole URL only where its

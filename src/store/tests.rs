@@ -2158,3 +2158,59 @@ fn run_entries_keep_what_a_later_fetch_or_a_removal_replaced() {
     drop(r);
     assert_whole(&store);
 }
+
+#[test]
+fn a_schema_16_store_has_its_run_entries_packed_and_they_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = {
+        let store = Store::open(dir.path()).unwrap();
+        store
+            .update(|w| {
+                w.add_point(&PointRecord {
+                    url: "http://h/start".into(),
+                    gen: 1,
+                    ..PointRecord::default()
+                })?;
+                for i in 0..150u32 {
+                    let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
+                    let answered = i % 3 != 0;
+                    if answered {
+                        put(w, id, page(&["x"], &[&format!("t{i}")], vec![]))?;
+                    }
+                    let entry = RunEntry {
+                        status: answered.then_some(200),
+                        title: answered.then(|| format!("t{i}")),
+                        content_hash: answered.then_some(0),
+                    };
+                    w.put_run_entry(1, 1, id, &entry)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let before = store.read().unwrap().run_entries(1, 1).unwrap();
+        assert_eq!(before.len(), 150);
+        // As schema 16 kept them: a record an entry, whole.
+        store
+            .update(|w| {
+                own_records_as_schema_16(w)?;
+                w.dbs.run_history.clear(&mut w.txn)?;
+                for (page, entry) in &before {
+                    let key = codec::triple_key(1, 1, *page);
+                    w.dbs
+                        .run_history
+                        .put(&mut w.txn, &key, &codec::encode(entry)?)?;
+                }
+                put_schema(w, 16)
+            })
+            .unwrap();
+        before
+    };
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.upgraded_from(), Some(16));
+    let r = store.read().unwrap();
+    assert_eq!(r.run_entries(1, 1).unwrap(), before);
+    // 64 pages' entries to a record.
+    assert_eq!(r.dbs.run_history.len(&r.txn).unwrap(), 3);
+    drop(r);
+    assert_whole(&store);
+}

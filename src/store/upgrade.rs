@@ -9,7 +9,7 @@ use heed::{Env, PutFlags, RwTxn};
 
 use super::codec;
 use super::dictionary::{self, Dictionaries, Kind};
-use super::history::{Kept, RunEntry};
+use super::history::{self, Kept, RunEntry};
 use super::links;
 use super::old_words::{self, OldWord, Packer};
 use super::page_records;
@@ -105,7 +105,8 @@ pub fn from_schema_15(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
 /// read and write the four tables): a page's forward index, outgoing
 /// links, meta tags and HTTP head, four records under `segment ‖ page`,
 /// become the parts of one `forward` record (`page_records`), and the
-/// other three tables are left empty; run entries are kept as `Kept`. A part without a forward record
+/// other three tables are left empty; run entries are kept whole, 64
+/// pages' to a record (`history`). A part without a forward record
 /// (which every page with parts has: they were written and removed
 /// together) had no page to belong to and is not kept.
 pub fn from_schema_16(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
@@ -135,7 +136,7 @@ pub fn from_schema_16(env: &Env, dbs: &Dbs, txn: &mut RwTxn<'_>) -> Result<()> {
     rewrite(dbs.run_history, scratch, txn, |txn, batch| {
         for (k, v) in &batch {
             let whole = Kept::Whole(codec::decode::<RunEntry>(v)?);
-            scratch.put_with_flags(txn, PutFlags::APPEND, k, &codec::encode(&whole)?)?;
+            history::put_kept(txn, scratch, history::split_key(k)?, &whole)?;
         }
         Ok(())
     })

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::support::crawl::crawl_ok;
 use crate::support::{page, Reply, Resp, TestServer};
-use crawlscope::store::{PointRecord, UrlState, SCHEMA_VERSION};
+use crawlscope::store::{Kept, PointRecord, RunEntry, UrlState, SCHEMA_VERSION};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RwTxn};
 
@@ -340,9 +340,19 @@ fn check_names_each_broken_invariant_and_exits_1() {
         .expect("the home page has a record")
         .1
         .clone();
-    let run_entry = c.baseline("run_history")[0].1.clone();
-    let history_key = |point: u32, gen: u32, page: [u8; 4]| {
-        [&point.to_be_bytes()[..], &gen.to_be_bytes(), &page].concat()
+    // Run history: 64 pages' entries to a record keyed `point ‖ run ‖
+    // page / 64`, each entry `page % 64, length, entry`.
+    let history = |w: &mut RwTxn<'_>, point: u32, gen: u32, page: [u8; 4]| {
+        let page = u32::from_be_bytes(page);
+        let key = [point, gen, page / 64].map(u32::to_be_bytes).concat();
+        let unanswered = RunEntry {
+            status: None,
+            title: None,
+            content_hash: None,
+        };
+        let entry = postcard::to_stdvec(&Kept::Whole(unanswered)).unwrap();
+        let record = [&[(page % 64) as u8, entry.len() as u8][..], &entry].concat();
+        put(c.db("run_history"), w, &key, &record)
     };
 
     type Corrupt<'a> = Box<dyn Fn(&mut RwTxn<'_>) + 'a>;
@@ -582,39 +592,20 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "run history names a crawl point that exists",
-            Box::new(|w| {
-                put(
-                    c.db("run_history"),
-                    w,
-                    &history_key(9999, gen, home),
-                    &run_entry,
-                )
-            }),
+            Box::new(|w| history(w, 9999, gen, home)),
             "run history of crawl point 9999, which does not exist",
         ),
         (
             "run history names a URL the store knows",
             Box::new(|w| {
                 let page = 9999u32.to_be_bytes();
-                put(
-                    c.db("run_history"),
-                    w,
-                    &history_key(point, gen, page),
-                    &run_entry,
-                )
+                history(w, point, gen, page)
             }),
             "run history of page 9999, which has no URL",
         ),
         (
             "run history is never ahead of its point's run",
-            Box::new(|w| {
-                put(
-                    c.db("run_history"),
-                    w,
-                    &history_key(point, gen + 1, home),
-                    &run_entry,
-                )
-            }),
+            Box::new(|w| history(w, point, gen + 1, home)),
             "past its current run",
         ),
         (
@@ -630,12 +621,7 @@ fn check_names_each_broken_invariant_and_exits_1() {
                     &postcard::to_stdvec(&rec).unwrap(),
                 );
                 for g in [gen + 1, gen + 2] {
-                    put(
-                        c.db("run_history"),
-                        w,
-                        &history_key(point, g, home),
-                        &run_entry,
-                    );
+                    history(w, point, g, home);
                 }
             }),
             "keeps the history of 3 runs (at most 2)",
