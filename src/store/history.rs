@@ -98,18 +98,26 @@ pub(super) fn block_entries(
     v: &[u8],
 ) -> impl Iterator<Item = Result<(PageId, Kept)>> + '_ {
     let mut r = VarintReader::new(v);
+    let mut failed = false;
     std::iter::from_fn(move || {
-        if r.is_empty() {
+        if r.is_empty() || failed {
             return None;
         }
-        Some((|| {
+        let entry = (|| {
             let slot = r.next_u64()?;
             let len = r.next_u64()?;
+            if slot >= u64::from(BLOCK_PAGES) {
+                return Err(StoreError::corrupt(
+                    "run history entry past its record's pages",
+                ));
+            }
             let page = (u64::from(block) * u64::from(BLOCK_PAGES) + slot)
                 .try_into()
                 .map_err(|_| StoreError::corrupt("run history page id overflow"))?;
             Ok((page, codec::decode(r.take(len)?)?))
-        })())
+        })();
+        failed = entry.is_err();
+        Some(entry)
     })
 }
 
@@ -325,5 +333,30 @@ impl Writer<'_> {
             .run_history
             .delete_range(&mut self.txn, &(Included(&lo[..]), Excluded(&hi[..])))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_put_in_any_order_read_back_by_page_once_each() {
+        let kept = |n: u16| Kept::AsPage { status: n };
+        let mut record: Option<Vec<u8>> = None;
+        // Block 2: pages 128..192, put out of order, 150 twice.
+        for (page, n) in [(150, 1), (130, 2), (191, 3), (128, 4), (150, 5), (140, 6)] {
+            record = Some(with_entry(record.as_deref(), page, &kept(n)).unwrap());
+        }
+        let read: Vec<(PageId, Kept)> = block_entries(2, &record.unwrap())
+            .collect::<Result<_>>()
+            .unwrap();
+        let want = [(128, 4), (130, 2), (140, 6), (150, 5), (191, 3)];
+        assert_eq!(read, want.map(|(p, n)| (p, kept(n))));
+        // An entry past the record's 64 pages is corrupt, and ends the walk.
+        let bad = [64, 1, 0, 0, 1, 0];
+        let read: Vec<_> = block_entries(0, &bad).collect();
+        assert_eq!(read.len(), 1);
+        assert!(read[0].is_err());
     }
 }

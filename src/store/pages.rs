@@ -741,19 +741,17 @@ impl Writer<'_> {
             (tags.iter())
                 .position(|m| m.attr == "name" && m.name == "description" && m.content == d)
         });
-        let mut out = Vec::new();
-        match at {
+        let framed = match at {
             Some(i) => {
-                put_varint(&mut out, i as u64 + 1);
                 let mut tags = tags.to_vec();
                 tags[i].content.clear();
-                out.extend(self.maybe_framed(DictionaryKind::Meta, &tags)?);
+                self.maybe_framed(DictionaryKind::Meta, &tags)?
             }
-            None => {
-                put_varint(&mut out, 0);
-                out.extend(self.maybe_framed(DictionaryKind::Meta, &tags)?);
-            }
-        }
+            None => self.maybe_framed(DictionaryKind::Meta, &tags)?,
+        };
+        let mut out = Vec::with_capacity(framed.len() + 1);
+        put_varint(&mut out, at.map_or(0, |i| i as u64 + 1));
+        out.extend_from_slice(&framed);
         Ok(out)
     }
 
