@@ -355,6 +355,13 @@ fn check_names_each_broken_invariant_and_exits_1() {
         put(c.db("run_history"), w, &key, &record)
     };
 
+    // The crawl's entry of the home page keeps its status alone: its
+    // title and hash are the page record's.
+    let leaning = format!(
+        "run history of page {} leans on a page record it lacks",
+        u32::from_be_bytes(home)
+    );
+
     type Corrupt<'a> = Box<dyn Fn(&mut RwTxn<'_>) + 'a>;
     let cases: Vec<(&str, Corrupt, &str)> = vec![
         (
@@ -602,6 +609,11 @@ fn check_names_each_broken_invariant_and_exits_1() {
                 history(w, point, gen, page)
             }),
             "run history of page 9999, which has no URL",
+        ),
+        (
+            "a run entry that leans on its page record has one",
+            Box::new(|w| del(c.db("pages"), w, &home)),
+            leaning.as_str(),
         ),
         (
             "run history is never ahead of its point's run",
