@@ -977,21 +977,79 @@ fn page_records_written_across_transactions_out_of_id_order_fill_their_leaves() 
             .unwrap();
     }
     let r = store.read().unwrap();
-    // A page's own records are one record since schema 17.
-    for (name, db) in [("forward", r.dbs.forward)] {
-        let stat = db.stat(&r.txn).unwrap();
-        let mut bytes = 0;
-        for item in db.iter(&r.txn).unwrap() {
-            let (k, v) = item.unwrap();
-            // LMDB's node header and pointer, and its even padding.
-            bytes += (8 + k.len() + v.len()).next_multiple_of(2) + 2;
-        }
-        let fill = bytes as f64 / (stat.leaf_pages * (page_size() - 16)) as f64;
-        // Keyed by page id, these leaves were 64-71% full.
-        assert!(fill > 0.9, "{name}: leaves {fill:.2} full");
-    }
+    // A page's own records are one record since schema 17. Keyed by page
+    // id, these leaves were 64-71% full.
+    let fill = leaf_fill(&r, r.dbs.forward);
+    assert!(fill > 0.9, "forward: leaves {fill:.2} full");
     drop(r);
     assert_whole(&store);
+}
+
+/// How full the leaves of `db` are with its records.
+fn leaf_fill(r: &Reader<'_>, db: schema::Db) -> f64 {
+    let stat = db.stat(&r.txn).unwrap();
+    let mut bytes = 0;
+    for item in db.iter(&r.txn).unwrap() {
+        let (k, v) = item.unwrap();
+        // LMDB's node header and pointer, and its even padding.
+        bytes += (8 + k.len() + v.len()).next_multiple_of(2) + 2;
+    }
+    bytes as f64 / (stat.leaf_pages * (page_size() - 16)) as f64
+}
+
+#[test]
+fn url_states_queued_claimed_and_done_in_batches_fill_their_leaves() {
+    let (_d, store) = temp_store();
+    let me = store
+        .update(|w| {
+            w.add_point(&PointRecord {
+                url: "http://h/0".into(),
+                ..PointRecord::default()
+            })?;
+            w.register_instance(InstanceRecord {
+                pid: 1,
+                heartbeat_ms: 0,
+            })
+        })
+        .unwrap();
+    // As a crawl goes: each transaction queues the links it found and
+    // claims and finishes pages queued before.
+    let mut next = 0u32;
+    for _ in 0..40 {
+        store
+            .update(|w| {
+                for _ in 0..60 {
+                    let id = w.page_id_for(&url(&format!("http://h/{next}")))?;
+                    next += 1;
+                    let entry = FrontierEntry {
+                        page: id,
+                        depth: 1,
+                        point: 1,
+                        gen: 1,
+                        hops: 0,
+                    };
+                    w.enqueue(id, entry)?;
+                }
+                for claim in w.claim(50, me, &[1])? {
+                    w.set_state(claim.page, &UrlState::Done { point: 1, gen: 1 })?;
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+    let r = store.read().unwrap();
+    assert_eq!(r.dbs.url_state.len(&r.txn).unwrap(), 2400);
+    // Grown by each claim, the records split their leaves in half (0.50).
+    let fill = leaf_fill(&r, r.dbs.url_state);
+    assert!(fill > 0.9, "url_state: leaves {fill:.2} full");
+    assert!(matches!(
+        r.url_state(2400).unwrap(),
+        Some(UrlState::Queued { point: 1, gen: 1 })
+    ));
+    assert!(matches!(
+        r.url_state(1).unwrap(),
+        Some(UrlState::Done { point: 1, gen: 1 })
+    ));
 }
 
 #[test]
