@@ -121,8 +121,8 @@ pub trait FrontierRead: View {
 impl<T: View + ?Sized> FrontierRead for T {}
 
 /// The bytes of a claim of a page at a small depth, in a crawl point
-/// and run of small ids (the tag and five varints of a byte each): the
-/// width every shorter state is padded to.
+/// and run of small ids (the tag, four varints of a byte each and the
+/// hop count): the width every shorter state is padded to.
 const STATE_WIDTH: usize = 6;
 
 impl Writer<'_> {
