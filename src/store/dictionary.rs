@@ -525,18 +525,13 @@ mod tests {
     #[test]
     fn a_body_context_builds_small_tables_over_its_dictionary_and_round_trips() {
         // Any bytes serve zstd as a dictionary of raw content.
-        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
-        let mut word = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            format!("w{} ", rng % 20_000)
+        let words = |from: u64, n: u64| -> String {
+            (from..from + n)
+                .map(|i| format!("w{} ", i * 7919 % 20_000))
+                .collect()
         };
-        let dictionary: String = std::iter::from_fn(|| Some(word()))
-            .take(110 << 10)
-            .collect::<String>()[..110 << 10]
-            .to_owned();
-        let page: String = std::iter::from_fn(|| Some(word())).take(900).collect();
+        let dictionary = words(0, 20_000)[..110 << 10].to_owned();
+        let page = words(20_000, 900);
         let size_of = |mut c: zstd::bulk::Compressor<'static>| {
             let frame = c.compress(page.as_bytes()).unwrap();
             let d = DecoderDictionary::copy(dictionary.as_bytes());

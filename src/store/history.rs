@@ -280,14 +280,13 @@ impl Writer<'_> {
                 let Some(v) = self.dbs.run_history.get(&self.txn, &k)? else {
                     continue;
                 };
-                let mut leans = None;
-                for entry in block_entries(page / BLOCK_PAGES, v) {
-                    if let (p, Kept::AsPage { status }) = entry? {
-                        if p == page {
-                            leans = Some(status);
-                        }
-                    }
-                }
+                let leans = block_entries(page / BLOCK_PAGES, v)
+                    .find_map(|entry| match entry {
+                        Ok((p, Kept::AsPage { status })) if p == page => Some(Ok(status)),
+                        Ok(_) => None,
+                        Err(e) => Some(Err(e)),
+                    })
+                    .transpose()?;
                 if let Some(status) = leans {
                     let whole = Kept::Whole(RunEntry {
                         status: Some(status),
