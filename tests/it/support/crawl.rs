@@ -132,7 +132,7 @@ pub fn assert_whole(db: &Path) {
 }
 
 /// `crawlscope serve-demo` as a child process; killed on drop. `.1` is its base URL.
-pub struct Demo(std::process::Child, pub String);
+pub struct Demo(pub std::process::Child, pub String);
 
 impl Drop for Demo {
     fn drop(&mut self) {
