@@ -8,13 +8,16 @@ pub fn tokens(text: &str) -> impl Iterator<Item = &str> {
         .filter(|t| !t.is_empty())
 }
 
-/// Replaces `buf` with the Unicode lowercase of `token`, reusing its
-/// allocation (the analyzer's hot path allocates nothing per token).
-pub(crate) fn lowercase_into(token: &str, buf: &mut String) {
-    buf.clear();
+/// Appends the Unicode lowercase of `token` to `buf` (the analyzer
+/// lowercases a run of tokens into one buffer: nothing is allocated per
+/// token).
+pub(crate) fn push_lowercase(token: &str, buf: &mut String) {
     if token.is_ascii() {
+        let start = buf.len();
         buf.push_str(token);
-        buf.make_ascii_lowercase();
+        if let Some(added) = buf.get_mut(start..) {
+            added.make_ascii_lowercase();
+        }
     } else {
         buf.extend(token.chars().flat_map(char::to_lowercase));
     }
@@ -42,13 +45,14 @@ mod tests {
     }
 
     #[test]
-    fn lowercases_reusing_the_buffer() {
-        let mut buf = String::from("leftover");
-        lowercase_into("HeLLo", &mut buf);
-        assert_eq!(buf, "hello");
-        lowercase_into("ÜNÏCÖDÉ", &mut buf);
-        assert_eq!(buf, "ünïcödé");
-        lowercase_into("STRASSE", &mut buf);
+    fn lowercases_onto_the_buffer() {
+        let mut buf = String::from("Kept ");
+        push_lowercase("HeLLo", &mut buf);
+        assert_eq!(buf, "Kept hello");
+        push_lowercase("ÜNÏCÖDÉ", &mut buf);
+        assert_eq!(buf, "Kept helloünïcödé");
+        buf.clear();
+        push_lowercase("STRASSE", &mut buf);
         assert_eq!(buf, "strasse");
     }
 }
