@@ -491,14 +491,24 @@ mod tests {
     fn texts_of_several_batches_keep_every_token_in_order() {
         let a = Analyzer::global();
         let long = "x".repeat(MAX_TOKEN_CHARS + 1);
-        let forms = ["Running", "the", "connections", &long, "generously", "happy"];
+        let forms = [
+            "Running",
+            "the",
+            "connections",
+            &long,
+            "generously",
+            "happy",
+        ];
         let words: Vec<&str> = (0..3 * BATCH + 5).map(|i| forms[i % forms.len()]).collect();
         let want: Vec<(String, u32)> = words
             .iter()
             .enumerate()
             .filter_map(|(i, w)| Some((a.stem_word(w)?, i as u32)))
             .collect();
-        assert!(want.len() > 2 * BATCH, "the kept tokens fill several batches");
+        assert!(
+            want.len() > 2 * BATCH,
+            "the kept tokens fill several batches"
+        );
         assert_eq!(a.terms(&words.join(" ")), want);
     }
 
