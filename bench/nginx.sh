@@ -3,13 +3,14 @@
 # that is not crawlscope: bench/sitegen.rs writes N static pages (Zipf
 # vocabulary of 64,000 words, ~20 links a page in every relative form),
 # nginx serves them on a free loopback port, and `crawlscope crawl` crawls
-# them into a fresh store. Prints one Markdown row: pages, documents
-# fetched, wall, pages/s, CPU ms/page, peak RSS (GNU time: heap + the
-# mapped store) and peak RssAnon (heap alone, sampled from /proc every
-# 0.2 s), raw HTML, store size and store/raw, phrase query p50/p99 (top
-# 50, in-process, 300 phrases of the site's pages: bench/crawlbench.rs
-# site-queries) and the slowest `report` kind with its wall time (a whole
-# process each, --limit 50).
+# them into a fresh store. Prints the machine line (CPU and its L2, the
+# commit, the load before the crawl: bench/machine.sh) and one Markdown
+# row: pages, documents fetched, wall, pages/s, CPU ms/page, peak RSS
+# (GNU time: heap + the mapped store) and peak RssAnon (heap alone,
+# sampled from /proc every 0.2 s), raw HTML, store size and store/raw,
+# phrase query p50/p99 (top 50, in-process, 300 phrases of the site's
+# pages: bench/crawlbench.rs site-queries) and the slowest `report` kind
+# with its wall time (a whole process each, --limit 50).
 #
 #   bench/nginx.sh               # 10,000 pages
 #   bench/nginx.sh 100000        # any size
@@ -20,6 +21,8 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=bench/machine.sh
+. bench/machine.sh
 PAGES=${1:-10000}
 TARGET=${CARGO_TARGET_DIR:-target}
 BIN=$TARGET/release/crawlscope
@@ -72,6 +75,7 @@ EOF
 "$NGINX" -c "$WORK/nginx.conf" -p "$WORK"
 for _ in $(seq 50); do curl -sf -o /dev/null "$BASE" 2>/dev/null && break; sleep 0.1; done
 
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 # shellcheck disable=SC2086
 /usr/bin/time -v -o "$WORK/time.txt" "$BIN" --db "$WORK/store" crawl "$BASE" --json ${CRAWL_ARGS:-} \
     >"$WORK/summary.json" 2>"$WORK/crawl.err" &
@@ -98,6 +102,7 @@ for KIND in summary broken redirects titles descriptions headings duplicates dir
     [ "$T" -gt "$SLOWEST" ] && { SLOWEST=$T; SLOWEST_KIND=$KIND; }
 done
 echo "slowest report: $SLOWEST_KIND $SLOWEST ms (all in $WORK/reports.txt)" >&2
+machine_line "$LOAD0" "\`crawl\` with default flags${CRAWL_ARGS:+ plus $CRAWL_ARGS}; $("$NGINX" -v 2>&1 | sed 's/.*: //') on the same machine"
 python3 - "$WORK" "$RAW" "$STORE" "$PAGES" "$ANON" "$SLOWEST_KIND $SLOWEST" <<'EOF'
 import json, re, sys
 work, raw, store, pages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])

@@ -21,6 +21,8 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=bench/machine.sh
+. bench/machine.sh
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000 100000)
 PER_CLASS=${PER_CLASS:-300}
@@ -189,12 +191,8 @@ for N in "${SIZES[@]}"; do
     rm -rf "$D/store" # free the disk before the next size
 done
 
-cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-mem=$(awk '/^MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)
-rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain -- src Cargo.toml 2>/dev/null | head -c1)
 echo
-echo "Machine: $(nproc) × ${cpu:-unknown CPU}, ${mem} GiB RAM, $(uname -sr); crawlscope ${rev}${dirty:+ (modified)}, \`crawl\` with default flags${CRAWL_ARGS:+ plus $CRAWL_ARGS}; demo server on the same machine; load average before the run: $LOAD0."
+machine_line "$LOAD0" "\`crawl\` with default flags${CRAWL_ARGS:+ plus $CRAWL_ARGS}; demo server on the same machine"
 echo
 "$HELPER" header
 printf '%s\n' "${ROWS[@]}"
