@@ -1,6 +1,7 @@
 //! The analyzer: tokens -> lowercase -> stopwords out -> Porter2 stems, with
 //! positions that count every token so that phrases stay adjacent.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
@@ -321,8 +322,8 @@ impl Analyzer {
             }
             let Some(cache) = cache.as_deref_mut() else {
                 for (lower, here, _) in batch.words() {
-                    if !self.stopwords.contains(lower) {
-                        emit(&self.stemmer.stem(lower), lower, here);
+                    if let Some(stem) = self.outcome(lower) {
+                        emit(&stem, lower, here);
                     }
                 }
                 continue;
@@ -332,7 +333,7 @@ impl Analyzer {
                 cache.stem_of(
                     lower,
                     hash,
-                    || (!self.stopwords.contains(lower)).then(|| self.stemmer.stem(lower)),
+                    || self.outcome(lower),
                     |stem| emit(stem, lower, here),
                 );
             }
@@ -341,6 +342,12 @@ impl Analyzer {
             cache.batch = batch;
         }
         position
+    }
+
+    /// What the lowercase token `lower` is indexed as: its stem, or None
+    /// for a stopword (the one rule, cached or not).
+    fn outcome<'a>(&self, lower: &'a str) -> Option<Cow<'a, str>> {
+        (!self.stopwords.contains(lower)).then(|| self.stemmer.stem(lower))
     }
 
     /// Convenience for queries and tests: the (stem, position) pairs.
