@@ -36,4 +36,5 @@ mod sites;
 mod soak;
 mod store_copy;
 mod store_faults;
+mod store_free_pages;
 mod tui_e2e;
