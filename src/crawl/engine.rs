@@ -578,8 +578,18 @@ fn summary(c: &Counters, elapsed: Duration) -> Summary {
 /// it was a 2xx (counts toward max pages).
 async fn work(ctx: &Ctx, claim: Claim) -> bool {
     let point = claim.entry.point;
-    let site = Url::parse(&claim.url).ok();
-    let msg = match outcome(ctx, &claim).await {
+    // Parsed once here for the fetch, the parser and the sitemaps.
+    let site = match Url::parse(&claim.url) {
+        Ok(u) => u,
+        Err(e) => {
+            let _ = ctx.writer.send(WriterMsg::Failed {
+                claim,
+                reason: format!("invalid URL: {e}"),
+            });
+            return false;
+        }
+    };
+    let msg = match outcome(ctx, &claim, &site).await {
         Outcome::Msg(m) => m,
         // The same bytes as stored: nothing to parse or re-index.
         Outcome::Page(resp, Some(stored))
@@ -592,7 +602,7 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
             }
         }
         Outcome::Page(resp, _) => {
-            let url = claim.url.clone();
+            let url = site.clone();
             let depth = claim.entry.depth;
             let fetched_at = unix_now();
             let elapsed = resp.elapsed;
@@ -601,18 +611,16 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
             let parsed = ctx
                 .parsers
                 .run(move || {
-                    Url::parse(&url).map(|u| {
-                        let at = parse::At {
-                            url: &u,
-                            depth,
-                            fetched_at,
-                        };
-                        parse::parse(&resp, at, &agent, &from_store)
-                    })
+                    let at = parse::At {
+                        url: &url,
+                        depth,
+                        fetched_at,
+                    };
+                    parse::parse(&resp, at, &agent, &from_store)
                 })
                 .await;
             match parsed {
-                Some(Ok(page)) => WriterMsg::Fetched {
+                Some(page) => WriterMsg::Fetched {
                     claim,
                     page: Box::new(page),
                     elapsed,
@@ -631,7 +639,7 @@ async fn work(ctx: &Ctx, claim: Claim) -> bool {
     };
     let _ = ctx.writer.send(msg);
     // Before this worker ends, so the crawl cannot settle without them.
-    if let Some(site) = site.filter(|u| ctx.sitemaps.first_visit(point, &crate::url::origin(u))) {
+    if ctx.sitemaps.first_visit(point, &crate::url::origin(&site)) {
         offer_sitemaps(ctx, point, &site).await;
     }
     ok
@@ -698,21 +706,12 @@ enum Outcome {
     Page(Response, Option<u64>),
 }
 
-async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
-    let url = match Url::parse(&claim.url) {
-        Ok(u) => u,
-        Err(e) => {
-            return Outcome::Msg(WriterMsg::Failed {
-                claim: claim.clone(),
-                reason: format!("invalid URL: {e}"),
-            })
-        }
-    };
+async fn outcome(ctx: &Ctx, claim: &Claim, url: &Url) -> Outcome {
     let _ = ctx.events.send(CrawlEvent::Started {
         page: claim.page,
         url: claim.url.clone(),
     });
-    let origin = crate::url::origin(&url);
+    let origin = crate::url::origin(url);
     if let Some(why) = ctx.origins.down(&origin) {
         return Outcome::Msg(WriterMsg::Failed {
             claim: claim.clone(),
@@ -725,7 +724,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
     } else {
         Some(
             ctx.robots
-                .get_or_load(&origin, || load_robots(ctx, &url, &origin, creds.as_ref()))
+                .get_or_load(&origin, || load_robots(ctx, url, &origin, creds.as_ref()))
                 .await,
         )
     };
@@ -768,7 +767,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
                 reason: why,
             });
         }
-        let r = ctx.fetcher.get(&url, &validators, creds.as_ref()).await;
+        let r = ctx.fetcher.get(url, &validators, creds.as_ref()).await;
         let throttle = r.as_ref().ok().and_then(|resp| {
             throttle::asked(
                 resp.status,
@@ -843,7 +842,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim) -> Outcome {
         let target = resp
             .location
             .as_deref()
-            .map(|loc| crate::url::resolve(&url, loc));
+            .map(|loc| crate::url::resolve(url, loc));
         return Outcome::Msg(match target {
             Some(Ok(target)) => WriterMsg::Redirect {
                 claim: claim.clone(),
