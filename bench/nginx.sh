@@ -3,10 +3,12 @@
 # that is not crawlscope: bench/sitegen.rs writes N static pages (Zipf
 # vocabulary of 64,000 words, ~20 links a page in every relative form),
 # nginx serves them on a free loopback port, and `crawlscope crawl` crawls
-# them into a fresh store. Prints the machine line (CPU and its L2, the
-# commit, the load before the crawl: bench/machine.sh) and one Markdown
-# row: pages, documents fetched, wall, pages/s, CPU ms/page, peak RSS
-# (GNU time: heap + the mapped store) and peak RssAnon (heap alone,
+# them into a fresh store, RUNS times (3 unless set: the host's speed
+# drifts between crawls). Prints the machine line (CPU and its L2, the
+# commit, the load before the first crawl: bench/machine.sh) and one
+# Markdown row, each crawl figure the median of the runs: pages, documents
+# fetched, wall, pages/s, CPU ms/page, peak RSS (GNU time: heap + the
+# mapped store) and peak RssAnon (heap alone,
 # sampled from /proc every 0.2 s), raw HTML, store size and store/raw,
 # phrase query p50/p99 (top 50, in-process, 300 phrases of the site's
 # pages: bench/crawlbench.rs site-queries) and the slowest `report` kind
@@ -17,13 +19,16 @@
 #
 # Environment: CRAWL_ARGS="--concurrency 64 --per-host 64" extra crawl
 # flags; SITE_WORDS=60 words of text per page (default 560, ~6 KB pages);
-# KEEP=1 keeps the work directory. Installs nginx (Debian) if missing.
+# RUNS=1 one crawl instead of the median of 3; KEEP=1 keeps the work
+# directory. Installs nginx (Debian) if missing.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=bench/machine.sh
 . bench/machine.sh
 PAGES=${1:-10000}
+RUNS=${RUNS:-3}
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "error: RUNS must be a whole number of crawls, 1 or more (got '$RUNS')" >&2; exit 2; }
 TARGET=${CARGO_TARGET_DIR:-target}
 BIN=$TARGET/release/crawlscope
 
@@ -76,22 +81,32 @@ EOF
 for _ in $(seq 50); do curl -sf -o /dev/null "$BASE" 2>/dev/null && break; sleep 0.1; done
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-# shellcheck disable=SC2086
-/usr/bin/time -v -o "$WORK/time.txt" "$BIN" --db "$WORK/store" crawl "$BASE" --json ${CRAWL_ARGS:-} \
-    >"$WORK/summary.json" 2>"$WORK/crawl.err" &
-TIMER=$!
-# The crawler is GNU time's child: sample its heap until it ends.
-ANON=0
-while kill -0 "$TIMER" 2>/dev/null; do
-    PID=$(pgrep -P "$TIMER" || true)
-    if [ -n "$PID" ]; then
-        A=$(awk '$1 == "RssAnon:" { print $2 }' "/proc/$PID/status" 2>/dev/null || echo 0)
-        [ "${A:-0}" -gt "$ANON" ] && ANON=$A
-    fi
-    sleep 0.2
+# One crawl into a fresh store: GNU time's report in time-$1.txt, the
+# peak heap in anon-$1 (the crawler is GNU time's child: sampled until it
+# ends), the store's size in size-$1. Each run but the last drops its store.
+crawl_once() {
+    local run=$1 store=$WORK/store-$1 timer pid a anon=0
+    # shellcheck disable=SC2086
+    /usr/bin/time -v -o "$WORK/time-$run.txt" "$BIN" --db "$store" crawl "$BASE" --json ${CRAWL_ARGS:-} \
+        >"$WORK/summary.json" 2>"$WORK/crawl.err" &
+    timer=$!
+    while kill -0 "$timer" 2>/dev/null; do
+        pid=$(pgrep -P "$timer" || true)
+        if [ -n "$pid" ]; then
+            a=$(awk '$1 == "RssAnon:" { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+            [ "${a:-0}" -gt "$anon" ] && anon=$a
+        fi
+        sleep 0.2
+    done
+    wait "$timer"
+    echo "$anon" >"$WORK/anon-$run"
+    du -sb "$store" | cut -f1 >"$WORK/size-$run"
+    if [ "$run" -lt "$RUNS" ]; then rm -rf "$store"; else mv "$store" "$WORK/store"; fi
+}
+for RUN in $(seq "$RUNS"); do
+    echo "crawl $RUN of $RUNS..." >&2
+    crawl_once "$RUN"
 done
-wait "$TIMER"
-STORE=$(du -sb "$WORK/store" | cut -f1)
 "$TARGET/release/examples/crawlbench" site-queries --db "$WORK/store" --site "$WORK/site" >"$WORK/queries.txt"
 SLOWEST=0
 for KIND in summary broken redirects titles descriptions headings duplicates directives canonicals slow large depth mimetypes hosts external changes; do
@@ -103,21 +118,35 @@ for KIND in summary broken redirects titles descriptions headings duplicates dir
 done
 echo "slowest report: $SLOWEST_KIND $SLOWEST ms (all in $WORK/reports.txt)" >&2
 machine_line "$LOAD0" "\`crawl\` with default flags${CRAWL_ARGS:+ plus $CRAWL_ARGS}; $("$NGINX" -v 2>&1 | sed 's/.*: //') on the same machine"
-python3 - "$WORK" "$RAW" "$STORE" "$PAGES" "$ANON" "$SLOWEST_KIND $SLOWEST" <<'EOF'
-import json, re, sys
-work, raw, store, pages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-anon, slowest = int(sys.argv[5]) / 1024, sys.argv[6].split()
+python3 - "$WORK" "$RAW" "$RUNS" "$PAGES" "$SLOWEST_KIND $SLOWEST" <<'EOF'
+import json, re, statistics, sys
+work, raw, runs, pages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+slowest = sys.argv[5].split()
 q = dict(l.split("=", 1) for l in open(f"{work}/queries.txt").read().splitlines())
 s = json.load(open(f"{work}/summary.json"))
-t = open(f"{work}/time.txt").read()
-def field(name):
+def field(t, name):
     return re.search(re.escape(name) + r":\s*([\d.:]+)", t).group(1)
-wall = field("Elapsed (wall clock) time (h:mm:ss or m:ss)")
-parts = [float(p) for p in wall.split(":")]
-wall_s = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
-cpu = float(field("User time (seconds)")) + float(field("System time (seconds)"))
-rss = int(field("Maximum resident set size (kbytes)")) / 1024
+def measures(run):
+    t = open(f"{work}/time-{run}.txt").read()
+    parts = [float(p) for p in field(t, "Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":")]
+    return {
+        "wall": sum(p * 60 ** i for i, p in enumerate(reversed(parts))),
+        "cpu": float(field(t, "User time (seconds)")) + float(field(t, "System time (seconds)")),
+        "rss": int(field(t, "Maximum resident set size (kbytes)")) / 1024,
+        "anon": int(open(f"{work}/anon-{run}").read()) / 1024,
+        "store": int(open(f"{work}/size-{run}").read()),
+    }
+every = [measures(r) for r in range(1, runs + 1)]
+# Each figure is the median of the runs (the host's speed drifts between
+# crawls); the spread of the two that matter most goes to stderr.
+med = {k: statistics.median(m[k] for m in every) for k in every[0]}
+wall_s, cpu, rss, anon, store = med["wall"], med["cpu"], med["rss"], med["anon"], med["store"]
 docs = s["fetched"]
+def each(key, scale, fmt):
+    return ", ".join(format(m[key] * scale, fmt) for m in every)
+print(f"{runs} crawls: wall {each('wall', 1, '.2f')} s; "
+      f"CPU {each('cpu', 1000 / max(docs, 1), '.2f')} ms/page; "
+      f"store {each('store', 1 / raw, '.3f')} x", file=sys.stderr)
 print("| pages | docs | wall s | pages/s | CPU ms/page | peak RSS MiB | peak heap MiB | raw MB "
       "| store MB | store/raw | phrase p50/p99 ms | slowest report |")
 print(f"| {pages:,} | {docs:,} | {wall_s:.1f} | {docs / wall_s:,.0f} | {cpu * 1000 / max(docs, 1):.2f} "
