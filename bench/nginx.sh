@@ -144,7 +144,7 @@ wall_s, cpu, rss, anon, store = med["wall"], med["cpu"], med["rss"], med["anon"]
 docs = s["fetched"]
 def each(key, scale, fmt):
     return ", ".join(format(m[key] * scale, fmt) for m in every)
-print(f"{runs} crawls: wall {each('wall', 1, '.2f')} s; "
+print(f"{runs} crawl{'s' if runs > 1 else ''}: wall {each('wall', 1, '.2f')} s; "
       f"CPU {each('cpu', 1000 / max(docs, 1), '.2f')} ms/page; "
       f"store {each('store', 1 / raw, '.3f')} x", file=sys.stderr)
 print("| pages | docs | wall s | pages/s | CPU ms/page | peak RSS MiB | peak heap MiB | raw MB "
