@@ -8,11 +8,11 @@
 # commit, the load before the first crawl: bench/machine.sh) and one
 # Markdown row, each crawl figure the median of the runs: pages, documents
 # fetched, wall, pages/s, CPU ms/page, peak RSS (GNU time: heap + the
-# mapped store) and peak RssAnon (heap alone,
-# sampled from /proc every 0.2 s), raw HTML, store size and store/raw,
-# phrase query p50/p99 (top 50, in-process, 300 phrases of the site's
-# pages: bench/crawlbench.rs site-queries) and the slowest `report` kind
-# with its wall time (a whole process each, --limit 50).
+# mapped store) and peak RssAnon (heap alone, sampled from /proc every
+# 0.2 s), raw HTML, store size and store/raw; then, on the last crawl's
+# store, phrase query p50/p99 (top 50, in-process, 300 phrases of the
+# site's pages: bench/crawlbench.rs site-queries) and the slowest `report`
+# kind with its wall time (a whole process each, --limit 50).
 #
 #   bench/nginx.sh               # 10,000 pages
 #   bench/nginx.sh 100000        # any size

@@ -410,21 +410,22 @@ impl WriterThread {
     fn space_out(&mut self, batch: &[WriterMsg]) -> bool {
         let indexes = batch.iter().any(|m| matches!(m, WriterMsg::Fetched { .. }));
         if indexes && self.indexed_last {
-            let record = InstanceRecord {
-                pid: self.pid,
-                heartbeat_ms: unix_now_ms(),
-            };
             // A store that cannot commit this fails the batch's own commit
             // next, which answers everyone waiting on it.
-            if self
-                .store
-                .update(|w| w.heartbeat(self.instance, record))
-                .is_ok()
-            {
+            if self.store.update(|w| self.beat(w)).is_ok() {
                 self.last_heartbeat = Instant::now();
             }
         }
         indexes
+    }
+
+    /// Records in `w` that this crawler is alive, now.
+    fn beat(&self, w: &mut Writer<'_>) -> Result<(), StoreError> {
+        let record = InstanceRecord {
+            pid: self.pid,
+            heartbeat_ms: unix_now_ms(),
+        };
+        w.heartbeat(self.instance, record)
     }
 
     fn apply(&mut self, mut batch: Vec<WriterMsg>) -> Result<(), StoreError> {
@@ -446,13 +447,7 @@ impl WriterThread {
             settles.clear();
             added.clear();
             if heartbeat {
-                w.heartbeat(
-                    self.instance,
-                    InstanceRecord {
-                        pid: self.pid,
-                        heartbeat_ms: unix_now_ms(),
-                    },
-                )?;
+                self.beat(w)?;
             }
             for (i, msg) in batch.iter().enumerate() {
                 match msg {
