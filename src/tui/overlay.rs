@@ -7,8 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::keymap;
-use super::keymap::Keys;
+use super::keymap::{self, Keys};
 use super::layout::{centered, tab_label, MIN_HEIGHT, MIN_WIDTH};
 use super::panes::PaneId;
 use super::theme;

@@ -122,3 +122,39 @@ pub(crate) fn offset(selected: usize, height: usize) -> usize {
         selected.saturating_sub(height - 1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_click_selects_the_row_under_it_in_the_scrolled_window() {
+        let rows = Rect::new(0, 5, 10, 4);
+        let mut list = ListView::default();
+        list.step(6, 10);
+        // Rows 3..7 are shown: the second line is row 4.
+        assert_eq!(list.offset(4), 3);
+        assert!(list.click(rows, 6, 10));
+        assert_eq!(list.selected(), 4);
+        // Above and below the rows, nothing is selected.
+        assert!(!list.click(rows, 4, 10));
+        assert!(!list.click(rows, 9, 10));
+        assert_eq!(list.selected(), 4);
+        // Nor under the last row of a short list.
+        let mut short = ListView::default();
+        assert!(!short.click(rows, 8, 2));
+        assert_eq!(short.selected(), 0);
+    }
+
+    #[test]
+    fn the_selection_stays_in_the_list_and_knows_its_end() {
+        let mut list = ListView::default();
+        assert!(!list.step(-1, 3));
+        assert!(list.step(10, 3));
+        assert_eq!(list.selected(), 2);
+        assert!(list.at_end(3));
+        assert!(!list.at_end(4));
+        list.clamp(1);
+        assert_eq!(list.selected(), 0);
+    }
+}
