@@ -165,6 +165,9 @@ pub(crate) trait Pane {
     fn other(&mut self, _key: &KeyEvent, _ctx: &KeyCtx) -> Action {
         Action::Unhandled
     }
+    /// A key: what the table's row for it does in the pane's state, else
+    /// `other`. Panes keep this default, as they do `footer` and `help`:
+    /// the table is the one place a key is bound.
     fn key(&mut self, key: &KeyEvent, ctx: &KeyCtx) -> Action {
         match self.table().lookup(self.mode(), key) {
             Some(Verb::Global(g)) => Action::Global(g),
