@@ -12,7 +12,7 @@ use ratatui::layout::{Alignment, Position, Rect};
 use ratatui::text::Line;
 use ratatui::Frame;
 
-use super::keymap::{self, Global};
+use super::keymap::{self, Global, Keys, Verb};
 use super::layout::{areas, inner, tab_label, tab_ranges, too_small, Areas, MIN_HEIGHT, MIN_WIDTH};
 use super::msg::batch;
 use super::msg::Flash;
@@ -21,7 +21,7 @@ use super::overlay;
 use super::panes::status::RunState;
 #[cfg(test)]
 use super::panes::{graph::GraphPane, log::LogPane, lookup::LookupPane, points::PointsPane};
-use super::panes::{Action, KeyCtx, Keys, Pane, PaneId, Panes, Setup, Slot};
+use super::panes::{Action, KeyCtx, Pane, PaneId, Panes, Setup, Slot};
 use super::theme;
 use crate::crawl::{CrawlCommand, CrawlEvent};
 
@@ -372,7 +372,11 @@ impl App {
             Global::Help => self.modal = Some(Modal::Help),
             Global::NextPane => self.set_focus(self.focus.next()),
             Global::PrevPane => self.set_focus(self.focus.prev()),
-            Global::Focus(p) => self.set_focus(p),
+            Global::Focus(i) => {
+                if let Some(&p) = PaneId::ALL.get(i) {
+                    self.set_focus(p);
+                }
+            }
             Global::Search => {
                 self.set_focus(PaneId::Lookup);
                 self.panes.lookup.start_editing();
@@ -403,6 +407,7 @@ impl App {
     fn act(&mut self, action: Action) -> Option<Command> {
         match action {
             Action::Unhandled | Action::Done => None,
+            Action::Global(g) => self.global(g),
             Action::Open(page) => {
                 self.set_focus(PaneId::Graph);
                 let (seq, page) = self.panes.graph.open(page);
@@ -477,8 +482,11 @@ impl App {
     }
 
     fn wheel(&mut self, pane: PaneId, delta: isize) -> Option<Command> {
-        let height = self.pane_height(pane);
-        let action = self.pane_mut(pane).scroll(delta, height);
+        let ctx = KeyCtx {
+            now: self.now,
+            height: self.pane_height(pane),
+        };
+        let action = self.pane_mut(pane).run(Verb::Move(delta), &ctx);
         self.act(action)
     }
 
@@ -508,7 +516,7 @@ impl App {
         }
         let flash = self.flash.as_ref().map(|f| (f.text.as_str(), f.error));
         let focused = self.pane(self.focus);
-        overlay::footer(frame, a.footer, focused.footer(), focused.editing(), flash);
+        overlay::footer(frame, a.footer, &focused.footer(), focused.editing(), flash);
         match self.modal {
             Some(Modal::Help) => {
                 let sections: Vec<(String, Keys)> = PaneId::ALL

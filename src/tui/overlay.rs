@@ -7,9 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::keymap;
+use super::keymap::{self, Keys};
 use super::layout::{centered, tab_label, MIN_HEIGHT, MIN_WIDTH};
-use super::panes::{Keys, PaneId};
+use super::panes::PaneId;
 use super::theme;
 
 /// The frame of pane `p`, highlighted when it has the focus.
@@ -67,18 +67,14 @@ pub(crate) fn too_small(frame: &mut Frame, area: Rect) {
 pub(crate) fn footer(
     frame: &mut Frame,
     area: Rect,
-    keys: Keys,
+    keys: &Keys,
     editing: bool,
     flash: Option<(&str, bool)>,
 ) {
     let mut spans = Vec::new();
     // In a text box `?` and `q` are text: only Ctrl-C still quits.
-    let always: Keys = if editing {
-        &[("Ctrl-C", "quit")]
-    } else {
-        &[("?", "help"), ("q", "quit")]
-    };
-    for (key, what) in keys.iter().chain(always) {
+    let always = keymap::global_footer(editing);
+    for (key, what) in keys.iter().chain(&always) {
         spans.push(Span::styled(format!(" {key}"), theme::key()));
         spans.push(Span::styled(format!(" {what} "), theme::label()));
     }
@@ -114,14 +110,14 @@ pub(crate) fn help(frame: &mut Frame, area: Rect, sections: &[(String, Keys)]) {
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
             .spacing(1)
             .areas(body);
-    let entry = |(k, what): &(&str, &str)| {
+    let entry = |(k, what): &(String, &str)| {
         Line::from(vec![
             Span::styled(format!("{k:<13}"), theme::key()),
             Span::raw(what.to_string()),
         ])
     };
     let mut lines = vec![Line::styled("Everywhere", theme::heading())];
-    lines.extend(keymap::GLOBAL.iter().map(entry));
+    lines.extend(keymap::GLOBAL.help().iter().map(entry));
     frame.render_widget(Paragraph::new(lines), left);
     let mut lines = Vec::new();
     for (title, keys) in sections {

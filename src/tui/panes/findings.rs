@@ -6,14 +6,16 @@
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
+use super::list::ListView;
+use super::{Action, KeyCtx, Pane, Setup};
 use crate::tui::findings_jobs::{Counts, FindingRow, Listed};
+use crate::tui::keymap::{self, ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE};
 use crate::tui::{format, theme};
 
 /// The least time between two counts: `report summary` reads every table
@@ -30,12 +32,13 @@ struct Rows {
     seq: u64,
     /// None while the job reads them.
     listed: Option<Result<Listed, String>>,
-    selected: usize,
+    list: ListView,
 }
 
 pub(crate) struct FindingsPane {
     counts: Option<Result<Counts, String>>,
-    selected: usize,
+    /// The selection among the kinds.
+    list: ListView,
     rows: Option<Rows>,
     seq: u64,
     /// The store changed since the last count began.
@@ -65,7 +68,7 @@ impl FindingsPane {
     pub(crate) fn set_counts(&mut self, counts: Result<Counts, String>) {
         self.counting = false;
         if let Ok(c) = &counts {
-            self.selected = self.selected.min(c.kinds.len().saturating_sub(1));
+            self.list.clamp(c.kinds.len());
         }
         self.counts = Some(counts);
     }
@@ -74,7 +77,7 @@ impl FindingsPane {
     pub(crate) fn set_rows(&mut self, seq: u64, listed: Result<Listed, String>) {
         if let Some(rows) = self.rows.as_mut().filter(|r| r.seq == seq) {
             rows.listed = Some(listed);
-            rows.selected = 0;
+            rows.list.reset();
         }
     }
 
@@ -88,7 +91,7 @@ impl FindingsPane {
     fn selected_kind(&self) -> Option<&'static str> {
         match &self.rows {
             Some(r) => Some(r.kind),
-            None => self.kinds().get(self.selected).map(|(k, _)| *k),
+            None => self.kinds().get(self.list.selected()).map(|(k, _)| *k),
         }
     }
 
@@ -99,25 +102,34 @@ impl FindingsPane {
         }
     }
 
-    fn move_by(&mut self, delta: isize) -> Action {
+    /// The list shown (a kind's rows, or the kinds) and its length.
+    fn shown(&mut self) -> (&mut ListView, usize) {
         let len = match &self.rows {
             Some(_) => self.listed().len(),
             None => self.kinds().len(),
         };
         match &mut self.rows {
-            Some(r) => r.selected = step(r.selected, delta, len),
-            None => self.selected = step(self.selected, delta, len),
+            Some(r) => (&mut r.list, len),
+            None => (&mut self.list, len),
         }
+    }
+
+    fn move_by(&mut self, delta: isize) -> Action {
+        let (list, len) = self.shown();
+        list.step(delta, len);
         Action::Done
     }
 
-    fn enter(&mut self) -> Action {
-        if let Some(r) = &self.rows {
-            return self
-                .listed()
-                .get(r.selected)
-                .map_or(Action::Done, |row| Action::Open(row.page));
-        }
+    fn open(&self) -> Action {
+        let Some(r) = &self.rows else {
+            return Action::Done;
+        };
+        self.listed()
+            .get(r.list.selected())
+            .map_or(Action::Done, |row| Action::Open(row.page))
+    }
+
+    fn list_kind(&mut self) -> Action {
         let Some(kind) = self.selected_kind() else {
             return Action::Done;
         };
@@ -126,7 +138,7 @@ impl FindingsPane {
             kind,
             seq: self.seq,
             listed: None,
-            selected: 0,
+            list: ListView::default(),
         });
         Action::ListFindings {
             seq: self.seq,
@@ -135,11 +147,56 @@ impl FindingsPane {
     }
 }
 
+const SELECT: Binding<Verb> = Binding {
+    when: &[Mode::Browse, Mode::Rows],
+    ..keymap::SELECT
+};
+const LIST: Binding<Verb> = Binding {
+    name: "Enter",
+    keys: &[(code(KeyCode::Enter), Verb::List)],
+    footer: "list",
+    when: BROWSE,
+};
+const OPEN: Binding<Verb> = Binding {
+    when: &[Mode::Rows],
+    ..keymap::OPEN
+};
+const BACK: Binding<Verb> = Binding {
+    name: "Esc",
+    keys: &[
+        (code(KeyCode::Esc), Verb::Back),
+        (code(KeyCode::Backspace), Verb::Back),
+    ],
+    footer: "back",
+    when: &[Mode::Rows],
+};
+const EXPORT: Binding<Verb> = Binding {
+    name: "x",
+    keys: &[(ch('x'), Verb::Export)],
+    footer: "export CSV",
+    when: &[Mode::Browse, Mode::Rows],
+};
+const KEYS: Table<Verb> = Table {
+    rows: &[&SELECT, &LIST, &OPEN, &BACK, &EXPORT],
+    help: &[
+        HelpRow {
+            rows: &[&SELECT, &LIST, &OPEN],
+            sep: " ",
+            words: "list · open in graph",
+        },
+        HelpRow {
+            rows: &[&EXPORT, &BACK],
+            sep: "  ",
+            words: "export CSV · back",
+        },
+    ],
+};
+
 impl Pane for FindingsPane {
     fn new(setup: &Setup) -> Self {
         FindingsPane {
             counts: None,
-            selected: 0,
+            list: ListView::default(),
             rows: None,
             seq: 0,
             // Whatever the store already holds is counted once shown.
@@ -149,38 +206,29 @@ impl Pane for FindingsPane {
         }
     }
 
-    fn help(&self) -> Keys {
-        &[
-            ("↑↓ Enter", "list · open in graph"),
-            ("x  Esc", "export CSV · back"),
-        ]
+    fn table(&self) -> &'static Table<Verb> {
+        &KEYS
     }
 
-    fn footer(&self) -> Keys {
+    fn mode(&self) -> Mode {
         match self.rows {
-            Some(_) => &[
-                ("↑↓", "select"),
-                ("Enter", "open in graph"),
-                ("Esc", "back"),
-                ("x", "export CSV"),
-            ],
-            None => &[("↑↓", "select"), ("Enter", "list"), ("x", "export CSV")],
+            Some(_) => Mode::Rows,
+            None => Mode::Browse,
         }
     }
 
-    fn key(&mut self, key: &KeyEvent, ctx: &KeyCtx) -> Action {
+    fn run(&mut self, verb: Verb, ctx: &KeyCtx) -> Action {
         let page = ctx.height.saturating_sub(2).max(1) as isize;
-        match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
-            KeyCode::PageUp => self.move_by(-page),
-            KeyCode::PageDown => self.move_by(page),
-            KeyCode::Enter => self.enter(),
-            KeyCode::Esc | KeyCode::Backspace if self.rows.is_some() => {
+        match verb {
+            Verb::Move(d) => self.move_by(d),
+            Verb::Page(d) => self.move_by(d * page),
+            Verb::List => self.list_kind(),
+            Verb::Open => self.open(),
+            Verb::Back => {
                 self.rows = None;
                 Action::Done
             }
-            KeyCode::Char('x') => self
+            Verb::Export => self
                 .selected_kind()
                 .map_or(Action::Done, Action::ExportFindings),
             _ => Action::Unhandled,
@@ -189,67 +237,66 @@ impl Pane for FindingsPane {
 
     fn click(&mut self, area: Rect, at: Position) -> Action {
         // The rows have a heading line; the kinds have none.
-        let (selected, top) = match &self.rows {
-            Some(r) => (r.selected, 1),
-            None => (self.selected, 0),
+        let top = u16::from(self.rows.is_some()).min(area.height);
+        let rows = Rect {
+            y: area.y + top,
+            height: area.height - top,
+            ..area
         };
-        if at.y < area.y + top {
-            return Action::Done;
-        }
-        let height = area.height.saturating_sub(top) as usize;
-        let row = scroll_offset(selected, height) + (at.y - area.y - top) as usize;
-        self.move_by(row as isize - selected as isize)
-    }
-
-    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
-        self.move_by(delta)
+        let (list, len) = self.shown();
+        list.click(rows, at.y, len);
+        Action::Done
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
-        Widget::render(self, area, buf);
+        match &self.rows {
+            Some(rows) => FindingsPane::render_rows(rows, area, buf),
+            None => self.render_kinds(area, buf),
+        }
+        // A count under way, in the corner, over what it will replace.
+        if self.counting && self.counts.is_some() && self.rows.is_none() {
+            Line::styled("counting…", theme::dim())
+                .alignment(ratatui::layout::Alignment::Right)
+                .render(area, buf);
+        }
     }
 }
 
 impl FindingsPane {
     /// A line a kind, no heading: at 80×24 every kind fits.
-    fn kind_lines(&self, width: usize, height: usize) -> Vec<Line<'static>> {
-        let mut lines = Vec::new();
+    fn render_kinds(&self, area: Rect, buf: &mut Buffer) {
         let counts = match &self.counts {
-            None => return vec![Line::styled("counting…", theme::dim())],
-            Some(Err(e)) => return vec![Line::styled(e.clone(), theme::error())],
+            None => return Line::styled("counting…", theme::dim()).render(area, buf),
+            Some(Err(e)) => return Line::styled(e.as_str(), theme::error()).render(area, buf),
             Some(Ok(c)) => c,
         };
-        let offset = scroll_offset(self.selected, height);
-        for (i, (kind, n)) in counts.kinds.iter().enumerate().skip(offset).take(height) {
-            let (count, style) = if *kind == "external" && !counts.external_checked {
+        let width = area.width as usize;
+        self.list.render(counts.kinds.len(), true, area, buf, |i| {
+            let (kind, n) = counts.kinds[i];
+            let (count, style) = if kind == "external" && !counts.external_checked {
                 (format!("— {NOT_CHECKED}"), theme::dim())
-            } else if *n == 0 {
+            } else if n == 0 {
                 ("0".to_string(), theme::ok())
             } else {
-                (format::count(*n as u64), theme::error())
+                (format::count(n as u64), theme::error())
             };
-            let line = Line::from(vec![
+            Line::from(vec![
                 Span::styled(format!("{kind:<14}"), theme::label()),
                 Span::styled(format::ellipsize(&count, width.saturating_sub(14)), style),
-            ]);
-            lines.push(if i == self.selected {
-                theme::select(line)
-            } else {
-                line
-            });
-        }
-        lines
+            ])
+        });
     }
 
-    fn row_lines(&self, rows: &Rows, width: usize, height: usize) -> Vec<Line<'static>> {
+    fn render_rows(rows: &Rows, area: Rect, buf: &mut Buffer) {
         let head = |text: String| Line::styled(text, theme::heading());
         let listed = match &rows.listed {
-            None => return vec![head(format!("{}: reading…", rows.kind))],
+            None => return head(format!("{}: reading…", rows.kind)).render(area, buf),
             Some(Err(e)) => {
-                return vec![
+                let lines = vec![
                     head(rows.kind.to_string()),
                     Line::styled(format!("  {e}"), theme::error()),
-                ]
+                ];
+                return Paragraph::new(lines).render(area, buf);
             }
             Some(Ok(l)) => l,
         };
@@ -262,42 +309,26 @@ impl FindingsPane {
         if listed.rows.is_empty() {
             lines.push(Line::styled("none", theme::ok()));
         }
+        Paragraph::new(lines).render(area, buf);
+        let width = area.width as usize;
         let longest = listed
             .rows
             .iter()
             .map(|r| format::bare_url(&r.url).chars().count());
         let url_w = longest.max().unwrap_or(0).min(width / 2);
-        let offset = scroll_offset(rows.selected, height);
-        for (i, row) in listed.rows.iter().enumerate().skip(offset).take(height) {
+        let list = Rect {
+            y: area.y + 1.min(area.height),
+            height: area.height.saturating_sub(1),
+            ..area
+        };
+        rows.list.render(listed.rows.len(), true, list, buf, |i| {
+            let row = &listed.rows[i];
             let url = format::squeeze(format::bare_url(&row.url), url_w);
             let issue_w = width.saturating_sub(url_w + 2);
-            let line = Line::from(vec![
+            Line::from(vec![
                 Span::styled(format!("{url:<url_w$}  "), theme::url()),
                 Span::styled(format::ellipsize(&row.issue, issue_w), theme::value()),
-            ]);
-            lines.push(if i == rows.selected {
-                theme::select(line)
-            } else {
-                line
-            });
-        }
-        lines
-    }
-}
-
-impl Widget for &FindingsPane {
-    fn render(self, area: Rect, buf: &mut Buffer) {
-        let width = area.width as usize;
-        let lines = match &self.rows {
-            Some(rows) => self.row_lines(rows, width, area.height.saturating_sub(1) as usize),
-            None => self.kind_lines(width, area.height as usize),
-        };
-        Paragraph::new(lines).render(area, buf);
-        // A count under way, in the corner, over what it will replace.
-        if self.counting && self.counts.is_some() && self.rows.is_none() {
-            Line::styled("counting…", theme::dim())
-                .alignment(ratatui::layout::Alignment::Right)
-                .render(area, buf);
-        }
+            ])
+        });
     }
 }

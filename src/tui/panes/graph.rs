@@ -6,14 +6,16 @@
 
 use std::collections::HashMap;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
+use super::list::ListView;
+use super::{Action, KeyCtx, Pane, Setup};
 use crate::store::{PageId, PageRecord};
+use crate::tui::keymap::{ch, code, Binding, HelpRow, Table, Verb, BROWSE, UP_DOWN_PAGE};
 use crate::tui::{format, theme};
 
 /// Pages remembered for Backspace.
@@ -98,25 +100,11 @@ pub(crate) struct GraphPane {
     error: Option<String>,
     side: Side,
     /// Selection in the parents and the children list.
-    sel: [usize; 2],
+    sel: [ListView; 2],
     tz_offset: i64,
 }
 
 impl GraphPane {
-    pub(crate) fn new(tz_offset: i64) -> Self {
-        GraphPane {
-            view: None,
-            trail: Vec::new(),
-            shown_for_user: false,
-            seq: 0,
-            loading: None,
-            error: None,
-            side: Side::Children,
-            sel: [0, 0],
-            tz_offset,
-        }
-    }
-
     #[cfg(test)]
     pub(crate) fn current(&self) -> Option<&PageView> {
         self.view.as_ref()
@@ -183,15 +171,15 @@ impl GraphPane {
         match view {
             Ok(v) => {
                 if fresh {
-                    self.sel = [0, 0];
+                    self.sel = Default::default();
                     self.side = if v.children.is_empty() && !v.parents.is_empty() {
                         Side::Parents
                     } else {
                         Side::Children
                     };
                 } else {
-                    self.sel[0] = self.sel[0].min(v.parents.len().saturating_sub(1));
-                    self.sel[1] = self.sel[1].min(v.children.len().saturating_sub(1));
+                    self.sel[0].clamp(v.parents.len());
+                    self.sel[1].clamp(v.children.len());
                 }
                 self.view = Some(v);
                 self.error = None;
@@ -215,36 +203,9 @@ impl GraphPane {
         }
     }
 
-    fn on_key(&mut self, key: &KeyEvent) -> Action {
-        match key.code {
-            KeyCode::Left | KeyCode::Char('h') => self.side = Side::Parents,
-            KeyCode::Right | KeyCode::Char('l') => self.side = Side::Children,
-            KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
-            KeyCode::PageUp => self.move_by(-10),
-            KeyCode::PageDown => self.move_by(10),
-            KeyCode::Enter => {
-                let i = self.sel[Self::side_index(self.side)];
-                return match self.list(self.side).get(i) {
-                    Some(row) => Action::Open(row.page),
-                    None => Action::Done,
-                };
-            }
-            KeyCode::Backspace => {
-                return match self.back() {
-                    Some((seq, page)) => Action::Load { seq, page },
-                    None => Action::Done,
-                };
-            }
-            _ => return Action::Unhandled,
-        }
-        Action::Done
-    }
-
-    pub(crate) fn move_by(&mut self, delta: isize) {
+    fn move_by(&mut self, delta: isize) {
         let len = self.list(self.side).len();
-        let i = Self::side_index(self.side);
-        self.sel[i] = step(self.sel[i], delta, len);
+        self.sel[Self::side_index(self.side)].step(delta, len);
     }
 
     fn columns(area: Rect) -> (Rect, Rect) {
@@ -257,28 +218,6 @@ impl GraphPane {
             .spacing(1)
             .areas(lists);
         (p, c)
-    }
-
-    /// A click in the inner `area` picks a list and a row in it.
-    fn click_row(&mut self, area: Rect, x: u16, y: u16) {
-        let (p, c) = Self::columns(area);
-        let (side, col) = if x < c.x {
-            (Side::Parents, p)
-        } else {
-            (Side::Children, c)
-        };
-        if y < col.y {
-            return;
-        }
-        self.side = side;
-        let i = Self::side_index(side);
-        if y > col.y {
-            let rows = col.height.saturating_sub(1) as usize;
-            let row = scroll_offset(self.sel[i], rows) + (y - col.y - 1) as usize;
-            if row < self.list(side).len() {
-                self.sel[i] = row;
-            }
-        }
     }
 
     fn header<'a>(&'a self, v: &'a PageView) -> Vec<Line<'a>> {
@@ -360,8 +299,6 @@ impl GraphPane {
             theme::label()
         };
         let mut lines = vec![Line::styled(format!("{name}{more}"), heading_style)];
-        let height = area.height.saturating_sub(1) as usize;
-        let offset = scroll_offset(self.sel[i], height);
         let label_w = rows
             .iter()
             .map(|r| r.label().len())
@@ -374,30 +311,6 @@ impl GraphPane {
             *titles.entry(t).or_default() += 1;
         }
         let text_w = (area.width as usize).saturating_sub(label_w + 1);
-        for (n, row) in rows.iter().enumerate().skip(offset).take(height) {
-            let mut name = match row.title.as_deref() {
-                Some(t) if titles.get(t).is_some_and(|&c| c > 1) => {
-                    format!("{t} · {}", format::bare_url(&row.url))
-                }
-                Some(t) => t.to_string(),
-                None => row.url.clone(),
-            };
-            if row.nofollow {
-                name.push_str(" · nofollow");
-            }
-            let line = Line::from(vec![
-                Span::styled(
-                    format!("{:<label_w$} ", format::ellipsize(&row.label(), label_w)),
-                    row.label_style(),
-                ),
-                Span::raw(format::ellipsize(&name, text_w)),
-            ]);
-            lines.push(if self.side == side && n == self.sel[i] {
-                theme::select(line)
-            } else {
-                line
-            });
-        }
         let sitemap = self
             .view
             .as_ref()
@@ -413,50 +326,145 @@ impl GraphPane {
             _ => {}
         }
         Paragraph::new(lines).render(area, buf);
+        let list = rows_of(area);
+        self.sel[i].render(rows.len(), self.side == side, list, buf, |n| {
+            let row = &rows[n];
+            let mut name = match row.title.as_deref() {
+                Some(t) if titles.get(t).is_some_and(|&c| c > 1) => {
+                    format!("{t} · {}", format::bare_url(&row.url))
+                }
+                Some(t) => t.to_string(),
+                None => row.url.clone(),
+            };
+            if row.nofollow {
+                name.push_str(" · nofollow");
+            }
+            Line::from(vec![
+                Span::styled(
+                    format!("{:<label_w$} ", format::ellipsize(&row.label(), label_w)),
+                    row.label_style(),
+                ),
+                Span::raw(format::ellipsize(&name, text_w)),
+            ])
+        });
     }
 }
 
+/// A list's rows, under its heading.
+fn rows_of(column: Rect) -> Rect {
+    Rect {
+        y: column.y + 1.min(column.height),
+        height: column.height.saturating_sub(1),
+        ..column
+    }
+}
+
+const SIDE: Binding<Verb> = Binding {
+    name: "←→",
+    keys: &[
+        (code(KeyCode::Left), Verb::Parents),
+        (ch('h'), Verb::Parents),
+        (code(KeyCode::Right), Verb::Children),
+        (ch('l'), Verb::Children),
+    ],
+    footer: "parents/children",
+    when: BROWSE,
+};
+const SELECT: Binding<Verb> = Binding {
+    name: "↑↓",
+    keys: UP_DOWN_PAGE,
+    footer: "",
+    when: BROWSE,
+};
+const JUMP: Binding<Verb> = Binding {
+    name: "Enter",
+    keys: &[(code(KeyCode::Enter), Verb::Open)],
+    footer: "jump",
+    when: BROWSE,
+};
+const BACK: Binding<Verb> = Binding {
+    name: "Bksp",
+    keys: &[(code(KeyCode::Backspace), Verb::Back)],
+    footer: "back",
+    when: BROWSE,
+};
+const KEYS: Table<Verb> = Table {
+    rows: &[&SIDE, &SELECT, &JUMP, &BACK],
+    help: &[
+        HelpRow {
+            rows: &[&SIDE, &SELECT],
+            sep: " ",
+            words: "parents/children · select",
+        },
+        HelpRow {
+            rows: &[&JUMP, &BACK],
+            sep: "  ",
+            words: "jump to page · go back",
+        },
+    ],
+};
+
 impl Pane for GraphPane {
     fn new(setup: &Setup) -> Self {
-        GraphPane::new(setup.tz_offset)
+        GraphPane {
+            view: None,
+            trail: Vec::new(),
+            shown_for_user: false,
+            seq: 0,
+            loading: None,
+            error: None,
+            side: Side::Children,
+            sel: Default::default(),
+            tz_offset: setup.tz_offset,
+        }
     }
 
-    fn help(&self) -> Keys {
-        &[
-            ("←→ ↑↓", "parents/children · select"),
-            ("Enter  Bksp", "jump to page · go back"),
-        ]
+    fn table(&self) -> &'static Table<Verb> {
+        &KEYS
     }
 
-    fn footer(&self) -> Keys {
-        &[
-            ("←→", "parents/children"),
-            ("Enter", "jump"),
-            ("Bksp", "back"),
-        ]
-    }
-
-    fn key(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
-        self.on_key(key)
-    }
-
-    fn click(&mut self, area: Rect, at: Position) -> Action {
-        self.click_row(area, at.x, at.y);
+    fn run(&mut self, verb: Verb, _ctx: &KeyCtx) -> Action {
+        match verb {
+            Verb::Parents => self.side = Side::Parents,
+            Verb::Children => self.side = Side::Children,
+            Verb::Move(d) => self.move_by(d),
+            Verb::Page(d) => self.move_by(d * 10),
+            Verb::Open => {
+                let i = self.sel[Self::side_index(self.side)].selected();
+                return match self.list(self.side).get(i) {
+                    Some(row) => Action::Open(row.page),
+                    None => Action::Done,
+                };
+            }
+            Verb::Back => {
+                return match self.back() {
+                    Some((seq, page)) => Action::Load { seq, page },
+                    None => Action::Done,
+                };
+            }
+            _ => return Action::Unhandled,
+        }
         Action::Done
     }
 
-    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
-        self.move_by(delta);
+    /// A click in the inner `area` picks a list and a row in it.
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        let (p, c) = Self::columns(area);
+        let (side, col) = if at.x < c.x {
+            (Side::Parents, p)
+        } else {
+            (Side::Children, c)
+        };
+        if at.y < col.y {
+            return Action::Done;
+        }
+        self.side = side;
+        let len = self.list(side).len();
+        self.sel[Self::side_index(side)].click(rows_of(col), at.y, len);
         Action::Done
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
-        Widget::render(self, area, buf);
-    }
-}
-
-impl Widget for &GraphPane {
-    fn render(self, area: Rect, buf: &mut Buffer) {
         let Some(v) = &self.view else {
             let msg = match (&self.error, self.loading) {
                 (Some(e), _) => Line::styled(e.as_str(), theme::error()),

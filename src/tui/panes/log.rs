@@ -12,13 +12,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::widgets::Widget;
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, Action, KeyCtx, Keys, Pane, Setup};
+use super::{input_cursor, list, render_input, Action, KeyCtx, Pane, Setup};
 use crate::crawl::{CrawlEvent, NoticeKind};
 use crate::store::{PageId, PageRecord, UrlState};
+use crate::tui::keymap::{ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE, EDIT, UP_DOWN};
 use crate::tui::{format, theme};
 
 /// Lines kept; older ones are dropped.
@@ -180,22 +181,6 @@ pub(crate) struct LogPane {
 }
 
 impl LogPane {
-    pub(crate) fn new(tz_offset: i64) -> Self {
-        LogPane {
-            lines: VecDeque::with_capacity(1024),
-            next_seq: 0,
-            filter: Input::default(),
-            editing: false,
-            matches: None,
-            store_view: None,
-            filter_seq: 0,
-            store_due: false,
-            selected: None,
-            top: 0,
-            tz_offset,
-        }
-    }
-
     #[cfg(test)]
     pub(crate) fn filter(&self) -> &str {
         self.filter.value()
@@ -387,7 +372,7 @@ impl LogPane {
                 let sel = self.position(seq);
                 let mut top = self.position(self.top);
                 if sel < top || sel >= top + height {
-                    top = super::scroll_offset(sel, height);
+                    top = list::offset(sel, height);
                 }
                 (top, Some(sel))
             }
@@ -428,62 +413,6 @@ impl LogPane {
     fn select_first(&mut self) {
         self.selected = self.seq_at(0);
         self.top = self.selected.unwrap_or(0);
-    }
-
-    /// `height` is the pane's inner height (the list is one row shorter).
-    fn on_key(&mut self, key: &KeyEvent, height: usize) -> Action {
-        let rows = height.saturating_sub(1).max(1);
-        if self.editing {
-            match key.code {
-                KeyCode::Esc | KeyCode::Enter => self.editing = false,
-                _ => {
-                    if self.filter.handle_event(&Event::Key(*key)).is_some() {
-                        self.refilter();
-                    }
-                }
-            }
-            return Action::Done;
-        }
-        match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.scroll_rows(-1, rows),
-            KeyCode::Down | KeyCode::Char('j') => self.scroll_rows(1, rows),
-            KeyCode::PageUp => self.scroll_rows(-(rows as isize), rows),
-            KeyCode::PageDown => self.scroll_rows(rows as isize, rows),
-            KeyCode::Home | KeyCode::Char('g') => self.select_first(),
-            KeyCode::End | KeyCode::Char('G') => self.selected = None,
-            KeyCode::Char('f') => self.editing = true,
-            KeyCode::Enter => {
-                let (_, sel) = self.window(rows);
-                let i = sel.unwrap_or(self.view_len().saturating_sub(1));
-                return self
-                    .view_line(i)
-                    .and_then(|l| l.page)
-                    .map_or(Action::Done, Action::Open);
-            }
-            _ => return Action::Unhandled,
-        }
-        Action::Done
-    }
-
-    /// A click in the pane's inner `area`: the filter row edits the
-    /// filter, a line selects it.
-    fn click_row(&mut self, area: Rect, y: u16) {
-        if y == area.y {
-            self.editing = true;
-            return;
-        }
-        let rows = area.height.saturating_sub(1) as usize;
-        let (top, _) = self.window(rows);
-        let i = top + (y - area.y - 1) as usize;
-        if let Some(seq) = self.seq_at(i) {
-            self.selected = Some(seq);
-            self.top = self.seq_at(top).unwrap_or(0);
-        }
-    }
-
-    fn cursor_at(&self, area: Rect) -> Option<Position> {
-        self.editing
-            .then(|| input_cursor(&self.filter, FILTER_LABEL, filter_row(area)))
     }
 
     fn line<'a>(&'a self, l: &'a LogLine, width: u16) -> Line<'a> {
@@ -567,56 +496,166 @@ fn filter_row(area: Rect) -> Rect {
     }
 }
 
+const SCROLL: Binding<Verb> = Binding {
+    name: "↑↓",
+    keys: UP_DOWN,
+    footer: "scroll",
+    when: BROWSE,
+};
+const PAGE: Binding<Verb> = Binding {
+    name: "PgUp PgDn",
+    keys: &[
+        (code(KeyCode::PageUp), Verb::Page(-1)),
+        (code(KeyCode::PageDown), Verb::Page(1)),
+    ],
+    footer: "",
+    when: BROWSE,
+};
+const TOP: Binding<Verb> = Binding {
+    name: "Home",
+    keys: &[(code(KeyCode::Home), Verb::Top), (ch('g'), Verb::Top)],
+    footer: "",
+    when: BROWSE,
+};
+const FOLLOW: Binding<Verb> = Binding {
+    name: "End",
+    keys: &[(code(KeyCode::End), Verb::Follow), (ch('G'), Verb::Follow)],
+    footer: "follow",
+    when: BROWSE,
+};
+const FILTER: Binding<Verb> = Binding {
+    name: "f",
+    keys: &[(ch('f'), Verb::Edit)],
+    footer: "filter",
+    when: BROWSE,
+};
+const OPEN: Binding<Verb> = Binding {
+    name: "Enter",
+    keys: &[(code(KeyCode::Enter), Verb::Open)],
+    footer: "open",
+    when: BROWSE,
+};
+/// Not a key: what typing does, for the footer.
+const TYPE: Binding<Verb> = Binding {
+    name: "type",
+    keys: &[],
+    footer: "filter: text, 404, 4xx, failed",
+    when: EDIT,
+};
+const LEAVE: Binding<Verb> = Binding {
+    name: "Enter/Esc",
+    keys: &[
+        (code(KeyCode::Enter), Verb::Leave),
+        (code(KeyCode::Esc), Verb::Leave),
+    ],
+    footer: "leave",
+    when: EDIT,
+};
+const KEYS: Table<Verb> = Table {
+    rows: &[&SCROLL, &PAGE, &TOP, &FOLLOW, &FILTER, &OPEN, &TYPE, &LEAVE],
+    help: &[
+        HelpRow {
+            rows: &[&SCROLL, &PAGE],
+            sep: " ",
+            words: "scroll",
+        },
+        HelpRow {
+            rows: &[&TOP, &FOLLOW],
+            sep: " ",
+            words: "top · follow the tail",
+        },
+        HelpRow {
+            rows: &[&FILTER, &OPEN],
+            sep: "  ",
+            words: "filter · open in graph",
+        },
+    ],
+};
+
 impl Pane for LogPane {
     fn new(setup: &Setup) -> Self {
-        LogPane::new(setup.tz_offset)
-    }
-
-    fn help(&self) -> Keys {
-        &[
-            ("↑↓ PgUp PgDn", "scroll"),
-            ("Home End", "top · follow the tail"),
-            ("f  Enter", "filter · open in graph"),
-        ]
-    }
-
-    fn footer(&self) -> Keys {
-        if self.editing {
-            &[
-                ("type", "filter: text, 404, 4xx, failed"),
-                ("Enter/Esc", "leave"),
-            ]
-        } else {
-            &[
-                ("↑↓", "scroll"),
-                ("End", "follow"),
-                ("f", "filter"),
-                ("Enter", "open"),
-            ]
+        LogPane {
+            lines: VecDeque::with_capacity(1024),
+            next_seq: 0,
+            filter: Input::default(),
+            editing: false,
+            matches: None,
+            store_view: None,
+            filter_seq: 0,
+            store_due: false,
+            selected: None,
+            top: 0,
+            tz_offset: setup.tz_offset,
         }
     }
 
-    fn key(&mut self, key: &KeyEvent, ctx: &KeyCtx) -> Action {
-        self.on_key(key, ctx.height)
+    fn table(&self) -> &'static Table<Verb> {
+        &KEYS
     }
 
-    fn click(&mut self, area: Rect, at: Position) -> Action {
-        self.click_row(area, at.y);
+    fn mode(&self) -> Mode {
+        if self.editing {
+            Mode::Edit
+        } else {
+            Mode::Browse
+        }
+    }
+
+    /// `ctx.height` is the pane's inner height (the list is one row
+    /// shorter: the filter row).
+    fn run(&mut self, verb: Verb, ctx: &KeyCtx) -> Action {
+        let rows = ctx.height.saturating_sub(1).max(1);
+        match verb {
+            Verb::Move(d) => self.scroll_rows(d, rows),
+            Verb::Page(d) => self.scroll_rows(d * rows as isize, rows),
+            Verb::Top => self.select_first(),
+            Verb::Follow => self.selected = None,
+            Verb::Edit => self.editing = true,
+            Verb::Leave => self.editing = false,
+            Verb::Open => {
+                let (_, sel) = self.window(rows);
+                let i = sel.unwrap_or(self.view_len().saturating_sub(1));
+                return self
+                    .view_line(i)
+                    .and_then(|l| l.page)
+                    .map_or(Action::Done, Action::Open);
+            }
+            _ => return Action::Unhandled,
+        }
         Action::Done
     }
 
-    /// The list is one row shorter than the pane (the filter row).
-    fn scroll(&mut self, delta: isize, height: usize) -> Action {
-        self.scroll_rows(delta, height.saturating_sub(1));
+    /// While editing, any other key is text for the filter.
+    fn other(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
+        if !self.editing {
+            return Action::Unhandled;
+        }
+        if self.filter.handle_event(&Event::Key(*key)).is_some() {
+            self.refilter();
+        }
+        Action::Done
+    }
+
+    /// A click in the pane's inner `area`: the filter row edits the
+    /// filter, a line selects it.
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        if at.y == area.y {
+            self.editing = true;
+            return Action::Done;
+        }
+        let rows = area.height.saturating_sub(1) as usize;
+        let (top, _) = self.window(rows);
+        let i = top + (at.y - area.y - 1) as usize;
+        if let Some(seq) = self.seq_at(i) {
+            self.selected = Some(seq);
+            self.top = self.seq_at(top).unwrap_or(0);
+        }
         Action::Done
     }
 
     fn cursor(&self, area: Rect) -> Option<Position> {
-        self.cursor_at(area)
-    }
-
-    fn editing(&self) -> bool {
         self.editing
+            .then(|| input_cursor(&self.filter, FILTER_LABEL, filter_row(area)))
     }
 
     fn stop_editing(&mut self) {
@@ -624,12 +663,6 @@ impl Pane for LogPane {
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
-        Widget::render(self, area, buf);
-    }
-}
-
-impl Widget for &LogPane {
-    fn render(self, area: Rect, buf: &mut Buffer) {
         if area.height == 0 {
             return;
         }
@@ -684,16 +717,9 @@ impl Widget for &LogPane {
             return;
         }
         let (top, sel) = self.window(rows);
-        let lines: Vec<Line> = (top..(top + rows).min(self.view_len()))
-            .filter_map(|i| {
-                let line = self.line(self.view_line(i)?, area.width);
-                Some(if Some(i) == sel {
-                    theme::select(line)
-                } else {
-                    line
-                })
-            })
-            .collect();
-        Paragraph::new(lines).render(list, buf);
+        list::draw(top, sel, self.view_len(), list, buf, |i| {
+            self.view_line(i)
+                .map_or_else(Line::default, |l| self.line(l, area.width))
+        });
     }
 }

@@ -14,9 +14,13 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
+use super::list::ListView;
+use super::{input_cursor, render_input, Action, KeyCtx, Pane, Setup};
 use crate::search::{self, Hit, Results};
 use crate::store::PageId;
+use crate::tui::keymap::{
+    ch, code, Binding, Global, HelpRow, Mode, Table, Verb, BROWSE, EDIT, OPEN,
+};
 use crate::tui::{format, theme};
 
 /// Typing pauses this long before a search runs.
@@ -46,30 +50,12 @@ pub(crate) struct LookupPane {
     total: usize,
     note: Option<String>,
     error: Option<String>,
-    selected: usize,
+    list: ListView,
     detail: Option<Detail>,
     tz_offset: i64,
 }
 
 impl LookupPane {
-    pub(crate) fn new(tz_offset: i64) -> Self {
-        LookupPane {
-            input: Input::default(),
-            editing: false,
-            seq: 0,
-            due: None,
-            searching: false,
-            query: String::new(),
-            hits: Vec::new(),
-            total: 0,
-            note: None,
-            error: None,
-            selected: 0,
-            detail: None,
-            tz_offset,
-        }
-    }
-
     pub(crate) fn start_editing(&mut self) {
         self.editing = true;
     }
@@ -79,10 +65,9 @@ impl LookupPane {
     }
 
     fn selected_page(&self) -> Option<PageId> {
-        self.hits.get(self.selected).map(|h| h.page)
+        self.hits.get(self.list.selected()).map(|h| h.page)
     }
 
-    /// The search to run now, if typing has paused: `(seq, query)`.
     /// The search to run now, if any: the query once typing paused, or
     /// the next page of hits once the selection reached the last one.
     pub(crate) fn poll(&mut self, now: Instant) -> Option<(u64, String, usize)> {
@@ -111,8 +96,7 @@ impl LookupPane {
     /// The selection reached the last hit loaded while more match: the
     /// same search again with room for the next page of hits.
     fn wants_more(&mut self) -> Option<(u64, String, usize)> {
-        let at_end = self.selected + 1 >= self.hits.len();
-        if self.searching || !at_end || self.total <= self.hits.len() {
+        if self.searching || !self.list.at_end(self.hits.len()) || self.total <= self.hits.len() {
             return None;
         }
         self.searching = true;
@@ -138,7 +122,7 @@ impl LookupPane {
         // More of the same search keeps the place in the list.
         let more = query == self.query && !self.hits.is_empty();
         if !more {
-            self.selected = 0;
+            self.list.reset();
             self.detail = None;
         }
         self.query = query;
@@ -174,47 +158,15 @@ impl LookupPane {
         &self.query
     }
 
-    fn on_key(&mut self, key: &KeyEvent, now: Instant) -> Action {
-        match key.code {
-            KeyCode::Up => return self.select(-1),
-            KeyCode::Down => return self.select(1),
-            KeyCode::PageUp => return self.select(-10),
-            KeyCode::PageDown => return self.select(10),
-            KeyCode::Enter => {
-                self.editing = false;
-                return self.selected_page().map_or(Action::Done, Action::Open);
-            }
-            _ => {}
-        }
-        if self.editing {
-            if key.code == KeyCode::Esc {
-                self.editing = false;
-            } else if self.input.handle_event(&Event::Key(*key)).is_some() {
-                self.due = Some(now + DEBOUNCE);
-            }
-            return Action::Done;
-        }
-        match key.code {
-            KeyCode::Char('k') => self.select(-1),
-            KeyCode::Char('j') => self.select(1),
-            KeyCode::Char('i') | KeyCode::Char('e') => {
-                self.editing = true;
-                Action::Done
-            }
-            _ => Action::Unhandled,
+    fn select(&mut self, delta: isize) -> Action {
+        if self.list.step(delta, self.hits.len()) {
+            self.selection_changed()
+        } else {
+            Action::Done
         }
     }
 
-    pub(crate) fn select(&mut self, delta: isize) -> Action {
-        let before = self.selected;
-        self.selected = step(self.selected, delta, self.hits.len());
-        self.selection_changed(before)
-    }
-
-    fn selection_changed(&mut self, before: usize) -> Action {
-        if before == self.selected {
-            return Action::Done;
-        }
+    fn selection_changed(&mut self) -> Action {
         self.detail = None;
         self.selected_page().map_or(Action::Done, Action::Detail)
     }
@@ -228,31 +180,6 @@ impl LookupPane {
         ])
         .areas(area);
         (input, list, detail)
-    }
-
-    /// A click in the inner `area`: the box edits, a row selects its hit.
-    fn click_row(&mut self, area: Rect, y: u16) -> Action {
-        let (input, list, _) = self.areas(area);
-        if y == input.y {
-            self.editing = true;
-            return Action::Done;
-        }
-        if y < list.y || y >= list.bottom() {
-            return Action::Done;
-        }
-        let row = scroll_offset(self.selected, list.height as usize) + (y - list.y) as usize;
-        if row >= self.hits.len() {
-            return Action::Done;
-        }
-        let before = self.selected;
-        self.selected = row;
-        self.selection_changed(before)
-    }
-
-    fn cursor_at(&self, area: Rect) -> Option<Position> {
-        let (input, _, _) = self.areas(area);
-        self.editing
-            .then(|| input_cursor(&self.input, LABEL, input_box(input)))
     }
 
     fn status(&self) -> Line<'_> {
@@ -313,7 +240,11 @@ impl LookupPane {
             .borders(Borders::TOP)
             .border_style(theme::dim())
             .title(Span::styled(
-                format!(" result {} of {} ", self.selected + 1, self.hits.len()),
+                format!(
+                    " result {} of {} ",
+                    self.list.selected() + 1,
+                    self.hits.len()
+                ),
                 theme::label(),
             ));
         Paragraph::new(lines)
@@ -356,50 +287,149 @@ fn highlight<'a>(snippet: &'a str, query: &str) -> Line<'a> {
     Line::from(spans)
 }
 
+const SELECT: Binding<Verb> = Binding {
+    name: "↑↓",
+    keys: &[
+        (code(KeyCode::Up), Verb::Move(-1)),
+        (code(KeyCode::Down), Verb::Move(1)),
+        (code(KeyCode::PageUp), Verb::Page(-1)),
+        (code(KeyCode::PageDown), Verb::Page(1)),
+    ],
+    footer: "select",
+    when: &[Mode::Browse, Mode::Edit],
+};
+/// Letters are text in the box: vi's keys only while browsing.
+const SELECT_VI: Binding<Verb> = Binding {
+    name: "j k",
+    keys: &[(ch('k'), Verb::Move(-1)), (ch('j'), Verb::Move(1))],
+    footer: "",
+    when: BROWSE,
+};
+const OPEN_TYPING: Binding<Verb> = Binding {
+    footer: "open",
+    when: EDIT,
+    ..OPEN
+};
+const EDIT_QUERY: Binding<Verb> = Binding {
+    name: "/",
+    keys: &[
+        (ch('/'), Verb::Global(Global::Search)),
+        (ch('i'), Verb::Edit),
+        (ch('e'), Verb::Edit),
+    ],
+    footer: "edit query",
+    when: BROWSE,
+};
+/// Not a key: what typing does, for the footer.
+const TYPE: Binding<Verb> = Binding {
+    name: "type",
+    keys: &[],
+    footer: "search",
+    when: EDIT,
+};
+const LEAVE: Binding<Verb> = Binding {
+    name: "Esc",
+    keys: &[(code(KeyCode::Esc), Verb::Leave)],
+    footer: "leave",
+    when: EDIT,
+};
+const KEYS: Table<Verb> = Table {
+    rows: &[
+        &TYPE,
+        &EDIT_QUERY,
+        &SELECT,
+        &SELECT_VI,
+        &OPEN,
+        &OPEN_TYPING,
+        &LEAVE,
+    ],
+    help: &[HelpRow {
+        rows: &[&EDIT_QUERY, &SELECT, &OPEN],
+        sep: " ",
+        words: "edit · select · open",
+    }],
+};
+
 impl Pane for LookupPane {
     fn new(setup: &Setup) -> Self {
-        LookupPane::new(setup.tz_offset)
-    }
-
-    fn help(&self) -> Keys {
-        &[("/ ↑↓ Enter", "edit · select · open")]
-    }
-
-    fn footer(&self) -> Keys {
-        if self.editing {
-            &[
-                ("type", "search"),
-                ("↑↓", "select"),
-                ("Enter", "open"),
-                ("Esc", "leave"),
-            ]
-        } else {
-            &[
-                ("/", "edit query"),
-                ("↑↓", "select"),
-                ("Enter", "open in graph"),
-            ]
+        LookupPane {
+            input: Input::default(),
+            editing: false,
+            seq: 0,
+            due: None,
+            searching: false,
+            query: String::new(),
+            hits: Vec::new(),
+            total: 0,
+            note: None,
+            error: None,
+            list: ListView::default(),
+            detail: None,
+            tz_offset: setup.tz_offset,
         }
     }
 
-    fn key(&mut self, key: &KeyEvent, ctx: &KeyCtx) -> Action {
-        self.on_key(key, ctx.now)
+    fn table(&self) -> &'static Table<Verb> {
+        &KEYS
     }
 
+    fn mode(&self) -> Mode {
+        if self.editing {
+            Mode::Edit
+        } else {
+            Mode::Browse
+        }
+    }
+
+    fn run(&mut self, verb: Verb, _ctx: &KeyCtx) -> Action {
+        match verb {
+            Verb::Move(d) => self.select(d),
+            Verb::Page(d) => self.select(d * 10),
+            Verb::Open => {
+                self.editing = false;
+                self.selected_page().map_or(Action::Done, Action::Open)
+            }
+            Verb::Edit => {
+                self.editing = true;
+                Action::Done
+            }
+            Verb::Leave => {
+                self.editing = false;
+                Action::Done
+            }
+            _ => Action::Unhandled,
+        }
+    }
+
+    /// While editing, any other key is text for the query.
+    fn other(&mut self, key: &KeyEvent, ctx: &KeyCtx) -> Action {
+        if !self.editing {
+            return Action::Unhandled;
+        }
+        if self.input.handle_event(&Event::Key(*key)).is_some() {
+            self.due = Some(ctx.now + DEBOUNCE);
+        }
+        Action::Done
+    }
+
+    /// A click in the inner `area`: the box edits, a row selects its hit.
     fn click(&mut self, area: Rect, at: Position) -> Action {
-        self.click_row(area, at.y)
-    }
-
-    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
-        self.select(delta)
+        let (input, list, _) = self.areas(area);
+        if at.y == input.y {
+            self.editing = true;
+            return Action::Done;
+        }
+        if self.list.click(list, at.y, self.hits.len()) {
+            self.selection_changed()
+        } else {
+            Action::Done
+        }
     }
 
     fn cursor(&self, area: Rect) -> Option<Position> {
-        self.cursor_at(area)
-    }
-
-    fn editing(&self) -> bool {
+        let (input, _, _) = self.areas(area);
         self.editing
+            .then(|| input_cursor(&self.input, LABEL, input_box(input)))
     }
 
     fn stop_editing(&mut self) {
@@ -407,12 +437,6 @@ impl Pane for LookupPane {
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
-        Widget::render(self, area, buf);
-    }
-}
-
-impl Widget for &LookupPane {
-    fn render(self, area: Rect, buf: &mut Buffer) {
         let (input, list, detail) = self.areas(area);
         let boxed = input_box(input);
         render_input(&self.input, LABEL, self.editing, false, boxed, buf);
@@ -430,34 +454,20 @@ impl Widget for &LookupPane {
             }
             return;
         }
-        let height = list.height as usize;
-        let offset = scroll_offset(self.selected, height);
-        let lines: Vec<Line> = self
-            .hits
-            .iter()
-            .enumerate()
-            .skip(offset)
-            .take(height)
-            .map(|(i, h)| {
-                let line = Line::from(vec![
-                    Span::styled(format!("{:>3}. ", i + 1), theme::dim()),
-                    Span::styled(format!("{:.3}  ", h.score), theme::label()),
-                    Span::styled(
-                        h.title.clone().unwrap_or_else(|| "(untitled)".into()),
-                        theme::value(),
-                    ),
-                    Span::raw("  "),
-                    Span::styled(h.url.as_str(), theme::url()),
-                ]);
-                if i == self.selected {
-                    theme::select(line)
-                } else {
-                    line
-                }
-            })
-            .collect();
-        Paragraph::new(lines).render(list, buf);
-        if let Some(hit) = self.hits.get(self.selected) {
+        self.list.render(self.hits.len(), true, list, buf, |i| {
+            let h = &self.hits[i];
+            Line::from(vec![
+                Span::styled(format!("{:>3}. ", i + 1), theme::dim()),
+                Span::styled(format!("{:.3}  ", h.score), theme::label()),
+                Span::styled(
+                    h.title.clone().unwrap_or_else(|| "(untitled)".into()),
+                    theme::value(),
+                ),
+                Span::raw("  "),
+                Span::styled(h.url.as_str(), theme::url()),
+            ])
+        });
+        if let Some(hit) = self.hits.get(self.list.selected()) {
             self.render_detail(hit, detail, buf);
         }
     }

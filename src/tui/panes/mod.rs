@@ -1,10 +1,11 @@
 //! The console's panes: each module owns one pane's state, how it takes
-//! keys and how it draws (`impl Widget for &Pane`). What they share lives
-//! here: the pane names, what a pane asks of the app, list scrolling and
-//! the text input box.
+//! keys (its key table) and how it draws. What they share lives here: the
+//! pane names, what a pane asks of the app and the text input box; the
+//! list view they share is [`list`].
 
 pub(crate) mod findings;
 pub(crate) mod graph;
+pub(crate) mod list;
 pub(crate) mod log;
 pub(crate) mod lookup;
 pub(crate) mod points;
@@ -29,6 +30,7 @@ use points::PointsPane;
 use queue::QueuePane;
 use status::StatusPane;
 
+use super::keymap::{Global, Keys, Mode, Table, Verb};
 use super::theme;
 
 /// What every pane is built from.
@@ -136,9 +138,6 @@ impl PaneId {
     }
 }
 
-/// Keys as the footer and the help list them: (keys, what they do).
-pub(crate) type Keys = &'static [(&'static str, &'static str)];
-
 /// What a key handler may need to know besides the key.
 pub(crate) struct KeyCtx {
     pub now: Instant,
@@ -148,35 +147,53 @@ pub(crate) struct KeyCtx {
 
 /// Everything the app asks of a pane, so that it dispatches by focus once
 /// and a new pane is one new file plus its line in [`PaneId`]. A pane owns
-/// its state, its keys (the same lists feed the footer and the `?` help,
-/// so they cannot drift from each other) and its drawing.
+/// its state, its key table (which alone drives its key handling, its
+/// footer and its `?` help) and its drawing.
 pub(crate) trait Pane {
     fn new(setup: &Setup) -> Self
     where
         Self: Sized;
-    /// The keys for the help overlay.
-    fn help(&self) -> Keys;
-    /// The keys for the footer while the pane has focus (they may change
-    /// while a text box is being edited).
-    fn footer(&self) -> Keys;
-    fn key(&mut self, _key: &KeyEvent, _ctx: &KeyCtx) -> Action {
+    /// The pane's keys.
+    fn table(&self) -> &'static Table<Verb>;
+    /// The state that picks the table's rows in force.
+    fn mode(&self) -> Mode {
+        Mode::Browse
+    }
+    /// Does what a row of the table bound (the mouse wheel is `Move`).
+    fn run(&mut self, verb: Verb, ctx: &KeyCtx) -> Action;
+    /// A key no row takes: text for a box being edited, or not the pane's.
+    fn other(&mut self, _key: &KeyEvent, _ctx: &KeyCtx) -> Action {
         Action::Unhandled
+    }
+    /// A key: what the table's row for it does in the pane's state, else
+    /// `other`. Panes keep this default, as they do `footer` and `help`:
+    /// the table is the one place a key is bound.
+    fn key(&mut self, key: &KeyEvent, ctx: &KeyCtx) -> Action {
+        match self.table().lookup(self.mode(), key) {
+            Some(Verb::Global(g)) => Action::Global(g),
+            Some(verb) => self.run(verb, ctx),
+            None => self.other(key, ctx),
+        }
+    }
+    /// The keys for the footer while the pane has focus.
+    fn footer(&self) -> Keys {
+        self.table().footer(self.mode())
+    }
+    /// The keys for the help overlay.
+    fn help(&self) -> Keys {
+        self.table().help()
+    }
+    /// The pane has the keys (global keys are then text, or an answer).
+    fn editing(&self) -> bool {
+        self.mode().takes_keys()
     }
     /// A left click at `at` inside the pane's inner `area`.
     fn click(&mut self, _area: Rect, _at: Position) -> Action {
         Action::Done
     }
-    /// The mouse wheel: `delta` rows in a pane `height` rows tall.
-    fn scroll(&mut self, _delta: isize, _height: usize) -> Action {
-        Action::Done
-    }
     /// Where the terminal cursor goes while a text box is edited.
     fn cursor(&self, _area: Rect) -> Option<Position> {
         None
-    }
-    /// A text box has the keys (global keys are then text).
-    fn editing(&self) -> bool {
-        false
     }
     /// Focus moved away: a search or filter box stops taking keys.
     fn stop_editing(&mut self) {}
@@ -215,24 +232,8 @@ pub(crate) enum Action {
     },
     /// Write a finding kind as CSV.
     ExportFindings(&'static str),
-}
-
-/// The first row shown so that `selected` stays visible in `height` rows;
-/// the same rule serves drawing and mapping a click to a row.
-pub(crate) fn scroll_offset(selected: usize, height: usize) -> usize {
-    if height == 0 {
-        0
-    } else {
-        selected.saturating_sub(height - 1)
-    }
-}
-
-/// Moves a selection by `delta` within `len` rows.
-pub(crate) fn step(selected: usize, delta: isize, len: usize) -> usize {
-    if len == 0 {
-        return 0;
-    }
-    selected.saturating_add_signed(delta).min(len - 1)
+    /// An app-wide key bound in the pane's table.
+    Global(Global),
 }
 
 /// A one-line text box: `label` then the value, scrolled so the cursor

@@ -11,9 +11,11 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 use tui_input::backend::crossterm::EventHandler;
 use tui_input::Input;
 
-use super::{input_cursor, render_input, scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
+use super::list::ListView;
+use super::{input_cursor, render_input, Action, KeyCtx, Pane, Setup};
 use crate::points::{self, PointError};
 use crate::store::{PointId, PointRecord};
+use crate::tui::keymap::{ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE, UP_DOWN};
 use crate::tui::{format, theme};
 
 const LABELS: [&str; 7] = [
@@ -128,7 +130,7 @@ impl Form {
 #[derive(Default)]
 pub(crate) struct PointsPane {
     points: Vec<(PointId, PointRecord)>,
-    selected: usize,
+    list: ListView,
     form: Option<Form>,
     confirm_delete: Option<PointId>,
     /// The local time zone's offset, for when a point was changed.
@@ -143,7 +145,7 @@ impl PointsPane {
 
     pub(crate) fn set_points(&mut self, points: Vec<(PointId, PointRecord)>) {
         self.points = points;
-        self.selected = self.selected.min(self.points.len().saturating_sub(1));
+        self.list.clamp(self.points.len());
     }
 
     pub(crate) fn open_add(&mut self) {
@@ -152,114 +154,44 @@ impl PointsPane {
     }
 
     fn selected(&self) -> Option<&(PointId, PointRecord)> {
-        self.points.get(self.selected)
+        self.points.get(self.list.selected())
     }
 
-    fn on_key(&mut self, key: &KeyEvent) -> Action {
+    /// Saves the form if it holds a valid point, else says what is wrong.
+    fn save(&mut self) -> Action {
+        let Some(form) = &mut self.form else {
+            return Action::Done;
+        };
+        match form.validate(&self.points) {
+            Ok(rec) => {
+                let id = form.id;
+                self.form = None;
+                Action::SavePoint {
+                    id,
+                    rec: Box::new(rec),
+                }
+            }
+            Err(e) => {
+                form.error = Some(e);
+                Action::Done
+            }
+        }
+    }
+
+    /// Moves the form's focus by `delta` fields, round.
+    fn next_field(&mut self, delta: usize) {
         if let Some(form) = &mut self.form {
-            return match key.code {
-                KeyCode::Esc => {
-                    self.form = None;
-                    Action::Done
-                }
-                KeyCode::Tab | KeyCode::Down => {
-                    form.focus = (form.focus + 1) % LABELS.len();
-                    Action::Done
-                }
-                KeyCode::BackTab | KeyCode::Up => {
-                    form.focus = (form.focus + LABELS.len() - 1) % LABELS.len();
-                    Action::Done
-                }
-                KeyCode::Enter => match form.validate(&self.points) {
-                    Ok(rec) => {
-                        let id = form.id;
-                        self.form = None;
-                        Action::SavePoint {
-                            id,
-                            rec: Box::new(rec),
-                        }
-                    }
-                    Err(e) => {
-                        form.error = Some(e);
-                        Action::Done
-                    }
-                },
-                _ => {
-                    if form.fields[form.focus]
-                        .handle_event(&Event::Key(*key))
-                        .is_some()
-                    {
-                        form.error = None;
-                    }
-                    Action::Done
-                }
-            };
-        }
-        if let Some(id) = self.confirm_delete.take() {
-            return match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') => Action::DeletePoint(id),
-                _ => Action::Done,
-            };
-        }
-        match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
-            KeyCode::Char('a') => self.open_add(),
-            KeyCode::Char('e') | KeyCode::Enter => {
-                if let Some((id, rec)) = self.selected() {
-                    self.form = Some(Form::new(Some(*id), rec.clone()));
-                }
-            }
-            KeyCode::Char('d') | KeyCode::Delete => {
-                self.confirm_delete = self.selected().map(|(id, _)| *id);
-            }
-            KeyCode::Char(' ') => {
-                if let Some((id, rec)) = self.selected() {
-                    return Action::SetActive(*id, !rec.active);
-                }
-            }
-            KeyCode::Char('c') => {
-                if let Some((id, _)) = self.selected() {
-                    return Action::Crawl(vec![*id]);
-                }
-                return Action::Unhandled;
-            }
-            _ => return Action::Unhandled,
-        }
-        Action::Done
-    }
-
-    pub(crate) fn move_by(&mut self, delta: isize) {
-        self.selected = step(self.selected, delta, self.points.len());
-    }
-
-    /// A click in the inner `area`: a form field takes focus, a list row is
-    /// selected.
-    fn click_row(&mut self, area: Rect, y: u16) {
-        if let Some(form) = &mut self.form {
-            let row = y.saturating_sub(area.y + 1) as usize;
-            if y > area.y && row < LABELS.len() {
-                form.focus = row;
-            }
-            return;
-        }
-        let rows = area.height.saturating_sub(2) as usize;
-        if y > area.y {
-            let i = scroll_offset(self.selected, rows) + (y - area.y - 1) as usize;
-            if i < self.points.len() {
-                self.selected = i;
-            }
+            form.focus = (form.focus + delta) % LABELS.len();
         }
     }
 
-    fn cursor_at(&self, area: Rect) -> Option<Position> {
-        let form = self.form.as_ref()?;
-        let row = field_row(area, form.focus)?;
-        Some(input_cursor(
-            &form.fields[form.focus],
-            LABELS[form.focus],
-            row,
-        ))
+    /// The list's rows: under the heading, above the row a question takes.
+    fn rows(area: Rect) -> Rect {
+        Rect {
+            y: area.y + 1.min(area.height),
+            height: area.height.saturating_sub(2),
+            ..area
+        }
     }
 
     fn render_form(form: &Form, area: Rect, buf: &mut Buffer) {
@@ -306,6 +238,125 @@ fn field_row(area: Rect, i: usize) -> Option<Rect> {
     })
 }
 
+const ADD: Binding<Verb> = Binding {
+    name: "a",
+    keys: &[(ch('a'), Verb::AddPoint)],
+    footer: "add",
+    when: BROWSE,
+};
+const EDIT_POINT: Binding<Verb> = Binding {
+    name: "e",
+    keys: &[
+        (ch('e'), Verb::EditPoint),
+        (code(KeyCode::Enter), Verb::EditPoint),
+    ],
+    footer: "edit",
+    when: BROWSE,
+};
+const DELETE: Binding<Verb> = Binding {
+    name: "d",
+    keys: &[
+        (ch('d'), Verb::DeletePoint),
+        (code(KeyCode::Delete), Verb::DeletePoint),
+    ],
+    footer: "delete",
+    when: BROWSE,
+};
+const TOGGLE: Binding<Verb> = Binding {
+    name: "Space",
+    keys: &[(ch(' '), Verb::Toggle)],
+    footer: "on/off",
+    when: BROWSE,
+};
+const CRAWL: Binding<Verb> = Binding {
+    name: "c",
+    keys: &[(ch('c'), Verb::CrawlPoint)],
+    footer: "crawl",
+    when: BROWSE,
+};
+const SELECT: Binding<Verb> = Binding {
+    name: "↑↓",
+    keys: UP_DOWN,
+    footer: "",
+    when: BROWSE,
+};
+const NEXT_FIELD: Binding<Verb> = Binding {
+    name: "Tab/↓",
+    keys: &[
+        (code(KeyCode::Tab), Verb::NextField),
+        (code(KeyCode::Down), Verb::NextField),
+    ],
+    footer: "next field",
+    when: FORM,
+};
+const PREV_FIELD: Binding<Verb> = Binding {
+    name: "S-Tab/↑",
+    keys: &[
+        (code(KeyCode::BackTab), Verb::PrevField),
+        (code(KeyCode::Up), Verb::PrevField),
+    ],
+    footer: "previous",
+    when: FORM,
+};
+const SAVE: Binding<Verb> = Binding {
+    name: "Enter",
+    keys: &[(code(KeyCode::Enter), Verb::Save)],
+    footer: "save",
+    when: FORM,
+};
+const CANCEL: Binding<Verb> = Binding {
+    name: "Esc",
+    keys: &[(code(KeyCode::Esc), Verb::Cancel)],
+    footer: "cancel",
+    when: FORM,
+};
+const CONFIRM: Binding<Verb> = Binding {
+    name: "y",
+    keys: &[
+        (ch('y'), Verb::ConfirmDelete),
+        (ch('Y'), Verb::ConfirmDelete),
+    ],
+    footer: "delete",
+    when: CONFIRM_ONLY,
+};
+/// Any other key keeps the point too (see `other`).
+const KEEP: Binding<Verb> = Binding {
+    name: "n",
+    keys: &[(ch('n'), Verb::KeepPoint)],
+    footer: "keep",
+    when: CONFIRM_ONLY,
+};
+const FORM: &[Mode] = &[Mode::Form];
+const CONFIRM_ONLY: &[Mode] = &[Mode::Confirm];
+const KEYS: Table<Verb> = Table {
+    rows: &[
+        &ADD,
+        &EDIT_POINT,
+        &DELETE,
+        &TOGGLE,
+        &CRAWL,
+        &SELECT,
+        &NEXT_FIELD,
+        &PREV_FIELD,
+        &SAVE,
+        &CANCEL,
+        &CONFIRM,
+        &KEEP,
+    ],
+    help: &[
+        HelpRow {
+            rows: &[&ADD, &EDIT_POINT, &DELETE],
+            sep: " ",
+            words: "add · edit · delete",
+        },
+        HelpRow {
+            rows: &[&TOGGLE, &CRAWL],
+            sep: "  ",
+            words: "enable/disable · crawl it",
+        },
+    ],
+};
+
 impl Pane for PointsPane {
     fn new(setup: &Setup) -> Self {
         PointsPane {
@@ -314,62 +365,102 @@ impl Pane for PointsPane {
         }
     }
 
-    fn help(&self) -> Keys {
-        &[
-            ("a e d", "add · edit · delete"),
-            ("Space  c", "enable/disable · crawl it"),
-        ]
+    fn table(&self) -> &'static Table<Verb> {
+        &KEYS
     }
 
-    fn footer(&self) -> Keys {
+    /// The form stays open when focus moves away.
+    fn mode(&self) -> Mode {
         if self.form.is_some() {
-            &[
-                ("Tab/↓", "next field"),
-                ("S-Tab/↑", "previous"),
-                ("Enter", "save"),
-                ("Esc", "cancel"),
-            ]
+            Mode::Form
+        } else if self.confirm_delete.is_some() {
+            Mode::Confirm
         } else {
-            &[
-                ("a", "add"),
-                ("e", "edit"),
-                ("d", "delete"),
-                ("Space", "on/off"),
-                ("c", "crawl"),
-            ]
+            Mode::Browse
         }
     }
 
-    fn key(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
-        self.on_key(key)
-    }
-
-    fn click(&mut self, area: Rect, at: Position) -> Action {
-        self.click_row(area, at.y);
+    fn run(&mut self, verb: Verb, _ctx: &KeyCtx) -> Action {
+        let selected = self.selected().map(|(id, rec)| (*id, rec.active));
+        match verb {
+            Verb::Move(d) => {
+                self.list.step(d, self.points.len());
+            }
+            Verb::AddPoint => self.open_add(),
+            Verb::EditPoint => {
+                if let Some((id, rec)) = self.selected() {
+                    self.form = Some(Form::new(Some(*id), rec.clone()));
+                }
+            }
+            Verb::DeletePoint => self.confirm_delete = selected.map(|(id, _)| id),
+            Verb::ConfirmDelete => {
+                return self
+                    .confirm_delete
+                    .take()
+                    .map_or(Action::Done, Action::DeletePoint)
+            }
+            Verb::KeepPoint => self.confirm_delete = None,
+            Verb::Toggle => {
+                if let Some((id, active)) = selected {
+                    return Action::SetActive(id, !active);
+                }
+            }
+            // No point selected: the app's `c` crawls the active ones.
+            Verb::CrawlPoint => {
+                return selected.map_or(Action::Unhandled, |(id, _)| Action::Crawl(vec![id]))
+            }
+            Verb::NextField => self.next_field(1),
+            Verb::PrevField => self.next_field(LABELS.len() - 1),
+            Verb::Save => return self.save(),
+            Verb::Cancel => self.form = None,
+            _ => return Action::Unhandled,
+        }
         Action::Done
     }
 
-    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
-        self.move_by(delta);
+    /// In the form, other keys are text for the focused field; a question
+    /// is answered no by any other key.
+    fn other(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
+        if let Some(form) = &mut self.form {
+            if form.fields[form.focus]
+                .handle_event(&Event::Key(*key))
+                .is_some()
+            {
+                form.error = None;
+            }
+            return Action::Done;
+        }
+        if self.confirm_delete.take().is_some() {
+            return Action::Done;
+        }
+        Action::Unhandled
+    }
+
+    /// A click in the inner `area`: a form field takes focus, a list row is
+    /// selected.
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        if let Some(form) = &mut self.form {
+            let row = at.y.saturating_sub(area.y + 1) as usize;
+            if at.y > area.y && row < LABELS.len() {
+                form.focus = row;
+            }
+            return Action::Done;
+        }
+        self.list.click(Self::rows(area), at.y, self.points.len());
         Action::Done
     }
 
     fn cursor(&self, area: Rect) -> Option<Position> {
-        self.cursor_at(area)
-    }
-
-    /// The form has the keys; it stays open when focus moves away.
-    fn editing(&self) -> bool {
-        self.form.is_some()
+        let form = self.form.as_ref()?;
+        let row = field_row(area, form.focus)?;
+        Some(input_cursor(
+            &form.fields[form.focus],
+            LABELS[form.focus],
+            row,
+        ))
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
-        Widget::render(self, area, buf);
-    }
-}
-
-impl Widget for &PointsPane {
-    fn render(self, area: Rect, buf: &mut Buffer) {
         if let Some(form) = &self.form {
             PointsPane::render_form(form, area, buf);
             return;
@@ -387,50 +478,45 @@ impl Widget for &PointsPane {
                 theme::dim(),
             ));
         }
-        let rows = area.height.saturating_sub(2) as usize;
-        let offset = scroll_offset(self.selected, rows);
-        for (i, (id, p)) in self.points.iter().enumerate().skip(offset).take(rows) {
-            let limit = |v: Option<String>| v.unwrap_or_else(|| "any".into());
-            let mut spans = vec![
-                Span::styled(format!("{id:>3}  "), theme::dim()),
-                if p.active {
-                    Span::styled("on   ", theme::ok())
-                } else {
-                    Span::styled("off  ", theme::dim())
-                },
-                Span::styled(p.url.as_str(), theme::url()),
-                Span::styled(
-                    format!(
-                        "  root {}  depth {}  max {}",
-                        p.root,
-                        limit(p.depth.map(|d| d.to_string())),
-                        limit(p.max_pages.map(format::count)),
-                    ),
-                    theme::label(),
-                ),
-            ];
-            for (label, value) in points::extras(p) {
-                spans.push(Span::styled(format!("  {label} {value}"), theme::label()));
-            }
-            // Points saved before the metacolumns have no time to show.
-            if p.updated_at > 0 {
-                spans.push(Span::styled(
-                    format!(
-                        "  changed {} by {}",
-                        format::date_time(p.updated_at, self.tz_offset),
-                        p.updated_by
-                    ),
-                    theme::dim(),
-                ));
-            }
-            let line = Line::from(spans);
-            lines.push(if i == self.selected {
-                theme::select(line)
-            } else {
-                line
-            });
-        }
         Paragraph::new(lines).render(area, buf);
+        self.list
+            .render(self.points.len(), true, PointsPane::rows(area), buf, |i| {
+                let (id, p) = &self.points[i];
+                let limit = |v: Option<String>| v.unwrap_or_else(|| "any".into());
+                let mut spans = vec![
+                    Span::styled(format!("{id:>3}  "), theme::dim()),
+                    if p.active {
+                        Span::styled("on   ", theme::ok())
+                    } else {
+                        Span::styled("off  ", theme::dim())
+                    },
+                    Span::styled(p.url.as_str(), theme::url()),
+                    Span::styled(
+                        format!(
+                            "  root {}  depth {}  max {}",
+                            p.root,
+                            limit(p.depth.map(|d| d.to_string())),
+                            limit(p.max_pages.map(format::count)),
+                        ),
+                        theme::label(),
+                    ),
+                ];
+                for (label, value) in points::extras(p) {
+                    spans.push(Span::styled(format!("  {label} {value}"), theme::label()));
+                }
+                // Points saved before the metacolumns have no time to show.
+                if p.updated_at > 0 {
+                    spans.push(Span::styled(
+                        format!(
+                            "  changed {} by {}",
+                            format::date_time(p.updated_at, self.tz_offset),
+                            p.updated_by
+                        ),
+                        theme::dim(),
+                    ));
+                }
+                Line::from(spans)
+            });
         if let Some(id) = self.confirm_delete {
             let y = area.bottom().saturating_sub(1);
             let line = Line::styled(

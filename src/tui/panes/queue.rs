@@ -4,15 +4,16 @@
 
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{scroll_offset, step, Action, KeyCtx, Keys, Pane, Setup};
+use super::list::ListView;
+use super::{Action, KeyCtx, Pane, Setup};
 use crate::crawl::CrawlEvent;
 use crate::store::{PageId, PointId};
+use crate::tui::keymap::{HelpRow, Table, Verb, OPEN, SELECT};
 use crate::tui::{format, theme};
 
 /// A frontier entry with its URL, as a snapshot read it.
@@ -35,21 +36,11 @@ pub(crate) struct QueuePane {
     frontier: Vec<QueueRow>,
     frontier_len: u64,
     in_flight: Vec<InFlight>,
-    selected: usize,
+    list: ListView,
     now: Instant,
 }
 
 impl QueuePane {
-    pub(crate) fn new(now: Instant) -> Self {
-        QueuePane {
-            frontier: Vec::new(),
-            frontier_len: 0,
-            in_flight: Vec::new(),
-            selected: 0,
-            now,
-        }
-    }
-
     pub(crate) fn set_now(&mut self, now: Instant) {
         self.now = now;
     }
@@ -61,7 +52,7 @@ impl QueuePane {
     pub(crate) fn set_frontier(&mut self, rows: Vec<QueueRow>, len: u64) {
         self.frontier = rows;
         self.frontier_len = len;
-        self.selected = self.selected.min(self.frontier.len().saturating_sub(1));
+        self.list.clamp(self.frontier.len());
     }
 
     /// The engine ended: nothing is in flight any more.
@@ -106,71 +97,63 @@ impl QueuePane {
         (a, b)
     }
 
-    fn on_key(&mut self, key: &KeyEvent) -> Action {
-        match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
-            KeyCode::PageUp => self.move_by(-10),
-            KeyCode::PageDown => self.move_by(10),
-            KeyCode::Enter => match self.frontier.get(self.selected) {
-                Some(row) => Action::Open(row.page),
-                None => Action::Done,
-            },
-            _ => Action::Unhandled,
-        }
-    }
-
-    pub(crate) fn move_by(&mut self, delta: isize) -> Action {
-        self.selected = step(self.selected, delta, self.frontier.len());
-        Action::Done
-    }
-
-    /// A click at row `y` of the pane's inner `area` selects that URL.
-    fn click_row(&mut self, area: Rect, y: u16) {
+    /// The frontier's rows, under its heading.
+    fn rows(&self, area: Rect) -> Rect {
         let (_, list) = self.split(area);
-        let height = list.height.saturating_sub(1) as usize;
-        if y > list.y && y < list.bottom() {
-            let row = scroll_offset(self.selected, height) + (y - list.y - 1) as usize;
-            if row < self.frontier.len() {
-                self.selected = row;
-            }
+        Rect {
+            y: list.y + 1.min(list.height),
+            height: list.height.saturating_sub(1),
+            ..list
         }
     }
 }
+
+const KEYS: Table<Verb> = Table {
+    rows: &[&SELECT, &OPEN],
+    help: &[HelpRow {
+        rows: &[&SELECT, &OPEN],
+        sep: " ",
+        words: "select · open in graph",
+    }],
+};
 
 impl Pane for QueuePane {
     fn new(setup: &Setup) -> Self {
-        QueuePane::new(setup.now)
+        QueuePane {
+            frontier: Vec::new(),
+            frontier_len: 0,
+            in_flight: Vec::new(),
+            list: ListView::default(),
+            now: setup.now,
+        }
     }
 
-    fn help(&self) -> Keys {
-        &[("↑↓ Enter", "select · open in graph")]
+    fn table(&self) -> &'static Table<Verb> {
+        &KEYS
     }
 
-    fn footer(&self) -> Keys {
-        &[("↑↓", "select"), ("Enter", "open in graph")]
-    }
-
-    fn key(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
-        self.on_key(key)
-    }
-
-    fn click(&mut self, area: Rect, at: Position) -> Action {
-        self.click_row(area, at.y);
+    fn run(&mut self, verb: Verb, _ctx: &KeyCtx) -> Action {
+        let len = self.frontier.len();
+        match verb {
+            Verb::Move(d) => self.list.step(d, len),
+            Verb::Page(d) => self.list.step(d * 10, len),
+            Verb::Open => {
+                return self
+                    .frontier
+                    .get(self.list.selected())
+                    .map_or(Action::Done, |row| Action::Open(row.page))
+            }
+            _ => return Action::Unhandled,
+        };
         Action::Done
     }
 
-    fn scroll(&mut self, delta: isize, _height: usize) -> Action {
-        self.move_by(delta)
+    fn click(&mut self, area: Rect, at: Position) -> Action {
+        self.list.click(self.rows(area), at.y, self.frontier.len());
+        Action::Done
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
-        Widget::render(self, area, buf);
-    }
-}
-
-impl Widget for &QueuePane {
-    fn render(self, area: Rect, buf: &mut Buffer) {
         let (flight, list) = self.split(area);
         if flight.height > 0 {
             let mut lines = vec![Line::styled(
@@ -197,24 +180,19 @@ impl Widget for &QueuePane {
         if self.frontier.is_empty() {
             lines.push(Line::styled("  (empty)", theme::dim()));
         }
-        let height = list.height.saturating_sub(1) as usize;
-        let offset = scroll_offset(self.selected, height);
-        for (i, row) in self.frontier.iter().enumerate().skip(offset).take(height) {
+        Paragraph::new(lines).render(list, buf);
+        let rows = self.rows(area);
+        self.list.render(self.frontier.len(), true, rows, buf, |i| {
+            let row = &self.frontier[i];
             let prefix = format!("d{:<2} #{:<2} ", row.depth, row.point);
-            let url_w = (list.width as usize).saturating_sub(prefix.chars().count());
-            let line = Line::from(vec![
+            let url_w = (rows.width as usize).saturating_sub(prefix.chars().count());
+            Line::from(vec![
                 Span::styled(prefix, theme::dim()),
                 Span::styled(
                     format::squeeze(format::bare_url(&row.url), url_w),
                     theme::url(),
                 ),
-            ]);
-            lines.push(if i == self.selected {
-                theme::select(line)
-            } else {
-                line
-            });
-        }
-        Paragraph::new(lines).render(list, buf);
+            ])
+        });
     }
 }

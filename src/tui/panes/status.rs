@@ -14,10 +14,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Sparkline, Widget};
 
-use super::{Keys, Pane, Setup};
+use super::{Action, KeyCtx, Pane, Setup};
 use crate::crawl::{CrawlEvent, CrawlStats, SkipCounts, Summary};
 use crate::store::{OriginFigures, SkipReason, StateCounts};
 use crate::tui::format;
+use crate::tui::keymap::{ch, Binding, Global, HelpRow, Table, Verb, BROWSE};
 use crate::tui::theme;
 
 /// Samples kept for the sparkline (one a second at most).
@@ -320,65 +321,48 @@ fn field<'a>(name: &'a str, value: String) -> [Span<'a>; 3] {
     ]
 }
 
+/// The status bar has no keys of its own: it names the app's crawl keys.
+const KEYS: Table<Verb> = Table {
+    rows: &[&PAUSE, &STOP, &CRAWL],
+    help: &[HelpRow {
+        rows: &[&PAUSE, &STOP, &CRAWL],
+        sep: " ",
+        words: "pause · stop · crawl",
+    }],
+};
+const PAUSE: Binding<Verb> = Binding {
+    name: "p",
+    keys: &[(ch('p'), Verb::Global(Global::Pause))],
+    footer: "pause/resume",
+    when: BROWSE,
+};
+const STOP: Binding<Verb> = Binding {
+    name: "s",
+    keys: &[(ch('s'), Verb::Global(Global::Stop))],
+    footer: "stop",
+    when: BROWSE,
+};
+const CRAWL: Binding<Verb> = Binding {
+    name: "c",
+    keys: &[(ch('c'), Verb::Global(Global::Crawl))],
+    footer: "crawl active points",
+    when: BROWSE,
+};
+
 impl Pane for StatusPane {
     fn new(_setup: &Setup) -> Self {
         StatusPane::default()
     }
 
-    fn help(&self) -> Keys {
-        &[("p s c", "pause · stop · crawl")]
+    fn table(&self) -> &'static Table<Verb> {
+        &KEYS
     }
 
-    fn footer(&self) -> Keys {
-        &[
-            ("p", "pause/resume"),
-            ("s", "stop"),
-            ("c", "crawl active points"),
-        ]
+    fn run(&mut self, _verb: Verb, _ctx: &KeyCtx) -> Action {
+        Action::Unhandled
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
-        Widget::render(self, area, buf);
-    }
-}
-
-impl StatusPane {
-    /// This run's answers by status class (`b`).
-    fn class_row(&self) -> Vec<Span<'_>> {
-        let c = &self.classes;
-        let mut row = vec![Span::styled("this run by class: ", theme::label())];
-        for (class, n) in [
-            ("2xx ", c.ok),
-            ("3xx ", c.redirect),
-            ("4xx ", c.client),
-            ("5xx ", c.server),
-            ("no answer ", c.no_answer),
-        ] {
-            row.extend(field(class, format::count(n)));
-        }
-        row.push(Span::styled("(b: back)", theme::label()));
-        row
-    }
-
-    /// The queue, what is in flight and the store's totals.
-    fn store_row(&self) -> Vec<Span<'_>> {
-        let (s, t) = (&self.stats, &self.totals);
-        let mut row = Vec::new();
-        row.extend(field("queue ", format::count(s.queued)));
-        row.extend(field("in flight ", format::count(s.in_flight)));
-        row.extend(field("store: done ", format::count(t.done)));
-        row.extend(field("failed ", format::count(t.failed)));
-        row.extend(field("skipped ", format::count(t.skipped)));
-        row.extend(field("", format::bytes(s.store_bytes)));
-        if let Some(busiest) = busiest(&self.origins) {
-            row.extend(field("busiest origin ", busiest));
-        }
-        row
-    }
-}
-
-impl Widget for &StatusPane {
-    fn render(self, area: Rect, buf: &mut Buffer) {
         let [first_row, second_row] =
             Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(area);
         // The sparkline shares the shorter second line.
@@ -429,6 +413,41 @@ impl Widget for &StatusPane {
     }
 }
 
+impl StatusPane {
+    /// This run's answers by status class (`b`).
+    fn class_row(&self) -> Vec<Span<'_>> {
+        let c = &self.classes;
+        let mut row = vec![Span::styled("this run by class: ", theme::label())];
+        for (class, n) in [
+            ("2xx ", c.ok),
+            ("3xx ", c.redirect),
+            ("4xx ", c.client),
+            ("5xx ", c.server),
+            ("no answer ", c.no_answer),
+        ] {
+            row.extend(field(class, format::count(n)));
+        }
+        row.push(Span::styled("(b: back)", theme::label()));
+        row
+    }
+
+    /// The queue, what is in flight and the store's totals.
+    fn store_row(&self) -> Vec<Span<'_>> {
+        let (s, t) = (&self.stats, &self.totals);
+        let mut row = Vec::new();
+        row.extend(field("queue ", format::count(s.queued)));
+        row.extend(field("in flight ", format::count(s.in_flight)));
+        row.extend(field("store: done ", format::count(t.done)));
+        row.extend(field("failed ", format::count(t.failed)));
+        row.extend(field("skipped ", format::count(t.skipped)));
+        row.extend(field("", format::bytes(s.store_bytes)));
+        if let Some(busiest) = busiest(&self.origins) {
+            row.extend(field("busiest origin ", busiest));
+        }
+        row
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,7 +456,7 @@ mod tests {
     fn text(pane: &StatusPane) -> String {
         let area = Rect::new(0, 0, 240, 2);
         let mut buf = Buffer::empty(area);
-        Widget::render(pane, area, &mut buf);
+        pane.draw(area, &mut buf);
         (0..area.height)
             .map(|y| {
                 (0..area.width)

@@ -5,6 +5,7 @@
 //! are stable.
 
 mod findings;
+mod keys;
 mod real_crawl;
 
 use std::time::{Duration, Instant};
