@@ -2,6 +2,7 @@
 //! redirects, parsing and the one batched writer. It reports through
 //! [`CrawlEvent`]s and obeys [`CrawlCommand`]s; it never imports a face.
 
+mod claim;
 mod config;
 mod engine;
 mod event;
@@ -9,9 +10,11 @@ mod external;
 mod fetch;
 mod head;
 mod history;
+mod msg;
 mod once;
 mod origins;
 mod parse;
+mod policy;
 mod politeness;
 mod pool;
 mod rescope;
