@@ -198,6 +198,24 @@ mod tests {
         UrlState::Skipped { point, gen, reason }
     }
 
+    fn done(point: PointId, gen: u32) -> UrlState {
+        UrlState::Done { point, gen }
+    }
+
+    fn queued(point: PointId, gen: u32) -> UrlState {
+        UrlState::Queued { point, gen }
+    }
+
+    fn claimed(point: PointId, gen: u32) -> UrlState {
+        UrlState::Claimed {
+            point,
+            gen,
+            by: 7,
+            depth: 0,
+            hops: 0,
+        }
+    }
+
     #[test]
     fn scope_is_asked_before_depth() {
         use SkipReason::{Excluded, OutOfScope, TooDeep};
@@ -227,51 +245,32 @@ mod tests {
 
     #[test]
     fn a_url_is_visited_by_its_own_run_or_a_live_other_point() {
-        let claimed = |point, gen| UrlState::Claimed {
-            point,
-            gen,
-            by: 7,
-            depth: 0,
-            hops: 0,
+        use SkipReason::{Nofollow, OutOfScope};
+        let failed = UrlState::Failed {
+            point: A,
+            gen: 5,
+            reason: "x".into(),
         };
-        let done = |point, gen| UrlState::Done { point, gen };
+        let redirected = UrlState::Redirected {
+            point: A,
+            gen: 5,
+            to: 3,
+            status: 301,
+        };
         let cases: &[(Option<UrlState>, bool, &str)] = &[
             (None, false, "never seen"),
             (Some(done(A, 5)), true, "done in this run"),
+            (Some(done(A, 4)), false, "done in its point's earlier run"),
+            (Some(failed), true, "failed in this run"),
+            (Some(redirected), true, "redirected in this run"),
+            (Some(skipped(A, 5, OutOfScope)), true, "skipped in this run"),
             (
-                Some(done(A, 4)),
+                Some(skipped(A, 5, Nofollow)),
                 false,
-                "done in an earlier run of its own point",
+                "nofollow settles nothing",
             ),
-            (
-                Some(UrlState::Failed {
-                    point: A,
-                    gen: 5,
-                    reason: "x".into(),
-                }),
-                true,
-                "failed in this run",
-            ),
-            (
-                Some(skipped(A, 5, SkipReason::OutOfScope)),
-                true,
-                "skipped in this run",
-            ),
-            (
-                Some(skipped(A, 5, SkipReason::Nofollow)),
-                false,
-                "a nofollow skip settles nothing",
-            ),
-            (
-                Some(skipped(B, 3, SkipReason::Nofollow)),
-                false,
-                "nor another point's",
-            ),
-            (
-                Some(UrlState::Queued { point: B, gen: 1 }),
-                true,
-                "queued by another point",
-            ),
+            (Some(skipped(B, 3, Nofollow)), false, "nor another point's"),
+            (Some(queued(B, 1)), true, "queued by another point"),
             (Some(claimed(B, 1)), true, "claimed by another point"),
             (Some(done(B, 3)), true, "done by another point crawling now"),
             (
@@ -280,16 +279,6 @@ mod tests {
                 "left by another point's earlier run",
             ),
             (Some(done(9, 1)), false, "left by a point not crawled here"),
-            (
-                Some(UrlState::Redirected {
-                    point: A,
-                    gen: 5,
-                    to: 3,
-                    status: 301,
-                }),
-                true,
-                "redirected in this run",
-            ),
         ];
         let runs = runs();
         for (state, want, why) in cases {
@@ -299,45 +288,39 @@ mod tests {
 
     #[test]
     fn nofollow_holds_links_back_and_is_said_once_per_run() {
-        let holds: &[(bool, bool, bool, bool)] = &[
-            // (link says, page says, point follows them, held)
+        // (link says, page says, point follows them, held)
+        let holds = [
             (false, false, false, false),
             (true, false, false, true),
             (false, true, false, true),
             (true, true, true, false),
             (true, false, true, false),
         ];
-        for &(link, page, follows, want) in holds {
+        for (link, page, follows, want) in holds {
             let r = run(None, 5, follows);
-            assert_eq!(
-                held_as_nofollow(&r, link, page),
-                want,
-                "link {link}, page {page}, follows {follows}"
-            );
+            let held = held_as_nofollow(&r, link, page);
+            assert_eq!(held, want, "link {link}, page {page}, follows {follows}");
         }
+        use SkipReason::Nofollow;
         let records: &[(Option<UrlState>, bool, &str)] = &[
             (None, true, "first seen"),
             (
-                Some(skipped(A, 5, SkipReason::Nofollow)),
+                Some(skipped(A, 5, Nofollow)),
                 false,
                 "already said in this run",
             ),
             (
-                Some(skipped(A, 4, SkipReason::Nofollow)),
+                Some(skipped(A, 4, Nofollow)),
                 true,
                 "said in an earlier run",
             ),
             (
-                Some(skipped(B, 3, SkipReason::Nofollow)),
+                Some(skipped(B, 3, Nofollow)),
                 true,
                 "said for another point",
             ),
-            (Some(UrlState::Done { point: A, gen: 5 }), false, "fetched"),
-            (
-                Some(UrlState::Queued { point: B, gen: 3 }),
-                false,
-                "queued by another point",
-            ),
+            (Some(done(A, 5)), false, "fetched"),
+            (Some(queued(B, 3)), false, "queued by another point"),
         ];
         let runs = runs();
         for (state, want, why) in records {
@@ -380,11 +363,14 @@ mod tests {
             gen: 4,
             hops: 2,
         };
-        let to = redirected(from, 9, 5);
-        assert_eq!(
-            (to.page, to.depth, to.point, to.gen, to.hops),
-            (9, 3, A, 5, 3)
-        );
+        let to = FrontierEntry {
+            page: 9,
+            depth: 3,
+            point: A,
+            gen: 5,
+            hops: 3,
+        };
+        assert_eq!(redirected(from, 9, 5), to);
     }
 
     #[test]
