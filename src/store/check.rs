@@ -11,12 +11,13 @@ use std::collections::{HashMap, HashSet};
 use super::codec::{self, read_u32, read_u64, split_pair_key, split_triple_key, u32_key};
 use super::dictionary::{self, Kind};
 use super::history::{self, Kept};
+use super::inverted::segments::SegmentRead;
+use super::inverted::{self, doc_freq, pairs, stem_index, stems};
 use super::page_records::{self, Part};
 use super::pages::{split_meta_part, Forward};
 use super::schema::{meta_keys, Db, FrontierEntry, InstanceId, PageId, PointId, UrlState, WordId};
 use super::sealed::View;
-use super::segments::SegmentRead;
-use super::{pairs, postings, stem_index, stems, PairRead};
+use super::PairRead;
 use super::{FrontierRead, LinkRead, PageRead, PointRead, Result, WordRead};
 
 /// Problems are capped so a badly broken store still answers quickly.
@@ -314,7 +315,7 @@ fn check_index<V: View + ?Sized>(
     let mut stored = 0usize;
     for item in d.doc_freq.iter(t)? {
         let (k, val) = item?;
-        super::doc_freq::each_entry(read_u32(k)?, val, |w, entry| {
+        doc_freq::each_entry(read_u32(k)?, val, |w, entry| {
             let got = entry.df;
             stored += usize::from(got > 0);
             let want = df.get(&w).copied().unwrap_or(0);
@@ -350,7 +351,7 @@ fn for_each_stream_entry<V: View + ?Sized>(
     listed: &HashMap<u32, u32>,
     in_use: &mut InUse,
     p: &mut Problems,
-    mut each: impl FnMut(u32, WordId, &postings::Entry<'_>, &mut Problems),
+    mut each: impl FnMut(u32, WordId, &inverted::run::Entry<'_>, &mut Problems),
 ) -> Result<()> {
     let mut prev: Option<(u32, u32, PageId)> = None;
     for item in db.iter(v.txn())? {
@@ -368,7 +369,7 @@ fn for_each_stream_entry<V: View + ?Sized>(
             ));
         }
         let mut at_key = true;
-        for run in postings::runs(key_word, part) {
+        for run in inverted::run::runs(key_word, part) {
             let run = run?;
             let w = run.word;
             for e in run.entries() {
@@ -433,7 +434,7 @@ fn posting_against_forward(
     forwards: &Forwards,
     segment: u32,
     w: WordId,
-    e: &postings::Entry<'_>,
+    e: &inverted::run::Entry<'_>,
     p: &mut Problems,
 ) {
     let Some((seg, terms, _)) = forwards.get(&e.page) else {

@@ -157,17 +157,6 @@ impl<'a> VarintReader<'a> {
         Err(StoreError::corrupt("truncated or overlong varint"))
     }
 
-    /// The bytes of the next varint, undecoded.
-    pub fn next_raw(&mut self) -> Result<&'a [u8], StoreError> {
-        let len = self
-            .bytes
-            .iter()
-            .take(10)
-            .position(|&b| b < 0x80)
-            .ok_or_else(|| StoreError::corrupt("truncated or overlong varint"))?;
-        self.take(len as u64 + 1)
-    }
-
     #[inline]
     pub fn next_u32(&mut self) -> Result<u32, StoreError> {
         u32::try_from(self.next_u64()?).map_err(|_| StoreError::corrupt("varint exceeds u32"))

@@ -10,15 +10,15 @@ use url::Url;
 use super::bits::{BitReader, BitWriter};
 use super::codec::{self, put_u32_list, put_varint, u32_key, VarintReader};
 use super::dictionary::{self, Kind as DictionaryKind};
+use super::inverted::{self, segments::SegmentRead};
 use super::page_records::{self, Part};
 use super::schema::{
     meta_keys, Db, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId,
     PageRecord, UrlRecord, WordId, NORMS_PER_CHUNK,
 };
 use super::sealed::{self, View};
-use super::segments::SegmentRead;
 use super::terms::{Term, Terms};
-use super::{bodies, postings, url_records, Result, StoreError, Writer};
+use super::{bodies, url_records, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
 /// Everything `put_page` writes for one fetched page.
@@ -111,51 +111,6 @@ impl Forward {
             };
             terms.push((w, tf));
         }
-        Ok(Forward {
-            segment,
-            terms,
-            title,
-        })
-    }
-
-    /// A record as schemas 7 to 11 wrote it (`word delta << 1 | tf above
-    /// 1`, then that tf), for the upgrade.
-    pub fn decode_schema_11(bytes: &[u8]) -> Result<Forward> {
-        Forward::decode_with(bytes, |r| {
-            let head = r.next_u64()?;
-            let delta = u32::try_from(head >> 1)
-                .map_err(|_| StoreError::corrupt("forward word id overflow"))?;
-            let tf = if head & 1 == 1 { r.next_u32()? } else { 1 };
-            Ok((delta, tf))
-        })
-    }
-
-    /// A record as schemas 6 and before wrote it (`word delta, tf`), for
-    /// the upgrade.
-    pub fn decode_schema_6(bytes: &[u8]) -> Result<Forward> {
-        Forward::decode_with(bytes, |r| Ok((r.next_u32()?, r.next_u32()?)))
-    }
-
-    fn decode_with(
-        bytes: &[u8],
-        term: impl Fn(&mut VarintReader<'_>) -> Result<(u32, u32)>,
-    ) -> Result<Forward> {
-        let mut r = VarintReader::new(bytes);
-        let segment = r.next_u32()?;
-        let n = r.next_u64()?;
-        if n > bytes.len() as u64 {
-            return Err(StoreError::corrupt("forward index length exceeds record"));
-        }
-        let mut terms = Vec::with_capacity(n as usize);
-        let mut prev = 0u32;
-        for _ in 0..n {
-            let (delta, tf) = term(&mut r)?;
-            prev = prev
-                .checked_add(delta)
-                .ok_or_else(|| StoreError::corrupt("forward word id overflow"))?;
-            terms.push((prev, tf));
-        }
-        let title = codec::read_u32_list(&mut r)?;
         Ok(Forward {
             segment,
             terms,
@@ -806,7 +761,7 @@ impl Writer<'_> {
         for &w in &old.title {
             if in_this_txn {
                 if let Some(t) = self.pending.titles.get_mut(&w) {
-                    t.block = postings::pending_without_page(&t.block, id)?;
+                    t.block = inverted::pending::pending_without_page(&t.block, id)?;
                 }
             } else {
                 self.remove_from_stream(self.dbs.title_postings, segment, w, id)?;
@@ -829,12 +784,12 @@ impl Writer<'_> {
         w: WordId,
         page: PageId,
     ) -> Result<()> {
-        let wanted = postings::part_key(segment, w, page);
+        let wanted = inverted::run::part_key(segment, w, page);
         let Some((k, part)) = self.record_holding(db, &wanted, &u32_key(segment))? else {
             return Ok(());
         };
         let holder = k.to_vec();
-        let Some(rest) = postings::part_without(&holder, part, w, page)? else {
+        let Some(rest) = inverted::merge::part_without(&holder, part, w, page)? else {
             return Ok(());
         };
         // What is left keeps its order: between the part before and the
