@@ -6,6 +6,15 @@
 //!
 //! Readers never wait on the writer and never see half a page: every page is
 //! written, replaced or removed inside a single write transaction.
+//!
+//! Where things are: `schema` is the layout (every table, the record types,
+//! the version), `codec` and `bits` the encodings; `transaction` is the
+//! write transaction (the [`Writer`], what it gathers, the commit);
+//! `inverted/` is the inverted index (posting streams, segments and their
+//! merges, pair postings, the vocabulary); the other tables sit beside it,
+//! a file each or two (`pages`, `forward`, `page_records`, `bodies`,
+//! `links`, `frontier`, `points`, `history`, ...); `check/` proves a store
+//! whole.
 
 mod bits;
 mod bodies;
@@ -15,6 +24,7 @@ mod committed;
 mod copy;
 mod dictionary;
 mod external;
+mod forward;
 mod frontier;
 mod history;
 mod inverted;
@@ -43,6 +53,7 @@ pub use check::CheckRead;
 pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use external::{ExternalCheck, ExternalRead};
+pub use forward::Forward;
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
@@ -50,7 +61,7 @@ pub use inverted::run::Entry as PostingEntry;
 pub use inverted::words::{Posting, Stream, WordRead};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
-pub use pages::{norm_factor, Forward, PageRead, PageWrite};
+pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
