@@ -228,8 +228,9 @@ impl<'a> Positions<'a> {
         }
     }
 
-    /// A list as schema 10's title postings kept it: the count, then the
-    /// deltas.
+    /// A list as [`put_positions`] writes it for tests: the count, then
+    /// the deltas.
+    #[cfg(test)]
     pub fn counted(bytes: &'a [u8]) -> Result<Self, StoreError> {
         let mut r = VarintReader::new(bytes);
         let count = r.next_u32()?;

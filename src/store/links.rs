@@ -1,7 +1,8 @@
-//! The link graph: `links_out` (page → its children in page order, then
+//! The link graph: a page's links out (its children in page order, then
 //! each link's anchor text and nofollow mark, as a zstd frame: anchor
-//! texts repeat from page to page, see `dictionary`) and `links_in`: each
-//! segment's (child, parent) pairs as a posting stream (`postings`), the
+//! texts repeat from page to page, see `dictionary`), a part of its
+//! `forward` record (`page_records`), and `links_in`: each segment's
+//! (child, parent) pairs as a posting stream (`inverted::run`), the
 //! child in the word's place and the parent in the page's, each entry's
 //! one position 0. The parents' segment is the one their pages were
 //! indexed in (see `segments`), so a page's parents are one seek per

@@ -1,8 +1,9 @@
 //! Words (stems) ↔ ids (`word_ids`, see `stem_index`, and `words` back,
-//! see `stems`), their document frequencies and spellings (`doc_freq`, packed as [`super::doc_freq`]
-//! says), and reading the inverted index: body and title postings (tf +
-//! positions, each in one stream of parts per segment, see `postings`):
-//! one range scan per live segment (see `segments`).
+//! see `stems`), their document frequencies and spellings (`doc_freq`,
+//! packed as [`super::doc_freq`] says), and reading the inverted index:
+//! body and title postings (tf + positions, each in one stream of parts
+//! per segment, see `run`): one range scan per live segment (see
+//! `segments`).
 
 use std::ops::Bound::Included;
 
@@ -399,7 +400,7 @@ impl Writer<'_> {
         }
     }
 
-    /// The id of `stem`, whose [`super::stem_key`] is `key`, made when new.
+    /// The id of `stem`, whose [`crate::store::stem_key`] is `key`, made when new.
     pub fn word_id_keyed(&mut self, stem: &str, key: u128) -> Result<WordId> {
         // Keyed by the stem's hash, the caches compare no strings: a string
         // key is a pointer to chase into a cold heap line, 4% of a crawl's
