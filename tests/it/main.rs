@@ -8,6 +8,7 @@ mod support;
 mod check_invariants;
 mod cli_contract;
 mod cli_errors;
+mod cli_generated;
 mod cli_lookups;
 mod crawl_auth;
 mod crawl_counts;
