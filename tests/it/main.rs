@@ -10,6 +10,7 @@ mod cli_contract;
 mod cli_errors;
 mod cli_generated;
 mod cli_lookups;
+mod cli_points;
 mod crawl_auth;
 mod crawl_counts;
 mod crawl_external;

@@ -233,6 +233,11 @@ pub fn json_of(db: &std::path::Path, args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
 
+/// A finished command's stderr as text.
+pub fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// `crawlscope --db DB ARGS...`, run to the end.
 pub fn on_store(db: &std::path::Path, args: &[&str]) -> std::process::Output {
     crawlscope()
