@@ -11,6 +11,7 @@ mod cli_errors;
 mod cli_generated;
 mod cli_lookups;
 mod cli_points;
+mod cli_secrets;
 mod crawl_auth;
 mod crawl_counts;
 mod crawl_external;

@@ -6,6 +6,7 @@
 
 mod findings;
 mod real_crawl;
+mod secrets;
 
 use std::time::{Duration, Instant};
 
