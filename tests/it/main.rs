@@ -24,6 +24,7 @@ mod crawl_resume;
 mod crawl_robots;
 mod crawl_scope;
 mod crawl_sitemaps;
+mod crawl_stale_claims;
 mod crawl_throttle;
 mod crawl_unreachable;
 mod demo_site;
