@@ -7,7 +7,6 @@
 //! table, or a read the table names but no test runs, fails the first test.
 
 use std::path::Path;
-use std::process::Stdio;
 
 use clap::{CommandFactory, ValueEnum};
 use crawlscope::cli::args::ExportFormat;
@@ -15,7 +14,7 @@ use crawlscope::cli::Cli;
 use crawlscope::report::Kind;
 
 use crate::support::crawl::{crawl_ok, serve_demo};
-use crate::support::{crawlscope, on_store as run, stderr_of};
+use crate::support::{crawlscope, on_store as run, stderr_of, with_stdout_closed};
 
 /// What a command does with the store `--db` names.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -198,18 +197,9 @@ fn a_closed_stdout_ends_every_read_quietly() {
     let scratch = dir.path().join("scratch");
     std::fs::create_dir(&scratch).unwrap();
     for args in reads(&demo.1, "harbor", &scratch) {
-        let mut child = crawlscope()
-            .arg("--db")
-            .arg(&db)
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Close the reading end before the command writes a byte: every
-        // write it makes meets a closed pipe.
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
+        let mut cmd = crawlscope();
+        cmd.arg("--db").arg(&db).args(&args);
+        let out = with_stdout_closed(cmd);
         let err = stderr_of(&out);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
         // A note the command gives anyway is fine; an error is not.

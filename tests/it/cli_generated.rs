@@ -2,13 +2,11 @@
 //! from the parser's own definitions: every subcommand is in them, an
 //! unknown shell is a usage error, and a closed stdout ends them quietly.
 
-use std::process::Stdio;
-
 use clap::{CommandFactory, ValueEnum};
 use clap_complete::Shell;
 use crawlscope::cli::Cli;
 
-use crate::support::crawlscope;
+use crate::support::{crawlscope, with_stdout_closed};
 
 fn stdout_of(args: &[&str]) -> String {
     let out = crawlscope().args(args).output().unwrap();
@@ -83,14 +81,9 @@ fn an_unknown_shell_is_a_usage_error_with_a_suggestion() {
 #[test]
 fn a_closed_stdout_ends_them_quietly() {
     for args in [&["completions", "zsh"][..], &["man"]] {
-        let mut child = crawlscope()
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
+        let mut cmd = crawlscope();
+        cmd.args(args);
+        let out = with_stdout_closed(cmd);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert!(out.stderr.is_empty(), "{args:?}");
     }
