@@ -178,6 +178,18 @@ fn console(db: &Path, data: &Path, url: &str) {
         .spawn()
         .expect("run script");
     let mut keys = child.stdin.take().unwrap();
+    // Keys typed before the console drew were read by a terminal still in
+    // line mode, which echoes them (a typed password included).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read(&screen_file).is_ok_and(|s| String::from_utf8_lossy(&s).contains("Status"))
+    {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the console ended at once"
+        );
+        assert!(Instant::now() < deadline, "the console never drew");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     // A new point: URL, five tabs to user, a tab to password, Enter; then
     // quit, confirming if a crawl still runs. A write fails only if the
     // console has already gone: its output below says why.
