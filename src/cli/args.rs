@@ -1,4 +1,4 @@
-//! The command line as clap sees it (the contract is shared/CLI.md). Bad
+//! The command line as clap sees it (the contract is docs/CLI.md). Bad
 //! flags and invalid URLs are rejected here, so they exit 2 with clap's
 //! one-line `error:` message.
 
@@ -149,6 +149,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a completion script for SHELL (e.g. `crawlscope completions
+    /// bash > ~/.local/share/bash-completion/completions/crawlscope`).
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page in roff (`crawlscope man | man -l -`).
+    Man,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -18,6 +18,7 @@ mod body;
 mod copy;
 mod crawl;
 mod export;
+mod generated;
 pub(crate) mod page;
 mod point;
 mod report;
@@ -214,6 +215,8 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),
+        Some(Command::Completions { shell }) => generated::completions(shell),
+        Some(Command::Man) => generated::man(),
         None => tui::run(
             db,
             None,
