@@ -152,8 +152,14 @@ pub enum Command {
     /// Print a completion script for SHELL (e.g. `crawlscope completions
     /// bash > ~/.local/share/bash-completion/completions/crawlscope`).
     Completions { shell: clap_complete::Shell },
-    /// Print the man page in roff (`crawlscope man | man -l -`).
-    Man,
+    /// Print the man page in roff (`crawlscope man | man -l -`); with a
+    /// COMMAND, that command's own page (`crawlscope-COMMAND(1)`, which
+    /// the main page's SUBCOMMANDS section refers to).
+    Man {
+        /// A subcommand, e.g. `crawl` or `point`.
+        #[arg(value_parser = man_command)]
+        command: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -349,4 +355,19 @@ fn parse_exclude(s: &str) -> Result<String, String> {
 
 fn parse_header(s: &str) -> Result<(String, String), String> {
     crate::crawl::parse_header(s)
+}
+
+/// `man COMMAND` takes the name of a subcommand; looked up when parsing
+/// (not when the parser is built, which this function is part of).
+fn man_command(name: &str) -> Result<String, String> {
+    let cli = <Cli as clap::CommandFactory>::command();
+    if cli.find_subcommand(name).is_some() {
+        return Ok(name.to_string());
+    }
+    let names: Vec<&str> = cli
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name())
+        .collect();
+    Err(format!("no such command [commands: {}]", names.join(", ")))
 }

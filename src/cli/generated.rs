@@ -6,7 +6,7 @@ use std::io::Write;
 
 use clap::CommandFactory;
 
-use super::{Cli, CliResult};
+use super::{Cli, CliError, CliResult};
 
 /// The completion script for `shell` on stdout.
 pub fn completions(shell: clap_complete::Shell) -> CliResult {
@@ -19,10 +19,27 @@ pub fn completions(shell: clap_complete::Shell) -> CliResult {
     print(&script)
 }
 
-/// The roff man page on stdout.
-pub fn man() -> CliResult {
+/// The roff man page on stdout: crawlscope's, or with `command` that
+/// subcommand's, titled `crawlscope-COMMAND` as the main page's
+/// SUBCOMMANDS section names it.
+pub fn man(command: Option<&str>) -> CliResult {
+    let mut main = Cli::command();
+    // Building names each subcommand `crawlscope-NAME` (its display name,
+    // the page's title) and `crawlscope NAME` (its synopsis).
+    main.build();
+    let cmd = match command {
+        None => main,
+        Some(name) => main
+            .find_subcommand(name)
+            .cloned()
+            .ok_or_else(|| CliError::NoSuchCommand(name.to_string()))?,
+    };
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    // Every page's footer names the package, not the subcommand.
+    let source = format!("crawlscope {}", env!("CARGO_PKG_VERSION"));
+    clap_mangen::Man::new(cmd)
+        .source(source)
+        .render(&mut page)?;
     print(&page)
 }
 

@@ -88,3 +88,23 @@ fn a_closed_stdout_ends_them_quietly() {
         assert!(out.stderr.is_empty(), "{args:?}");
     }
 }
+
+#[test]
+fn each_subcommand_has_the_page_the_main_page_refers_to() {
+    let main = stdout_of(&["man"]);
+    for name in subcommands() {
+        let page = stdout_of(&["man", &name]);
+        let title = format!(
+            ".TH crawlscope-{name} 1  \"crawlscope {}\"",
+            env!("CARGO_PKG_VERSION")
+        );
+        assert!(page.contains(&title), "{name}: {page}");
+        let refers = format!("crawlscope\\-{}(1)", name.replace('-', "\\-"));
+        assert!(main.contains(&refers), "the main page names {refers}");
+    }
+    let out = crawlscope().args(["man", "serch"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("invalid value 'serch'"), "{err}");
+    assert!(err.contains("search"), "the commands are listed: {err}");
+}
