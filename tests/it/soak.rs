@@ -21,9 +21,8 @@ const CONCURRENCY: usize = 8;
 /// What a kill may lose besides the fetches under way: results not yet
 /// committed. Each claim of up to 8 × CONCURRENCY URLs forces a commit (so
 /// does the 100 ms batch interval), so that is about one claim's worth plus
-/// what arrives during the commit. The README measures ~50 repeated fetches
-/// a kill in all; 8 runs of this test on a loaded 2-core machine gave 59 to
-/// 85; claims of 64 × CONCURRENCY gave about 180.
+/// what arrives during the commit. 8 runs of this test on a loaded 2-core
+/// machine lost 59 to 85 a kill; claims of 64 × CONCURRENCY about 180.
 const UNCOMMITTED: usize = 100;
 
 /// The second crawler's user agent: its requests are told apart by it.
