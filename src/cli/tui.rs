@@ -13,14 +13,19 @@ use crate::store::Store;
 use crate::tui;
 use crate::url::Url;
 
-/// Logs go to `crawlscope.log` in the data dir (beside the store when
-/// there is no home directory); the console cannot show them.
+/// Logs go to a file (the console cannot show them).
 fn start_logging(store: &Path) {
+    // A console without a log file still works; there is nowhere to say so.
+    let _ = tui::log_to_file(&log_path(store));
+}
+
+/// `crawlscope.log` in the data dir (beside the store when there is no
+/// home directory).
+fn log_path(store: &Path) -> PathBuf {
     let dir = directories::ProjectDirs::from("", "", "crawlscope")
         .map(|d| d.data_dir().to_path_buf())
         .unwrap_or_else(|| store.to_path_buf());
-    // A console without a log file still works; there is nowhere to say so.
-    let _ = tui::log_to_file(&dir.join("crawlscope.log"));
+    dir.join("crawlscope.log")
 }
 
 pub fn run(
@@ -97,3 +102,4 @@ pub fn demo(db: Option<PathBuf>, pages: u32) -> CliResult {
     drop(throwaway);
     result
 }
+
