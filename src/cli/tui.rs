@@ -102,4 +102,3 @@ pub fn demo(db: Option<PathBuf>, pages: u32) -> CliResult {
     drop(throwaway);
     result
 }
-
