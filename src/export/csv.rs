@@ -1,12 +1,12 @@
 //! CSV: a header row, then one row per URL seen (fetched or not), with its
 //! state, why it failed or was skipped, where it redirects, and what its
-//! fetch found. RFC 4180
+//! fetch found (a cut body marked so). RFC 4180
 //! quoting (the `csv` crate), list fields joined with a space, times
 //! RFC 3339, empty cells for what a URL does not have.
 
 use std::io::Write;
 
-use super::page::{mime_string, reason};
+use super::page::{body_size, mime_string, reason};
 use super::redirect_depth::RedirectDepths;
 use super::{each_url, ExportResult};
 use crate::store::prelude::*;
@@ -14,7 +14,7 @@ use crate::store::{DirectiveSource, PageRecord, Reader, UrlState};
 use crate::time::rfc3339;
 
 /// The columns, in order (shared/CLI.md).
-pub const COLUMNS: [&str; 20] = [
+pub const COLUMNS: [&str; 21] = [
     "url",
     "state",
     "status",
@@ -35,6 +35,7 @@ pub const COLUMNS: [&str; 20] = [
     "outlinks",
     "redirect_status",
     "redirect_to",
+    "truncated",
 ];
 
 pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
@@ -58,7 +59,11 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             (None, Some(_)) => depths.of(id)?,
             (None, None) => None,
         };
-        let row: [String; 20] = [
+        let size = match &page {
+            Some(p) => body_size(r, id, p)?.size.to_string(),
+            None => String::new(),
+        };
+        let row: [String; 21] = [
             url.to_string(),
             state
                 .as_ref()
@@ -66,7 +71,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             of_page(&|p| p.status.to_string()),
             text(reason(state.as_ref(), page.as_ref())),
             text(mime),
-            of_page(&|p| p.size.to_string()),
+            size,
             depth.map(|d| d.to_string()).unwrap_or_default(),
             of_page(&|p| text(p.title.clone())),
             of_page(&|p| text(p.description.clone())),
@@ -84,6 +89,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
                 .map(|r| r.0.to_string())
                 .unwrap_or_default(),
             text(redirect.and_then(|r| r.1)),
+            of_page(&|p| p.truncated.to_string()),
         ];
         out.write_record(&row).map_err(csv_error)?;
         Ok(())

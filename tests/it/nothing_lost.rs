@@ -8,8 +8,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use serde_json::{json, Value};
+
 use crate::support::crawl::crawl_ok;
-use crate::support::{home, on_store, page, Reply, Resp, TestServer};
+use crate::support::{home, json_of, on_store, page, Reply, Resp, TestServer};
 
 /// `export --format csv`, each row by its URL.
 fn csv_rows(db: &Path) -> HashMap<String, HashMap<String, String>> {
@@ -31,6 +33,15 @@ fn csv_rows(db: &Path) -> HashMap<String, HashMap<String, String>> {
             (row["url"].clone(), row)
         })
         .collect()
+}
+fn stdout(db: &Path, args: &[&str]) -> String {
+    let out = on_store(db, args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 #[test]
 fn csv_rows_of_redirects_carry_their_code_target_and_depth() {
@@ -56,4 +67,44 @@ fn csv_rows_of_redirects_carry_their_code_target_and_depth() {
     assert_eq!(cells("/old"), ("redirected", "301", s.url("/mid"), "1"));
     assert_eq!(cells("/mid"), ("redirected", "302", s.url("/new"), "1"));
     assert_eq!(cells("/new"), ("done", "", String::new(), "1"));
+}
+#[test]
+fn a_cut_body_is_marked_truncated_with_the_bytes_kept() {
+    let s = TestServer::start();
+    home(&s, &["/big"]);
+    s.route(
+        "/big",
+        Reply::Respond(Resp::text(&"lorem ipsum ".repeat(500))),
+    );
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(
+        db.path(),
+        &[&s.base(), "--ignore-robots", "--max-body-bytes", "1000"],
+    );
+    let big = s.url("/big");
+    let p = json_of(db.path(), &["page", &big, "--json"]);
+    assert_eq!(
+        (&p["truncated"], &p["size"], &p["full_size"]),
+        (&json!(true), &json!(1000), &json!(6000)),
+        "{p}"
+    );
+    let home = json_of(db.path(), &["page", &s.base(), "--json"]);
+    assert_eq!(home["truncated"], json!(false), "{home}");
+    assert_eq!(home["full_size"], Value::Null, "{home}");
+
+    let text = stdout(db.path(), &["page", &big]);
+    assert!(
+        text.contains("size           1000 bytes (cut at --max-body-bytes; 6000 announced)"),
+        "{text}"
+    );
+
+    let rows = csv_rows(db.path());
+    assert_eq!(
+        (
+            rows[&big]["truncated"].as_str(),
+            rows[&big]["size"].as_str()
+        ),
+        ("true", "1000")
+    );
+    assert_eq!(rows[&s.base()]["truncated"], "false");
 }
