@@ -39,6 +39,7 @@ impl ListKind for External {
                     status: check.status,
                     reason,
                     parents: ctx.r.parents(page)?,
+                    chains: Vec::new(),
                 });
             }
         }

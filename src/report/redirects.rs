@@ -34,7 +34,7 @@ pub struct RedirectRow {
 }
 
 /// One redirecting URL and its 3xx code.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Hop {
     pub url: String,
     pub status: u16,

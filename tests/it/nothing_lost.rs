@@ -108,3 +108,35 @@ fn a_cut_body_is_marked_truncated_with_the_bytes_kept() {
     );
     assert_eq!(rows[&s.base()]["truncated"], "false");
 }
+#[test]
+fn broken_lists_the_pages_linking_to_the_first_hop_of_a_redirect() {
+    let s = TestServer::start();
+    home(&s, &["/moved", "/gone"]);
+    s.route("/moved", Reply::Respond(Resp::redirect(301, "/gone")));
+    s.route("/gone", Reply::Respond(Resp::status(404)));
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base(), "--ignore-robots"]);
+    let broken = json_of(db.path(), &["report", "broken", "--json"]);
+    assert_eq!(
+        broken,
+        json!([{
+            "url": s.url("/gone"), "status": 404, "reason": "404 Not Found",
+            "sources": [
+                {"url": s.base(), "anchor": "link 2"},
+                {
+                    "url": s.base(), "anchor": "link 1",
+                    "via": [{"url": s.url("/moved"), "status": 301}]
+                },
+            ]
+        }])
+    );
+    let text = stdout(db.path(), &["report", "broken"]);
+    assert!(
+        text.contains(&format!(
+            "found on {} as \"link 1\" via 301 {}",
+            s.base(),
+            s.url("/moved")
+        )),
+        "{text}"
+    );
+}
