@@ -1,6 +1,7 @@
 //! `page URL`: everything the store knows of one URL — its crawl state,
-//! record (a cut body marked so), top keywords, meta tags, parents and
-//! children (the object is `crate::export::page`'s; this face prints it).
+//! record (a cut body marked so), what an external check found, top
+//! keywords, meta tags, parents and children (the object is
+//! `crate::export::page`'s; this face prints it).
 
 use super::{print_json, CliError, CliResult};
 use crate::export::page::{keyword_line, page_json, PageJson};
@@ -39,6 +40,14 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
             "redirect to    {to}  ({})",
             crate::crawl::status_text(status)
         );
+    }
+    if let Some(check) = &p.external_check {
+        let said = match (&check.reason, check.status) {
+            (Some(reason), _) => reason.clone(),
+            (None, Some(status)) => format!("works ({status})"),
+            (None, None) => "works".into(),
+        };
+        outln!("external check {said}  (checked {})", check.checked_at);
     }
     outln!("title          {}", or_dash(&p.title));
     outln!("status         {}", or_dash(&p.status));

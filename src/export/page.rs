@@ -8,7 +8,9 @@ use serde::Serialize;
 
 use super::url_parts::{self, UrlPartsJson};
 use crate::store::prelude::*;
-use crate::store::{DirectiveSource, MimeRecord, PageId, PageRecord, Reader, StoreError, UrlState};
+use crate::store::{
+    DirectiveSource, ExternalCheck, MimeRecord, PageId, PageRecord, Reader, StoreError, UrlState,
+};
 use crate::time::rfc3339;
 
 /// Keywords shown for one page.
@@ -91,6 +93,27 @@ pub struct PageJson {
     pub children: Vec<String>,
     /// The children with their anchor text and nofollow marks.
     pub links: Vec<LinkJson>,
+    /// What `--check-external` found of an out-of-scope URL.
+    pub external_check: Option<ExternalCheckJson>,
+}
+
+/// An out-of-scope link target's check: the status it answered (null when
+/// none came) and why it is broken (null when it works).
+#[derive(Serialize)]
+pub struct ExternalCheckJson {
+    pub status: Option<u16>,
+    pub reason: Option<String>,
+    pub checked_at: String,
+}
+
+impl From<ExternalCheck> for ExternalCheckJson {
+    fn from(c: ExternalCheck) -> Self {
+        ExternalCheckJson {
+            status: c.status,
+            reason: c.reason,
+            checked_at: rfc3339(c.checked_at),
+        }
+    }
 }
 
 /// A fetched body's size, and what the server announced when it was cut.
@@ -232,6 +255,7 @@ pub fn page_json(
         from_sitemap: r.listed_by_sitemap(id)?,
         children,
         links,
+        external_check: r.external_check(id)?.map(ExternalCheckJson::from),
     })
 }
 

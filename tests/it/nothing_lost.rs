@@ -140,3 +140,24 @@ fn broken_lists_the_pages_linking_to_the_first_hop_of_a_redirect() {
         "{text}"
     );
 }
+#[test]
+fn page_shows_what_the_external_check_found() {
+    let s = TestServer::start();
+    let other = TestServer::start();
+    other.route("/gone", Reply::Respond(Resp::status(404)));
+    let gone = other.url("/gone");
+    home(&s, &[&gone]);
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(
+        db.path(),
+        &[&s.base(), "--ignore-robots", "--check-external"],
+    );
+    let p = json_of(db.path(), &["page", &gone, "--json"]);
+    assert_eq!(p["state"], "skipped:out_of_scope", "{p}");
+    assert_eq!(p["external_check"]["status"], 404, "{p}");
+    assert_eq!(p["external_check"]["reason"], "404 Not Found", "{p}");
+    let home = json_of(db.path(), &["page", &s.base(), "--json"]);
+    assert_eq!(home["external_check"], Value::Null, "{home}");
+    let text = stdout(db.path(), &["page", &gone]);
+    assert!(text.contains("external check 404 Not Found"), "{text}");
+}
