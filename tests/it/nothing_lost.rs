@@ -161,3 +161,28 @@ fn page_shows_what_the_external_check_found() {
     let text = stdout(db.path(), &["page", &gone]);
     assert!(text.contains("external check 404 Not Found"), "{text}");
 }
+#[test]
+fn report_external_tells_nothing_found_from_not_checked() {
+    let s = TestServer::start();
+    home(&s, &["/a"]);
+    s.route("/a", Reply::Respond(page("A", "a", &[])));
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base(), "--ignore-robots"]);
+    let not_checked = stdout(db.path(), &["report", "external"]);
+    assert!(not_checked.contains("--check-external"), "{not_checked}");
+
+    crawl_ok(
+        db.path(),
+        &[&s.base(), "--ignore-robots", "--check-external"],
+    );
+    let none = stdout(db.path(), &["report", "external"]);
+    assert!(none.contains("no external link found"), "{none}");
+    assert!(!none.contains("crawl with --check-external"), "{none}");
+    let out = on_store(db.path(), &["report", "external", "--json"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no external link found"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
