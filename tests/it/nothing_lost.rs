@@ -34,6 +34,7 @@ fn csv_rows(db: &Path) -> HashMap<String, HashMap<String, String>> {
         })
         .collect()
 }
+
 fn stdout(db: &Path, args: &[&str]) -> String {
     let out = on_store(db, args);
     assert!(
@@ -43,6 +44,7 @@ fn stdout(db: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
 #[test]
 fn csv_rows_of_redirects_carry_their_code_target_and_depth() {
     let s = TestServer::start();
@@ -68,6 +70,7 @@ fn csv_rows_of_redirects_carry_their_code_target_and_depth() {
     assert_eq!(cells("/mid"), ("redirected", "302", s.url("/new"), "1"));
     assert_eq!(cells("/new"), ("done", "", String::new(), "1"));
 }
+
 #[test]
 fn a_cut_body_is_marked_truncated_with_the_bytes_kept() {
     let s = TestServer::start();
@@ -108,6 +111,7 @@ fn a_cut_body_is_marked_truncated_with_the_bytes_kept() {
     );
     assert_eq!(rows[&s.base()]["truncated"], "false");
 }
+
 #[test]
 fn broken_lists_the_pages_linking_to_the_first_hop_of_a_redirect() {
     let s = TestServer::start();
@@ -140,6 +144,7 @@ fn broken_lists_the_pages_linking_to_the_first_hop_of_a_redirect() {
         "{text}"
     );
 }
+
 #[test]
 fn page_shows_what_the_external_check_found() {
     let s = TestServer::start();
@@ -161,6 +166,7 @@ fn page_shows_what_the_external_check_found() {
     let text = stdout(db.path(), &["page", &gone]);
     assert!(text.contains("external check 404 Not Found"), "{text}");
 }
+
 #[test]
 fn report_external_tells_nothing_found_from_not_checked() {
     let s = TestServer::start();
