@@ -32,10 +32,9 @@ pub fn any_checked(ctx: &Ctx<'_, '_>) -> Result<bool> {
 /// link was. A crawl point of the report that checks external links and
 /// has crawled found none; otherwise none was asked to.
 pub fn nothing_checked(ctx: &Ctx<'_, '_>) -> Result<&'static str> {
-    let checks =
-        ctx.r.points()?.into_iter().any(|(id, p)| {
-            ctx.point().is_none_or(|only| id == only) && p.check_external && p.gen > 0
-        });
+    let checks = ctx.r.points()?.into_iter().any(|(id, p)| {
+        ctx.point().is_none_or(|only| id == only) && !p.deleted && p.check_external && p.gen > 0
+    });
     Ok(if checks { NONE_FOUND } else { NOT_CHECKED })
 }
 
