@@ -49,11 +49,12 @@ pub fn run(
         Kind::Hosts => out.list::<rep::hosts::Hosts>(&ctx, "origins"),
         Kind::External => {
             if !rep::external::any_checked(&ctx)? {
+                let why = rep::external::nothing_checked(&ctx)?;
                 if format == Format::Text {
-                    outln!("{}", rep::external::NOT_CHECKED);
+                    outln!("{why}");
                     return Ok(());
                 }
-                eprintln!("note: {}", rep::external::NOT_CHECKED);
+                eprintln!("note: {why}");
             }
             out.list::<rep::external::External>(&ctx, "broken external links")
         }

@@ -31,6 +31,7 @@ mod demo_site;
 mod export_formats;
 mod fuzz_regressions;
 mod hostile_input;
+mod nothing_lost;
 mod process_tuning;
 mod report_changes;
 mod report_cli;
