@@ -1,5 +1,5 @@
 //! `report [KIND]`: what the crawl found, as a table for people, `--json`
-//! (the shapes of shared/CLI.md) or `--csv` (a header row, then a row per
+//! (the shapes of docs/CLI.md) or `--csv` (a header row, then a row per
 //! item). The findings themselves are `crate::report`'s.
 
 use super::{print_json, CliResult};

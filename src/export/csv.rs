@@ -13,7 +13,7 @@ use crate::store::prelude::*;
 use crate::store::{DirectiveSource, PageRecord, Reader, UrlState};
 use crate::time::rfc3339;
 
-/// The columns, in order (shared/CLI.md).
+/// The columns, in order (docs/CLI.md, export).
 pub const COLUMNS: [&str; 21] = [
     "url",
     "state",
