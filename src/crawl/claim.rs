@@ -1,9 +1,11 @@
 //! One claimed URL's way through the crawl, as a fetch worker walks it:
 //! announced; let through by its origin (up) and robots.txt (loaded once
 //! per origin); fetched through the origin's gate, throttles waited out
-//! and failures retried; its answer read (304, redirect, page); the page
-//! parsed off the reactor; and the outcome handed to the writer. The first
-//! visit of a point to an origin then offers the origin's sitemaps.
+//! and failures retried (a stop cuts any of those waits short and sends
+//! the claim back to the queue); its answer read (304, redirect, page);
+//! the page parsed off the reactor; and the outcome handed to the writer.
+//! The first visit of a point to an origin then offers the origin's
+//! sitemaps.
 
 use std::collections::HashMap;
 use std::sync::mpsc::Sender;
@@ -23,6 +25,7 @@ use super::pool::ParsePool;
 use super::retry::{self, Retries};
 use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
 use super::sitemaps::{self, Sitemaps};
+use super::stop::Stop;
 use super::throttle;
 use crate::store::prelude::*;
 use crate::store::{Claim, Exchange, PageId, PointId, PointRecord, SkipReason, Store};
@@ -42,6 +45,7 @@ pub(super) struct Ctx {
     pub writer: Sender<WriterMsg>,
     pub events: UnboundedSender<CrawlEvent>,
     pub parsers: ParsePool,
+    pub stop: Stop,
 }
 
 /// What a crawl point sends with its requests.
@@ -59,8 +63,15 @@ pub(super) fn credentials(rec: &PointRecord) -> Credentials {
 enum End {
     Failed(String),
     Skipped(SkipReason),
-    NotModified { fetched_at: i64 },
-    Redirect { target: Url, status: u16 },
+    NotModified {
+        fetched_at: i64,
+    },
+    Redirect {
+        target: Url,
+        status: u16,
+    },
+    /// The crawl stopped while the claim waited: back to the queue.
+    Stopped,
 }
 
 impl End {
@@ -74,6 +85,7 @@ impl End {
                 target,
                 status,
             },
+            End::Stopped => Outcome::Requeue(vec![claim]),
         }
     }
 }
@@ -113,7 +125,7 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
     let _ = ctx.writer.send(outcome.into());
     // Before this worker ends, so the crawl cannot settle without them.
     if ctx.sitemaps.first_visit(point, &crate::url::origin(&site)) {
-        offer_sitemaps(ctx, point, &site).await;
+        ctx.stop.unless(offer_sitemaps(ctx, point, &site)).await;
     }
     ok
 }
@@ -153,7 +165,11 @@ async fn admit(
     if let Some(why) = ctx.origins.down(origin) {
         return Err(End::Failed(why));
     }
-    let rules = rules_for(ctx, url, origin, creds).await;
+    let rules = ctx
+        .stop
+        .unless(rules_for(ctx, url, origin, creds))
+        .await
+        .ok_or(End::Stopped)?;
     if let Some(why) = rules.as_ref().and_then(|r| r.unavailable_reason()) {
         return Err(End::Failed(why.to_string()));
     }
@@ -197,12 +213,16 @@ struct Asking<'a> {
 /// Asks for a URL through its origin's gate until the answer is final:
 /// a throttle is waited out (at most [`throttle::MAX_THROTTLES`] times),
 /// a server error or a dropped connection retried; every request counts
-/// in its origin's figures.
+/// in its origin's figures. A stop ends any of these waits.
 async fn fetch(ctx: &Ctx, a: &Asking<'_>) -> Result<Response, End> {
     let mut retries = Retries::new(ctx.cfg.retries);
     let mut throttles = 0;
     let result = loop {
-        let permit = ctx.origins.acquire(a.origin, a.crawl_delay).await;
+        let permit = ctx
+            .stop
+            .unless(ctx.origins.acquire(a.origin, a.crawl_delay))
+            .await
+            .ok_or(End::Stopped)?;
         // The origin may have gone down while this fetch waited its turn.
         if let Some(why) = ctx.origins.down(a.origin) {
             return Err(End::Failed(why));
@@ -222,8 +242,13 @@ async fn fetch(ctx: &Ctx, a: &Asking<'_>) -> Result<Response, End> {
             throttles += 1;
             continue;
         }
-        if !worth_again(ctx, a.origin, &r) || !retries.again().await {
+        if !worth_again(ctx, a.origin, &r) {
             break r;
+        }
+        match ctx.stop.unless(retries.again()).await {
+            Some(true) => {}
+            Some(false) => break r,
+            None => return Err(End::Stopped),
         }
     };
     result.map_err(|e| End::Failed(e.reason))

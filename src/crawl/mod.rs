@@ -28,6 +28,7 @@ mod rescope;
 mod retry;
 mod robots;
 mod sitemaps;
+mod stop;
 mod throttle;
 mod writer;
 

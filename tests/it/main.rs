@@ -21,6 +21,7 @@ mod crawl_resume;
 mod crawl_robots;
 mod crawl_scope;
 mod crawl_sitemaps;
+mod crawl_stop;
 mod crawl_throttle;
 mod crawl_unreachable;
 mod demo_site;
