@@ -18,6 +18,7 @@ use url::Url;
 use super::config::CrawlConfig;
 use super::event::CrawlEvent;
 use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
+use super::link_auth::{self, LinkAuth};
 use super::msg::{Outcome, WriterMsg};
 use super::origins::Origins;
 use super::parse;
@@ -46,6 +47,8 @@ pub(super) struct Ctx {
     pub events: UnboundedSender<CrawlEvent>,
     pub parsers: ParsePool,
     pub stop: Stop,
+    /// Credentials links of this run carried for their own origin.
+    pub link_auth: LinkAuth,
 }
 
 /// What a crawl point sends with its requests.
@@ -105,9 +108,12 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
     };
     let outcome = match fetch_page(ctx, &claim, &site).await {
         Err(end) => end.outcome(claim),
-        // The same bytes as stored: nothing to parse or re-index.
+        // The same bytes as stored: nothing to parse or re-index (unless
+        // a link's credentials are to be read again).
         Ok((resp, Some(stored)))
-            if resp.status == 200 && xxhash_rust::xxh3::xxh3_64(&resp.body) == stored =>
+            if resp.status == 200
+                && xxhash_rust::xxh3::xxh3_64(&resp.body) == stored
+                && !link_auth::may_hold_userinfo(&resp.body) =>
         {
             Outcome::Unchanged {
                 claim,
@@ -122,6 +128,11 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
         Outcome::Unchanged { .. } => true,
         _ => false,
     };
+    // Known before the writer can queue the links, so before they are
+    // claimed.
+    if let Outcome::Fetched { page, .. } = &outcome {
+        ctx.link_auth.learn(&site, &page.links);
+    }
     let _ = ctx.writer.send(outcome.into());
     // Before this worker ends, so the crawl cannot settle without them.
     if ctx.sitemaps.first_visit(point, &crate::url::origin(&site)) {
@@ -143,6 +154,9 @@ async fn fetch_page(ctx: &Ctx, claim: &Claim, url: &Url) -> Result<(Response, Op
     let rules = admit(ctx, url, &origin, creds.as_ref()).await?;
     let (stored_hash, validators) = stored(ctx, claim.page);
     let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
+    // robots.txt was asked for with the point's own; the page may have a
+    // link's.
+    let creds = ctx.link_auth.for_request(url, &origin, creds);
     let asking = Asking {
         url,
         origin: &origin,

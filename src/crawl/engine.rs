@@ -21,6 +21,7 @@ use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::external;
 use super::fetch::Fetcher;
+use super::link_auth::LinkAuth;
 use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
 use super::pool::ParsePool;
@@ -110,6 +111,7 @@ pub fn start(
         writer: w_tx,
         events: ev_tx,
         stop: Stop::default(),
+        link_auth: LinkAuth::default(),
         store,
         cfg,
     });

@@ -17,6 +17,7 @@ mod external;
 mod fetch;
 mod head;
 mod history;
+mod link_auth;
 mod msg;
 mod once;
 mod origins;

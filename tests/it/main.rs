@@ -13,6 +13,7 @@ mod crawl_auth;
 mod crawl_counts;
 mod crawl_external;
 mod crawl_failures;
+mod crawl_link_credentials;
 mod crawl_page_record;
 mod crawl_politeness;
 mod crawl_recrawl;
