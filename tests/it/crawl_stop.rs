@@ -74,18 +74,24 @@ fn interrupt_and_check(db: &Path, mut child: std::process::Child, url: &str) {
     );
 }
 
-fn too_many_then(then: &str) -> Reply {
-    Reply::Sequence(vec![
-        Reply::Respond(Resp::status(429).header("Retry-After", LONG)),
-        Reply::Respond(page(then, then, &[])),
-    ])
+/// A home linking `/a`, which first answers 429 asking for a long pause,
+/// then the page.
+fn throttled_site() -> TestServer {
+    let s = TestServer::start();
+    home(&s, &["a"]);
+    s.route(
+        "/a",
+        Reply::Sequence(vec![
+            Reply::Respond(Resp::status(429).header("Retry-After", LONG)),
+            Reply::Respond(page("A", "alpha", &[])),
+        ]),
+    );
+    s
 }
 
 #[test]
 fn ctrl_c_ends_a_retry_after_wait_and_the_url_is_fetched_later() {
-    let s = TestServer::start();
-    home(&s, &["a"]);
-    s.route("/a", too_many_then("A"));
+    let s = throttled_site();
     let db = tempfile::tempdir().unwrap();
     let child = crawl_child(db.path(), &[&s.base(), "--no-sitemaps"]);
     wait_for_answer(&s, "/a");
@@ -120,9 +126,7 @@ fn ctrl_c_ends_a_crawl_delay_wait_and_the_url_is_fetched_later() {
 
 #[test]
 fn the_console_s_stop_ends_a_retry_after_wait_too() {
-    let s = TestServer::start();
-    home(&s, &["a"]);
-    s.route("/a", too_many_then("A"));
+    let s = throttled_site();
     let db = tempfile::tempdir().unwrap();
     let st = Arc::new(Store::open(db.path()).unwrap());
     let mut rec = crawlscope::points::new_record(&crawlscope::url::parse_start(&s.base()).unwrap());
