@@ -1,5 +1,6 @@
 //! A stop is not held up by what a site asked: Ctrl-C while a URL waits
-//! out a `Retry-After` pause or a robots `Crawl-delay` gap ends the crawl
+//! out a `Retry-After` pause (of the page or of robots.txt) or a robots
+//! `Crawl-delay` gap ends the crawl
 //! at once, the waiting URL goes back to the queue (no claim left, the
 //! store whole) and the next crawl fetches it. The console's stop is the
 //! same command to the engine, and ends the same wait as soon.
@@ -158,4 +159,22 @@ fn the_console_s_stop_ends_a_retry_after_wait_too() {
         .unwrap()
         .is_empty());
     assert_eq!(state(db.path(), &s.url("a")).as_deref(), Some("queued"));
+}
+
+#[test]
+fn ctrl_c_ends_a_robots_txt_retry_after_wait() {
+    let s = TestServer::start();
+    s.route(
+        "/robots.txt",
+        Reply::Sequence(vec![
+            Reply::Respond(Resp::status(429).header("Retry-After", LONG)),
+            Reply::Respond(Resp::text("User-agent: *\nAllow: /\n")),
+        ]),
+    );
+    home(&s, &[]);
+    let db = tempfile::tempdir().unwrap();
+    let child = crawl_child(db.path(), &[&s.base(), "--no-sitemaps"]);
+    wait_for_answer(&s, "/robots.txt");
+    interrupt_and_check(db.path(), child, &s.base());
+    assert_eq!(s.hits("/"), 0, "the pause was not kept");
 }
