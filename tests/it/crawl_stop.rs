@@ -1,9 +1,9 @@
 //! A stop is not held up by what a site asked: Ctrl-C while a URL waits
 //! out a `Retry-After` pause (of the page or of robots.txt) or a robots
-//! `Crawl-delay` gap ends the crawl
-//! at once, the waiting URL goes back to the queue (no claim left, the
-//! store whole) and the next crawl fetches it. The console's stop is the
-//! same command to the engine, and ends the same wait as soon.
+//! `Crawl-delay` gap ends the crawl at once, the waiting URL goes back to
+//! the queue (no claim left, the store whole) and the next crawl fetches
+//! it. The console's stop is the same command to the engine, and ends the
+//! same wait as soon.
 
 use std::path::Path;
 use std::sync::Arc;
