@@ -5,6 +5,9 @@
 //! never written to the store (a page's secret is not the user's to
 //! keep, unlike a point's `--password`), and another origin's link
 //! gives nothing. A crawl point's own user for the origin comes first.
+//! A re-crawl learns them again from the linking page, parsed anew or,
+//! when it answers 304, from its stored body (see `claim`); a URL left
+//! queued by a stopped run goes without them.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -2,7 +2,7 @@
 //! points to the page's own origin: the request carries them as basic
 //! auth, and they are shown nowhere (not in the stored URL, the crawl's
 //! output, `page`, `report` or `export`), and a later run that finds the
-//! linking page unchanged still sends them. Another origin's link does
+//! linking page unchanged or not modified (304) still sends them. Another origin's link does
 //! not carry its userinfo anywhere.
 
 use crate::support::crawl::*;
@@ -11,17 +11,8 @@ use crate::support::{on_store, page, Reply, TestServer};
 const USER: &str = "linkuser";
 const SECRET: &str = "pw-s3cr3t";
 
-#[test]
-fn a_same_origin_link_s_userinfo_is_its_basic_auth_and_is_never_shown() {
-    let s = TestServer::start();
-    let other = TestServer::start();
-    let port = s.addr().port();
-    let private = format!("http://{USER}:{SECRET}@127.0.0.1:{port}/private");
-    let elsewhere = format!("http://eve:{SECRET}@127.0.0.1:{}/x", other.addr().port());
-    s.route(
-        "/",
-        Reply::Respond(page("Home", "home", &[&private, &elsewhere])),
-    );
+/// Routes `/private` behind basic auth; returns the link that gives it.
+fn private_link(s: &TestServer) -> String {
     s.route(
         "/private",
         Reply::RequireBasicAuth {
@@ -29,6 +20,20 @@ fn a_same_origin_link_s_userinfo_is_its_basic_auth_and_is_never_shown() {
             password: SECRET.into(),
             ok: Box::new(Reply::Respond(page("Private", "members", &[]))),
         },
+    );
+    let port = s.addr().port();
+    format!("http://{USER}:{SECRET}@127.0.0.1:{port}/private")
+}
+
+#[test]
+fn a_same_origin_link_s_userinfo_is_its_basic_auth_and_is_never_shown() {
+    let s = TestServer::start();
+    let other = TestServer::start();
+    let private = private_link(&s);
+    let elsewhere = format!("http://eve:{SECRET}@127.0.0.1:{}/x", other.addr().port());
+    s.route(
+        "/",
+        Reply::Respond(page("Home", "home", &[&private, &elsewhere])),
     );
     other.route("/x", Reply::Respond(page("X", "x", &[])));
     let dir = tempfile::tempdir().unwrap();
@@ -82,4 +87,26 @@ fn a_same_origin_link_s_userinfo_is_its_basic_auth_and_is_never_shown() {
     for secret in [SECRET, USER] {
         assert!(!shown.contains(secret), "{secret} shown in: {shown}");
     }
+}
+
+#[test]
+fn a_re_crawl_whose_linking_page_answers_304_still_sends_them() {
+    let s = TestServer::start();
+    let private = private_link(&s);
+    s.route(
+        "/",
+        Reply::Conditional {
+            resp: page("Home", "home", &[&private]),
+            last_modified: "Mon, 23 Nov 2026 20:00:00 GMT".into(),
+            etag: "\"home-1\"".into(),
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&s.base()]);
+    let sum = crawl_ok(&db, &[&s.base()]);
+    assert_eq!(sum["not_modified"], 1, "{sum}");
+    assert_eq!(sum["failed"], 0, "{sum}");
+    assert_eq!(stored_page(&db, &s.url("private")).unwrap().status, 200);
+    assert_eq!(s.hits("/private"), 2);
 }
