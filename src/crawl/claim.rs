@@ -29,9 +29,7 @@ use super::sitemaps::{self, Sitemaps};
 use super::stop::Stop;
 use super::throttle;
 use crate::store::prelude::*;
-use crate::store::{
-    Claim, Exchange, PageId, PointId, PointRecord, Reader, SkipReason, Store, StoreError,
-};
+use crate::store::{Claim, Exchange, PageId, PointId, PointRecord, SkipReason, Store};
 use crate::time::unix_now;
 
 /// What every fetch worker of a crawl shares.
@@ -134,7 +132,12 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
     // claimed.
     match &outcome {
         Outcome::Fetched { page, .. } => ctx.link_auth.learn(&site, &page.links),
-        Outcome::NotModified { claim, .. } => learn_stored_links(ctx, claim.page, &site).await,
+        Outcome::NotModified { claim, .. } => {
+            let (store, parsers) = (&ctx.store, &ctx.parsers);
+            ctx.link_auth
+                .learn_stored(store, parsers, claim.page, &site)
+                .await;
+        }
         _ => {}
     }
     let _ = ctx.writer.send(outcome.into());
@@ -195,36 +198,6 @@ async fn admit(
         return Err(End::Skipped(SkipReason::Robots));
     }
     Ok(rules)
-}
-
-/// A page answered 304 is not parsed: the credentials its links carry
-/// are read from its stored body, when that may hold any.
-async fn learn_stored_links(ctx: &Ctx, page: PageId, site: &Url) {
-    let read = ctx.store.read();
-    let body = read.ok().and_then(|r| stored_html(&r, page).ok().flatten());
-    let Some(body) = body.filter(|b| link_auth::may_hold_userinfo(b)) else {
-        return;
-    };
-    let url = site.clone();
-    let parsed = ctx
-        .parsers
-        .run(move || crate::html::parse_html(&body, None, &url).links)
-        .await;
-    if let Some(links) = parsed {
-        ctx.link_auth.learn(site, &links);
-    }
-}
-
-/// The stored body of `page`, when it is an HTML page's.
-fn stored_html(r: &Reader<'_>, page: PageId) -> Result<Option<Vec<u8>>, StoreError> {
-    let Some(rec) = r.page(page)? else {
-        return Ok(None);
-    };
-    let essence = r.mime(rec.mime)?.map(|m| m.essence);
-    if parse::body_kind(essence.as_deref()) != parse::BodyKind::Html {
-        return Ok(None);
-    }
-    r.body(page)
 }
 
 /// What the store holds of a page for its next fetch: the hash of its

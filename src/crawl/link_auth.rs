@@ -15,7 +15,11 @@ use std::sync::Mutex;
 use url::Url;
 
 use super::fetch::Credentials;
+use super::parse::{self, BodyKind};
+use super::pool::ParsePool;
 use crate::html::Link;
+use crate::store::prelude::*;
+use crate::store::{PageId, Reader, Store, StoreError};
 
 /// A link's `user` and `password`, by the URL they are for.
 #[derive(Default)]
@@ -35,6 +39,25 @@ impl LinkAuth {
                         .or_insert_with(|| info.clone());
                 }
             }
+        }
+    }
+
+    /// Learns from the stored body of `page` (on `site`), when that may
+    /// hold such links: a page answered 304 is not parsed.
+    pub async fn learn_stored(&self, store: &Store, parsers: &ParsePool, page: PageId, site: &Url) {
+        let body = store
+            .read()
+            .ok()
+            .and_then(|r| stored_html(&r, page).ok().flatten());
+        let Some(body) = body.filter(|b| may_hold_userinfo(b)) else {
+            return;
+        };
+        let url = site.clone();
+        let parsed = parsers
+            .run(move || crate::html::parse_html(&body, None, &url).links)
+            .await;
+        if let Some(links) = parsed {
+            self.learn(site, &links);
         }
     }
 
@@ -62,6 +85,18 @@ impl LinkAuth {
             ..own.unwrap_or_default()
         })
     }
+}
+
+/// The stored body of `page`, when it is an HTML page's.
+fn stored_html(r: &Reader<'_>, page: PageId) -> Result<Option<Vec<u8>>, StoreError> {
+    let Some(rec) = r.page(page)? else {
+        return Ok(None);
+    };
+    let essence = r.mime(rec.mime)?.map(|m| m.essence);
+    if parse::body_kind(essence.as_deref()) != BodyKind::Html {
+        return Ok(None);
+    }
+    r.body(page)
 }
 
 /// Whether a body may hold a link with `user@`: a page that does is
