@@ -19,7 +19,7 @@ use crawlscope::store::Store;
 const LONG: &str = "600";
 /// How long a stopped crawl may take to end on a loaded machine (the
 /// bound asked is one second; a debug build on shared cores gets slack).
-const STOP_WITHIN: Duration = Duration::from_secs(3);
+const STOP_WITHIN: Duration = Duration::from_secs(2);
 
 /// Waits until the server has answered `path` once, then a little more
 /// so the crawler has read the answer and is waiting.
