@@ -18,6 +18,7 @@ mod body;
 mod copy;
 mod crawl;
 mod export;
+mod generated;
 pub(crate) mod page;
 mod point;
 mod report;
@@ -63,6 +64,9 @@ pub enum CliError {
     NoSuchPage(String),
     #[error("the store has {0} problem(s)")]
     CheckFailed(usize),
+    /// `man COMMAND` for a name the parser let through but no subcommand has.
+    #[error("no command '{0}' (crawlscope --help lists them)")]
+    NoSuchCommand(String),
     #[error("no home directory: pass --db PATH")]
     NoHome,
     #[error(transparent)]
@@ -118,29 +122,14 @@ pub fn store_path(db: Option<PathBuf>) -> Result<PathBuf, CliError> {
 /// The store, created when missing: for the commands that write one.
 pub fn open_store(db: Option<PathBuf>) -> Result<Arc<Store>, CliError> {
     let path = store_path(db)?;
-    Ok(Arc::new(say_upgrade(Store::open(&path)?, &path)))
+    Ok(Arc::new(Store::open(&path)?))
 }
 
 /// The store, which must exist: for every command that only reads or
 /// changes what is there.
 pub fn open_existing(db: Option<PathBuf>) -> Result<Store, CliError> {
     let path = store_path(db)?;
-    Ok(say_upgrade(Store::open_existing(&path)?, &path))
-}
-
-/// Says when opening rewrote an older store: the first command took
-/// longer, and the file keeps the old layout's space until compacted.
-fn say_upgrade(store: Store, path: &std::path::Path) -> Store {
-    if let Some(old) = store.upgraded_from() {
-        eprintln!(
-            "note: upgraded the store at {} from schema {old} to {} (tables were rewritten \
-             in this build's layout; `crawlscope copy DEST --compact` writes a copy without \
-             the space the old layout held)",
-            path.display(),
-            crate::store::SCHEMA_VERSION
-        );
-    }
-    store
+    Ok(Store::open_existing(&path)?)
 }
 
 pub fn print_json<T: serde::Serialize>(value: &T) -> CliResult {
@@ -167,7 +156,7 @@ impl CliError {
     /// The exit code: 2 for usage, 1 for everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::FlagNeedsUrl { .. } => 2,
+            CliError::FlagNeedsUrl { .. } | CliError::NoSuchCommand(_) => 2,
             _ => 1,
         }
     }
@@ -229,6 +218,8 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),
+        Some(Command::Completions { shell }) => generated::completions(shell),
+        Some(Command::Man { command }) => generated::man(command.as_deref()),
         None => tui::run(
             db,
             None,

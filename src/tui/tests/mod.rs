@@ -7,6 +7,7 @@
 mod findings;
 mod keys;
 mod real_crawl;
+mod secrets;
 
 use std::time::{Duration, Instant};
 
