@@ -1,9 +1,11 @@
 //! One claimed URL's way through the crawl, as a fetch worker walks it:
 //! announced; let through by its origin (up) and robots.txt (loaded once
 //! per origin); fetched through the origin's gate, throttles waited out
-//! and failures retried; its answer read (304, redirect, page); the page
-//! parsed off the reactor; and the outcome handed to the writer. The first
-//! visit of a point to an origin then offers the origin's sitemaps.
+//! and failures retried (a stop cuts any of those waits short and sends
+//! the claim back to the queue); its answer read (304, redirect, page);
+//! the page parsed off the reactor; and the outcome handed to the writer.
+//! The first visit of a point to an origin then offers the origin's
+//! sitemaps.
 
 use std::collections::HashMap;
 use std::sync::mpsc::Sender;
@@ -16,6 +18,7 @@ use url::Url;
 use super::config::CrawlConfig;
 use super::event::CrawlEvent;
 use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
+use super::link_auth::{self, LinkAuth};
 use super::msg::{Outcome, WriterMsg};
 use super::origins::Origins;
 use super::parse;
@@ -23,6 +26,7 @@ use super::pool::ParsePool;
 use super::retry::{self, Retries};
 use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
 use super::sitemaps::{self, Sitemaps};
+use super::stop::Stop;
 use super::throttle;
 use crate::store::prelude::*;
 use crate::store::{Claim, Exchange, PageId, PointId, PointRecord, SkipReason, Store};
@@ -42,6 +46,9 @@ pub(super) struct Ctx {
     pub writer: Sender<WriterMsg>,
     pub events: UnboundedSender<CrawlEvent>,
     pub parsers: ParsePool,
+    pub stop: Stop,
+    /// Credentials links of this run carried for their own origin.
+    pub link_auth: LinkAuth,
 }
 
 /// What a crawl point sends with its requests.
@@ -59,8 +66,15 @@ pub(super) fn credentials(rec: &PointRecord) -> Credentials {
 enum End {
     Failed(String),
     Skipped(SkipReason),
-    NotModified { fetched_at: i64 },
-    Redirect { target: Url, status: u16 },
+    NotModified {
+        fetched_at: i64,
+    },
+    Redirect {
+        target: Url,
+        status: u16,
+    },
+    /// The crawl stopped while the claim waited: back to the queue.
+    Stopped,
 }
 
 impl End {
@@ -74,6 +88,7 @@ impl End {
                 target,
                 status,
             },
+            End::Stopped => Outcome::Requeue(vec![claim]),
         }
     }
 }
@@ -93,9 +108,12 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
     };
     let outcome = match fetch_page(ctx, &claim, &site).await {
         Err(end) => end.outcome(claim),
-        // The same bytes as stored: nothing to parse or re-index.
+        // The same bytes as stored: nothing to parse or re-index (unless
+        // a link's credentials are to be read again).
         Ok((resp, Some(stored)))
-            if resp.status == 200 && xxhash_rust::xxh3::xxh3_64(&resp.body) == stored =>
+            if resp.status == 200
+                && xxhash_rust::xxh3::xxh3_64(&resp.body) == stored
+                && !link_auth::may_hold_userinfo(&resp.body) =>
         {
             Outcome::Unchanged {
                 claim,
@@ -110,10 +128,22 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
         Outcome::Unchanged { .. } => true,
         _ => false,
     };
+    // Known before the writer can queue the links, so before they are
+    // claimed.
+    match &outcome {
+        Outcome::Fetched { page, .. } => ctx.link_auth.learn(&site, &page.links),
+        Outcome::NotModified { claim, .. } => {
+            let (store, parsers) = (&ctx.store, &ctx.parsers);
+            ctx.link_auth
+                .learn_stored(store, parsers, claim.page, &site)
+                .await;
+        }
+        _ => {}
+    }
     let _ = ctx.writer.send(outcome.into());
     // Before this worker ends, so the crawl cannot settle without them.
     if ctx.sitemaps.first_visit(point, &crate::url::origin(&site)) {
-        offer_sitemaps(ctx, point, &site).await;
+        ctx.stop.unless(offer_sitemaps(ctx, point, &site)).await;
     }
     ok
 }
@@ -131,6 +161,9 @@ async fn fetch_page(ctx: &Ctx, claim: &Claim, url: &Url) -> Result<(Response, Op
     let rules = admit(ctx, url, &origin, creds.as_ref()).await?;
     let (stored_hash, validators) = stored(ctx, claim.page);
     let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
+    // robots.txt was asked for with the point's own; the page may have a
+    // link's.
+    let creds = ctx.link_auth.for_request(url, &origin, creds);
     let asking = Asking {
         url,
         origin: &origin,
@@ -153,7 +186,11 @@ async fn admit(
     if let Some(why) = ctx.origins.down(origin) {
         return Err(End::Failed(why));
     }
-    let rules = rules_for(ctx, url, origin, creds).await;
+    let rules = ctx
+        .stop
+        .unless(rules_for(ctx, url, origin, creds))
+        .await
+        .ok_or(End::Stopped)?;
     if let Some(why) = rules.as_ref().and_then(|r| r.unavailable_reason()) {
         return Err(End::Failed(why.to_string()));
     }
@@ -197,12 +234,16 @@ struct Asking<'a> {
 /// Asks for a URL through its origin's gate until the answer is final:
 /// a throttle is waited out (at most [`throttle::MAX_THROTTLES`] times),
 /// a server error or a dropped connection retried; every request counts
-/// in its origin's figures.
+/// in its origin's figures. A stop ends any of these waits.
 async fn fetch(ctx: &Ctx, a: &Asking<'_>) -> Result<Response, End> {
     let mut retries = Retries::new(ctx.cfg.retries);
     let mut throttles = 0;
     let result = loop {
-        let permit = ctx.origins.acquire(a.origin, a.crawl_delay).await;
+        let permit = ctx
+            .stop
+            .unless(ctx.origins.acquire(a.origin, a.crawl_delay))
+            .await
+            .ok_or(End::Stopped)?;
         // The origin may have gone down while this fetch waited its turn.
         if let Some(why) = ctx.origins.down(a.origin) {
             return Err(End::Failed(why));
@@ -222,8 +263,13 @@ async fn fetch(ctx: &Ctx, a: &Asking<'_>) -> Result<Response, End> {
             throttles += 1;
             continue;
         }
-        if !worth_again(ctx, a.origin, &r) || !retries.again().await {
+        if !worth_again(ctx, a.origin, &r) {
             break r;
+        }
+        match ctx.stop.unless(retries.again()).await {
+            Some(true) => {}
+            Some(false) => break r,
+            None => return Err(End::Stopped),
         }
     };
     result.map_err(|e| End::Failed(e.reason))

@@ -21,11 +21,13 @@ use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::external;
 use super::fetch::Fetcher;
+use super::link_auth::LinkAuth;
 use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
 use super::pool::ParsePool;
 use super::robots::RobotsCache;
 use super::sitemaps::Sitemaps;
+use super::stop::Stop;
 use super::writer::{Counters, WriterThread};
 use super::CrawlError;
 use crate::store::prelude::*;
@@ -108,6 +110,8 @@ pub fn start(
             })?,
         writer: w_tx,
         events: ev_tx,
+        stop: Stop::default(),
+        link_auth: LinkAuth::default(),
         store,
         cfg,
     });
@@ -310,7 +314,7 @@ impl Dispatcher {
                 cmd = self.commands.recv() => match cmd {
                     Some(c) => self.command(c).await?,
                     // Every face is gone: nobody can stop us later, so stop now.
-                    None => self.stopping = true,
+                    None => self.stop(),
                 },
                 _ = ticker.tick() => self.stats(),
                 _ = tokio::time::sleep_until(wake), if ready < self.ctx.cfg.concurrency => {}
@@ -404,7 +408,12 @@ impl Dispatcher {
                 let Some(t) = pending.next() else { break };
                 let ctx = self.ctx.clone();
                 running.spawn(async move {
-                    let check = external::check(&ctx.fetcher, &ctx.origins, &t).await;
+                    // Stopped before it was checked: checked by a later run.
+                    let Some(check) =
+                        external::check(&ctx.fetcher, &ctx.origins, &ctx.stop, &t).await
+                    else {
+                        return;
+                    };
                     let external = Outcome::External {
                         url: t.url,
                         page: t.page,
@@ -420,7 +429,7 @@ impl Dispatcher {
                 Some(_) = running.join_next(), if !running.is_empty() => {}
                 cmd = self.commands.recv() => match cmd {
                     Some(c) => self.command(c).await?,
-                    None => self.stopping = true,
+                    None => self.stop(),
                 },
             }
         }
@@ -438,7 +447,7 @@ impl Dispatcher {
                 self.clock.resume();
                 let _ = self.ctx.events.send(CrawlEvent::Resumed);
             }
-            CrawlCommand::Stop => self.stopping = true,
+            CrawlCommand::Stop => self.stop(),
             CrawlCommand::AddPoint(rec) => {
                 let creds = credentials(&rec);
                 let no_sitemaps = rec.no_sitemaps;
@@ -460,6 +469,13 @@ impl Dispatcher {
             }
         }
         Ok(())
+    }
+
+    /// No more claims, and every wait of the workers is cut short: a stop
+    /// must not sit out a pause or a gap a site asked for.
+    fn stop(&mut self) {
+        self.stopping = true;
+        self.ctx.stop.raise();
     }
 
     fn stats(&self) {

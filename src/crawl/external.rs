@@ -8,6 +8,7 @@ use url::Url;
 
 use super::fetch::Fetcher;
 use super::origins::Origins;
+use super::stop::Stop;
 use crate::store::prelude::*;
 use crate::store::{ExternalCheck, PageId, PointId, Reader, SkipReason, StoreError, UrlState};
 use crate::time::unix_now;
@@ -64,8 +65,14 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
     Ok(out)
 }
 
-/// Checks one target politely; a link that answers below 400 works.
-pub async fn check(fetcher: &Fetcher, origins: &Origins, t: &Target) -> ExternalCheck {
+/// Checks one target politely; a link that answers below 400 works. None
+/// when the crawl stopped while the check waited for its origin.
+pub async fn check(
+    fetcher: &Fetcher,
+    origins: &Origins,
+    stop: &Stop,
+    t: &Target,
+) -> Option<ExternalCheck> {
     let answer = match Url::parse(&t.url) {
         Err(e) => Err(format!("invalid URL: {e}")),
         Ok(url) => {
@@ -73,7 +80,7 @@ pub async fn check(fetcher: &Fetcher, origins: &Origins, t: &Target) -> External
             match origins.down(&origin) {
                 Some(why) => Err(why),
                 None => {
-                    let slot = origins.acquire(&origin, None).await;
+                    let slot = stop.unless(origins.acquire(&origin, None)).await?;
                     let r = fetcher.probe(&url).await;
                     drop(slot);
                     match r {
@@ -95,11 +102,11 @@ pub async fn check(fetcher: &Fetcher, origins: &Origins, t: &Target) -> External
         Ok(s) => (Some(s), None),
         Err(why) => (None, Some(why)),
     };
-    ExternalCheck {
+    Some(ExternalCheck {
         point: t.point,
         gen: t.gen,
         status,
         reason,
         checked_at: unix_now(),
-    }
+    })
 }

@@ -17,6 +17,7 @@ mod external;
 mod fetch;
 mod head;
 mod history;
+mod link_auth;
 mod msg;
 mod once;
 mod origins;
@@ -28,6 +29,7 @@ mod rescope;
 mod retry;
 mod robots;
 mod sitemaps;
+mod stop;
 mod throttle;
 mod writer;
 

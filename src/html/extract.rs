@@ -312,9 +312,17 @@ fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> Vec<Link> {
         let Ok(url) = resolve(base, raw.href) else {
             continue;
         };
+        // Only an href that may hold `user@` pays for a second join.
+        let userinfo = raw
+            .href
+            .contains('@')
+            .then(|| base.join(raw.href).ok())
+            .flatten()
+            .and_then(|u| crate::url::userinfo(&u));
         if let Some(&i) = seen.get(url.as_str()) {
             let link: &mut Link = &mut links[i];
             link.nofollow &= raw.nofollow;
+            link.userinfo = link.userinfo.take().or(userinfo);
             if link.anchor.is_empty() {
                 link.anchor = clean(&raw.anchor, MAX_ANCHOR_CHARS);
             }
@@ -325,6 +333,7 @@ fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> Vec<Link> {
             url,
             anchor: clean(&raw.anchor, MAX_ANCHOR_CHARS),
             nofollow: raw.nofollow,
+            userinfo,
         });
     }
     links

@@ -66,9 +66,14 @@ pub struct MetaTag {
 /// counts), and whether it is marked `rel=nofollow`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
+    /// Without the `user:password@` the href may hold.
     pub url: Url,
     pub anchor: String,
     pub nofollow: bool,
+    /// The `user:password@` of the first href to this URL that held one
+    /// (see [`crate::url::userinfo`]): a secret, for the crawl to decide
+    /// on, never to be stored or shown.
+    pub userinfo: Option<(String, Option<String>)>,
 }
 
 /// Decode bytes to text. The encoding comes from a byte order mark, else the
