@@ -29,6 +29,10 @@ impl LinkAuth {
     /// Keeps the userinfo of the links of `page` that lead to its own
     /// origin; the first one seen for a URL holds.
     pub fn learn(&self, page: &Url, links: &[Link]) {
+        // Nearly every page has no such link: no lock, no origin string.
+        if links.iter().all(|l| l.userinfo.is_none()) {
+            return;
+        }
         let origin = crate::url::origin(page);
         let mut known = self.0.lock().unwrap_or_else(|p| p.into_inner());
         for link in links {
