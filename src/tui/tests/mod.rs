@@ -7,6 +7,7 @@
 mod findings;
 mod keys;
 mod real_crawl;
+mod search_agrees;
 
 use std::time::{Duration, Instant};
 
@@ -69,10 +70,15 @@ impl Harness {
 
     /// The search a tick asks for, among the commands it returns.
     fn tick_search(&mut self, ms: u64) -> Option<(u64, String)> {
+        self.tick_searches(ms).map(|(seq, query, _)| (seq, query))
+    }
+
+    /// The search a tick asks for, with its limit.
+    fn tick_searches(&mut self, ms: u64) -> Option<(u64, String, usize)> {
         let mut cmds = vec![self.tick(ms)?];
         while let Some(c) = cmds.pop() {
             match c {
-                Command::Search { seq, query, .. } => return Some((seq, query)),
+                Command::Search { seq, query, limit } => return Some((seq, query, limit)),
                 Command::Batch(v) => cmds.extend(v),
                 _ => {}
             }
