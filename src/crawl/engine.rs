@@ -5,7 +5,7 @@
 //! it through events; it knows nothing of them.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -29,7 +29,7 @@ use super::throttle;
 use super::writer::{Counters, Settle, WriterMsg, WriterThread};
 use super::CrawlError;
 use crate::store::prelude::*;
-use crate::store::{Claim, Exchange, PointId, PointRecord, SkipReason, Store};
+use crate::store::{Claim, Exchange, PageId, PointId, PointRecord, SkipReason, Store};
 use crate::time::unix_now;
 
 const STATS_EVERY: Duration = Duration::from_millis(500);
@@ -63,6 +63,8 @@ struct Ctx {
     writer: Sender<WriterMsg>,
     events: UnboundedSender<CrawlEvent>,
     parsers: ParsePool,
+    /// Page requests on the wire now: what faces show as "in flight".
+    on_wire: AtomicU64,
 }
 
 fn credentials(rec: &PointRecord) -> Credentials {
@@ -134,6 +136,7 @@ pub fn start(
             })?,
         writer: w_tx,
         events: ev_tx,
+        on_wire: AtomicU64::new(0),
         store,
         cfg,
     });
@@ -504,7 +507,7 @@ impl Dispatcher {
             skipped: skipped_by.total(),
             skipped_by,
             queued,
-            in_flight: self.workers.len() as u64,
+            in_flight: self.ctx.on_wire.load(Ordering::Relaxed),
             throttled: c.throttled.load(Ordering::Relaxed),
             elapsed: self.clock.elapsed(),
             store_bytes: self.ctx.store.disk_size(),
@@ -699,6 +702,38 @@ async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
     }
 }
 
+/// One page request on the wire, from when its politeness slot is held
+/// until its answer is in: `Started` and `Answered` bracket it, so faces
+/// count and time requests, never the wait for a slot.
+struct OnWire<'a> {
+    ctx: &'a Ctx,
+    page: PageId,
+}
+
+impl<'a> OnWire<'a> {
+    fn new(ctx: &'a Ctx, claim: &Claim) -> Self {
+        ctx.on_wire.fetch_add(1, Ordering::Relaxed);
+        let _ = ctx.events.send(CrawlEvent::Started {
+            page: claim.page,
+            url: claim.url.clone(),
+        });
+        OnWire {
+            ctx,
+            page: claim.page,
+        }
+    }
+}
+
+impl Drop for OnWire<'_> {
+    fn drop(&mut self) {
+        self.ctx.on_wire.fetch_sub(1, Ordering::Relaxed);
+        let _ = self
+            .ctx
+            .events
+            .send(CrawlEvent::Answered { page: self.page });
+    }
+}
+
 enum Outcome {
     Msg(WriterMsg),
     /// A response to parse, with the hash of the body stored for the URL
@@ -707,10 +742,6 @@ enum Outcome {
 }
 
 async fn outcome(ctx: &Ctx, claim: &Claim, url: &Url) -> Outcome {
-    let _ = ctx.events.send(CrawlEvent::Started {
-        page: claim.page,
-        url: claim.url.clone(),
-    });
     let origin = crate::url::origin(url);
     if let Some(why) = ctx.origins.down(&origin) {
         return Outcome::Msg(WriterMsg::Failed {
@@ -767,6 +798,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim, url: &Url) -> Outcome {
                 reason: why,
             });
         }
+        let wire = OnWire::new(ctx, claim);
         let r = ctx.fetcher.get(url, &validators, creds.as_ref()).await;
         let throttle = r.as_ref().ok().and_then(|resp| {
             throttle::asked(
@@ -780,6 +812,7 @@ async fn outcome(ctx: &Ctx, claim: &Claim, url: &Url) -> Outcome {
         if let Some((_, wait)) = throttle {
             ctx.origins.throttled(&origin, wait);
         }
+        drop(wire);
         drop(permit);
         let _ = ctx.writer.send(WriterMsg::Request {
             origin: origin.clone(),

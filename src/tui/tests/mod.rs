@@ -5,6 +5,7 @@
 //! are stable.
 
 mod findings;
+mod in_flight;
 mod keys;
 mod real_crawl;
 mod search_agrees;
