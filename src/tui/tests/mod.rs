@@ -7,8 +7,10 @@
 mod findings;
 mod in_flight;
 mod keys;
+mod labels_filter;
 mod real_crawl;
 mod search_agrees;
+mod status_bar;
 
 use std::time::{Duration, Instant};
 
@@ -1194,7 +1196,7 @@ fn b_shows_this_runs_answers_by_status_class() {
         "{screen}"
     );
     h.key(KeyCode::Char('b'));
-    assert!(h.screen(160, 40).contains("store: done"));
+    assert!(h.screen(160, 40).contains("all runs: done"));
 }
 
 #[test]
