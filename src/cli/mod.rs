@@ -118,29 +118,14 @@ pub fn store_path(db: Option<PathBuf>) -> Result<PathBuf, CliError> {
 /// The store, created when missing: for the commands that write one.
 pub fn open_store(db: Option<PathBuf>) -> Result<Arc<Store>, CliError> {
     let path = store_path(db)?;
-    Ok(Arc::new(say_upgrade(Store::open(&path)?, &path)))
+    Ok(Arc::new(Store::open(&path)?))
 }
 
 /// The store, which must exist: for every command that only reads or
 /// changes what is there.
 pub fn open_existing(db: Option<PathBuf>) -> Result<Store, CliError> {
     let path = store_path(db)?;
-    Ok(say_upgrade(Store::open_existing(&path)?, &path))
-}
-
-/// Says when opening rewrote an older store: the first command took
-/// longer, and the file keeps the old layout's space until compacted.
-fn say_upgrade(store: Store, path: &std::path::Path) -> Store {
-    if let Some(old) = store.upgraded_from() {
-        eprintln!(
-            "note: upgraded the store at {} from schema {old} to {} (tables were rewritten \
-             in this build's layout; `crawlscope copy DEST --compact` writes a copy without \
-             the space the old layout held)",
-            path.display(),
-            crate::store::SCHEMA_VERSION
-        );
-    }
-    store
+    Ok(Store::open_existing(&path)?)
 }
 
 pub fn print_json<T: serde::Serialize>(value: &T) -> CliResult {

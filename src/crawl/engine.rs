@@ -1,12 +1,13 @@
-//! The crawl engine: claims work from the shared frontier through the
-//! writer, runs fetch workers within the global and per-host limits, checks
-//! robots, handles redirects and retries, parses off the reactor, and hands
-//! every result to the one writer. Faces drive it with commands and watch
-//! it through events; it knows nothing of them.
+//! The dispatcher: starts the writer thread and the shared context,
+//! claims work from the shared frontier through the writer, keeps fetch
+//! workers running within the concurrency and each point's page limit
+//! (each walks one claim, see [`claim`]), holds claims for paused origins,
+//! obeys the faces' commands, reports stats, and settles the crawl (then
+//! checks external links). Faces drive it with commands and watch it
+//! through events; it knows nothing of them.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -15,22 +16,20 @@ use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use url::Url;
 
+use super::claim::{self, credentials, Ctx};
 use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::external;
-use super::fetch::{Credentials, Fetcher, Response, Validators};
+use super::fetch::Fetcher;
+use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
-use super::parse;
 use super::pool::ParsePool;
-use super::retry::{self, Retries};
-use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
-use super::sitemaps::{self, Sitemaps};
-use super::throttle;
-use super::writer::{Counters, Settle, WriterMsg, WriterThread};
+use super::robots::RobotsCache;
+use super::sitemaps::Sitemaps;
+use super::writer::{Counters, WriterThread};
 use super::CrawlError;
 use crate::store::prelude::*;
-use crate::store::{Claim, Exchange, PageId, PointId, PointRecord, SkipReason, Store};
-use crate::time::unix_now;
+use crate::store::{Claim, PointId, Store};
 
 const STATS_EVERY: Duration = Duration::from_millis(500);
 /// When the frontier ran dry, wait this long before asking again, so a
@@ -48,33 +47,6 @@ pub struct CrawlHandle {
     pub events: UnboundedReceiver<CrawlEvent>,
     pub commands: UnboundedSender<CrawlCommand>,
     pub done: tokio::task::JoinHandle<Result<Summary, CrawlError>>,
-}
-
-struct Ctx {
-    store: Arc<Store>,
-    cfg: CrawlConfig,
-    fetcher: Fetcher,
-    robots: RobotsCache,
-    origins: Origins,
-    sitemaps: Sitemaps,
-    /// Our robots.txt product token in lower case, for robots directives.
-    agent: Arc<str>,
-    creds: RwLock<HashMap<PointId, Credentials>>,
-    writer: Sender<WriterMsg>,
-    events: UnboundedSender<CrawlEvent>,
-    parsers: ParsePool,
-    /// Page requests on the wire now: what faces show as "in flight".
-    on_wire: AtomicU64,
-}
-
-fn credentials(rec: &PointRecord) -> Credentials {
-    Credentials {
-        origins: crate::points::site_origins(rec),
-        user: rec.user.clone(),
-        password: rec.password.clone(),
-        headers: rec.headers.clone(),
-        append_query: rec.append_query.clone(),
-    }
 }
 
 /// Starts crawling `points` (ids of stored crawl points) on the current
@@ -154,7 +126,7 @@ pub fn start(
         written?;
         let active = result?;
         // Counted by the writer, so only complete once it has committed.
-        let summary = summary(&counters, active);
+        let summary = counters.summary(active);
         let _ = events.send(CrawlEvent::Finished(summary));
         Ok(summary)
     });
@@ -235,14 +207,11 @@ impl Dispatcher {
         })
     }
 
-    async fn ask<T>(
-        &self,
-        make: impl FnOnce(oneshot::Sender<Result<T, crate::store::StoreError>>) -> WriterMsg,
-    ) -> Result<T, CrawlError> {
+    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Request) -> Result<T, CrawlError> {
         let (tx, rx) = oneshot::channel();
         self.ctx
             .writer
-            .send(make(tx))
+            .send(make(tx).into())
             .map_err(|_| CrawlError::WriterGone)?;
         Ok(rx.await.map_err(|_| CrawlError::WriterGone)??)
     }
@@ -273,11 +242,14 @@ impl Dispatcher {
                     let (reply, rx) = oneshot::channel();
                     self.ctx
                         .writer
-                        .send(WriterMsg::Claim {
-                            n,
-                            points: open,
-                            reply,
-                        })
+                        .send(
+                            Request::Claim {
+                                n,
+                                points: open,
+                                reply,
+                            }
+                            .into(),
+                        )
                         .map_err(|_| CrawlError::WriterGone)?;
                     claim = Some(rx);
                 }
@@ -294,7 +266,7 @@ impl Dispatcher {
                     let settle = if open.is_empty() {
                         Settle::Done
                     } else {
-                        self.ask(|reply| WriterMsg::Settle {
+                        self.ask(|reply| Request::Settle {
                             points: open,
                             reply,
                         })
@@ -353,7 +325,7 @@ impl Dispatcher {
         }
         let rest: Vec<Claim> = self.buffer.drain(..).collect();
         if !rest.is_empty() {
-            let _ = self.ctx.writer.send(WriterMsg::Requeue(rest));
+            let _ = self.ctx.writer.send(Outcome::Requeue(rest).into());
         }
         self.stats();
         Ok(self.clock.elapsed())
@@ -384,13 +356,13 @@ impl Dispatcher {
             *self.in_flight_per_point.entry(point).or_default() += 1;
             let ctx = self.ctx.clone();
             self.workers.spawn(async move {
-                let ok = work(&ctx, claim).await;
+                let ok = claim::work(&ctx, claim).await;
                 (point, ok)
             });
         }
         if !deferred.is_empty() {
             // Over a point's page limit: back to the queue for a later run.
-            let _ = self.ctx.writer.send(WriterMsg::Requeue(deferred));
+            let _ = self.ctx.writer.send(Outcome::Requeue(deferred).into());
         }
         self.held_for_pause = paused.len();
         paused.append(&mut self.buffer);
@@ -434,11 +406,12 @@ impl Dispatcher {
                 let ctx = self.ctx.clone();
                 running.spawn(async move {
                     let check = external::check(&ctx.fetcher, &ctx.origins, &t).await;
-                    let _ = ctx.writer.send(WriterMsg::External {
+                    let external = Outcome::External {
                         url: t.url,
                         page: t.page,
                         check,
-                    });
+                    };
+                    let _ = ctx.writer.send(external.into());
                 });
             }
             if running.is_empty() && (self.stopping || pending.len() == 0) {
@@ -472,7 +445,7 @@ impl Dispatcher {
                 let no_sitemaps = rec.no_sitemaps;
                 let max = self.ctx.cfg.max_pages.or(rec.max_pages);
                 let id = self
-                    .ask(|reply| WriterMsg::AddPoint { point: rec, reply })
+                    .ask(|reply| Request::AddPoint { point: rec, reply })
                     .await?;
                 self.ctx
                     .creds
@@ -549,423 +522,6 @@ impl ActiveClock {
         self.started
             .elapsed()
             .saturating_sub(self.paused_for + pausing)
-    }
-}
-
-fn summary(c: &Counters, elapsed: Duration) -> Summary {
-    let elapsed_s = elapsed.as_secs_f64();
-    let fetched = c.fetched.load(Ordering::Relaxed);
-    Summary {
-        fetched,
-        not_modified: c.not_modified.load(Ordering::Relaxed),
-        unchanged: c.unchanged.load(Ordering::Relaxed),
-        failed: c.failed.load(Ordering::Relaxed),
-        skipped_robots: c.skipped_robots.load(Ordering::Relaxed),
-        out_of_scope: c.out_of_scope.load(Ordering::Relaxed),
-        excluded: c.excluded.load(Ordering::Relaxed),
-        too_deep: c.too_deep.load(Ordering::Relaxed),
-        nofollow: c.nofollow.load(Ordering::Relaxed),
-        throttled: c.throttled.load(Ordering::Relaxed),
-        external_checked: c.external_checked.load(Ordering::Relaxed),
-        external_broken: c.external_broken.load(Ordering::Relaxed),
-        elapsed_s,
-        pages_per_s: if elapsed_s > 0.0 {
-            fetched as f64 / elapsed_s
-        } else {
-            0.0
-        },
-    }
-}
-
-/// Fetches one claimed URL and sends the outcome to the writer; true when
-/// it was a 2xx (counts toward max pages).
-async fn work(ctx: &Ctx, claim: Claim) -> bool {
-    let point = claim.entry.point;
-    // Parsed once here for the fetch, the parser and the sitemaps.
-    let site = match Url::parse(&claim.url) {
-        Ok(u) => u,
-        Err(e) => {
-            let _ = ctx.writer.send(WriterMsg::Failed {
-                claim,
-                reason: format!("invalid URL: {e}"),
-            });
-            return false;
-        }
-    };
-    let msg = match outcome(ctx, &claim, &site).await {
-        Outcome::Msg(m) => m,
-        // The same bytes as stored: nothing to parse or re-index.
-        Outcome::Page(resp, Some(stored))
-            if resp.status == 200 && xxhash_rust::xxh3::xxh3_64(&resp.body) == stored =>
-        {
-            WriterMsg::Unchanged {
-                claim,
-                fetched_at: unix_now(),
-                response_ms: u32::try_from(resp.elapsed.as_millis()).unwrap_or(u32::MAX),
-            }
-        }
-        Outcome::Page(resp, _) => {
-            let url = site.clone();
-            let depth = claim.entry.depth;
-            let fetched_at = unix_now();
-            let elapsed = resp.elapsed;
-            let agent = ctx.agent.clone();
-            let from_store = parse::FromStore::of(&ctx.store);
-            let parsed = ctx
-                .parsers
-                .run(move || {
-                    let at = parse::At {
-                        url: &url,
-                        depth,
-                        fetched_at,
-                    };
-                    parse::parse(&resp, at, &agent, &from_store)
-                })
-                .await;
-            match parsed {
-                Some(page) => WriterMsg::Fetched {
-                    claim,
-                    page: Box::new(page),
-                    elapsed,
-                },
-                _ => WriterMsg::Failed {
-                    claim,
-                    reason: "the page could not be parsed".into(),
-                },
-            }
-        }
-    };
-    let ok = match &msg {
-        WriterMsg::Fetched { page, .. } => (200..300).contains(&page.write.record.status),
-        WriterMsg::Unchanged { .. } => true,
-        _ => false,
-    };
-    let _ = ctx.writer.send(msg);
-    // Before this worker ends, so the crawl cannot settle without them.
-    if ctx.sitemaps.first_visit(point, &crate::url::origin(&site)) {
-        offer_sitemaps(ctx, point, &site).await;
-    }
-    ok
-}
-
-/// Reads the origin's sitemaps (once per run) and hands their page URLs
-/// to the writer for `point`.
-async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
-    let origin = crate::url::origin(site);
-    let creds = point_credentials(ctx, point);
-    let rules = if ctx.cfg.ignore_robots {
-        None
-    } else {
-        Some(
-            ctx.robots
-                .get_or_load(&origin, || load_robots(ctx, site, &origin, creds.as_ref()))
-                .await,
-        )
-    };
-    if ctx.origins.down(&origin).is_some()
-        || rules
-            .as_ref()
-            .is_some_and(|r| r.unavailable_reason().is_some())
-    {
-        // The origin's URLs fail for that reason already.
-        return;
-    }
-    let found = ctx
-        .sitemaps
-        .found(&origin, || async {
-            let named = rules.as_ref().map_or(&[][..], |r| r.sitemaps());
-            let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
-            let allowed = |u: &Url| {
-                crate::url::origin(u) != origin
-                    || rules.as_ref().is_none_or(|r| r.allowed(u.as_str()))
-            };
-            let asking = sitemaps::Asking {
-                client: ctx.fetcher.client(),
-                creds: creds.as_ref(),
-                origins: &ctx.origins,
-                writer: &ctx.writer,
-                crawl_delay,
-                retries: ctx.cfg.retries,
-            };
-            let found = sitemaps::read(&asking, site, named, allowed).await;
-            for (url, result) in &found.notes {
-                let _ = ctx.events.send(CrawlEvent::Sitemap {
-                    url: url.clone(),
-                    result: result.clone().map(|n| n as u64),
-                });
-            }
-            found
-        })
-        .await;
-    if !found.urls.is_empty() {
-        let _ = ctx.writer.send(WriterMsg::Sitemap { point, found });
-    }
-}
-
-/// One page request on the wire, from when its politeness slot is held
-/// until its answer is in: `Started` and `Answered` bracket it, so faces
-/// count and time requests, never the wait for a slot.
-struct OnWire<'a> {
-    ctx: &'a Ctx,
-    page: PageId,
-}
-
-impl<'a> OnWire<'a> {
-    fn new(ctx: &'a Ctx, claim: &Claim) -> Self {
-        ctx.on_wire.fetch_add(1, Ordering::Relaxed);
-        let _ = ctx.events.send(CrawlEvent::Started {
-            page: claim.page,
-            url: claim.url.clone(),
-        });
-        OnWire {
-            ctx,
-            page: claim.page,
-        }
-    }
-}
-
-impl Drop for OnWire<'_> {
-    fn drop(&mut self) {
-        self.ctx.on_wire.fetch_sub(1, Ordering::Relaxed);
-        let _ = self
-            .ctx
-            .events
-            .send(CrawlEvent::Answered { page: self.page });
-    }
-}
-
-enum Outcome {
-    Msg(WriterMsg),
-    /// A response to parse, with the hash of the body stored for the URL
-    /// (a complete 2xx one), if any.
-    Page(Response, Option<u64>),
-}
-
-async fn outcome(ctx: &Ctx, claim: &Claim, url: &Url) -> Outcome {
-    let origin = crate::url::origin(url);
-    if let Some(why) = ctx.origins.down(&origin) {
-        return Outcome::Msg(WriterMsg::Failed {
-            claim: claim.clone(),
-            reason: why,
-        });
-    }
-    let creds = point_credentials(ctx, claim.entry.point);
-    let rules = if ctx.cfg.ignore_robots {
-        None
-    } else {
-        Some(
-            ctx.robots
-                .get_or_load(&origin, || load_robots(ctx, url, &origin, creds.as_ref()))
-                .await,
-        )
-    };
-    if let Some(why) = rules.as_ref().and_then(|r| r.unavailable_reason()) {
-        return Outcome::Msg(WriterMsg::Failed {
-            claim: claim.clone(),
-            reason: why.to_string(),
-        });
-    }
-    if rules.as_ref().is_some_and(|r| !r.allowed(url.as_str())) {
-        return Outcome::Msg(WriterMsg::Skipped {
-            claim: claim.clone(),
-            reason: SkipReason::Robots,
-        });
-    }
-    let stored = ctx
-        .store
-        .read()
-        .ok()
-        .and_then(|r| r.page(claim.page).ok().flatten());
-    let stored_hash = stored
-        .as_ref()
-        .filter(|p| (200..300).contains(&p.status) && !p.truncated)
-        .map(|p| p.content_hash);
-    let validators = stored
-        .map(|p| Validators {
-            last_modified: p.last_modified_header,
-            etag: p.etag,
-        })
-        .unwrap_or_default();
-    let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
-    let mut retries = Retries::new(ctx.cfg.retries);
-    let mut throttles = 0;
-    let result = loop {
-        let permit = ctx.origins.acquire(&origin, crawl_delay).await;
-        // The origin may have gone down while this fetch waited its turn.
-        if let Some(why) = ctx.origins.down(&origin) {
-            return Outcome::Msg(WriterMsg::Failed {
-                claim: claim.clone(),
-                reason: why,
-            });
-        }
-        let wire = OnWire::new(ctx, claim);
-        let r = ctx.fetcher.get(url, &validators, creds.as_ref()).await;
-        let throttle = r.as_ref().ok().and_then(|resp| {
-            throttle::asked(
-                resp.status,
-                resp.header_values("retry-after").next(),
-                std::time::SystemTime::now(),
-            )
-            .map(|wait| (resp.status, wait))
-        });
-        // Paused before the slot frees, so no request of ours slips in.
-        if let Some((_, wait)) = throttle {
-            ctx.origins.throttled(&origin, wait);
-        }
-        drop(wire);
-        drop(permit);
-        let _ = ctx.writer.send(WriterMsg::Request {
-            origin: origin.clone(),
-            how: match (&r, throttle) {
-                (_, Some(_)) => Exchange::Throttled,
-                (Ok(resp), None) if resp.status < 400 => Exchange::Ok,
-                _ => Exchange::Failed,
-            },
-            response_ms: r
-                .as_ref()
-                .ok()
-                .map(|resp| u32::try_from(resp.elapsed.as_millis()).unwrap_or(u32::MAX)),
-            throttle,
-        });
-        if let Some((status, _)) = throttle {
-            if throttles >= throttle::MAX_THROTTLES {
-                return Outcome::Msg(WriterMsg::Failed {
-                    claim: claim.clone(),
-                    reason: throttle::still_throttled(status),
-                });
-            }
-            throttles += 1;
-            continue;
-        }
-        let retry = match &r {
-            Err(e) => {
-                if let Some(reason) = ctx.origins.failed(&origin, e) {
-                    let _ = ctx.events.send(CrawlEvent::OriginUnreachable {
-                        origin: origin.clone(),
-                        reason,
-                    });
-                }
-                e.retryable && ctx.origins.down(&origin).is_none()
-            }
-            Ok(resp) => {
-                ctx.origins.answered(&origin, resp.status);
-                retry::worth_retrying(resp.status)
-            }
-        };
-        if !retry || !retries.again().await {
-            break r;
-        }
-    };
-    let resp = match result {
-        Err(e) => {
-            return Outcome::Msg(WriterMsg::Failed {
-                claim: claim.clone(),
-                reason: e.reason,
-            })
-        }
-        Ok(r) => r,
-    };
-    if resp.status == 304 {
-        return Outcome::Msg(WriterMsg::NotModified {
-            claim: claim.clone(),
-            fetched_at: unix_now(),
-        });
-    }
-    if (300..400).contains(&resp.status) {
-        let target = resp
-            .location
-            .as_deref()
-            .map(|loc| crate::url::resolve(url, loc));
-        return Outcome::Msg(match target {
-            Some(Ok(target)) => WriterMsg::Redirect {
-                claim: claim.clone(),
-                target,
-                status: resp.status,
-            },
-            Some(Err(e)) => WriterMsg::Failed {
-                claim: claim.clone(),
-                reason: format!("HTTP {} to an unusable location: {e}", resp.status),
-            },
-            None => WriterMsg::Failed {
-                claim: claim.clone(),
-                reason: format!("HTTP {} without a Location", resp.status),
-            },
-        });
-    }
-    Outcome::Page(resp, stored_hash)
-}
-
-/// A crawl point's credentials, if it has any.
-fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
-    ctx.creds
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&point)
-        .cloned()
-}
-
-/// The rules for an origin: from the store when fresh, else fetched with
-/// the asking point's `creds` (and a file, or its absence, handed to the
-/// writer to keep). A throttle (429, or 503 with `Retry-After`) pauses the
-/// origin and asks again, and a 5xx or a dropped connection is retried,
-/// as for a page; an answer that still says the file cannot be had (see
-/// [`robots::unreachable`]) disallows the origin for this run, for the
-/// reason given, and is not kept.
-async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credentials>) -> Rules {
-    let agent = ctx.cfg.robots_agent();
-    let now = unix_now();
-    let kept = ctx.store.read().ok().and_then(|r| {
-        let id = r.origin_id(origin).ok().flatten()?;
-        r.robots(id).ok().flatten()
-    });
-    // Older builds kept unreachable answers too: those are asked again.
-    if let Some(rec) =
-        kept.filter(|r| now - r.fetched_at < ROBOTS_TTL_S && !robots::unreachable(r.status))
-    {
-        return Rules::from_record(agent, &rec);
-    }
-    let (mut throttles, mut retries) = (0, Retries::new(ctx.cfg.retries));
-    let fetched = loop {
-        let slot = ctx.origins.acquire(origin, None).await;
-        let fetched = robots::fetch(ctx.fetcher.client(), url, creds, now).await;
-        let throttle = fetched.as_ref().ok().and_then(|f| {
-            let status = f.record.status;
-            throttle::asked(
-                status,
-                f.retry_after.as_deref(),
-                std::time::SystemTime::now(),
-            )
-            .map(|wait| (status, wait))
-        });
-        if let Some((status, wait)) = throttle.filter(|_| throttles < throttle::MAX_THROTTLES) {
-            throttle::wait_out(&ctx.origins, &ctx.writer, origin, status, wait);
-            drop(slot);
-            throttles += 1;
-            continue;
-        }
-        drop(slot);
-        // A server error or a dropped connection is retried as a page's
-        // is: one bad answer must not close the origin for the run.
-        let retry = throttle.is_none()
-            && match &fetched {
-                Ok(f) => retry::worth_retrying(f.record.status),
-                Err(e) => e.retryable,
-            };
-        if !retry || !retries.again().await {
-            break fetched;
-        }
-    };
-    match fetched {
-        Ok(f) if !robots::unreachable(f.record.status) => {
-            let rules = Rules::from_record(agent, &f.record);
-            let _ = ctx.writer.send(WriterMsg::Robots {
-                origin: origin.to_string(),
-                record: f.record,
-            });
-            rules
-        }
-        Ok(f) => Rules::unavailable(&crate::crawl::status_text(f.record.status)),
-        Err(e) => Rules::unavailable(&e.reason),
     }
 }
 

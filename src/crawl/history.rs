@@ -1,29 +1,29 @@
 //! What a run keeps of each URL it dealt with, for `report changes`: the
-//! writer calls [`record`] on every result in the transaction that applies
+//! writer calls [`record`] on every outcome in the transaction that applies
 //! it, so the history never disagrees with the URL's state.
 
-use super::writer::WriterMsg;
+use super::msg::Outcome;
 use crate::store::prelude::*;
 use crate::store::{RunEntry, StoreError, UrlState, Writer};
 
 /// Records one applied result in its run's history. Skips are not
 /// recorded: the run did not fetch them.
-pub(super) fn record(w: &mut Writer<'_>, msg: &WriterMsg) -> Result<(), StoreError> {
-    let (claim, entry) = match msg {
-        WriterMsg::Fetched { claim, page, .. } => {
+pub(super) fn record(w: &mut Writer<'_>, outcome: &Outcome) -> Result<(), StoreError> {
+    let (claim, entry) = match outcome {
+        Outcome::Fetched { claim, page, .. } => {
             let rec = &page.write.record;
             (claim, answered(rec.status, &rec.title, rec.content_hash))
         }
         // Unchanged: the stored page is what this run saw.
-        WriterMsg::NotModified { claim, .. } | WriterMsg::Unchanged { claim, .. } => {
+        Outcome::NotModified { claim, .. } | Outcome::Unchanged { claim, .. } => {
             match w.page(claim.page)? {
                 Some(rec) => (claim, answered(rec.status, &rec.title, rec.content_hash)),
                 None => return Ok(()),
             }
         }
-        WriterMsg::Failed { claim, .. } => (claim, unanswered()),
+        Outcome::Failed { claim, .. } => (claim, unanswered()),
         // A redirect that closed a loop is recorded as the failure it became.
-        WriterMsg::Redirect { claim, .. } => match w.url_state(claim.page)? {
+        Outcome::Redirect { claim, .. } => match w.url_state(claim.page)? {
             Some(UrlState::Redirected { status, .. }) => (claim, answered(status, &None, 0)),
             _ => (claim, unanswered()),
         },

@@ -1,7 +1,15 @@
 //! The crawl engine: frontier claims, fetch workers, robots, politeness,
 //! redirects, parsing and the one batched writer. It reports through
 //! [`CrawlEvent`]s and obeys [`CrawlCommand`]s; it never imports a face.
+//!
+//! How a URL goes through it: the dispatcher (`engine`) claims it from the
+//! frontier and hands it to a fetch worker, which walks it (`claim`: robots,
+//! the fetch, the answer, parsing) and sends the outcome (`msg`) to the one
+//! writer thread (`writer`), which applies a batch of outcomes in one
+//! transaction, deciding by the frontier rules (`policy`) where each link
+//! found goes, and announces them once committed.
 
+mod claim;
 mod config;
 mod engine;
 mod event;
@@ -9,9 +17,11 @@ mod external;
 mod fetch;
 mod head;
 mod history;
+mod msg;
 mod once;
 mod origins;
 mod parse;
+mod policy;
 mod politeness;
 mod pool;
 mod rescope;

@@ -7,12 +7,11 @@
 //! the old scope.
 
 use super::event::CrawlEvent;
-use super::writer::PointRun;
+use super::policy::{self, PointRun};
 use crate::store::prelude::*;
 use crate::store::{
     FrontierEntry, PageId, PointId, PointRecord, SkipReason, StoreError, UrlState, Writer,
 };
-use crate::url::Verdict;
 
 /// What a re-scope did: how many URLs it queued, and the skip of each
 /// queued URL it took out, for the faces (sent once committed, and counted
@@ -35,7 +34,7 @@ pub(super) fn rescope(
     let mut refused = Vec::new();
     let taken = w.take_queued(id, |w, entry| {
         let url = url_of(w, entry.page)?;
-        let reason = refusal(&run, &url, entry.depth);
+        let reason = policy::refusal(&run, &url, entry.depth);
         if let Some(reason) = reason {
             refused.push((url, reason));
         }
@@ -75,7 +74,7 @@ pub(super) fn rescope(
             }
         }
         let Some(depth) = depth else { continue };
-        match refusal(&run, &url_of(w, page)?, depth) {
+        match policy::refusal(&run, &url_of(w, page)?, depth) {
             None => {
                 let entry = FrontierEntry {
                     page,
@@ -106,14 +105,4 @@ pub(super) fn rescope(
 fn url_of(w: &Writer<'_>, page: PageId) -> Result<String, StoreError> {
     w.url_of(page)?
         .ok_or_else(|| StoreError::corrupt(format!("page {page} has a state but no URL")))
-}
-
-/// Why the scope refuses `url` at `depth`, if it does.
-fn refusal(run: &PointRun, url: &str, depth: u32) -> Option<SkipReason> {
-    match run.scope.verdict(url) {
-        Verdict::OutOfScope => Some(SkipReason::OutOfScope),
-        Verdict::Excluded => Some(SkipReason::Excluded),
-        Verdict::In if run.depth.is_some_and(|max| depth > max) => Some(SkipReason::TooDeep),
-        Verdict::In => None,
-    }
 }

@@ -21,11 +21,11 @@ use quick_xml::events::Event;
 use url::Url;
 
 use super::fetch::{own_get, Credentials};
+use super::msg::{Found, Listed, WriterMsg};
 use super::once::PerOrigin;
 use super::origins::Origins;
 use super::retry::Retries;
 use super::throttle;
-use super::writer::WriterMsg;
 use crate::store::PointId;
 
 pub const MAX_SITEMAP_BYTES: usize = 50 << 20;
@@ -34,29 +34,7 @@ pub const MAX_URLS_PER_SITEMAP: usize = 50_000;
 pub const MAX_INDEX_DEPTH: u32 = 2;
 pub const MAX_SITEMAPS_PER_ORIGIN: usize = 100;
 pub const MAX_URLS_PER_ORIGIN: usize = 500_000;
-/// The depth a page found only in a sitemap gets: one step from the site,
-/// like a link from its home page.
-pub const SITEMAP_DEPTH: u32 = 1;
 const MAX_HOPS: usize = 5;
-
-/// A page URL a sitemap lists.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
-    pub url: Url,
-    /// `<lastmod>` in unix seconds, when given and readable.
-    pub lastmod: Option<i64>,
-    /// The sitemap that listed it.
-    pub sitemap: Arc<str>,
-}
-
-/// What reading one origin's sitemaps gave.
-#[derive(Debug, Default)]
-pub struct Found {
-    pub urls: Vec<Listed>,
-    /// Each sitemap read or not: its URL and how many page URLs it gave,
-    /// or why it gave none or was cut.
-    pub notes: Vec<(String, Result<usize, String>)>,
-}
 
 /// Which points read sitemaps, which (point, origin) pairs were offered
 /// theirs, and each origin's sitemaps, read once.

@@ -6,8 +6,8 @@
 use std::sync::mpsc::Sender;
 use std::time::{Duration, SystemTime};
 
+use super::msg::{Outcome, WriterMsg};
 use super::origins::Origins;
-use super::writer::WriterMsg;
 use crate::store::Exchange;
 
 /// The longest pause a site can ask for: longer asks are cut to this.
@@ -59,12 +59,15 @@ pub fn wait_out(
     wait: Duration,
 ) {
     origins.throttled(origin, wait);
-    let _ = writer.send(WriterMsg::Request {
-        origin: origin.to_string(),
-        how: Exchange::Throttled,
-        response_ms: None,
-        throttle: Some((status, wait)),
-    });
+    let _ = writer.send(
+        Outcome::Exchanged {
+            origin: origin.to_string(),
+            how: Exchange::Throttled,
+            response_ms: None,
+            throttle: Some((status, wait)),
+        }
+        .into(),
+    );
 }
 
 #[cfg(test)]

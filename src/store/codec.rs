@@ -157,17 +157,6 @@ impl<'a> VarintReader<'a> {
         Err(StoreError::corrupt("truncated or overlong varint"))
     }
 
-    /// The bytes of the next varint, undecoded.
-    pub fn next_raw(&mut self) -> Result<&'a [u8], StoreError> {
-        let len = self
-            .bytes
-            .iter()
-            .take(10)
-            .position(|&b| b < 0x80)
-            .ok_or_else(|| StoreError::corrupt("truncated or overlong varint"))?;
-        self.take(len as u64 + 1)
-    }
-
     #[inline]
     pub fn next_u32(&mut self) -> Result<u32, StoreError> {
         u32::try_from(self.next_u64()?).map_err(|_| StoreError::corrupt("varint exceeds u32"))
@@ -239,8 +228,9 @@ impl<'a> Positions<'a> {
         }
     }
 
-    /// A list as schema 10's title postings kept it: the count, then the
-    /// deltas.
+    /// A list as [`put_positions`] writes it for tests: the count, then
+    /// the deltas.
+    #[cfg(test)]
     pub fn counted(bytes: &'a [u8]) -> Result<Self, StoreError> {
         let mut r = VarintReader::new(bytes);
         let count = r.next_u32()?;

@@ -464,21 +464,6 @@ pub(super) fn holds<V: View + ?Sized>(view: &V, kind: Kind, id: u32) -> Result<b
         .is_some())
 }
 
-/// Puts the dictionary of `kind` that `dictionaries` trained, if it did,
-/// into `meta`: for an upgrade, which compresses records outside a
-/// writer.
-pub(super) fn keep_trained(
-    dictionaries: &Dictionaries,
-    dbs: &super::Dbs,
-    txn: &mut heed::RwTxn<'_>,
-    kind: Kind,
-) -> Result<()> {
-    if let Some(d) = dictionaries.slot(kind).ready.get() {
-        dbs.meta.put(txn, &meta_key(kind, d.id), &d.bytes)?;
-    }
-    Ok(())
-}
-
 impl Writer<'_> {
     /// Puts the dictionary `frame` names into the store, if this
     /// transaction or an earlier one has not: before the frame commits.

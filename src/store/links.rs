@@ -1,7 +1,8 @@
-//! The link graph: `links_out` (page → its children in page order, then
+//! The link graph: a page's links out (its children in page order, then
 //! each link's anchor text and nofollow mark, as a zstd frame: anchor
-//! texts repeat from page to page, see `dictionary`) and `links_in`: each
-//! segment's (child, parent) pairs as a posting stream (`postings`), the
+//! texts repeat from page to page, see `dictionary`), a part of its
+//! `forward` record (`page_records`), and `links_in`: each segment's
+//! (child, parent) pairs as a posting stream (`inverted::run`), the
 //! child in the word's place and the parent in the page's, each entry's
 //! one position 0. The parents' segment is the one their pages were
 //! indexed in (see `segments`), so a page's parents are one seek per
@@ -13,12 +14,12 @@
 
 use super::codec::{self, put_varint, VarintReader};
 use super::dictionary::{self, Kind};
+use super::inverted;
+use super::inverted::segments::SegmentRead;
 use super::page_records::{self, Part};
-use super::postings;
 use super::schema::{OutLink, PageId};
 use super::sealed::View;
-use super::segments::SegmentRead;
-use super::words::WordRead;
+use super::WordRead;
 use super::{Result, Writer};
 
 /// The position every reverse link's entry holds: a link has none.
@@ -72,7 +73,7 @@ pub trait LinkRead: View {
         let mut n = 0u64;
         for item in self.dbs().links_in.iter(self.txn())? {
             let (k, part) = item?;
-            for run in postings::runs(codec::split_triple_key(k)?.1, part) {
+            for run in inverted::run::runs(codec::split_triple_key(k)?.1, part) {
                 for e in run?.entries() {
                     e?;
                     n += 1;
@@ -145,7 +146,7 @@ impl Writer<'_> {
             parents.dedup();
             let mut block = Vec::with_capacity(parents.len() * 4);
             for p in parents {
-                postings::push_entry(&mut block, p, &LINK_POSITION);
+                inverted::pending::push_entry(&mut block, p, &LINK_POSITION);
             }
             blocks.push((child, block));
         }

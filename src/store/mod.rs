@@ -6,6 +6,15 @@
 //!
 //! Readers never wait on the writer and never see half a page: every page is
 //! written, replaced or removed inside a single write transaction.
+//!
+//! Where things are: `schema` is the layout (every table, the record types,
+//! the version), `codec` and `bits` the encodings; `transaction` is the
+//! write transaction (the [`Writer`], what it gathers, the commit);
+//! `inverted/` is the inverted index (posting streams, segments and their
+//! merges, pair postings, the vocabulary); the other tables sit beside it,
+//! a file each or two (`pages`, `forward`, `page_records`, `bodies`,
+//! `links`, `frontier`, `points`, `history`, ...); `check/` proves a store
+//! whole.
 
 mod bits;
 mod bodies;
@@ -14,28 +23,21 @@ pub(crate) mod codec;
 mod committed;
 mod copy;
 mod dictionary;
-mod doc_freq;
 mod external;
+mod forward;
 mod frontier;
 mod history;
-mod hits;
+mod inverted;
 mod links;
-mod old_words;
 mod origin_figures;
 mod page_records;
 mod pages;
-mod pairs;
 mod points;
-mod postings;
 mod schema;
-mod segments;
 mod sitemap_pages;
-mod stem_index;
-mod stems;
 mod terms;
-mod upgrade;
+mod transaction;
 mod url_records;
-mod words;
 
 #[cfg(test)]
 mod tests;
@@ -44,21 +46,23 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
-use heed::{Env, EnvOpenOptions, RoTxn, RwTxn};
+use heed::{Env, EnvOpenOptions, RoTxn};
 
 pub use bodies::compress_body;
 pub use check::CheckRead;
 pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use external::{ExternalCheck, ExternalRead};
+pub use forward::Forward;
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use history::{HistoryRead, Kept, RunEntry};
+pub use inverted::pairs::PairRead;
+pub use inverted::run::Entry as PostingEntry;
+pub use inverted::words::{Posting, Stream, WordRead};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
-pub use pages::{norm_factor, Forward, PageRead, PageWrite};
-pub use pairs::PairRead;
+pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
-pub use postings::Entry as PostingEntry;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
     OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, Resolve,
@@ -66,7 +70,7 @@ pub use schema::{
 };
 pub use sitemap_pages::SitemapRead;
 pub use terms::{stem_key, KnownWords, Term, Terms, TermsBuilder};
-pub use words::{Posting, Stream, WordRead};
+pub use transaction::Writer;
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
@@ -77,7 +81,6 @@ pub mod prelude {
 }
 
 use committed::Committed;
-use postings::Pending;
 use schema::{meta_keys, Dbs, DB_COUNT};
 
 /// Errors of the store, each with what a user needs to act on it.
@@ -188,7 +191,6 @@ pub struct Store {
     /// next one's log starts that large instead of growing (copying
     /// itself at each doubling) from empty every transaction.
     hits_per_txn: AtomicUsize,
-    upgraded_from: Option<u32>,
 }
 
 /// The word cache is dropped past this many stems to bound memory.
@@ -224,15 +226,13 @@ impl Store {
         let env = unsafe {
             EnvOpenOptions::new()
                 .map_size(map_size)
-                // One spare: the table an upgrade rebuilds through.
-                .max_dbs(DB_COUNT + 1)
+                .max_dbs(DB_COUNT)
                 .max_readers(512)
                 .open(path)
         }
         .map_err(|e| open_err(e.to_string()))?;
         let mut txn = env.write_txn().map_err(|e| open_err(e.to_string()))?;
         let dbs = Dbs::create(&env, &mut txn).map_err(|e| open_err(e.to_string()))?;
-        let mut upgraded_from = None;
         match dbs.meta.get(&txn, meta_keys::SCHEMA)? {
             None => {
                 dbs.meta
@@ -240,39 +240,7 @@ impl Store {
             }
             Some(v) => {
                 let found = codec::read_u32(v)?;
-                if schema::UPGRADES_FROM.contains(&found) {
-                    if (7..15).contains(&found) {
-                        upgrade::from_schema_14(&env, &dbs, &mut txn, found)?;
-                    }
-                    if found < 7 {
-                        upgrade::from_schema_6(&env, &dbs, &mut txn)?;
-                    }
-                    if found < 8 {
-                        upgrade::from_schema_7(&env, &dbs, &mut txn)?;
-                    }
-                    if found < 9 {
-                        upgrade::from_schema_8(&env, &dbs, &mut txn)?;
-                    }
-                    if found < 10 {
-                        upgrade::from_schema_9(&dbs, &mut txn)?;
-                    }
-                    if found < 11 {
-                        upgrade::from_schema_10(&env, &dbs, &mut txn)?;
-                    }
-                    if found < 12 {
-                        upgrade::from_schema_11(&env, &dbs, &mut txn, found)?;
-                    }
-                    if (11..13).contains(&found) {
-                        upgrade::from_schema_12(&env, &dbs, &mut txn)?;
-                    }
-                    if found < 16 {
-                        upgrade::from_schema_15(&env, &dbs, &mut txn)?;
-                    }
-                    upgrade::from_schema_16(&env, &dbs, &mut txn)?;
-                    upgraded_from = Some(found);
-                    dbs.meta
-                        .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
-                } else if found != SCHEMA_VERSION {
+                if found != SCHEMA_VERSION {
                     return Err(StoreError::Schema {
                         path: path.to_path_buf(),
                         found,
@@ -293,13 +261,7 @@ impl Store {
             dictionaries,
             body_leaf_room: AtomicUsize::new(0),
             hits_per_txn: AtomicUsize::new(0),
-            upgraded_from,
         })
-    }
-
-    /// The schema this store had before this open upgraded it, if it did.
-    pub fn upgraded_from(&self) -> Option<u32> {
-        self.upgraded_from
     }
 
     /// The store's compression dictionaries, for whoever compresses its
@@ -353,28 +315,8 @@ impl Store {
             let attempt = {
                 let _guard = self.resize_lock.read().unwrap_or_else(|p| p.into_inner());
                 let txn = self.begin(|env| env.write_txn())?;
-                let mut w = Writer {
-                    txn,
-                    dbs: self.dbs,
-                    pending: Pending::default(),
-                    word_cache: &self.word_cache,
-                    url_cache: &self.url_cache,
-                    dictionaries: &self.dictionaries,
-                    body_leaf_room: &self.body_leaf_room,
-                    hits_per_txn: &self.hits_per_txn,
-                };
-                match f(&mut w).and_then(|r| w.flush().map(|_| r)) {
-                    Ok(r) => {
-                        let new_words = std::mem::take(&mut w.pending.new_words);
-                        let new_urls = std::mem::take(&mut w.pending.new_urls);
-                        w.txn.commit().map_err(StoreError::from).map(|_| {
-                            self.word_cache.remember(new_words);
-                            self.url_cache.remember(new_urls);
-                            r
-                        })
-                    }
-                    Err(e) => Err(e),
-                }
+                let mut w = Writer::begin(self, txn);
+                f(&mut w).and_then(|r| w.commit().map(|_| r))
             };
             match attempt {
                 Err(StoreError::MapFull) => self.grow()?,
@@ -484,18 +426,6 @@ pub struct Reader<'s> {
     _guard: RwLockReadGuard<'s, ()>,
 }
 
-/// One write transaction; see [`Store::update`].
-pub struct Writer<'s> {
-    txn: RwTxn<'s>,
-    dbs: Dbs,
-    pending: Pending,
-    word_cache: &'s Committed<u128, WordId>,
-    url_cache: &'s Committed<u128, PageId>,
-    dictionaries: &'s Dictionaries,
-    body_leaf_room: &'s AtomicUsize,
-    hits_per_txn: &'s AtomicUsize,
-}
-
 impl sealed::View for Reader<'_> {
     fn txn(&self) -> &RoTxn<'_> {
         &self.txn
@@ -505,38 +435,5 @@ impl sealed::View for Reader<'_> {
     }
     fn dictionaries(&self) -> &Dictionaries {
         self.dictionaries
-    }
-}
-
-impl sealed::View for Writer<'_> {
-    fn txn(&self) -> &RoTxn<'_> {
-        &self.txn
-    }
-    fn dbs(&self) -> &Dbs {
-        &self.dbs
-    }
-    fn dictionaries(&self) -> &Dictionaries {
-        self.dictionaries
-    }
-}
-
-impl Writer<'_> {
-    /// Takes the next value of a counter kept in `meta`. Counters are read
-    /// once per transaction and written back by `flush`: a crawl takes
-    /// several ids per page, each would otherwise be a get and a put.
-    fn next_id(&mut self, key: &'static [u8]) -> Result<u64> {
-        let current = match self.pending.counters.get(key) {
-            Some(&v) => v,
-            None => match self.dbs.meta.get(&self.txn, key)? {
-                Some(v) => codec::read_u64(v)?,
-                None => 1,
-            },
-        };
-        self.pending.counters.insert(key, current + 1);
-        Ok(current)
-    }
-
-    fn next_id32(&mut self, key: &'static [u8]) -> Result<u32> {
-        u32::try_from(self.next_id(key)?).map_err(|_| StoreError::corrupt("id space exhausted"))
     }
 }

@@ -22,7 +22,7 @@
 //! frames or encoded records).
 
 use super::codec::{self, pair_key, put_varint, u32_key, VarintReader};
-use super::schema::{Db, Dbs, PageId};
+use super::schema::PageId;
 use super::sealed::{put_appending, View};
 use super::{Result, Writer};
 
@@ -33,13 +33,6 @@ pub(super) enum Part {
     Links,
     Meta,
     Head,
-}
-
-/// The tables schemas 8 to 16 kept the four parts in, each under
-/// `segment ‖ page id` (`forward` holds the whole record since): for the
-/// upgrade.
-pub(super) fn schema_16_tables(dbs: &Dbs) -> [Db; 4] {
-    [dbs.forward, dbs.links_out, dbs.meta_tags, dbs.headers]
 }
 
 /// A page's record of its four parts (empty: absent).

@@ -7,18 +7,18 @@ use std::borrow::Cow;
 
 use url::Url;
 
-use super::bits::{BitReader, BitWriter};
-use super::codec::{self, put_u32_list, put_varint, u32_key, VarintReader};
+use super::codec::{self, put_varint, u32_key, VarintReader};
 use super::dictionary::{self, Kind as DictionaryKind};
+use super::forward::Forward;
+use super::inverted::{self, segments::SegmentRead};
 use super::page_records::{self, Part};
 use super::schema::{
     meta_keys, Db, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId,
     PageRecord, UrlRecord, WordId, NORMS_PER_CHUNK,
 };
 use super::sealed::{self, View};
-use super::segments::SegmentRead;
 use super::terms::{Term, Terms};
-use super::{bodies, postings, url_records, Result, StoreError, Writer};
+use super::{bodies, url_records, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
 /// Everything `put_page` writes for one fetched page.
@@ -35,143 +35,6 @@ pub struct PageWrite {
     pub title_terms: Terms,
     /// The request and response heads (None: none kept).
     pub head: Option<HttpHead>,
-}
-
-/// The part of the forward index kept per page.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Forward {
-    /// The posting blocks' segment that holds this page's body postings.
-    pub segment: u32,
-    /// (word, tf) of the body, by word id.
-    pub terms: Vec<(WordId, u32)>,
-    /// Words of the title, by word id.
-    pub title: Vec<WordId>,
-}
-
-impl Forward {
-    /// `segment, body word count, last body word, title words (varint
-    /// list)`, then bits: the other body words as an interpolative-coded
-    /// set below the last ([`super::bits`]), and for each body word a flag
-    /// for "tf above 1" followed, when set, by the gamma code of tf − 1.
-    pub(super) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.terms.len() + self.title.len() * 3 + 12);
-        put_varint(&mut out, u64::from(self.segment));
-        put_varint(&mut out, self.terms.len() as u64);
-        let ids: Vec<WordId> = self.terms.iter().map(|&(w, _)| w).collect();
-        let Some((&last, others)) = ids.split_last() else {
-            put_u32_list(&mut out, &self.title);
-            return out;
-        };
-        put_varint(&mut out, u64::from(last));
-        put_u32_list(&mut out, &self.title);
-        let mut bits = BitWriter::new(&mut out);
-        // Under `last` holds `others` only when last > 0.
-        bits.put_sorted_set(others, 0, last.saturating_sub(1));
-        for &(_, tf) in &self.terms {
-            bits.put(u32::from(tf > 1), 1);
-            if tf > 1 {
-                bits.put_gamma(tf - 1);
-            }
-        }
-        bits.finish();
-        out
-    }
-
-    pub fn decode(bytes: &[u8]) -> Result<Forward> {
-        let mut r = VarintReader::new(bytes);
-        let segment = r.next_u32()?;
-        let n = r.next_u64()?;
-        let Some(others) = n.checked_sub(1) else {
-            let title = codec::read_u32_list(&mut r)?;
-            return Ok(Forward {
-                segment,
-                terms: Vec::new(),
-                title,
-            });
-        };
-        let last = r.next_u32()?;
-        let title = codec::read_u32_list(&mut r)?;
-        let rest = r.remaining();
-        // Each word has at least its flag bit.
-        if n > rest.len() as u64 * 8 || others > 0 && last == 0 {
-            return Err(StoreError::corrupt("forward index length exceeds record"));
-        }
-        let mut bits = BitReader::new(rest);
-        let mut ids = Vec::with_capacity(n as usize);
-        bits.get_sorted_set(others as usize, 0, last.saturating_sub(1), &mut ids)?;
-        ids.push(last);
-        let mut terms = Vec::with_capacity(ids.len());
-        for w in ids {
-            let tf = if bits.get(1)? == 1 {
-                bits.get_gamma()?
-                    .checked_add(1)
-                    .ok_or_else(|| StoreError::corrupt("forward tf overflow"))?
-            } else {
-                1
-            };
-            terms.push((w, tf));
-        }
-        Ok(Forward {
-            segment,
-            terms,
-            title,
-        })
-    }
-
-    /// A record as schemas 7 to 11 wrote it (`word delta << 1 | tf above
-    /// 1`, then that tf), for the upgrade.
-    pub fn decode_schema_11(bytes: &[u8]) -> Result<Forward> {
-        Forward::decode_with(bytes, |r| {
-            let head = r.next_u64()?;
-            let delta = u32::try_from(head >> 1)
-                .map_err(|_| StoreError::corrupt("forward word id overflow"))?;
-            let tf = if head & 1 == 1 { r.next_u32()? } else { 1 };
-            Ok((delta, tf))
-        })
-    }
-
-    /// A record as schemas 6 and before wrote it (`word delta, tf`), for
-    /// the upgrade.
-    pub fn decode_schema_6(bytes: &[u8]) -> Result<Forward> {
-        Forward::decode_with(bytes, |r| Ok((r.next_u32()?, r.next_u32()?)))
-    }
-
-    fn decode_with(
-        bytes: &[u8],
-        term: impl Fn(&mut VarintReader<'_>) -> Result<(u32, u32)>,
-    ) -> Result<Forward> {
-        let mut r = VarintReader::new(bytes);
-        let segment = r.next_u32()?;
-        let n = r.next_u64()?;
-        if n > bytes.len() as u64 {
-            return Err(StoreError::corrupt("forward index length exceeds record"));
-        }
-        let mut terms = Vec::with_capacity(n as usize);
-        let mut prev = 0u32;
-        for _ in 0..n {
-            let (delta, tf) = term(&mut r)?;
-            prev = prev
-                .checked_add(delta)
-                .ok_or_else(|| StoreError::corrupt("forward word id overflow"))?;
-            terms.push((prev, tf));
-        }
-        let title = codec::read_u32_list(&mut r)?;
-        Ok(Forward {
-            segment,
-            terms,
-            title,
-        })
-    }
-
-    /// Words in the body or the title, each once, ascending: what counts
-    /// toward document frequency.
-    pub fn all_words(&self) -> Vec<WordId> {
-        let mut all: Vec<WordId> = self.terms.iter().map(|&(w, _)| w).collect();
-        all.extend_from_slice(&self.title);
-        all.sort_unstable();
-        all.dedup();
-        all
-    }
 }
 
 /// A meta tags part (schema 17): `varint n`, then the tags, framed or
@@ -806,7 +669,7 @@ impl Writer<'_> {
         for &w in &old.title {
             if in_this_txn {
                 if let Some(t) = self.pending.titles.get_mut(&w) {
-                    t.block = postings::pending_without_page(&t.block, id)?;
+                    t.block = inverted::pending::pending_without_page(&t.block, id)?;
                 }
             } else {
                 self.remove_from_stream(self.dbs.title_postings, segment, w, id)?;
@@ -829,12 +692,12 @@ impl Writer<'_> {
         w: WordId,
         page: PageId,
     ) -> Result<()> {
-        let wanted = postings::part_key(segment, w, page);
+        let wanted = inverted::run::part_key(segment, w, page);
         let Some((k, part)) = self.record_holding(db, &wanted, &u32_key(segment))? else {
             return Ok(());
         };
         let holder = k.to_vec();
-        let Some(rest) = postings::part_without(&holder, part, w, page)? else {
+        let Some(rest) = inverted::merge::part_without(&holder, part, w, page)? else {
             return Ok(());
         };
         // What is left keeps its order: between the part before and the

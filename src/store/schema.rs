@@ -7,66 +7,13 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
-/// 17: a page's forward index, outgoing links, meta tags and HTTP head
-/// are the four parts of one `forward` record (`page_records`);
-/// `links_out`, `meta_tags` and `headers` are kept empty. A run entry
-/// whose title and hash are its page record's is kept as its status
-/// alone, and 64 pages' entries make a record (`history`); a page's
-/// description is left out of its meta tags where its record has it.
-/// 16: `words` holds 64 stems to a record (`stems`) instead of one a
-/// word id, `word_ids` sorted runs of stems to a record (`stem_index`)
-/// instead of one a stem, and a `urls` record keeps the whole URL only where its
-/// origin, path and query do not spell it (`url_records`).
-/// 15: a bit-coded entry with tf > 1 gives its position list's byte
-/// length (beyond one byte a position, as a gamma code) after its tf, so
-/// a reader passes lists it does not want without reading them.
-/// 14: posting streams (body and title postings, reverse links) bit-code
-/// each run's entries after its first: Rice codes for page gaps and lone
-/// positions, gamma codes for tfs (see the `postings` module).
-/// 13: `doc_freq` holds 64 words' counts and spellings to a record
-/// (see the `doc_freq` module), spellings other than the stem written
-/// whole; each word's stem is its `words` record (id → stem, as the design notes
-/// have it), written once.
-/// 12: a forward record holds its page's body words as a bit-coded set
-/// (`bits`) instead of varint deltas, and each tf as a flag and a gamma
-/// code; reverse links are each segment's posting stream (`links`)
-/// instead of a record of parents per child and segment.
-/// 11: page records, meta tags and HTTP heads may be zstd frames that
-/// name a dictionary of their kind kept in `meta` (or stay plain where a
-/// frame is no smaller; a schema-10 store's plain records read as they
-/// are); a word's stem is kept in its `doc_freq` record, which every word
-/// id has (at a count of 0 once no page holds it), with its forms written
-/// against the stem, and the `words` table is gone; title postings are a
-/// stream of parts per segment, as body postings are.
-/// 10: `pair_postings` (`pairs`): merged segments count the pairs of
-/// their common stems that stand side by side, kept in step with their
-/// postings (an older build would let them disagree).
-/// 9: a page's outgoing links (`links_out`) are a zstd frame, which may
-/// name a link-list dictionary kept in `meta`.
-/// 8: forward records, outgoing links, meta tags and HTTP heads are keyed
-/// `segment ‖ page` (`page_records`), found through `page_segments`.
-/// 7: forward records and posting parts flag a tf of 1 beside the word
-/// or page delta instead of writing it (and a lone position's length).
-/// 6: bodies and HTTP heads may be zstd frames that name a dictionary
-/// kept in `meta` (heads were plain records).
+/// The layout every store is written in. 17 is the first supported one
+/// (the numbers before it were development layouts, never released, and
+/// no build reads them any more): a store marked with any other number is
+/// refused with both versions named. A change to any record's encoding
+/// takes a new number and an upgrade from this one, which the committed
+/// store in `tests/fixtures/store-v17` holds a build to.
 pub const SCHEMA_VERSION: u32 = 17;
-
-/// Versions this build upgrades on open (`upgrade`): every one has its
-/// pages' own records joined into one, every one before 16 its
-/// stems packed and its URL records shortened, every one before 15 its
-/// posting streams coded again, all but schemas 13 and 14 their word
-/// counts packed
-/// (schema 11's and 12's stems move to `words`),
-/// schema 11's and older their forward records rewritten, schema 10's
-/// and older their title postings, schema 9's and older merged segments
-/// their pairs counted,
-/// their link lists are compressed (schema 8 and older), schema 7's and
-/// older per-page records are keyed anew (and schemas 5 and 6 have their
-/// posting parts rewritten), every other record of theirs reads as it is
-/// (a schema-5 store's plain heads and dictionary-less bodies), and the
-/// new number makes an older build refuse the store, naming both
-/// versions, instead of misreading it.
-pub const UPGRADES_FROM: &[u32] = &[5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -87,8 +34,9 @@ pub struct Dbs {
     pub url_ids: Db,
     pub pages: Db,
     pub bodies: Db,
-    /// Empty since schema 17 (a part of the `forward` record): kept for
-    /// the upgrade, as `links_out` and `headers` are.
+    /// Kept empty, as `links_out` and `headers` are: their records are
+    /// parts of the `forward` record (`page_records`), and the tables stay
+    /// so that the layout is the one stores are written in.
     pub meta_tags: Db,
     pub mimetypes: Db,
     pub mime_ids: Db,

@@ -10,7 +10,7 @@ use super::codec;
 use super::schema::{OriginId, OriginRecord, UrlRecord};
 use super::{Result, StoreError};
 
-/// A record as `urls` holds it (schema 16).
+/// A record as `urls` holds it.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     origin: OriginId,

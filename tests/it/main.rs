@@ -36,5 +36,6 @@ mod sites;
 mod soak;
 mod store_copy;
 mod store_faults;
+mod store_fixture;
 mod store_free_pages;
 mod tui_e2e;

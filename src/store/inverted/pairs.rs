@@ -23,11 +23,11 @@ use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use heed::{RoTxn, RwTxn};
 
-use super::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
-use super::postings;
-use super::schema::{Db, Dbs, PageId, WordId, LEAF_VALUE_BYTES};
-use super::sealed::{by_id, put_appending, View};
-use super::{Result, StoreError};
+use super::run;
+use crate::store::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
+use crate::store::schema::{Db, Dbs, PageId, WordId, LEAF_VALUE_BYTES};
+use crate::store::sealed::{by_id, put_appending, View};
+use crate::store::{Result, StoreError};
 
 /// Merged segments this large get pairs: in smaller ones the positional
 /// walk is already quick, and they are merged again soon.
@@ -98,8 +98,13 @@ fn pair_key(segment: u32, a: WordId, b: WordId, page: PageId) -> [u8; 16] {
 /// none yet): the stems on at least half of its `pages` (the
 /// [`MOST_STEMS`] most frequent of them) and, for each ordered pair of
 /// them, the pages where they stand side by side, with how many times.
-/// For the merge that writes the segment, and the upgrade.
-pub(super) fn build(txn: &mut RwTxn<'_>, dbs: &Dbs, segment: u32, pages: u32) -> Result<()> {
+/// For the merge that writes the segment.
+pub(in crate::store) fn build(
+    txn: &mut RwTxn<'_>,
+    dbs: &Dbs,
+    segment: u32,
+    pages: u32,
+) -> Result<()> {
     let counted = {
         let runs = segment_runs(txn, dbs.postings, segment)?;
         let stems = common_stems(&runs, pages)?;
@@ -121,7 +126,7 @@ pub(super) fn build(txn: &mut RwTxn<'_>, dbs: &Dbs, segment: u32, pages: u32) ->
 
 /// The pairs of `stems` in a segment as its postings are now: what its
 /// stored pairs must read as (`check`).
-pub(super) fn recount(
+pub(in crate::store) fn recount(
     txn: &RoTxn<'_>,
     postings: Db,
     segment: u32,
@@ -132,17 +137,13 @@ pub(super) fn recount(
 
 /// A segment's posting runs, word by word (a word's entries may run on
 /// across parts).
-fn segment_runs<'t>(
-    txn: &'t RoTxn<'_>,
-    postings: Db,
-    segment: u32,
-) -> Result<Vec<postings::Run<'t>>> {
+fn segment_runs<'t>(txn: &'t RoTxn<'_>, postings: Db, segment: u32) -> Result<Vec<run::Run<'t>>> {
     let lo = triple_key(segment, 0, 0);
     let hi = triple_key(segment, u32::MAX, u32::MAX);
     let mut runs = Vec::new();
     for item in postings.range(txn, &(Included(&lo[..]), Included(&hi[..])))? {
         let (k, part) = item?;
-        for run in postings::runs(split_triple_key(k)?.1, part) {
+        for run in run::runs(split_triple_key(k)?.1, part) {
             runs.push(run?);
         }
     }
@@ -151,7 +152,7 @@ fn segment_runs<'t>(
 
 /// The stems on at least half of `pages`, the [`MOST_STEMS`] most
 /// frequent of them, ascending.
-fn common_stems(runs: &[postings::Run<'_>], pages: u32) -> Result<Vec<WordId>> {
+fn common_stems(runs: &[run::Run<'_>], pages: u32) -> Result<Vec<WordId>> {
     // Each word's pages, counted only where its runs are long enough to
     // hold half the pages: most words are rare, and passing their runs
     // unread is most of the work saved. A bit-coded entry takes two bits
@@ -164,7 +165,7 @@ fn common_stems(runs: &[postings::Run<'_>], pages: u32) -> Result<Vec<WordId>> {
             continue;
         }
         let mut n = 0u32;
-        for e in word_runs.iter().flat_map(postings::Run::entries) {
+        for e in word_runs.iter().flat_map(run::Run::entries) {
             e?;
             n += 1;
         }
@@ -182,14 +183,14 @@ fn common_stems(runs: &[postings::Run<'_>], pages: u32) -> Result<Vec<WordId>> {
 /// Each ordered pair of `stems` (ascending) that stands side by side on
 /// some page of `runs`, with those pages and how many times (None: a page
 /// reaches past [`MOST_POSITIONS`]).
-fn count_pairs(runs: &[postings::Run<'_>], stems: &[WordId]) -> Result<Option<Vec<PairList>>> {
+fn count_pairs(runs: &[run::Run<'_>], stems: &[WordId]) -> Result<Option<Vec<PairList>>> {
     if stems.len() > MOST_STEMS {
         return Err(StoreError::corrupt(
             "a segment keeps pairs of too many stems",
         ));
     }
     // Each common stem's entries, in page order, positions still encoded.
-    let mut entries: Vec<Vec<postings::Entry<'_>>> = vec![Vec::new(); stems.len()];
+    let mut entries: Vec<Vec<run::Entry<'_>>> = vec![Vec::new(); stems.len()];
     for run in runs {
         if let Ok(i) = stems.binary_search(&run.word) {
             for e in run.entries() {
@@ -264,7 +265,12 @@ fn count_pairs(runs: &[postings::Run<'_>], stems: &[WordId]) -> Result<Option<Ve
 /// Writes a segment's pairs (it has none yet). The segment's keys come
 /// after every other segment's when it is the newest: appended, so
 /// leaves fill.
-pub(super) fn write(txn: &mut RwTxn<'_>, db: Db, segment: u32, pairs: &SegmentPairs) -> Result<()> {
+pub(in crate::store) fn write(
+    txn: &mut RwTxn<'_>,
+    db: Db,
+    segment: u32,
+    pairs: &SegmentPairs,
+) -> Result<()> {
     put_appending(txn, db, &u32_key(segment), &pairs.kept.encode())?;
     // The record being filled: its key and its runs so far.
     let mut open: Option<([u8; 16], Vec<u8>)> = None;
@@ -320,7 +326,12 @@ fn flush(txn: &mut RwTxn<'_>, db: Db, record: Option<([u8; 16], Vec<u8>)>) -> Re
 /// Notes that `page` left `segment` (indexed again elsewhere, or
 /// removed): its entries in the segment's pairs no longer count. Rewriting
 /// every list that names it would cost more than the page.
-pub(super) fn forget_page(txn: &mut RwTxn<'_>, db: Db, segment: u32, page: PageId) -> Result<()> {
+pub(in crate::store) fn forget_page(
+    txn: &mut RwTxn<'_>,
+    db: Db,
+    segment: u32,
+    page: PageId,
+) -> Result<()> {
     let key = u32_key(segment);
     let Some(v) = db.get(txn, &key)? else {
         return Ok(());
@@ -334,7 +345,7 @@ pub(super) fn forget_page(txn: &mut RwTxn<'_>, db: Db, segment: u32, page: PageI
 }
 
 /// Removes a segment's pairs (nothing when it has none).
-pub(super) fn drop(txn: &mut RwTxn<'_>, db: Db, segment: u32) -> Result<()> {
+pub(in crate::store) fn drop(txn: &mut RwTxn<'_>, db: Db, segment: u32) -> Result<()> {
     let lo = u32_key(segment);
     let hi = segment.checked_add(1).map(u32_key);
     let hi = match &hi {
@@ -478,12 +489,13 @@ fn decode_run(v: &[u8], gone: &[PageId], out: &mut Vec<PairCount>) -> Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::inverted::part_writer;
     use crate::store::Store;
 
     #[test]
     fn a_stem_on_half_the_pages_is_common_however_few_bits_its_entries_take() {
         // Every other page of 600, position 0: three bits an entry.
-        let mut writer = postings::PartWriter::new(1);
+        let mut writer = part_writer::PartWriter::new(1);
         for page in (0..600).step_by(2) {
             writer.push_positions(7, page, &[0]).expect("in order");
         }
@@ -492,7 +504,7 @@ mod tests {
         let mut runs = Vec::new();
         for (k, part) in &parts {
             let word = split_triple_key(k).expect("key").1;
-            runs.extend(postings::runs(word, part).map(|r| r.expect("run")));
+            runs.extend(run::runs(word, part).map(|r| r.expect("run")));
         }
         let bytes: usize = runs
             .iter()

@@ -1,23 +1,23 @@
 //! Words (stems) ↔ ids (`word_ids`, see `stem_index`, and `words` back,
-//! see `stems`), their document frequencies and spellings (`doc_freq`, packed as [`super::doc_freq`]
-//! says), and reading the inverted index: body and title postings (tf +
-//! positions, each in one stream of parts per segment, see `postings`):
-//! one range scan per live segment (see `segments`).
+//! see `stems`), their document frequencies and spellings (`doc_freq`,
+//! packed as [`super::doc_freq`] says), and reading the inverted index:
+//! body and title postings (tf + positions, each in one stream of parts
+//! per segment, see `run`): one range scan per live segment (see
+//! `segments`).
 
 use std::ops::Bound::Included;
-use std::sync::atomic::Ordering;
 
-use super::codec::{self, u32_key};
 use super::doc_freq::{self, block_key, Change, Spelling, BLOCK_WORDS};
-use super::hits::{Grouped, WordCounts};
-use super::postings::{self, Entry as PostingEntry};
-use super::schema::{meta_keys, Db, Dbs, PageId, WordId};
-use super::sealed::{self, View};
+use super::hits::Grouped;
+use super::run::{self, Entry as PostingEntry};
 use super::segments::SegmentRead;
 use super::stem_index;
 use super::stems;
-use super::terms::Term;
-use super::{Result, Writer};
+use crate::store::codec::{self, u32_key};
+use crate::store::schema::{meta_keys, Db, Dbs, PageId, WordId};
+use crate::store::sealed::{self, View};
+use crate::store::terms::Term;
+use crate::store::{Result, Writer};
 
 /// One body posting: how often a word occurs in a page and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,11 +220,11 @@ pub trait WordRead: View {
         word: WordId,
         page: PageId,
     ) -> Result<Option<PostingEntry<'_>>> {
-        let key = postings::part_key(segment, word, page);
+        let key = run::part_key(segment, word, page);
         let Some((k, part)) = self.record_holding(db, &key, &u32_key(segment))? else {
             return Ok(None);
         };
-        for run in postings::runs(codec::split_triple_key(k)?.1, part) {
+        for run in run::runs(codec::split_triple_key(k)?.1, part) {
             let run = run?;
             if run.word > word {
                 break;
@@ -319,14 +319,14 @@ fn each_run<'t, V: View + ?Sized>(
     db: Db,
     segment: u32,
     id: WordId,
-    mut each: impl FnMut(postings::Run<'t>) -> Result<()>,
+    mut each: impl FnMut(run::Run<'t>) -> Result<()>,
 ) -> Result<()> {
     let start = v.postings_start(db, segment, id)?;
-    let end = postings::part_key(segment, id, PageId::MAX);
+    let end = run::part_key(segment, id, PageId::MAX);
     let range = (Included(&start[..]), Included(&end[..]));
     for item in db.range(v.txn(), &range)? {
         let (k, part) = item?;
-        for run in postings::runs(codec::split_triple_key(k)?.1, part) {
+        for run in run::runs(codec::split_triple_key(k)?.1, part) {
             let run = run?;
             if run.word > id {
                 return Ok(());
@@ -341,7 +341,7 @@ fn each_run<'t, V: View + ?Sized>(
 
 /// Writes a transaction's new stems to `words` and `word_ids` and its
 /// count changes to `doc_freq`, a record (a block of words) at a time.
-fn write_doc_freqs(
+pub(in crate::store) fn write_doc_freqs(
     txn: &mut heed::RwTxn<'_>,
     dbs: &Dbs,
     grouped: &Grouped<'_>,
@@ -393,14 +393,14 @@ fn write_doc_freqs(
 
 impl Writer<'_> {
     /// A page term's word id: the one a parser thread found, or looked up.
-    pub(super) fn term_id(&mut self, term: &Term<'_>) -> Result<WordId> {
+    pub(in crate::store) fn term_id(&mut self, term: &Term<'_>) -> Result<WordId> {
         match term.id {
             Some(id) => Ok(id),
             None => self.word_id_keyed(term.stem, term.key),
         }
     }
 
-    /// The id of `stem`, whose [`super::stem_key`] is `key`, made when new.
+    /// The id of `stem`, whose [`crate::store::stem_key`] is `key`, made when new.
     pub fn word_id_keyed(&mut self, stem: &str, key: u128) -> Result<WordId> {
         // Keyed by the stem's hash, the caches compare no strings: a string
         // key is a pointer to chase into a cold heap line, 4% of a crawl's
@@ -425,122 +425,5 @@ impl Writer<'_> {
         // Committed ids go to the shared cache only after the commit.
         self.pending.new_words.insert(key, id);
         Ok(id)
-    }
-
-    /// Sizes the transaction's hit log, on its first page, for as many
-    /// hits as the last transaction had.
-    pub(super) fn expect_hits(&mut self) {
-        if self.pending.hits.len() == 0 {
-            let expected = self.hits_per_txn.load(Ordering::Relaxed);
-            self.pending.hits.reserve(expected);
-        }
-    }
-
-    /// `delta` pages came to hold word `id` (or lost it, below zero),
-    /// other than by a body hit.
-    pub(super) fn add_doc_freq(&mut self, id: WordId, delta: i32) {
-        *self.pending.df.entry(id).or_default() += delta;
-    }
-
-    /// The posting segment of this transaction, allocated on first use.
-    pub(super) fn segment(&mut self) -> Result<u32> {
-        if let Some(s) = self.pending.segment {
-            return Ok(s);
-        }
-        let s = self.next_id32(meta_keys::NEXT_SEGMENT)?;
-        self.pending.segment = Some(s);
-        Ok(s)
-    }
-
-    /// Appends `segment`'s posting stream to `db` (body or title postings,
-    /// reverse links) from each word's block, in word order: (word, block,
-    /// whether its pages came out of order).
-    pub(super) fn write_stream<'b>(
-        &mut self,
-        db: Db,
-        segment: u32,
-        blocks: impl Iterator<Item = (WordId, &'b [u8], bool)>,
-    ) -> Result<()> {
-        let mut parts = postings::PartWriter::new(segment);
-        for (w, block, out_of_order) in blocks {
-            if !block.is_empty() {
-                parts.push_block(w, block, !out_of_order)?;
-            }
-        }
-        for (key, part) in parts.finish() {
-            self.append(db, &key, &part)?;
-        }
-        Ok(())
-    }
-
-    /// Writes what the transaction accumulated, in key order.
-    pub(super) fn flush(&mut self) -> Result<()> {
-        let hits = std::mem::take(&mut self.pending.hits);
-        if hits.len() > 0 {
-            self.hits_per_txn.store(hits.len(), Ordering::Relaxed);
-        }
-        let mut grouped = match self.pending.segment {
-            Some(segment) => {
-                let mut parts = postings::PartWriter::new(segment);
-                let grouped = hits.group(&mut parts)?;
-                for (key, part) in parts.finish() {
-                    self.append(self.dbs.postings, &key, &part)?;
-                }
-                let mut titles: Vec<_> = self.pending.titles.drain().collect();
-                titles.sort_unstable_by_key(|(w, _)| *w);
-                let title = titles
-                    .iter()
-                    .map(|(w, t)| (*w, &t.block[..], t.out_of_order));
-                self.write_stream(self.dbs.title_postings, segment, title)?;
-                grouped
-            }
-            // Only indexing a page takes a segment: no hits without one.
-            None => Grouped::default(),
-        };
-        // Every new word gets its record, the one place its stem is kept,
-        // even if no page of this transaction holds it any more; and the
-        // changes of words no body hit counted.
-        let extra = self
-            .pending
-            .df
-            .drain()
-            .chain((self.pending.new_stems.iter()).map(|&(w, _)| (w, 0)));
-        let hit_words = grouped.words.len();
-        grouped.words.extend(extra.map(|(w, df)| {
-            let counts = WordCounts {
-                df,
-                ..WordCounts::default()
-            };
-            (w, counts)
-        }));
-        if grouped.words.len() > hit_words {
-            // Stable: the hits' entry of a word (which has its votes) comes
-            // first, and the others add to its count.
-            grouped.words.sort_by_key(|&(w, _)| w);
-            grouped.words.dedup_by(|later, first| {
-                let same = later.0 == first.0;
-                if same {
-                    first.1.df += later.1.df;
-                }
-                same
-            });
-        }
-        self.flush_parents()?;
-        self.flush_bodies()?;
-        // Merges take segment ids: counters are written after them.
-        self.settle_segments()?;
-        let counters: Vec<(&'static [u8], u64)> = self.pending.counters.drain().collect();
-        for (key, next) in counters {
-            self.dbs.meta.put(&mut self.txn, key, &next.to_be_bytes())?;
-        }
-        let mut norms: Vec<(u32, Vec<f32>)> = self.pending.norms.drain().collect();
-        norms.sort_unstable_by_key(|(c, _)| *c);
-        for (c, values) in norms {
-            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            self.dbs.norms.put(&mut self.txn, &u32_key(c), &bytes)?;
-        }
-        let new_stems = std::mem::take(&mut self.pending.new_stems);
-        write_doc_freqs(&mut self.txn, &self.dbs, &grouped, &new_stems)?;
-        Ok(())
     }
 }

@@ -9,10 +9,10 @@
 //! word: a sixth of the writer's CPU. Appending is sequential, and sorting
 //! the hits' (word, place) keys once at the commit costs less.
 
-use super::postings::PartWriter;
-use super::schema::{PageId, WordId};
-use super::terms::Term;
-use super::Result;
+use super::part_writer::PartWriter;
+use crate::store::schema::{PageId, WordId};
+use crate::store::terms::Term;
+use crate::store::Result;
 
 /// `Hit::form_at` of a page that wrote the word as its stem.
 const WROTE_STEM: u32 = u32::MAX;
@@ -175,7 +175,7 @@ impl Hits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::postings;
+    use crate::store::inverted::run;
 
     fn term<'a>(written: Option<&'a str>, positions: &'a [u32]) -> Term<'a> {
         Term {
@@ -205,7 +205,7 @@ mod tests {
         let mut rows = Vec::new();
         for (key, part) in parts.finish() {
             let (_, word, _) = crate::store::codec::split_triple_key(&key).unwrap();
-            for run in postings::runs(word, &part) {
+            for run in run::runs(word, &part) {
                 let run = run.unwrap();
                 for e in run.entries() {
                     let e = e.unwrap();

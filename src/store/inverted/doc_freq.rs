@@ -15,9 +15,9 @@
 //! other`, then, for a spelling other than the stem itself, `varint len,
 //! bytes`. Ids past a record's last entry have none (df 0, no spelling).
 
-use super::codec::{put_varint, u32_key, VarintReader};
-use super::schema::WordId;
-use super::{Result, StoreError};
+use crate::store::codec::{put_varint, u32_key, VarintReader};
+use crate::store::schema::WordId;
+use crate::store::{Result, StoreError};
 
 /// Words per record.
 pub const BLOCK_WORDS: u32 = 64;
@@ -196,8 +196,7 @@ const FOLD_BY_SCAN: usize = 16;
 /// transaction's), and a scan folds it without comparing bytes for an
 /// order: the sort that brought repeats together, run for a third of the
 /// vocabulary every transaction, was 40% of the writer's `memcmp`. A long
-/// list (an old store's, on upgrade) is sorted, which a scan would make
-/// quadratic.
+/// list is sorted, which a scan would make quadratic.
 fn fold_repeats(forms: &mut Vec<(Spelling<'_>, u32)>) {
     if forms.len() > FOLD_BY_SCAN {
         forms.sort_by(|a, b| a.0.rank_key().cmp(&b.0.rank_key()));

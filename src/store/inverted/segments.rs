@@ -19,11 +19,11 @@ use std::ops::Bound::Included;
 
 use heed::{PutFlags, RoTxn};
 
-use super::codec::{self, split_triple_key, triple_key, u32_key};
-use super::schema::{Db, PageId};
-use super::sealed::View;
-use super::{pairs, postings};
-use super::{Result, StoreError, Writer};
+use super::{merge, pairs, part_writer};
+use crate::store::codec::{self, split_triple_key, triple_key, u32_key};
+use crate::store::schema::{Db, PageId, WordId};
+use crate::store::sealed::View;
+use crate::store::{Result, StoreError, Writer};
 
 /// Segments of one tier merged at a time.
 pub const FANOUT: usize = 8;
@@ -134,7 +134,7 @@ impl SegmentList {
 }
 
 /// The live segments as `meta` lists them.
-pub(super) fn live_in(txn: &RoTxn<'_>, meta: Db) -> Result<SegmentList> {
+pub(in crate::store) fn live_in(txn: &RoTxn<'_>, meta: Db) -> Result<SegmentList> {
     match meta.get(txn, LIST_KEY)? {
         Some(v) => SegmentList::decode(v),
         None => Ok(SegmentList::default()),
@@ -162,7 +162,7 @@ pub trait SegmentRead: View {
     /// The live segment of a page's entries (None: the page is not
     /// indexed).
     fn page_segment(&self, page: PageId) -> Result<Option<u32>> {
-        match super::page_records::segment_of(self, page)? {
+        match crate::store::page_records::segment_of(self, page)? {
             Some(segment) => Ok(Some(self.resolve_segment(segment)?)),
             None => Ok(None),
         }
@@ -211,14 +211,35 @@ impl Writer<'_> {
     /// newest segment's, in key order. LMDB then fills each leaf before
     /// starting the next (an ordinary put splits the last leaf in half,
     /// leaving the table half empty).
-    pub(super) fn append(&mut self, db: Db, key: &[u8; 12], value: &[u8]) -> Result<()> {
+    pub(in crate::store) fn append(&mut self, db: Db, key: &[u8; 12], value: &[u8]) -> Result<()> {
         db.put_with_flags(&mut self.txn, PutFlags::APPEND, key, value)?;
+        Ok(())
+    }
+
+    /// Appends `segment`'s posting stream to `db` (body or title postings,
+    /// reverse links) from each word's block, in word order: (word, block,
+    /// whether its pages came out of order).
+    pub(in crate::store) fn write_stream<'b>(
+        &mut self,
+        db: Db,
+        segment: u32,
+        blocks: impl Iterator<Item = (WordId, &'b [u8], bool)>,
+    ) -> Result<()> {
+        let mut parts = part_writer::PartWriter::new(segment);
+        for (w, block, out_of_order) in blocks {
+            if !block.is_empty() {
+                parts.push_block(w, block, !out_of_order)?;
+            }
+        }
+        for (key, part) in parts.finish() {
+            self.append(db, &key, &part)?;
+        }
         Ok(())
     }
 
     /// A page's postings left `segment` (a live one): the segment's pairs,
     /// counted with that page, leave it out from now on.
-    pub(super) fn segment_lost_page(&mut self, segment: u32, page: PageId) -> Result<()> {
+    pub(in crate::store) fn segment_lost_page(&mut self, segment: u32, page: PageId) -> Result<()> {
         if self.pending.segment == Some(segment) {
             self.pending.segment_pages = self.pending.segment_pages.saturating_sub(1);
         } else {
@@ -238,7 +259,7 @@ impl Writer<'_> {
 
     /// After this transaction's postings are written: its segment joins
     /// the live list, full tiers are merged, and the list is saved.
-    pub(super) fn settle_segments(&mut self) -> Result<()> {
+    pub(in crate::store) fn settle_segments(&mut self) -> Result<()> {
         if let Some(s) = self.pending.segment {
             let pages = i64::from(std::mem::take(&mut self.pending.segment_pages));
             self.segments_mut()?.add_pages(s, pages);
@@ -254,7 +275,7 @@ impl Writer<'_> {
 
     /// Merges `group` into a new segment, table by table.
     fn merge(&mut self, group: &[u32]) -> Result<()> {
-        let into = self.next_id32(super::schema::meta_keys::NEXT_SEGMENT)?;
+        let into = self.next_id32(crate::store::schema::meta_keys::NEXT_SEGMENT)?;
         let dbs = self.dbs;
         self.merge_postings(dbs.postings, group, into)?;
         self.merge_postings(dbs.title_postings, group, into)?;
@@ -286,9 +307,9 @@ impl Writer<'_> {
     /// a time: each step reads every segment's parts from the one holding
     /// word `from` until about [`POSTING_STEP_BYTES`] are read, keeps the
     /// runs of the step's words, and merges each word's runs in page order
-    /// ([`postings::merge_parts`]), cutting them into parts again.
+    /// ([`merge::merge_parts`]), cutting them into parts again.
     fn merge_postings(&mut self, db: Db, group: &[u32], into: u32) -> Result<()> {
-        let mut out = postings::PartWriter::new(into);
+        let mut out = part_writer::PartWriter::new(into);
         let mut from = 0u32;
         loop {
             // (key word, part) of every segment; the step ends before `upto`.
@@ -314,7 +335,7 @@ impl Writer<'_> {
             }
             let in_step = |w: u32| w >= from && upto.is_none_or(|u| w < u);
             let parts = read.iter().map(|(word, part)| (*word, part.as_slice()));
-            postings::merge_parts(&mut out, parts, in_step)?;
+            merge::merge_parts(&mut out, parts, in_step)?;
             for (key, part) in out.take_done() {
                 self.append(db, &key, &part)?;
             }

@@ -7,11 +7,11 @@
 //! extend the last record and append new ones. An id no word has (0, the
 //! counter starts at 1; or a gap an old store left) is an empty entry.
 
-use super::codec::{put_varint, u32_key, VarintReader};
 use super::doc_freq::{first_word, BLOCK_WORDS};
-use super::schema::{Db, WordId};
-use super::sealed;
-use super::{Result, StoreError};
+use crate::store::codec::{put_varint, u32_key, VarintReader};
+use crate::store::schema::{Db, WordId};
+use crate::store::sealed;
+use crate::store::{Result, StoreError};
 
 /// Word `id`'s stem in `record` (the record keyed by its block), None
 /// when the record ends first or the entry is empty.
@@ -93,7 +93,7 @@ pub fn next_id<V: sealed::View + ?Sized>(view: &V, db: Db) -> Result<WordId> {
     let Some((k, record)) = db.last(view.txn())? else {
         return Ok(0);
     };
-    each_stem(super::codec::read_u32(k)?, record, |_, _| Ok(()))
+    each_stem(crate::store::codec::read_u32(k)?, record, |_, _| Ok(()))
 }
 
 #[cfg(test)]

@@ -1,0 +1,389 @@
+//! The frontier's rules, as plain functions over what the store says of a
+//! URL: whether a point's run has dealt with it already (`visited`), whether
+//! its scope and depth take it (`refusal`), how a nofollow link is held
+//! back, and when a redirect chain ends. The writer reads the store and
+//! applies what these decide; nothing here touches LMDB.
+
+use std::collections::HashMap;
+
+use url::Url;
+
+use crate::store::{FrontierEntry, PageId, PointId, PointRecord, SkipReason, UrlState};
+use crate::url::{Scope, Verdict};
+
+/// Redirect chains longer than this end with an error.
+pub const MAX_REDIRECTS: u8 = 10;
+/// The depth a page found only in a sitemap gets: one step from the site,
+/// like a link from its home page.
+pub const SITEMAP_DEPTH: u32 = 1;
+
+/// What the writer knows of each point crawled in this run.
+#[derive(Debug, Clone)]
+pub struct PointRun {
+    pub scope: Scope,
+    pub depth: Option<u32>,
+    pub gen: u32,
+    pub follow_nofollow: bool,
+    /// `www.host` and `host` are one site (the first seen is canonical).
+    pub one_site: bool,
+    /// The basic-auth user and the origins it is sent to.
+    pub user: Option<(String, Vec<String>)>,
+}
+
+impl PointRun {
+    pub fn of(rec: &PointRecord) -> PointRun {
+        PointRun {
+            scope: Scope::new(rec.root.clone(), rec.excludes.clone(), !rec.distinct_www),
+            depth: rec.depth,
+            gen: rec.gen,
+            follow_nofollow: rec.follow_nofollow,
+            one_site: !rec.distinct_www,
+            user: rec
+                .user
+                .clone()
+                .map(|u| (u, crate::points::site_origins(rec))),
+        }
+    }
+}
+
+/// The runs of the points this crawler crawls, by point.
+pub type Runs = HashMap<PointId, PointRun>;
+
+/// Whether a URL is dealt with for this run of `point`: done in this
+/// run, or in the hands of another point that is queued on it, has it
+/// claimed, or is crawling it in this process now. What another point
+/// left in an earlier run is this point's to crawl again (with a
+/// conditional GET), so a point always covers its own scope.
+pub fn visited(state: Option<&UrlState>, point: PointId, gen: u32, runs: &Runs) -> bool {
+    let Some(s) = state else { return false };
+    // A nofollow link does not settle a URL: a followed link to it
+    // later in the run still queues it.
+    if matches!(
+        s,
+        UrlState::Skipped {
+            reason: SkipReason::Nofollow,
+            ..
+        }
+    ) {
+        return false;
+    }
+    let (p, g) = s.run();
+    if p == point {
+        return g == gen;
+    }
+    matches!(s, UrlState::Queued { .. } | UrlState::Claimed { .. })
+        || runs.get(&p).is_some_and(|run| run.gen == g)
+}
+
+/// Why the scope refuses `url`, if it does: out of its root, or excluded.
+pub fn scope_refusal(run: &PointRun, url: &str) -> Option<SkipReason> {
+    match run.scope.verdict(url) {
+        Verdict::OutOfScope => Some(SkipReason::OutOfScope),
+        Verdict::Excluded => Some(SkipReason::Excluded),
+        Verdict::In => None,
+    }
+}
+
+/// Why the point does not crawl `url` found at `depth`, if it does not:
+/// its scope refuses it, or it lies deeper than the point goes.
+pub fn refusal(run: &PointRun, url: &str, depth: u32) -> Option<SkipReason> {
+    scope_refusal(run, url).or_else(|| {
+        run.depth
+            .is_some_and(|max| depth > max)
+            .then_some(SkipReason::TooDeep)
+    })
+}
+
+/// Whether a link is held back as nofollow: the link or its page says so,
+/// and the point does not follow such links.
+pub fn held_as_nofollow(run: &PointRun, link_nofollow: bool, page_nofollow: bool) -> bool {
+    (link_nofollow || page_nofollow) && !run.follow_nofollow
+}
+
+/// Whether a link held back as nofollow is to be recorded as skipped: it
+/// was not already, in this run, and nothing else dealt with its URL.
+pub fn record_nofollow(state: Option<&UrlState>, point: PointId, gen: u32, runs: &Runs) -> bool {
+    let said = matches!(state, Some(UrlState::Skipped { point: p, gen: g, reason: SkipReason::Nofollow })
+        if *p == point && *g == gen);
+    !said && !visited(state, point, gen, runs)
+}
+
+/// Whether a sitemap's `<lastmod>` says a page changed since it was
+/// fetched: such pages are among the first claimed.
+pub fn listed_changed(lastmod: Option<i64>, fetched_at: Option<i64>) -> bool {
+    match (lastmod, fetched_at) {
+        (Some(lastmod), Some(fetched_at)) => lastmod > fetched_at,
+        _ => false,
+    }
+}
+
+/// Why a redirect from page `from` (reached after `hops` redirects) to
+/// page `to` at `target` ends the chain as a failure, if it does: too many
+/// hops, or a loop. `next` says where a page redirects, if it does; it is
+/// only asked when the chain is not already too long.
+pub fn redirect_failure<E>(
+    hops: u8,
+    status: u16,
+    target: &Url,
+    from: PageId,
+    to: PageId,
+    next: impl FnMut(PageId) -> Result<Option<PageId>, E>,
+) -> Result<Option<String>, E> {
+    Ok(if hops >= MAX_REDIRECTS {
+        Some(format!("more than {MAX_REDIRECTS} redirects"))
+    } else if to == from || leads_back(to, from, next)? {
+        Some(format!("redirect loop ({status} to {target})"))
+    } else {
+        None
+    })
+}
+
+/// Whether following redirects (`next`) from `from` leads back to `to`.
+fn leads_back<E>(
+    from: PageId,
+    to: PageId,
+    mut next: impl FnMut(PageId) -> Result<Option<PageId>, E>,
+) -> Result<bool, E> {
+    let mut at = from;
+    for _ in 0..=MAX_REDIRECTS {
+        match next(at)? {
+            Some(n) if n == to => return Ok(true),
+            Some(n) => at = n,
+            None => return Ok(false),
+        }
+    }
+    Ok(false)
+}
+
+/// The frontier entry of a redirect's target: at its source's depth, one
+/// hop further along the chain, in the point's current run.
+pub fn redirected(from: FrontierEntry, to: PageId, gen: u32) -> FrontierEntry {
+    FrontierEntry {
+        page: to,
+        depth: from.depth,
+        point: from.point,
+        gen,
+        hops: from.hops + 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: PointId = 1;
+    const B: PointId = 2;
+
+    fn run(depth: Option<u32>, gen: u32, follow_nofollow: bool) -> PointRun {
+        PointRun {
+            scope: Scope::new(
+                "https://a.test/".into(),
+                vec!["https://a.test/private/".into()],
+                false,
+            ),
+            depth,
+            gen,
+            follow_nofollow,
+            one_site: false,
+            user: None,
+        }
+    }
+
+    /// Point A in its run 5, point B in its run 3, both in this process.
+    fn runs() -> Runs {
+        Runs::from([(A, run(None, 5, false)), (B, run(None, 3, false))])
+    }
+
+    fn skipped(point: PointId, gen: u32, reason: SkipReason) -> UrlState {
+        UrlState::Skipped { point, gen, reason }
+    }
+
+    fn done(point: PointId, gen: u32) -> UrlState {
+        UrlState::Done { point, gen }
+    }
+
+    fn queued(point: PointId, gen: u32) -> UrlState {
+        UrlState::Queued { point, gen }
+    }
+
+    fn claimed(point: PointId, gen: u32) -> UrlState {
+        UrlState::Claimed {
+            point,
+            gen,
+            by: 7,
+            depth: 0,
+            hops: 0,
+        }
+    }
+
+    #[test]
+    fn scope_is_asked_before_depth() {
+        use SkipReason::{Excluded, OutOfScope, TooDeep};
+        let two_deep = run(Some(2), 1, false);
+        let unbounded = run(None, 1, false);
+        let cases: &[(&PointRun, &str, u32, Option<SkipReason>)] = &[
+            (&two_deep, "https://a.test/x", 0, None),
+            (&two_deep, "https://a.test/x", 2, None),
+            (&two_deep, "https://a.test/x", 3, Some(TooDeep)),
+            (&two_deep, "https://b.test/x", 0, Some(OutOfScope)),
+            (&two_deep, "https://b.test/x", 9, Some(OutOfScope)),
+            (&two_deep, "https://a.test/private/p", 0, Some(Excluded)),
+            (&two_deep, "https://a.test/private/p", 9, Some(Excluded)),
+            (&unbounded, "https://a.test/x", 1000, None),
+            (&unbounded, "http://a.test/x", 0, Some(OutOfScope)),
+        ];
+        for &(run, url, depth, want) in cases {
+            assert_eq!(refusal(run, url, depth), want, "{url} at depth {depth}");
+        }
+        // A redirect's target is judged by scope alone.
+        assert_eq!(scope_refusal(&two_deep, "https://a.test/x"), None);
+        assert_eq!(
+            scope_refusal(&two_deep, "https://a.test/private/"),
+            Some(Excluded)
+        );
+    }
+
+    #[test]
+    fn a_url_is_visited_by_its_own_run_or_a_live_other_point() {
+        use SkipReason::{Nofollow, OutOfScope};
+        let failed = UrlState::Failed {
+            point: A,
+            gen: 5,
+            reason: "x".into(),
+        };
+        let redirected = UrlState::Redirected {
+            point: A,
+            gen: 5,
+            to: 3,
+            status: 301,
+        };
+        let cases: &[(Option<UrlState>, bool, &str)] = &[
+            (None, false, "never seen"),
+            (Some(done(A, 5)), true, "done in this run"),
+            (Some(done(A, 4)), false, "done in its point's earlier run"),
+            (Some(failed), true, "failed in this run"),
+            (Some(redirected), true, "redirected in this run"),
+            (Some(skipped(A, 5, OutOfScope)), true, "skipped in this run"),
+            (
+                Some(skipped(A, 5, Nofollow)),
+                false,
+                "nofollow settles nothing",
+            ),
+            (Some(skipped(B, 3, Nofollow)), false, "nor another point's"),
+            (Some(queued(B, 1)), true, "queued by another point"),
+            (Some(claimed(B, 1)), true, "claimed by another point"),
+            (Some(done(B, 3)), true, "done by another point crawling now"),
+            (
+                Some(done(B, 2)),
+                false,
+                "left by another point's earlier run",
+            ),
+            (Some(done(9, 1)), false, "left by a point not crawled here"),
+        ];
+        let runs = runs();
+        for (state, want, why) in cases {
+            assert_eq!(visited(state.as_ref(), A, 5, &runs), *want, "{why}");
+        }
+    }
+
+    #[test]
+    fn nofollow_holds_links_back_and_is_said_once_per_run() {
+        // (link says, page says, point follows them, held)
+        let holds = [
+            (false, false, false, false),
+            (true, false, false, true),
+            (false, true, false, true),
+            (true, true, true, false),
+            (true, false, true, false),
+        ];
+        for (link, page, follows, want) in holds {
+            let r = run(None, 5, follows);
+            let held = held_as_nofollow(&r, link, page);
+            assert_eq!(held, want, "link {link}, page {page}, follows {follows}");
+        }
+        use SkipReason::Nofollow;
+        let records: &[(Option<UrlState>, bool, &str)] = &[
+            (None, true, "first seen"),
+            (
+                Some(skipped(A, 5, Nofollow)),
+                false,
+                "already said in this run",
+            ),
+            (
+                Some(skipped(A, 4, Nofollow)),
+                true,
+                "said in an earlier run",
+            ),
+            (
+                Some(skipped(B, 3, Nofollow)),
+                true,
+                "said for another point",
+            ),
+            (Some(done(A, 5)), false, "fetched"),
+            (Some(queued(B, 3)), false, "queued by another point"),
+        ];
+        let runs = runs();
+        for (state, want, why) in records {
+            assert_eq!(record_nofollow(state.as_ref(), A, 5, &runs), *want, "{why}");
+        }
+    }
+
+    #[test]
+    fn a_redirect_chain_ends_when_too_long_or_looping() {
+        let target = Url::parse("https://a.test/t").expect("a valid URL");
+        // Page 2 redirects to 3, 3 to 1; 5 to 6, 6 to 5 (a loop not through 1).
+        let chain = HashMap::from([(2, 3), (3, 1), (5, 6), (6, 5)]);
+        let cases: &[(u8, PageId, Option<&str>)] = &[
+            (0, 4, None),
+            (MAX_REDIRECTS - 1, 4, None),
+            (MAX_REDIRECTS, 4, Some("more than 10 redirects")),
+            (0, 1, Some("redirect loop (301 to https://a.test/t)")),
+            (0, 2, Some("redirect loop (301 to https://a.test/t)")),
+            (0, 5, None),
+        ];
+        for &(hops, to, want) in cases {
+            let mut asked = 0;
+            let failure = redirect_failure(hops, 301, &target, 1, to, |at| {
+                asked += 1;
+                Ok::<_, ()>(chain.get(&at).copied())
+            });
+            assert_eq!(failure, Ok(want.map(String::from)), "{hops} hops to {to}");
+            if hops >= MAX_REDIRECTS {
+                assert_eq!(asked, 0, "a chain too long is not walked");
+            }
+        }
+    }
+
+    #[test]
+    fn a_redirect_target_keeps_depth_and_counts_a_hop() {
+        let from = FrontierEntry {
+            page: 1,
+            depth: 3,
+            point: A,
+            gen: 4,
+            hops: 2,
+        };
+        let to = FrontierEntry {
+            page: 9,
+            depth: 3,
+            point: A,
+            gen: 5,
+            hops: 3,
+        };
+        assert_eq!(redirected(from, 9, 5), to);
+    }
+
+    #[test]
+    fn a_listed_page_is_changed_only_when_lastmod_is_newer() {
+        let cases = [
+            (Some(10), Some(5), true),
+            (Some(5), Some(5), false),
+            (Some(4), Some(5), false),
+            (None, Some(5), false),
+            (Some(10), None, false),
+        ];
+        for (lastmod, fetched_at, want) in cases {
+            assert_eq!(listed_changed(lastmod, fetched_at), want);
+        }
+    }
+}

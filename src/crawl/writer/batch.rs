@@ -1,0 +1,635 @@
+//! Applying one batch inside the writer's transaction: each outcome
+//! becomes the URL's new state, the page and its links, and the history
+//! entry; each link found is queued or recorded skipped as the frontier
+//! policy decides; a request ending the batch is answered from the same
+//! transaction. Nothing here is announced: the events and answers wait
+//! for the commit, which the writer thread makes.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use url::Url;
+
+use super::liveness::{instance_dead, live_instances};
+use crate::crawl::event::{CrawlEvent, FetchedPage};
+use crate::crawl::history;
+use crate::crawl::msg::{Outcome, Request, Settle};
+use crate::crawl::policy::{self, PointRun, Runs, SITEMAP_DEPTH};
+use crate::crawl::rescope::{self, Rescoped};
+use crate::store::prelude::*;
+use crate::store::{
+    Claim, FrontierEntry, InstanceId, InstanceRecord, OriginFigures, OutLink, PageId, PageRecord,
+    PointId, PointRecord, SkipReason, StoreError, UrlState, Writer,
+};
+
+/// What the writer gathered to apply in one transaction: results, then at
+/// most one request, which ended the gathering.
+#[derive(Default)]
+pub(super) struct Batch {
+    pub outcomes: Vec<Outcome>,
+    pub request: Option<Request>,
+}
+
+impl Batch {
+    /// Whether the batch stores pages, and so indexes them.
+    pub fn indexes(&self) -> bool {
+        self.outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Fetched { .. }))
+    }
+}
+
+/// What applying one outcome leaves for after the commit.
+pub(super) enum Done {
+    Event(CrawlEvent),
+    Queued(u64),
+    Nothing,
+}
+
+/// The answer to a batch's request, sent once the batch has committed.
+pub(super) enum Answer {
+    Claimed(Vec<Claim>),
+    Settled(Settle),
+    Added(PointId, PointRun),
+}
+
+/// What one attempt at a batch's transaction did.
+#[derive(Default)]
+pub(super) struct Applied {
+    /// In the order they are to be announced.
+    pub done: Vec<Done>,
+    pub answer: Option<Answer>,
+    /// The outcome whose result could not be written, if one was.
+    pub failed_at: Option<usize>,
+}
+
+/// Applies batches for this crawler: the runs of its points, and what the
+/// transaction being applied gathers.
+pub(super) struct Applier {
+    pub instance: InstanceId,
+    pub runs: Runs,
+    /// Links recorded as skipped in the transaction being applied; their
+    /// events go out with the batch's after the commit.
+    skipped: Vec<CrawlEvent>,
+    /// Per-origin figures of the requests in the transaction being
+    /// applied: added up here and written once per origin at its end, not
+    /// read and rewritten for every request.
+    figures: HashMap<String, OriginFigures>,
+}
+
+impl Applier {
+    pub fn new(instance: InstanceId, runs: Runs) -> Applier {
+        Applier {
+            instance,
+            runs,
+            skipped: Vec::new(),
+            figures: HashMap::new(),
+        }
+    }
+
+    /// Applies `batch` in `w`, recording in `applied` what is to be told
+    /// once it commits. A store may run this more than once (after growing
+    /// its map): each attempt starts afresh.
+    pub fn apply(
+        &mut self,
+        w: &mut Writer<'_>,
+        batch: &Batch,
+        applied: &mut Applied,
+    ) -> Result<(), StoreError> {
+        applied.failed_at = None;
+        applied.done.clear();
+        applied.answer = None;
+        self.skipped.clear();
+        self.figures.clear();
+        for (i, o) in batch.outcomes.iter().enumerate() {
+            let (done, queued) = self
+                .outcome(w, o)
+                .and_then(|r| history::record(w, o).map(|_| r))
+                .inspect_err(|_| applied.failed_at = Some(i))?;
+            applied.done.push(done);
+            applied.done.push(Done::Queued(queued));
+        }
+        if let Some(r) = &batch.request {
+            applied.answer = Some(self.request(w, r, &mut applied.done)?);
+        }
+        for (origin, delta) in &self.figures {
+            w.add_origin_figures(origin, delta)?;
+        }
+        Ok(())
+    }
+
+    /// The skips the last applied transaction recorded, for its events.
+    pub fn take_skipped(&mut self) -> std::vec::Drain<'_, CrawlEvent> {
+        self.skipped.drain(..)
+    }
+
+    fn request(
+        &self,
+        w: &mut Writer<'_>,
+        r: &Request,
+        done: &mut Vec<Done>,
+    ) -> Result<Answer, StoreError> {
+        Ok(match r {
+            Request::Claim { n, points, .. } => {
+                Answer::Claimed(w.claim(*n, self.instance, points)?)
+            }
+            Request::Settle { points, .. } => Answer::Settled(self.settle(w, points)?),
+            Request::AddPoint { point, .. } => {
+                let id = w.add_point(point)?;
+                let instances = live_instances(w)?;
+                let (run, rescoped) = begin_run(w, id, (**point).clone(), &instances)?;
+                done.push(Done::Queued(rescoped.queued));
+                done.extend(rescoped.skipped.into_iter().map(Done::Event));
+                Answer::Added(id, run)
+            }
+        })
+    }
+
+    fn settle(&self, w: &mut Writer<'_>, points: &[PointId]) -> Result<Settle, StoreError> {
+        let instances = live_instances(w)?;
+        let me = self.instance;
+        if w.recover_claims(|by| by != me && instance_dead(&instances, by))? > 0
+            || w.has_queued(points)?
+        {
+            return Ok(Settle::More);
+        }
+        let others_busy = w.claims()?.into_iter().any(|(_, s)| match s {
+            UrlState::Claimed { point, by, .. } => by != me && points.contains(&point),
+            _ => false,
+        });
+        Ok(if others_busy {
+            Settle::Wait
+        } else {
+            Settle::Done
+        })
+    }
+
+    /// Applies one result; returns its event and how many URLs it queued.
+    fn outcome(&mut self, w: &mut Writer<'_>, o: &Outcome) -> Result<(Done, u64), StoreError> {
+        let done = match o {
+            Outcome::Fetched {
+                claim,
+                page,
+                elapsed,
+            } => {
+                let e = claim.entry;
+                let write = &page.write;
+                let mut queued = 0;
+                let mut links = Vec::with_capacity(page.links.len());
+                for link in &page.links {
+                    let (child, url) = self.link_id(w, e.point, &link.url)?;
+                    let out = OutLink {
+                        child,
+                        anchor: link.anchor.clone(),
+                        nofollow: link.nofollow,
+                    };
+                    if (200..300).contains(&write.record.status) {
+                        queued += self.follow(w, &write.record, &out, url.as_str(), e)?;
+                    }
+                    links.push(out);
+                }
+                w.put_page(claim.page, write, &links)?;
+                let status = write.record.status;
+                let state = if (200..300).contains(&status) {
+                    UrlState::Done {
+                        point: e.point,
+                        gen: e.gen,
+                    }
+                } else {
+                    UrlState::Failed {
+                        point: e.point,
+                        gen: e.gen,
+                        reason: crate::crawl::status_text(status),
+                    }
+                };
+                w.set_state(claim.page, &state)?;
+                return Ok((
+                    Done::Event(CrawlEvent::Fetched(FetchedPage {
+                        page: claim.page,
+                        url: claim.url.clone(),
+                        status,
+                        bytes: write.record.size,
+                        elapsed: *elapsed,
+                        title: write.record.title.clone(),
+                        depth: e.depth,
+                    })),
+                    queued,
+                ));
+            }
+            Outcome::NotModified { claim, fetched_at } => {
+                let queued = self.revisit(w, claim, *fetched_at, None)?;
+                return Ok((
+                    Done::Event(CrawlEvent::NotModified {
+                        page: claim.page,
+                        url: claim.url.clone(),
+                    }),
+                    queued,
+                ));
+            }
+            Outcome::Unchanged {
+                claim,
+                fetched_at,
+                response_ms,
+            } => {
+                let queued = self.revisit(w, claim, *fetched_at, Some(*response_ms))?;
+                return Ok((
+                    Done::Event(CrawlEvent::Unchanged {
+                        page: claim.page,
+                        url: claim.url.clone(),
+                    }),
+                    queued,
+                ));
+            }
+            Outcome::Failed { claim, reason } => {
+                fail(w, claim, reason)?;
+                Ok(Done::Event(CrawlEvent::Failed {
+                    page: claim.page,
+                    url: claim.url.clone(),
+                    reason: reason.clone(),
+                }))
+            }
+            Outcome::Skipped { claim, reason } => {
+                w.set_state(
+                    claim.page,
+                    &UrlState::Skipped {
+                        point: claim.entry.point,
+                        gen: claim.entry.gen,
+                        reason: *reason,
+                    },
+                )?;
+                Ok(Done::Event(CrawlEvent::Skipped {
+                    page: claim.page,
+                    url: claim.url.clone(),
+                    reason: *reason,
+                }))
+            }
+            Outcome::Redirect {
+                claim,
+                target,
+                status,
+            } => return self.redirect(w, claim, target, *status),
+            Outcome::Robots { origin, record } => {
+                let id = w.origin_id_for(origin)?;
+                w.put_robots(id, record)?;
+                Ok(Done::Nothing)
+            }
+            Outcome::Exchanged {
+                origin,
+                how,
+                response_ms,
+                throttle,
+            } => {
+                self.figures
+                    .entry(origin.clone())
+                    .or_default()
+                    .record(*how, *response_ms);
+                Ok(match *throttle {
+                    Some((status, wait)) => Done::Event(CrawlEvent::OriginThrottled {
+                        origin: origin.clone(),
+                        status,
+                        wait,
+                    }),
+                    None => Done::Nothing,
+                })
+            }
+            Outcome::Sitemap { point, found } => {
+                let mut queued = 0;
+                for listed in &found.urls {
+                    let (id, url) = self.link_id(w, *point, &listed.url)?;
+                    w.put_listed_by_sitemap(id, &listed.sitemap)?;
+                    let fetched_at = w.page(id)?.map(|p| p.fetched_at);
+                    // Changed since we fetched it: among the first claimed.
+                    let changed = policy::listed_changed(listed.lastmod, fetched_at);
+                    let url = url.as_str();
+                    queued += self.consider_link(w, id, url, SITEMAP_DEPTH, *point, changed)?;
+                }
+                return Ok((Done::Nothing, queued));
+            }
+            Outcome::External { url, page, check } => {
+                w.put_external_check(*page, check)?;
+                Ok(Done::Event(CrawlEvent::ExternalChecked {
+                    page: *page,
+                    url: url.clone(),
+                    status: check.status,
+                    reason: check.reason.clone(),
+                }))
+            }
+            Outcome::Requeue(claims) => {
+                for cl in claims {
+                    w.enqueue(cl.page, cl.entry)?;
+                }
+                Ok(Done::Nothing)
+            }
+        };
+        done.map(|d| (d, 0))
+    }
+
+    /// A page found as stored (304, or a 200 with the same body): only its
+    /// fetch time (and response time) change, and it still leads to its
+    /// children, which may have changed: they are revisited in this run too.
+    fn revisit(
+        &mut self,
+        w: &mut Writer<'_>,
+        claim: &Claim,
+        fetched_at: i64,
+        response_ms: Option<u32>,
+    ) -> Result<u64, StoreError> {
+        let mut queued = 0;
+        if let Some(mut rec) = w.page(claim.page)? {
+            rec.fetched_at = fetched_at;
+            if let Some(ms) = response_ms {
+                rec.response_ms = ms;
+            }
+            w.put_page_record(claim.page, &rec)?;
+            for link in w.links(claim.page)? {
+                if let Some(url) = w.url_of(link.child)? {
+                    queued += self.follow(w, &rec, &link, &url, claim.entry)?;
+                }
+            }
+        }
+        w.set_state(
+            claim.page,
+            &UrlState::Done {
+                point: claim.entry.point,
+                gen: claim.entry.gen,
+            },
+        )?;
+        Ok(queued)
+    }
+
+    /// Queues a link of a fetched page, or records it skipped as nofollow
+    /// when the link or its page says so (unless the point follows those).
+    fn follow(
+        &mut self,
+        w: &mut Writer<'_>,
+        page: &PageRecord,
+        link: &OutLink,
+        url: &str,
+        from: FrontierEntry,
+    ) -> Result<u64, StoreError> {
+        let Some(run) = self.runs.get(&from.point) else {
+            return Ok(0);
+        };
+        let gen = run.gen;
+        if policy::held_as_nofollow(run, link.nofollow, page.nofollow.is_some()) {
+            let state = w.url_state(link.child)?;
+            if policy::record_nofollow(state.as_ref(), from.point, gen, &self.runs) {
+                self.skip(w, link.child, url, from.point, gen, SkipReason::Nofollow)?;
+            }
+            return Ok(0);
+        }
+        self.consider_link(w, link.child, url, from.depth + 1, from.point, false)
+    }
+
+    fn redirect(
+        &mut self,
+        w: &mut Writer<'_>,
+        claim: &Claim,
+        target: &Url,
+        status: u16,
+    ) -> Result<(Done, u64), StoreError> {
+        let e = claim.entry;
+        let to = w.page_id_for(target)?;
+        let event = Done::Event(CrawlEvent::Redirected {
+            page: claim.page,
+            url: claim.url.clone(),
+            to: target.to_string(),
+            status,
+        });
+        let failure = policy::redirect_failure(e.hops, status, target, claim.page, to, |at| {
+            Ok::<_, StoreError>(match w.url_state(at)? {
+                Some(UrlState::Redirected { to: next, .. }) => Some(next),
+                _ => None,
+            })
+        })?;
+        if let Some(reason) = failure {
+            fail(w, claim, &reason)?;
+            let failed = CrawlEvent::Failed {
+                page: claim.page,
+                url: claim.url.clone(),
+                reason,
+            };
+            return Ok((Done::Event(failed), 0));
+        }
+        w.set_state(
+            claim.page,
+            &UrlState::Redirected {
+                point: e.point,
+                gen: e.gen,
+                to,
+                status,
+            },
+        )?;
+        let mut queued = 0;
+        if let Some(run) = self.runs.get(&e.point) {
+            let gen = run.gen;
+            if !policy::visited(w.url_state(to)?.as_ref(), e.point, gen, &self.runs) {
+                match policy::scope_refusal(run, target.as_str()) {
+                    None => {
+                        queued = 1;
+                        w.enqueue(to, policy::redirected(e, to, gen))?;
+                    }
+                    Some(reason) => self.skip(w, to, target.as_str(), e.point, gen, reason)?,
+                }
+            }
+        }
+        Ok((event, queued))
+    }
+
+    /// The page id of a URL `point` found, and the URL as stored (see
+    /// [`link_id`]).
+    fn link_id<'u>(
+        &self,
+        w: &mut Writer<'_>,
+        point: PointId,
+        url: &'u Url,
+    ) -> Result<(PageId, Cow<'u, Url>), StoreError> {
+        match self.runs.get(&point) {
+            Some(run) => link_id(run, w, url),
+            None => Ok((w.page_id_for(url)?, Cow::Borrowed(url))),
+        }
+    }
+
+    /// Queues a newly found link (among the first claimed when `first`) or
+    /// records why it is not crawled; returns 1 when it was queued.
+    fn consider_link(
+        &mut self,
+        w: &mut Writer<'_>,
+        id: PageId,
+        link: &str,
+        depth: u32,
+        point: PointId,
+        first: bool,
+    ) -> Result<u64, StoreError> {
+        let Some(run) = self.runs.get(&point) else {
+            return Ok(0);
+        };
+        let gen = run.gen;
+        if policy::visited(w.url_state(id)?.as_ref(), point, gen, &self.runs) {
+            return Ok(0);
+        }
+        if let Some(reason) = policy::refusal(run, link, depth) {
+            self.skip(w, id, link, point, gen, reason)?;
+            return Ok(0);
+        }
+        let entry = FrontierEntry {
+            page: id,
+            depth,
+            point,
+            gen,
+            hops: 0,
+        };
+        if first {
+            w.enqueue_first(id, entry)?;
+        } else {
+            w.enqueue(id, entry)?;
+        }
+        Ok(1)
+    }
+
+    /// Records a URL that will not be fetched, and tells the faces after
+    /// the commit, like every other outcome.
+    fn skip(
+        &mut self,
+        w: &mut Writer<'_>,
+        id: PageId,
+        url: &str,
+        point: PointId,
+        gen: u32,
+        reason: SkipReason,
+    ) -> Result<(), StoreError> {
+        w.set_state(id, &UrlState::Skipped { point, gen, reason })?;
+        self.skipped.push(CrawlEvent::Skipped {
+            page: id,
+            url: url.to_string(),
+            reason,
+        });
+        Ok(())
+    }
+}
+
+fn fail(w: &mut Writer<'_>, claim: &Claim, reason: &str) -> Result<(), StoreError> {
+    w.set_state(
+        claim.page,
+        &UrlState::Failed {
+            point: claim.entry.point,
+            gen: claim.entry.gen,
+            reason: reason.to_string(),
+        },
+    )
+}
+
+/// The page id of a URL `run`'s point found, and the URL as stored: on
+/// the site's first-seen form when www twins are one site.
+fn link_id<'u>(
+    run: &PointRun,
+    w: &mut Writer<'_>,
+    url: &'u Url,
+) -> Result<(PageId, Cow<'u, Url>), StoreError> {
+    let url = if run.one_site {
+        w.on_first_seen_site_once(url)?
+    } else {
+        Cow::Borrowed(url)
+    };
+    // Only a point with a user needs the link's origin.
+    let user = run
+        .user
+        .as_ref()
+        .filter(|(_, origins)| origins.contains(&crate::url::origin(&url)))
+        .map(|(u, _)| u.as_str());
+    Ok((w.page_id_as(&url, user)?, url))
+}
+
+/// Starts a new run of a point (bumping its generation and queueing its
+/// URL) unless one is under way (queued entries or live claims), in which
+/// case this crawler joins it. Returns the run and how many URLs it queued.
+pub(super) fn begin_run(
+    w: &mut Writer<'_>,
+    id: PointId,
+    mut rec: PointRecord,
+    instances: &HashMap<InstanceId, InstanceRecord>,
+) -> Result<(PointRun, Rescoped), StoreError> {
+    let live_claims = w.claims()?.into_iter().any(|(_, s)| match s {
+        UrlState::Claimed { point, by, .. } => point == id && !instance_dead(instances, by),
+        _ => false,
+    });
+    let joining = w.has_queued(&[id])? || live_claims;
+    let mut rescoped = Rescoped::default();
+    if rec.dirty {
+        let gen = if joining { rec.gen } else { rec.gen + 1 };
+        rescoped = rescope::rescope(w, id, &mut rec, gen)?;
+    }
+    if joining {
+        return Ok((PointRun::of(&rec), rescoped));
+    }
+    rec.gen += 1;
+    w.put_point(id, &rec)?;
+    w.keep_last_run(id)?;
+    let url = Url::parse(&rec.url)
+        .map_err(|e| StoreError::corrupt(format!("crawl point {id} URL {}: {e}", rec.url)))?;
+    let (page, _) = link_id(&PointRun::of(&rec), w, &url)?;
+    w.enqueue(
+        page,
+        FrontierEntry {
+            page,
+            depth: 0,
+            point: id,
+            gen: rec.gen,
+            hops: 0,
+        },
+    )?;
+    rescoped.queued += 1;
+    Ok((PointRun::of(&rec), rescoped))
+}
+
+/// Puts a batch's fetched pages in page id order, each in one of the
+/// places pages held (other outcomes keep theirs): the store then adds
+/// their records at the end of its tables instead of splitting leaves
+/// (see the store's `page_records`). Pages finish in no particular order
+/// anyway.
+pub(super) fn pages_in_id_order(outcomes: &mut Vec<Outcome>) {
+    sort_among(outcomes, |o| match o {
+        Outcome::Fetched { claim, .. } => Some(claim.page),
+        _ => None,
+    });
+}
+
+/// Sorts the items `key` picks by that key, each into one of the places
+/// those items held; the others keep theirs.
+fn sort_among<T, K: Ord>(items: &mut Vec<T>, key: impl Fn(&T) -> Option<K>) {
+    let places: Vec<usize> = (0..items.len())
+        .filter(|&i| key(&items[i]).is_some())
+        .collect();
+    let mut in_order = places.clone();
+    in_order.sort_by_key(|&i| key(&items[i]));
+    if in_order == places {
+        return;
+    }
+    // The item each position takes: a permutation.
+    let mut source: Vec<usize> = (0..items.len()).collect();
+    for (&place, &from) in places.iter().zip(&in_order) {
+        source[place] = from;
+    }
+    let mut taken: Vec<Option<T>> = items.drain(..).map(Some).collect();
+    items.extend(source.into_iter().filter_map(|from| taken[from].take()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_are_sorted_among_their_own_places() {
+        // Negative numbers stand for other messages.
+        let page = |v: &i32| (*v >= 0).then_some(*v);
+        let mut v = vec![5, -1, 3, -2, 4, 1, -3];
+        sort_among(&mut v, page);
+        assert_eq!(v, vec![1, -1, 3, -2, 4, 5, -3]);
+        let mut same = vec![-1, 1, 2, -2, 3];
+        sort_among(&mut same, page);
+        assert_eq!(same, vec![-1, 1, 2, -2, 3]);
+        let mut none: Vec<i32> = vec![-1, -2];
+        sort_among(&mut none, page);
+        assert_eq!(none, vec![-1, -2]);
+    }
+}

@@ -1,0 +1,90 @@
+//! The counts of a run, kept by the writer from the events it commits
+//! (so the counts and the log always agree, reason by reason) and read by
+//! the dispatcher's stats tick and the summary.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::crawl::event::{CrawlEvent, SkipCounts, Summary};
+use crate::store::SkipReason;
+
+/// Counters of this run, read by the dispatcher and the stats tick.
+#[derive(Default)]
+pub struct Counters {
+    pub fetched: AtomicU64,
+    pub not_modified: AtomicU64,
+    pub unchanged: AtomicU64,
+    pub failed: AtomicU64,
+    pub skipped_robots: AtomicU64,
+    pub out_of_scope: AtomicU64,
+    pub excluded: AtomicU64,
+    pub too_deep: AtomicU64,
+    pub nofollow: AtomicU64,
+    pub external_checked: AtomicU64,
+    pub external_broken: AtomicU64,
+    pub throttled: AtomicU64,
+}
+
+impl Counters {
+    pub fn skips(&self) -> SkipCounts {
+        SkipCounts {
+            robots: self.skipped_robots.load(Ordering::Relaxed),
+            out_of_scope: self.out_of_scope.load(Ordering::Relaxed),
+            excluded: self.excluded.load(Ordering::Relaxed),
+            too_deep: self.too_deep.load(Ordering::Relaxed),
+            nofollow: self.nofollow.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Counts one committed outcome.
+    pub(super) fn count(&self, e: &CrawlEvent) {
+        let counter = match e {
+            CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => &self.fetched,
+            CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => &self.failed,
+            CrawlEvent::NotModified { .. } => &self.not_modified,
+            CrawlEvent::Unchanged { .. } => &self.unchanged,
+            CrawlEvent::ExternalChecked { reason, .. } => {
+                if reason.is_some() {
+                    self.external_broken.fetch_add(1, Ordering::Relaxed);
+                }
+                &self.external_checked
+            }
+            CrawlEvent::OriginThrottled { .. } => &self.throttled,
+            CrawlEvent::Skipped { reason, .. } => match reason {
+                SkipReason::Robots => &self.skipped_robots,
+                SkipReason::OutOfScope => &self.out_of_scope,
+                SkipReason::Excluded => &self.excluded,
+                SkipReason::TooDeep => &self.too_deep,
+                SkipReason::Nofollow => &self.nofollow,
+            },
+            _ => return,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The run's summary, over `elapsed` of active (unpaused) time.
+    pub fn summary(&self, elapsed: Duration) -> Summary {
+        let elapsed_s = elapsed.as_secs_f64();
+        let fetched = self.fetched.load(Ordering::Relaxed);
+        Summary {
+            fetched,
+            not_modified: self.not_modified.load(Ordering::Relaxed),
+            unchanged: self.unchanged.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
+            skipped_robots: self.skipped_robots.load(Ordering::Relaxed),
+            out_of_scope: self.out_of_scope.load(Ordering::Relaxed),
+            excluded: self.excluded.load(Ordering::Relaxed),
+            too_deep: self.too_deep.load(Ordering::Relaxed),
+            nofollow: self.nofollow.load(Ordering::Relaxed),
+            throttled: self.throttled.load(Ordering::Relaxed),
+            external_checked: self.external_checked.load(Ordering::Relaxed),
+            external_broken: self.external_broken.load(Ordering::Relaxed),
+            elapsed_s,
+            pages_per_s: if elapsed_s > 0.0 {
+                fetched as f64 / elapsed_s
+            } else {
+                0.0
+            },
+        }
+    }
+}

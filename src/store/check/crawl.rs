@@ -1,0 +1,199 @@
+//! `check` of the crawl's own tables: the frontier against the URL
+//! states, a state for every URL the crawl decided on, crawl points of
+//! queued URLs, claims of dead processes, and the run history of known
+//! points and URLs.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::store::codec::{self, read_u32, read_u64, split_pair_key, u32_key};
+use crate::store::history::{self, Kept};
+use crate::store::page_records::{self, Part};
+use crate::store::schema::{FrontierEntry, InstanceId, PageId, PointId, UrlState};
+use crate::store::sealed::View;
+use crate::store::{FrontierRead, LinkRead, PageRead, PointRead, Result};
+
+use super::{InUse, Problems};
+
+/// Run history names a crawl point that exists (removing one drops its
+/// history), a URL the store knows, and at most two runs per point, none
+/// newer than the point's current run.
+pub(super) fn check_history<V: View + ?Sized>(
+    v: &V,
+    in_use: &mut InUse,
+    p: &mut Problems,
+) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    let points: HashMap<PointId, u32> = v
+        .points()?
+        .into_iter()
+        .map(|(id, rec)| (id, rec.gen))
+        .collect();
+    let mut runs: HashMap<PointId, HashSet<u32>> = HashMap::new();
+    for item in d.run_history.iter(t)? {
+        let (k, val) = item?;
+        let (point, gen, block) = history::split_key(k)?;
+        for entry in history::block_entries(block, val) {
+            let (page, kept) = entry?;
+            if let Kept::AsPage { .. } = kept {
+                if d.pages.get(t, &u32_key(page))?.is_none() {
+                    p.add(format!(
+                        "run history of page {page} leans on a page record it lacks"
+                    ));
+                }
+            }
+            if d.urls.get(t, &u32_key(page))?.is_none() {
+                p.add(format!("run history of page {page}, which has no URL"));
+            }
+        }
+        in_use.point = in_use.point.max(u64::from(point));
+        match points.get(&point) {
+            None => p.add(format!(
+                "run history of crawl point {point}, which does not exist"
+            )),
+            Some(&current) if gen > current => p.add(format!(
+                "run history of crawl point {point} run {gen}, past its current run {current}"
+            )),
+            Some(_) => {}
+        }
+        runs.entry(point).or_default().insert(gen);
+    }
+    for (point, gens) in runs {
+        if gens.len() > 2 {
+            p.add(format!(
+                "crawl point {point} keeps the history of {} runs (at most 2)",
+                gens.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn check_frontier<V: View + ?Sized>(
+    v: &V,
+    is_dead: &dyn Fn(InstanceId) -> bool,
+    in_use: &mut InUse,
+    p: &mut Problems,
+) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    let points = point_ids(v)?;
+    // Removing a point drops its queued URLs, frontier entries and states
+    // alike; a queued URL of a missing point is a lost point record.
+    let no_point = |page: PageId, point: PointId, p: &mut Problems| {
+        if !points.contains(&point) {
+            p.add(format!(
+                "page {page} is queued for crawl point {point}, which does not exist"
+            ));
+        }
+    };
+    let mut entries = 0u64;
+    for item in d.frontier.iter(t)? {
+        let (k, val) = item?;
+        entries += 1;
+        match k.get(4..12) {
+            Some(seq) => in_use.frontier_seq = in_use.frontier_seq.max(read_u64(seq)?),
+            None => p.add("frontier key is not 12 bytes".to_string()),
+        }
+        let e: FrontierEntry = codec::decode(val)?;
+        in_use.point = in_use.point.max(u64::from(e.point));
+        no_point(e.page, e.point, p);
+        match d.url_state.get(t, &u32_key(e.page))? {
+            Some(s) => {
+                if !matches!(codec::decode::<UrlState>(s)?, UrlState::Queued { .. }) {
+                    p.add(format!("page {} is in the frontier but not queued", e.page));
+                }
+            }
+            None => p.add(format!(
+                "page {} is in the frontier without a state",
+                e.page
+            )),
+        }
+    }
+    let mut queued = 0u64;
+    for item in d.url_state.iter(t)? {
+        let (k, val) = item?;
+        let page = read_u32(k)?;
+        let state = codec::decode::<UrlState>(val)?;
+        in_use.point = in_use.point.max(u64::from(state.run().0));
+        match state {
+            UrlState::Queued { point, .. } => {
+                queued += 1;
+                no_point(page, point, p);
+            }
+            UrlState::Claimed { by, .. } => {
+                in_use.instance = in_use.instance.max(u64::from(by));
+                if is_dead(by) {
+                    p.add(format!(
+                        "page {page} is claimed by crawler {by}, which is gone"
+                    ));
+                }
+            }
+            _ => {}
+        }
+        if d.urls.get(t, &u32_key(page))?.is_none() {
+            p.add(format!("page {page} has a state but no URL"));
+        }
+    }
+    if queued != entries {
+        p.add(format!(
+            "{queued} URLs queued but {entries} frontier entries"
+        ));
+    }
+    Ok(())
+}
+
+fn point_ids<V: View + ?Sized>(v: &V) -> Result<HashSet<PointId>> {
+    Ok(v.points()?.into_iter().map(|(id, _)| id).collect())
+}
+
+/// Every URL the crawl decided on has a state: each start URL of a crawl
+/// point, and each link of a page followed (done) for a point that still
+/// exists, since following a page queues, skips or leaves to its owner
+/// every link. Links of pages not followed (an error status) are recorded
+/// without a state, and removing a point drops the states of its queued
+/// URLs: those are the only URLs seen without one.
+pub(super) fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    let has_state =
+        |page: PageId| -> Result<bool> { Ok(d.url_state.get(t, &u32_key(page))?.is_some()) };
+    let points = point_ids(v)?;
+    for (point, rec) in v.points()? {
+        let Ok(url) = url::Url::parse(&rec.url) else {
+            p.add(format!("crawl point {point}: start URL does not parse"));
+            continue;
+        };
+        // A corrupt URL record (one whose origin is gone) is named where
+        // the URL records are checked.
+        if let Ok(Some(page)) = v.page_id(&url) {
+            if !has_state(page)? {
+                p.add(format!(
+                    "page {page}: start URL of crawl point {point} without a state"
+                ));
+            }
+        }
+    }
+    for item in d.forward.iter(t)? {
+        let (k, record) = item?;
+        if page_records::part(record, Part::Links)?.is_empty() {
+            continue;
+        }
+        let parent = split_pair_key(k)?.1;
+        let followed = match v.url_state(parent)? {
+            Some(UrlState::Done { point, .. }) => points.contains(&point),
+            _ => false,
+        };
+        if !followed {
+            continue;
+        }
+        for child in v.children(parent)? {
+            if !has_state(child)? {
+                p.add(format!(
+                    "page {child}: linked from page {parent}, which was followed, but without a state"
+                ));
+            }
+        }
+    }
+    Ok(())
+}

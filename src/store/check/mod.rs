@@ -1,0 +1,127 @@
+//! Proof that a store is whole: walks every table and reports each broken
+//! invariant (page ↔ forward, index ↔ forward, doc freqs, both link
+//! directions, id maps, frontier ↔ states, a state for every URL the crawl
+//! decided on, crawl points of queued URLs, id counters beyond every id in
+//! use, claims of dead processes, run history of known points and URLs,
+//! pair postings that match a fresh count from their segment's postings)
+//! as one readable line.
+
+mod crawl;
+mod index;
+mod pages;
+
+use std::collections::HashMap;
+
+use super::codec::{read_u32, read_u64};
+use super::dictionary::{self, Kind};
+use super::inverted::segments::SegmentRead;
+use super::inverted::stems;
+use super::schema::{meta_keys, Db, InstanceId};
+use super::sealed::View;
+use super::Result;
+
+/// Problems are capped so a badly broken store still answers quickly.
+const MAX_PROBLEMS: usize = 200;
+
+/// The invariant checker.
+pub trait CheckRead: View {
+    /// Every invariant that does not hold; empty when the store is whole.
+    /// `is_dead` says whether a crawler instance no longer runs.
+    fn check(&self, is_dead: &dyn Fn(InstanceId) -> bool) -> Result<Vec<String>> {
+        let mut p = Problems::default();
+        let mut in_use = InUse::default();
+        // Live segment -> its page count: the streams' parts must be in one.
+        let listed: HashMap<u32, u32> = self.live_segments()?.entries().iter().copied().collect();
+        pages::check_pages(self, &mut p)?;
+        index::check_index(self, &listed, &mut in_use, &mut p)?;
+        index::check_pairs(self, &mut p)?;
+        index::check_links(self, &listed, &mut in_use, &mut p)?;
+        pages::check_id_maps(self, &mut p)?;
+        crawl::check_frontier(self, is_dead, &mut in_use, &mut p)?;
+        crawl::check_seen_urls(self, &mut p)?;
+        crawl::check_history(self, &mut in_use, &mut p)?;
+        check_counters(self, &in_use, &mut p)?;
+        Ok(p.list)
+    }
+}
+
+impl<T: View + ?Sized> CheckRead for T {}
+
+#[derive(Default)]
+struct Problems {
+    list: Vec<String>,
+}
+
+impl Problems {
+    fn add(&mut self, msg: String) {
+        if self.list.len() < MAX_PROBLEMS {
+            self.list.push(msg);
+        }
+    }
+}
+
+/// The largest id of each kind that records name, beyond the keys of the
+/// kind's own table: `meta`'s counter must be past all of them, or the next
+/// id handed out would be one already in use.
+#[derive(Default)]
+struct InUse {
+    segment: u64,
+    point: u64,
+    instance: u64,
+    frontier_seq: u64,
+}
+
+/// The zstd dictionary `frame` names when the store does not hold it.
+fn missing_dictionary<V: View + ?Sized>(v: &V, kind: Kind, frame: &[u8]) -> Result<Option<u32>> {
+    match dictionary::frame_dictionary(frame) {
+        Some(id) if !dictionary::holds(v, kind, id)? => Ok(Some(id)),
+        _ => Ok(None),
+    }
+}
+
+/// Each id counter in `meta` is past every id in use (a missing counter
+/// starts again at 1).
+fn check_counters<V: View + ?Sized>(v: &V, in_use: &InUse, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    let last_key = |db: &Db| -> Result<u64> {
+        db.last(t)?
+            .map_or(Ok(0), |(k, _)| read_u32(k).map(u64::from))
+    };
+    for (key, what, used) in [
+        (meta_keys::NEXT_PAGE, "page", last_key(&d.urls)?),
+        (
+            meta_keys::NEXT_WORD,
+            "word",
+            u64::from(stems::next_id(v, d.words)?.saturating_sub(1)),
+        ),
+        (meta_keys::NEXT_ORIGIN, "origin", last_key(&d.origins)?),
+        (meta_keys::NEXT_MIME, "mimetype", last_key(&d.mimetypes)?),
+        (
+            meta_keys::NEXT_POINT,
+            "crawl point",
+            last_key(&d.crawl_points)?.max(in_use.point),
+        ),
+        (
+            meta_keys::NEXT_INSTANCE,
+            "crawler",
+            last_key(&d.instances)?.max(in_use.instance),
+        ),
+        (meta_keys::NEXT_SEGMENT, "segment", in_use.segment),
+        (
+            meta_keys::FRONTIER_SEQ,
+            "frontier sequence",
+            in_use.frontier_seq,
+        ),
+    ] {
+        let next = d.meta.get(t, key)?.map(read_u64).transpose()?;
+        if used >= next.unwrap_or(1) {
+            let name = String::from_utf8_lossy(key);
+            p.add(match next {
+                Some(n) => format!("counter {name} is {n}, but {what} id {used} is in use"),
+                None => format!("counter {name} is missing, but {what} id {used} is in use"),
+            });
+        }
+    }
+    Ok(())
+}

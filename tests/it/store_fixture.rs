@@ -1,0 +1,76 @@
+//! The committed store in `tests/fixtures/store-v17`, written by the build
+//! whose layout is the first supported one (schema 17): this build must
+//! open it, find it whole, search it and read its pages back. A change of
+//! the store's format must upgrade that store, or this test fails (see
+//! `tests/fixtures/README.md`).
+
+use std::path::{Path, PathBuf};
+
+use crate::support::on_store;
+
+/// The site the store was crawled from, as it was served.
+const SITE: &str = "http://127.0.0.1:8765/";
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-v17/data.mdb")
+}
+
+/// A copy of the committed store in a temp dir: opening a store writes to
+/// it (its lock file, at least), and the committed file must stay as it is.
+fn fixture_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(), dir.path().join("data.mdb")).unwrap();
+    dir
+}
+
+fn stdout_of(db: &Path, args: &[&str]) -> Vec<u8> {
+    let out = on_store(db, args);
+    assert!(
+        out.status.success(),
+        "crawlscope {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn json_of(db: &Path, args: &[&str]) -> serde_json::Value {
+    serde_json::from_slice(&stdout_of(db, args)).unwrap()
+}
+
+#[test]
+fn the_committed_store_opens_checks_searches_and_reads_its_pages_back() {
+    let committed = std::fs::read(fixture()).unwrap();
+    let dir = fixture_copy();
+    let db = dir.path();
+
+    let check = String::from_utf8(stdout_of(db, &["check"])).unwrap();
+    assert!(check.contains("store is whole"), "{check}");
+
+    // Four pages fetched, the link to a missing one failed.
+    let stats = json_of(db, &["stats", "--json"]);
+    assert_eq!(stats["pages"], 5, "{stats}");
+    assert_eq!(stats["fetched"], 4, "{stats}");
+    assert_eq!(stats["failed"], 1, "{stats}");
+
+    // The page about it first, then the home page that names it once.
+    let hits = json_of(db, &["search", "lighthouse", "--json"]);
+    let urls: Vec<&str> = (hits.as_array().unwrap().iter())
+        .map(|h| h["url"].as_str().unwrap())
+        .collect();
+    let lighthouse = format!("{SITE}lighthouse.html");
+    assert_eq!(urls, [lighthouse.as_str(), SITE]);
+    let phrase = json_of(db, &["search", "\"ferry timetable\"", "--json"]);
+    assert_eq!(phrase[0]["url"], format!("{SITE}ferry.html"), "{phrase}");
+
+    let page = json_of(db, &["page", &lighthouse, "--json"]);
+    assert_eq!(page["title"], "The Lighthouse", "{page}");
+    assert_eq!(page["status"], 200, "{page}");
+    assert_eq!(page["state"], "done", "{page}");
+
+    // The body reads back as the file that was served.
+    let body = stdout_of(db, &["body", &lighthouse]);
+    assert_eq!(body, include_bytes!("../fixtures/site/lighthouse.html"));
+
+    assert_eq!(std::fs::read(fixture()).unwrap(), committed);
+}
