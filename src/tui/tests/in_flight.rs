@@ -163,8 +163,8 @@ async fn in_flight_counts_requests_on_the_wire_and_ages_time_the_fetch() {
         "the queue showed {most_shown} in flight"
     );
     // A fetch takes ANSWER_AFTER; waiting for a slot behind the other
-    // workers took several times that.
-    assert!(oldest < ANSWER_AFTER * 3, "a row aged {oldest:?}");
+    // workers took up to six times that (the margin is for a busy machine).
+    assert!(oldest < ANSWER_AFTER * 4, "a row aged {oldest:?}");
     let fetched = events
         .iter()
         .filter(|(_, e)| matches!(e, CrawlEvent::Fetched(_)))
