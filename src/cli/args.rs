@@ -1,4 +1,4 @@
-//! The command line as clap sees it (the contract is shared/CLI.md). Bad
+//! The command line as clap sees it (the contract is docs/CLI.md). Bad
 //! flags and invalid URLs are rejected here, so they exit 2 with clap's
 //! one-line `error:` message.
 
@@ -148,6 +148,17 @@ pub enum Command {
     Check {
         #[arg(long)]
         json: bool,
+    },
+    /// Print a completion script for SHELL (e.g. `crawlscope completions
+    /// bash > ~/.local/share/bash-completion/completions/crawlscope`).
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page in roff (`crawlscope man | man -l -`); with a
+    /// COMMAND, that command's own page (`crawlscope-COMMAND(1)`, which
+    /// the main page's SUBCOMMANDS section refers to).
+    Man {
+        /// A subcommand, e.g. `crawl` or `point`.
+        #[arg(value_parser = man_command)]
+        command: Option<String>,
     },
 }
 
@@ -344,4 +355,19 @@ fn parse_exclude(s: &str) -> Result<String, String> {
 
 fn parse_header(s: &str) -> Result<(String, String), String> {
     crate::crawl::parse_header(s)
+}
+
+/// `man COMMAND` takes the name of a subcommand; looked up when parsing
+/// (not when the parser is built, which this function is part of).
+fn man_command(name: &str) -> Result<String, String> {
+    let cli = <Cli as clap::CommandFactory>::command();
+    if cli.find_subcommand(name).is_some() {
+        return Ok(name.to_string());
+    }
+    let names: Vec<&str> = cli
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name())
+        .collect();
+    Err(format!("no such command [commands: {}]", names.join(", ")))
 }

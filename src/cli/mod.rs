@@ -18,6 +18,7 @@ mod body;
 mod copy;
 mod crawl;
 mod export;
+mod generated;
 pub(crate) mod page;
 mod point;
 mod report;
@@ -63,6 +64,9 @@ pub enum CliError {
     NoSuchPage(String),
     #[error("the store has {0} problem(s)")]
     CheckFailed(usize),
+    /// `man COMMAND` for a name the parser let through but no subcommand has.
+    #[error("no command '{0}' (crawlscope --help lists them)")]
+    NoSuchCommand(String),
     #[error("no home directory: pass --db PATH")]
     NoHome,
     #[error(transparent)]
@@ -152,7 +156,7 @@ impl CliError {
     /// The exit code: 2 for usage, 1 for everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::FlagNeedsUrl { .. } => 2,
+            CliError::FlagNeedsUrl { .. } | CliError::NoSuchCommand(_) => 2,
             _ => 1,
         }
     }
@@ -214,6 +218,8 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),
+        Some(Command::Completions { shell }) => generated::completions(shell),
+        Some(Command::Man { command }) => generated::man(command.as_deref()),
         None => tui::run(
             db,
             None,

@@ -1,9 +1,10 @@
 //! `page URL`: everything the store knows of one URL — its crawl state,
-//! record, top keywords, meta tags, parents and children (the object is
+//! record (a cut body marked so), what an external check found, top
+//! keywords, meta tags, parents and children (the object is
 //! `crate::export::page`'s; this face prints it).
 
 use super::{print_json, CliError, CliResult};
-use crate::export::page::{keyword_line, page_json};
+use crate::export::page::{keyword_line, page_json, PageJson};
 use crate::store::prelude::*;
 use crate::store::Store;
 use crate::url::Url;
@@ -40,13 +41,18 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
             crate::crawl::status_text(status)
         );
     }
+    if let Some(check) = &p.external_check {
+        let said = match (&check.reason, check.status) {
+            (Some(reason), _) => reason.clone(),
+            (None, Some(status)) => format!("works ({status})"),
+            (None, None) => "works".into(),
+        };
+        outln!("external check {said}  (checked {})", check.checked_at);
+    }
     outln!("title          {}", or_dash(&p.title));
     outln!("status         {}", or_dash(&p.status));
     outln!("mime           {}", or_dash(&p.mime));
-    outln!(
-        "size           {}",
-        p.size.map_or_else(|| "-".into(), |s| format!("{s} bytes"))
-    );
+    outln!("size           {}", size_text(&p));
     let source = match p.last_modified_source {
         Some("header") => "",
         Some("date") => "  (no Last-Modified: the server's Date)",
@@ -97,4 +103,18 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
         }
     }
     Ok(())
+}
+
+/// "N bytes", and for a cut body where it was cut and what was announced.
+fn size_text(p: &PageJson) -> String {
+    let Some(size) = p.size else {
+        return "-".into();
+    };
+    if p.truncated != Some(true) {
+        return format!("{size} bytes");
+    }
+    match p.full_size {
+        Some(full) => format!("{size} bytes (cut at --max-body-bytes; {full} announced)"),
+        None => format!("{size} bytes (cut at --max-body-bytes)"),
+    }
 }

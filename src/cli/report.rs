@@ -1,5 +1,5 @@
 //! `report [KIND]`: what the crawl found, as a table for people, `--json`
-//! (the shapes of shared/CLI.md) or `--csv` (a header row, then a row per
+//! (the shapes of docs/CLI.md) or `--csv` (a header row, then a row per
 //! item). The findings themselves are `crate::report`'s.
 
 use super::{print_json, CliResult};
@@ -49,11 +49,12 @@ pub fn run(
         Kind::Hosts => out.list::<rep::hosts::Hosts>(&ctx, "origins"),
         Kind::External => {
             if !rep::external::any_checked(&ctx)? {
+                let why = rep::external::nothing_checked(&ctx)?;
                 if format == Format::Text {
-                    outln!("{}", rep::external::NOT_CHECKED);
+                    outln!("{why}");
                     return Ok(());
                 }
-                eprintln!("note: {}", rep::external::NOT_CHECKED);
+                eprintln!("note: {why}");
             }
             out.list::<rep::external::External>(&ctx, "broken external links")
         }

@@ -22,7 +22,7 @@ struct StatsJson {
     skipped: u64,
     /// Bytes per table, largest first.
     tables: Vec<(String, u64)>,
-    /// Live index segments (see README, The store).
+    /// Live index segments (docs/ARCHITECTURE.md, The store).
     segments: usize,
     /// Trained zstd dictionaries the store holds.
     dictionaries: Vec<DictionaryJson>,

@@ -13,14 +13,17 @@ use crate::store::Store;
 use crate::tui;
 use crate::url::Url;
 
-/// Logs go to `crawlscope.log` in the data dir (beside the store when
-/// there is no home directory); the console cannot show them.
+/// Logs go to a file (the console cannot show them).
 fn start_logging(store: &Path) {
-    let dir = directories::ProjectDirs::from("", "", "crawlscope")
-        .map(|d| d.data_dir().to_path_buf())
-        .unwrap_or_else(|| store.to_path_buf());
     // A console without a log file still works; there is nowhere to say so.
-    let _ = tui::log_to_file(&dir.join("crawlscope.log"));
+    let _ = tui::log_to_file(&log_path(store));
+}
+
+/// `crawlscope.log` in the store's own directory, beside its data files:
+/// writable wherever the store is, never shared by two stores, and moved
+/// or removed with the store it tells about.
+fn log_path(store: &Path) -> PathBuf {
+    store.join("crawlscope.log")
 }
 
 pub fn run(
@@ -96,4 +99,15 @@ pub fn demo(db: Option<PathBuf>, pages: u32) -> CliResult {
     drop(store);
     drop(throwaway);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn the_log_lives_beside_the_store_it_is_about() {
+        let store = Path::new("/x");
+        assert_eq!(super::log_path(store), store.join("crawlscope.log"));
+    }
 }

@@ -37,6 +37,7 @@ pub use event::{
     CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, Notice, NoticeKind, SkipCounts, Summary,
 };
 pub use fetch::parse_header;
+pub use policy::SITEMAP_DEPTH;
 pub use writer::{instance_dead, pid_alive};
 
 use crate::store::StoreError;

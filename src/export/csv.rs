@@ -1,18 +1,20 @@
 //! CSV: a header row, then one row per URL seen (fetched or not), with its
-//! state, why it failed or was skipped, and what its fetch found. RFC 4180
+//! state, why it failed or was skipped, where it redirects, and what its
+//! fetch found (a cut body marked so). RFC 4180
 //! quoting (the `csv` crate), list fields joined with a space, times
 //! RFC 3339, empty cells for what a URL does not have.
 
 use std::io::Write;
 
-use super::page::{mime_string, reason};
+use super::page::{body_size, mime_string, reason};
+use super::redirect_depth::RedirectDepths;
 use super::{each_url, ExportResult};
 use crate::store::prelude::*;
-use crate::store::{DirectiveSource, PageRecord, Reader};
+use crate::store::{DirectiveSource, PageRecord, Reader, UrlState};
 use crate::time::rfc3339;
 
-/// The columns, in order (shared/CLI.md).
-pub const COLUMNS: [&str; 18] = [
+/// The columns, in order (docs/CLI.md, export).
+pub const COLUMNS: [&str; 21] = [
     "url",
     "state",
     "status",
@@ -31,11 +33,15 @@ pub const COLUMNS: [&str; 18] = [
     "response_ms",
     "inlinks",
     "outlinks",
+    "redirect_status",
+    "redirect_to",
+    "truncated",
 ];
 
 pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
     let mut out = csv::Writer::from_writer(w);
     out.write_record(COLUMNS).map_err(csv_error)?;
+    let depths = RedirectDepths::new(r)?;
     each_url(r, |id, url| {
         let state = r.url_state(id)?;
         let page = r.page(id)?;
@@ -44,7 +50,20 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             None => None,
         };
         let of_page = |f: &dyn Fn(&PageRecord) -> String| page.as_ref().map(f).unwrap_or_default();
-        let row: [String; 18] = [
+        let redirect = match &state {
+            Some(UrlState::Redirected { to, status, .. }) => Some((*status, r.url_of(*to)?)),
+            _ => None,
+        };
+        let depth = match (&page, &redirect) {
+            (Some(p), _) => Some(p.depth),
+            (None, Some(_)) => depths.of(id)?,
+            (None, None) => None,
+        };
+        let size = match &page {
+            Some(p) => body_size(r, id, p)?.size.to_string(),
+            None => String::new(),
+        };
+        let row: [String; 21] = [
             url.to_string(),
             state
                 .as_ref()
@@ -52,8 +71,8 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             of_page(&|p| p.status.to_string()),
             text(reason(state.as_ref(), page.as_ref())),
             text(mime),
-            of_page(&|p| p.size.to_string()),
-            of_page(&|p| p.depth.to_string()),
+            size,
+            depth.map(|d| d.to_string()).unwrap_or_default(),
             of_page(&|p| text(p.title.clone())),
             of_page(&|p| text(p.description.clone())),
             of_page(&|p| p.h1.join(" ")),
@@ -65,6 +84,12 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             of_page(&|p| p.response_ms.to_string()),
             r.parents(id)?.len().to_string(),
             r.children(id)?.len().to_string(),
+            redirect
+                .as_ref()
+                .map(|r| r.0.to_string())
+                .unwrap_or_default(),
+            text(redirect.and_then(|r| r.1)),
+            of_page(&|p| p.truncated.to_string()),
         ];
         out.write_record(&row).map_err(csv_error)?;
         Ok(())

@@ -2,11 +2,13 @@
 //! (`spider_result`, `jsonl`, `csv`, `warc`). Each reads one snapshot and
 //! writes to any `Write`; where the bytes go (stdout, a file that appears
 //! whole) is the face's choice. The page object they share (also
-//! `page --json`'s) is [`page`]'s.
+//! `page --json`'s) is [`page`]'s; the depth of a redirect, which the store
+//! does not keep, is [`redirect_depth`]'s.
 
 pub mod csv;
 pub mod jsonl;
 pub mod page;
+pub mod redirect_depth;
 pub mod spider_result;
 pub mod url_parts;
 pub mod warc;

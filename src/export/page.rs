@@ -1,13 +1,16 @@
 //! The page object: what `page --json` prints, one line of `export
 //! --format jsonl` holds, and the parts every face and format shares —
 //! keywords shown as words, MIME types as strings, the reason a URL failed
-//! or was skipped, the URLs of page ids.
+//! or was skipped, a body's size and whether it was cut, the URLs of page
+//! ids.
 
 use serde::Serialize;
 
 use super::url_parts::{self, UrlPartsJson};
 use crate::store::prelude::*;
-use crate::store::{DirectiveSource, MimeRecord, PageId, PageRecord, Reader, StoreError, UrlState};
+use crate::store::{
+    DirectiveSource, ExternalCheck, MimeRecord, PageId, PageRecord, Reader, StoreError, UrlState,
+};
 use crate::time::rfc3339;
 
 /// Keywords shown for one page.
@@ -57,7 +60,13 @@ pub struct PageJson {
     pub title: Option<String>,
     pub status: Option<u16>,
     pub mime: Option<String>,
+    /// The body's bytes: as announced (Content-Length), else as received;
+    /// the bytes kept when the body was cut.
     pub size: Option<u64>,
+    /// The body was cut at `--max-body-bytes`.
+    pub truncated: Option<bool>,
+    /// What the server announced of a cut body, when it did.
+    pub full_size: Option<u64>,
     pub last_modified: Option<String>,
     /// Where `last_modified` comes from: `header` (Last-Modified), `date`
     /// (the server's Date) or `fetch` (our clock at fetch time).
@@ -84,6 +93,52 @@ pub struct PageJson {
     pub children: Vec<String>,
     /// The children with their anchor text and nofollow marks.
     pub links: Vec<LinkJson>,
+    /// What `--check-external` found of an out-of-scope URL.
+    pub external_check: Option<ExternalCheckJson>,
+}
+
+/// An out-of-scope link target's check: the status it answered (null when
+/// none came) and why it is broken (null when it works).
+#[derive(Serialize)]
+pub struct ExternalCheckJson {
+    pub status: Option<u16>,
+    pub reason: Option<String>,
+    pub checked_at: String,
+}
+
+impl From<ExternalCheck> for ExternalCheckJson {
+    fn from(c: ExternalCheck) -> Self {
+        ExternalCheckJson {
+            status: c.status,
+            reason: c.reason,
+            checked_at: rfc3339(c.checked_at),
+        }
+    }
+}
+
+/// A fetched body's size, and what the server announced when it was cut.
+pub struct BodySize {
+    pub size: u64,
+    pub full_size: Option<u64>,
+}
+
+/// The size of page `id`'s body. A record's size is the announced
+/// Content-Length, else the bytes received; for a body cut at
+/// `--max-body-bytes` those differ, so its size is the bytes kept (the
+/// stored body, exactly as the WARC export writes it) and the announced
+/// size, when larger, is its full size.
+pub fn body_size(r: &Reader<'_>, id: PageId, record: &PageRecord) -> Result<BodySize, StoreError> {
+    if !record.truncated {
+        return Ok(BodySize {
+            size: record.size,
+            full_size: None,
+        });
+    }
+    let kept = r.body(id)?.map_or(record.size, |b| b.len() as u64);
+    Ok(BodySize {
+        size: kept,
+        full_size: (record.size > kept).then_some(record.size),
+    })
 }
 
 pub fn mime_string(m: &MimeRecord) -> String {
@@ -157,6 +212,10 @@ pub fn page_json(
         (Vec::new(), Vec::new(), Vec::new())
     };
     let children = links.iter().map(|l| l.url.clone()).collect();
+    let size = match &record {
+        Some(rec) => Some(body_size(r, id, rec)?),
+        None => None,
+    };
     let reason = reason(state.as_ref(), record.as_ref());
     Ok(PageJson {
         id,
@@ -169,7 +228,9 @@ pub fn page_json(
         title: record.as_ref().and_then(|p| p.title.clone()),
         status: record.as_ref().map(|p| p.status),
         mime,
-        size: record.as_ref().map(|p| p.size),
+        size: size.as_ref().map(|s| s.size),
+        truncated: record.as_ref().map(|p| p.truncated),
+        full_size: size.and_then(|s| s.full_size),
         last_modified: record.as_ref().map(|p| rfc3339(p.last_modified)),
         last_modified_source: record.as_ref().map(PageRecord::last_modified_source),
         fetched_at: record.as_ref().map(|p| rfc3339(p.fetched_at)),
@@ -194,6 +255,7 @@ pub fn page_json(
         from_sitemap: r.listed_by_sitemap(id)?,
         children,
         links,
+        external_check: r.external_check(id)?.map(ExternalCheckJson::from),
     })
 }
 

@@ -1,9 +1,12 @@
 //! `report broken`: every URL that failed or answered 4xx/5xx, with every
 //! page that links to it and the link's text there ("found on ... as
-//! ..."), the most linked first.
+//! ..."), the most linked first. A URL reached through redirects is linked
+//! from the pages linking to each hop of the chains that lead to it, each
+//! with the hops its link went through ("via 301 ...").
 
 use serde::Serialize;
 
+use super::redirects::{Hop, RedirectsInto, MAX_HOPS};
 use super::{failed_status, opt_cell, Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, UrlState};
@@ -16,6 +19,23 @@ pub struct Item {
     pub status: Option<u16>,
     pub reason: String,
     pub parents: Vec<PageId>,
+    /// The redirect chains that end at the URL, each with the pages
+    /// linking to its first hop.
+    pub chains: Vec<Chain>,
+}
+
+/// Redirects (with their 3xx) that lead, hop by hop, to a broken URL, and
+/// the pages linking to the first of them.
+pub struct Chain {
+    pub hops: Vec<(PageId, u16)>,
+    pub parents: Vec<PageId>,
+}
+
+impl Item {
+    /// Pages linking to the URL, straight or through redirects.
+    fn linked_from(&self) -> usize {
+        self.parents.len() + self.chains.iter().map(|c| c.parents.len()).sum::<usize>()
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -32,6 +52,10 @@ pub struct BrokenRow {
 pub struct Source {
     pub url: String,
     pub anchor: String,
+    /// The redirects the link went through, first hop first; absent for
+    /// a link straight to the URL.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<Hop>,
 }
 
 impl ListKind for Broken {
@@ -39,14 +63,21 @@ impl ListKind for Broken {
     type Row = BrokenRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
+        let mut into = RedirectsInto::default();
+        for (id, state) in ctx.states()? {
+            into.add(*id, state);
+        }
         let mut items = Vec::new();
         for (id, state) in ctx.states()? {
             if let UrlState::Failed { reason, .. } = state {
+                let mut chains = Vec::new();
+                chains_into(ctx, &into, *id, &[], &mut chains)?;
                 items.push(Item {
                     page: *id,
                     status: failed_status(ctx.r, *id, reason)?,
                     reason: reason.clone(),
                     parents: ctx.r.parents(*id)?,
+                    chains,
                 });
             }
         }
@@ -59,18 +90,61 @@ impl ListKind for Broken {
     }
 }
 
+/// Every chain of redirects that leads to `end` through `hops` (the hops
+/// found so far, first hop first), walking back a hop at a time; a loop
+/// or an overlong chain ends the walk.
+fn chains_into(
+    ctx: &Ctx<'_, '_>,
+    into: &RedirectsInto,
+    end: PageId,
+    hops: &[(PageId, u16)],
+    out: &mut Vec<Chain>,
+) -> Result<()> {
+    if hops.len() >= MAX_HOPS {
+        return Ok(());
+    }
+    let first = hops.first().map_or(end, |h| h.0);
+    for &(from, status) in into.to(first) {
+        if from == end || hops.iter().any(|h| h.0 == from) {
+            continue;
+        }
+        let mut longer = Vec::with_capacity(hops.len() + 1);
+        longer.push((from, status));
+        longer.extend_from_slice(hops);
+        out.push(Chain {
+            hops: longer.clone(),
+            parents: ctx.r.parents(from)?,
+        });
+        chains_into(ctx, into, end, &longer, out)?;
+    }
+    Ok(())
+}
+
 pub fn most_linked_first(items: &mut [Item]) {
     items.sort_by(|a, b| {
-        b.parents
-            .len()
-            .cmp(&a.parents.len())
+        b.linked_from()
+            .cmp(&a.linked_from())
             .then(a.page.cmp(&b.page))
     });
 }
 
-/// A broken target with every page linking to it.
+/// A broken target with every page linking to it, straight or through
+/// redirects.
 pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
-    let sources = sources(ctx, item.page, &item.parents)?;
+    let mut sources = sources(ctx, item.page, &item.parents)?;
+    for chain in &item.chains {
+        let mut via = Vec::with_capacity(chain.hops.len());
+        for &(page, status) in &chain.hops {
+            via.push(Hop {
+                url: ctx.url(page)?,
+                status,
+            });
+        }
+        for mut source in self::sources(ctx, chain.hops[0].0, &chain.parents)? {
+            source.via.clone_from(&via);
+            sources.push(source);
+        }
+    }
     Ok(BrokenRow {
         url: ctx.url(item.page)?,
         status: item.status,
@@ -93,16 +167,24 @@ pub fn sources(ctx: &Ctx<'_, '_>, target: PageId, parents: &[PageId]) -> Result<
         out.push(Source {
             url: ctx.url(p)?,
             anchor,
+            via: Vec::new(),
         });
     }
     Ok(out)
 }
 
-/// "found on URL as "anchor"", a line each.
+/// "found on URL as "anchor"" (then "via 301 URL" for each redirect), a
+/// line each.
 pub fn source_lines(sources: &[Source]) -> Vec<String> {
     sources
         .iter()
-        .map(|s| format!("found on {} as {:?}", s.url, s.anchor))
+        .map(|s| {
+            let mut line = format!("found on {} as {:?}", s.url, s.anchor);
+            for hop in &s.via {
+                line.push_str(&format!(" via {} {}", hop.status, hop.url));
+            }
+            line
+        })
         .collect()
 }
 

@@ -12,6 +12,11 @@ use crate::store::prelude::*;
 pub const NOT_CHECKED: &str =
     "no external link has been checked: crawl with --check-external to check them";
 
+/// What they say when the crawl checks external links but found none to
+/// check, so that is not read as "not checked".
+pub const NONE_FOUND: &str =
+    "no external link found: the crawl checks them (--check-external) and none was linked";
+
 pub struct External;
 
 /// Whether any external link was checked (for the point, with one).
@@ -21,6 +26,16 @@ pub fn any_checked(ctx: &Ctx<'_, '_>) -> Result<bool> {
         .external_checks()?
         .iter()
         .any(|(_, c)| ctx.point().is_none_or(|p| c.point == p)))
+}
+
+/// Why nothing was checked: the note to give when [`any_checked`] says no
+/// link was. A crawl point of the report that checks external links and
+/// has crawled found none; otherwise none was asked to.
+pub fn nothing_checked(ctx: &Ctx<'_, '_>) -> Result<&'static str> {
+    let checks = ctx.r.points()?.into_iter().any(|(id, p)| {
+        ctx.point().is_none_or(|only| id == only) && !p.deleted && p.check_external && p.gen > 0
+    });
+    Ok(if checks { NONE_FOUND } else { NOT_CHECKED })
 }
 
 impl ListKind for External {
@@ -39,6 +54,7 @@ impl ListKind for External {
                     status: check.status,
                     reason,
                     parents: ctx.r.parents(page)?,
+                    chains: Vec::new(),
                 });
             }
         }

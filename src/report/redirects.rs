@@ -3,7 +3,7 @@
 //! it ends, the status there, and whether it loops; loops first, then the
 //! longest chains.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::{opt_cell, status_of, Ctx, ListKind, Result, Row};
@@ -12,7 +12,7 @@ use crate::store::{PageId, UrlState};
 
 /// Hops followed before a chain is taken for a loop (the crawler gives up
 /// after 10, so a longer chain in the store is one).
-const MAX_HOPS: usize = 32;
+pub const MAX_HOPS: usize = 32;
 
 pub struct Redirects;
 
@@ -34,7 +34,7 @@ pub struct RedirectRow {
 }
 
 /// One redirecting URL and its 3xx code.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Hop {
     pub url: String,
     pub status: u16,
@@ -87,6 +87,25 @@ impl ListKind for Redirects {
             },
             looped: item.looped,
         })
+    }
+}
+
+/// The redirects leading to each URL, with their 3xx: the way back from a
+/// chain's end to where it starts. Filled from every URL's state.
+#[derive(Default)]
+pub struct RedirectsInto(FxHashMap<PageId, Vec<(PageId, u16)>>);
+
+impl RedirectsInto {
+    /// Notes `page`'s state: a redirect leads to its target.
+    pub fn add(&mut self, page: PageId, state: &UrlState) {
+        if let UrlState::Redirected { to, status, .. } = state {
+            self.0.entry(*to).or_default().push((page, *status));
+        }
+    }
+
+    /// The redirecting URLs whose hop leads straight to `page`.
+    pub fn to(&self, page: PageId) -> &[(PageId, u16)] {
+        self.0.get(&page).map_or(&[], Vec::as_slice)
     }
 }
 

@@ -30,7 +30,7 @@ const LOOKUP_COST: usize = 48;
 /// Below this many candidate pages one thread walks them all: a thread
 /// costs tens of microseconds to start, a candidate page a few hundred
 /// nanoseconds to count. Past it, the walk runs beside the reading, which
-/// since posting runs are bit-coded (schema 14) takes as long: a phrase
+/// with bit-coded posting runs takes as long: a phrase
 /// of a word on every page and one on a sixth of them took 9-12 ms at
 /// 100,000 pages with 20,000 here, 8-9 ms with this.
 const PARALLEL_WALK: usize = 4_096;

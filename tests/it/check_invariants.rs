@@ -227,7 +227,7 @@ fn assert_whole(db: &Path) {
     assert_eq!(out, "store is whole\n");
 }
 
-/// A `urls` record as schema 16 keeps it: the whole URL only where its
+/// A `urls` record as the store keeps it: the whole URL only where its
 /// origin, path and query do not spell it.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct StoredUrl {

@@ -1,43 +1,212 @@
-//! The command line never falls back silently: read commands refuse a store
-//! that is not there, usage errors say everything clap knows, run flags on a
-//! bare `crawl` shape the run, and a closed stdout ends a command quietly.
+//! The command line's contract, held over every command at once. A table
+//! gives each command its role with the store named by `--db`; from it, a
+//! command that reads a store (or changes what one holds) refuses a missing
+//! store with `no store at PATH` and creates nothing, and every read ends
+//! quietly with exit 0 when its stdout is closed. `cli_secrets` runs the
+//! same reads on a store holding credentials. A command missing from the
+//! table, or a read the table names but no test runs, fails the first test.
 
-use std::process::{Output, Stdio};
+use std::path::Path;
 
-use crate::support::crawl::{crawl, crawl_ok, serve_demo};
-use crate::support::crawlscope;
+use clap::{CommandFactory, ValueEnum};
+use crawlscope::cli::args::ExportFormat;
+use crawlscope::cli::Cli;
+use crawlscope::report::Kind;
 
-use crate::support::on_store as run;
+use crate::support::crawl::{crawl_ok, serve_demo};
+use crate::support::{crawlscope, on_store as run, stderr_of, with_stdout_closed};
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// What a command does with the store `--db` names.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    /// Only reads it.
+    Reads,
+    /// Changes what it holds, never creating it.
+    Changes,
+    /// Creates it when missing.
+    Creates,
+    /// Needs none.
+    Without,
+}
+
+/// Every command, as typed before its arguments.
+const ROLES: &[(&str, Role)] = &[
+    ("tui", Role::Creates),
+    ("demo", Role::Creates),
+    ("serve-demo", Role::Without),
+    ("crawl", Role::Creates),
+    ("point add", Role::Creates),
+    ("point list", Role::Reads),
+    ("point update", Role::Changes),
+    ("point rm", Role::Changes),
+    ("point restore", Role::Changes),
+    ("point enable", Role::Changes),
+    ("point disable", Role::Changes),
+    ("search", Role::Reads),
+    ("page", Role::Reads),
+    ("body", Role::Reads),
+    ("word", Role::Reads),
+    ("words", Role::Reads),
+    ("stats", Role::Reads),
+    ("export", Role::Reads),
+    ("copy", Role::Reads),
+    ("report", Role::Reads),
+    ("check", Role::Reads),
+    ("completions", Role::Without),
+    ("man", Role::Without),
+];
+
+fn line(words: &[&str]) -> Vec<String> {
+    words.iter().map(ToString::to_string).collect()
+}
+
+/// The name of a clap value (`spider-result`, `broken`...).
+fn value_name<T: ValueEnum>(v: &T) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// Every read the contract tests run: each command of the `Reads` role
+/// with its output forms, every report kind and every export format.
+/// `url` is a fetched page, `word` a word of it; files go to `scratch`.
+pub(crate) fn reads(url: &str, word: &str, scratch: &Path) -> Vec<Vec<String>> {
+    let file = |name: &str| scratch.join(name).display().to_string();
+    let two = format!("{word} lantern");
+    let mut lines = vec![
+        line(&["search", word]),
+        line(&["search", &two]),
+        line(&["search", word, "--json"]),
+        line(&["page", url]),
+        line(&["page", url, "--json"]),
+        line(&["page", url, "--all-keywords"]),
+        line(&["body", url]),
+        line(&["body", url, "--out", &file("body")]),
+        line(&["word", word]),
+        line(&["word", word, "--json"]),
+        line(&["word", "--id", "1"]),
+        line(&["words"]),
+        line(&["words", "--json"]),
+        line(&["stats"]),
+        line(&["stats", "--json"]),
+        line(&["copy", &file("copy")]),
+        line(&["check"]),
+        line(&["check", "--json"]),
+        line(&["point", "list"]),
+        line(&["point", "list", "--json"]),
+        line(&["point", "list", "--deleted"]),
+    ];
+    for f in ExportFormat::value_variants() {
+        let f = value_name(f);
+        lines.push(line(&["export", "--format", &f]));
+        lines.push(line(&["export", "--format", &f, "--out", &file(&f)]));
+    }
+    for k in Kind::value_variants() {
+        let k = value_name(k);
+        lines.push(line(&["report", &k]));
+        lines.push(line(&["report", &k, "--json"]));
+        lines.push(line(&["report", &k, "--csv"]));
+    }
+    lines
+}
+
+/// A run of each command of the `Changes` role, on crawl point 1.
+fn changes() -> Vec<Vec<String>> {
+    [
+        &["point", "update", "1", "--depth", "2"][..],
+        &["point", "rm", "1"],
+        &["point", "restore", "1"],
+        &["point", "enable", "1"],
+        &["point", "disable", "1"],
+    ]
+    .into_iter()
+    .map(line)
+    .collect()
+}
+
+/// The commands clap knows, subcommands' actions as `point add`.
+fn commands(cmd: &clap::Command, prefix: &str, out: &mut Vec<String>) {
+    for sub in cmd.get_subcommands() {
+        let name = format!("{prefix}{}", sub.get_name());
+        if sub.has_subcommands() {
+            commands(sub, &format!("{name} "), out);
+        } else {
+            out.push(name);
+        }
+    }
+}
+
+fn as_strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
 }
 
 #[test]
-fn read_commands_never_create_a_store() {
+fn every_command_has_a_role_and_every_read_is_run() {
+    let mut known = Vec::new();
+    commands(&Cli::command(), "", &mut known);
+    let mut tabled: Vec<String> = ROLES.iter().map(|(c, _)| c.to_string()).collect();
+    known.sort();
+    tabled.sort();
+    assert_eq!(known, tabled, "ROLES must name every command, once");
+    let scratch = Path::new("/nowhere");
+    let run_lines: Vec<String> = reads("http://127.0.0.1:9/", "w", scratch)
+        .into_iter()
+        .chain(changes())
+        .map(|l| l.join(" "))
+        .collect();
+    for (command, role) in ROLES {
+        let contracted = matches!(role, Role::Reads | Role::Changes);
+        let words = format!("{command} ");
+        let ran = run_lines.iter().any(|l| l.starts_with(&words));
+        assert_eq!(
+            ran, contracted,
+            "{command} ({role:?}) run by the contract tests"
+        );
+    }
+}
+
+#[test]
+fn reads_and_changes_refuse_a_missing_store_and_create_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("mistyped");
-    let reads: &[&[&str]] = &[
-        &["search", "harbor"],
-        &["page", "http://127.0.0.1:9/"],
-        &["word", "harbor"],
-        &["stats"],
-        &["stats", "--json"],
-        &["export"],
-        &["check"],
-        &["point", "list"],
-        &["point", "rm", "1"],
-        &["point", "disable", "1"],
-    ];
-    for args in reads {
-        let out = run(&db, args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    for args in reads("http://127.0.0.1:9/", "harbor", &scratch)
+        .into_iter()
+        .chain(changes())
+    {
+        let out = run(&db, &as_strs(&args));
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr_of(&out));
         assert_eq!(
-            stderr(&out).trim(),
+            stderr_of(&out).trim(),
             format!("error: no store at {}", db.display()),
             "{args:?}"
         );
         assert!(!db.exists(), "{args:?} created {}", db.display());
+    }
+    let written: Vec<_> = std::fs::read_dir(&scratch).unwrap().collect();
+    assert!(written.is_empty(), "files written: {written:?}");
+}
+
+#[test]
+fn a_closed_stdout_ends_every_read_quietly() {
+    let demo = serve_demo(60);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&demo.1]);
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    for args in reads(&demo.1, "harbor", &scratch) {
+        let mut cmd = crawlscope();
+        cmd.arg("--db").arg(&db).args(&args);
+        let out = with_stdout_closed(cmd);
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        // A note the command gives anyway is fine; an error is not.
+        assert!(
+            err.lines().all(|l| l.starts_with("note: ")),
+            "{args:?}: {err}"
+        );
     }
 }
 
@@ -55,7 +224,7 @@ fn an_empty_store_variable_neither_names_a_store_nor_hides_db() {
         .args(["point", "list", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.status.success(), "{}", stderr_of(&out));
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(list[0]["url"], "http://127.0.0.1:9/");
     // Unset means the default store under the data dir, here a fresh HOME.
@@ -69,258 +238,7 @@ fn an_empty_store_variable_neither_names_a_store_nor_hides_db() {
     assert_eq!(out.status.code(), Some(1));
     let expected = dir.path().join(".local/share/crawlscope/store");
     assert_eq!(
-        stderr(&out).trim(),
+        stderr_of(&out).trim(),
         format!("error: no store at {}", expected.display())
     );
-}
-
-#[test]
-fn usage_errors_print_clap_whole_message() {
-    let out = crawlscope().args(["serch", "harbor"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
-    assert!(
-        err.starts_with("error: unrecognized subcommand 'serch'"),
-        "{err}"
-    );
-    assert!(err.contains("similar subcommand exists: 'search'"), "{err}");
-    let out = crawlscope().args(["point", "add"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
-    assert!(
-        err.contains("required arguments were not provided"),
-        "{err}"
-    );
-    assert!(err.contains("<URL>"), "{err}");
-    assert!(err.contains("Usage: crawlscope point add"), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-}
-
-#[test]
-fn a_closed_stdout_ends_every_command_quietly() {
-    let demo = serve_demo(60);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    crawl_ok(&db, &[&demo.1]);
-    let cases: &[&[&str]] = &[
-        &["word", "harbor", "--json"],
-        &["search", "harbor lantern"],
-        &["search", "harbor", "--json"],
-        &["stats", "--json"],
-        &["page", &demo.1],
-        &["export", "--format", "jsonl"],
-        &["point", "list"],
-    ];
-    for args in cases {
-        let mut child = crawlscope()
-            .arg("--db")
-            .arg(&db)
-            .args(*args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Close the reading end before the command writes a byte: every
-        // write it makes meets a closed pipe.
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-        assert_eq!(stderr(&out), "", "{args:?}");
-    }
-}
-
-#[test]
-fn run_flags_on_a_bare_crawl_limit_that_run() {
-    let demo = serve_demo(300);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    assert!(run(&db, &["point", "add", &demo.1]).status.success());
-    let s = crawl_ok(&db, &["--max-pages", "10"]);
-    assert_eq!(s["fetched"], 10, "{s}");
-    // The limit was for that run: the point keeps no limit.
-    let list: serde_json::Value =
-        serde_json::from_slice(&run(&db, &["point", "list", "--json"]).stdout).unwrap();
-    assert_eq!(list[0]["max_pages"], serde_json::Value::Null);
-
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    assert!(run(&db, &["point", "add", &demo.1]).status.success());
-    let s = crawl_ok(&db, &["--depth", "0"]);
-    assert_eq!(s["fetched"], 1, "only the start page is at depth 0: {s}");
-}
-
-#[test]
-fn scope_flags_without_a_url_are_a_usage_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    assert!(run(&db, &["point", "add", "http://127.0.0.1:9/"])
-        .status
-        .success());
-    for flag in [
-        &["--root", "http://127.0.0.1:9/a/"][..],
-        &["--exclude", "http://127.0.0.1:9/b/"],
-        &["--user", "ann", "--password", "pw"],
-        &["--header", "X-A: 1"],
-    ] {
-        let out = crawl(&db, flag);
-        assert_eq!(out.status.code(), Some(2), "{flag:?}: {}", stderr(&out));
-        assert!(
-            stderr(&out).starts_with(&format!("error: {} needs a URL", flag[0])),
-            "{}",
-            stderr(&out)
-        );
-    }
-}
-
-#[test]
-fn search_tells_the_true_count_whatever_the_limit() {
-    let demo = serve_demo(120);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    crawl_ok(&db, &[&demo.1]);
-    let all: serde_json::Value = serde_json::from_slice(
-        &run(&db, &["search", "harbor", "--json", "--limit", "100000"]).stdout,
-    )
-    .unwrap();
-    let n = all.as_array().map_or(0, Vec::len);
-    assert!(n > 3, "the demo site has harbors: {n}");
-    let out = run(&db, &["search", "harbor", "--limit", "0"]);
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("{n} pages match \"harbor\" (none listed: --limit 0)")
-    );
-    let out = run(&db, &["search", "harbor", "--limit", "2"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        text.lines().last(),
-        Some(format!("2 of {n} matching pages shown (--limit 2)").as_str()),
-        "{text}"
-    );
-}
-
-#[test]
-fn keywords_are_shown_as_words_with_their_stems_beside() {
-    use crate::support::{page, Reply, TestServer};
-    let s = TestServer::start();
-    s.route(
-        "/",
-        Reply::Respond(page(
-            "Admissions",
-            "Admissions open soon. Movies, movies and a movie about sorcerers; sorcerers again.",
-            &["/other"],
-        )),
-    );
-    s.route(
-        "/other",
-        Reply::Respond(page("Other", "movies tonight, admissions closed", &[])),
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    crawl_ok(&db, &[&s.base()]);
-    let out = run(&db, &["page", &s.base(), "--json"]);
-    let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let kw = |stem: &str| {
-        p["keywords"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|k| k["stem"] == stem)
-            .cloned()
-            .unwrap_or_else(|| panic!("no keyword {stem}: {p}"))
-    };
-    assert_eq!(kw("movi")["word"], "movies");
-    assert_eq!(kw("movi")["freq"], 3);
-    assert_eq!(kw("admiss")["word"], "admissions");
-    assert_eq!(kw("sorcer")["word"], "sorcerers");
-    let text = String::from_utf8_lossy(&run(&db, &["page", &s.base()]).stdout).into_owned();
-    assert!(text.contains("movies 3"), "{text}");
-    assert!(!text.contains("movi 3"), "{text}");
-}
-
-#[test]
-fn point_changes_are_confirmed_in_a_sentence() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    let said = |args: &[&str]| {
-        let out = run(&db, args);
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    assert_eq!(
-        said(&["point", "add", "http://a.test/x", "--max-pages", "5"]),
-        "crawl point 1 added:\n  1 on  http://a.test/x  root http://a.test/  depth any  max pages 5\n"
-    );
-    assert_eq!(
-        said(&["point", "update", "1", "--depth", "2"]),
-        "crawl point 1 updated:\n  1 on  http://a.test/x  root http://a.test/  depth 2  max pages 5  scope changed (re-scoped on the next crawl)\n"
-    );
-    assert!(said(&["point", "disable", "1"])
-        .starts_with("crawl point 1 disabled (kept, not crawled until enabled):\n  1 off "));
-    assert!(said(&["point", "enable", "1"]).starts_with("crawl point 1 enabled"));
-    let json: serde_json::Value =
-        serde_json::from_str(&said(&["point", "add", "http://b.test/", "--json"])).unwrap();
-    assert_eq!(json["id"], 2);
-    assert_eq!(
-        said(&["point", "rm", "2"]),
-        "crawl point 2 deleted, and its queued URLs with it (crawlscope point restore 2 brings it back)\n"
-    );
-}
-
-#[test]
-fn check_says_what_it_is_doing_on_a_terminal_only() {
-    let demo = serve_demo(40);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    crawl_ok(&db, &[&demo.1]);
-    let bin = env!("CARGO_BIN_EXE_crawlscope");
-    let cmd = format!("{bin} --db {} check", db.display());
-    // `script` (util-linux, in every Debian) gives the command a terminal.
-    let tty = std::process::Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
-        .output()
-        .expect("run script");
-    assert!(tty.status.success());
-    let shown = String::from_utf8_lossy(&tty.stdout);
-    assert!(shown.contains("checking every table of"), "{shown}");
-    let piped = run(&db, &["check"]);
-    assert_eq!(String::from_utf8_lossy(&piped.stdout), "store is whole\n");
-    assert_eq!(stderr(&piped), "", "no progress into a pipe");
-}
-
-#[test]
-fn a_deleted_point_is_kept_restorable_and_never_crawled() {
-    let s = crate::support::TestServer::start();
-    crate::support::home(&s, &[]);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("store");
-    let said = |args: &[&str]| run(&db, args);
-    assert!(said(&["point", "add", &s.base()]).status.success());
-    assert!(said(&["point", "rm", "1"]).status.success());
-    let live: serde_json::Value =
-        serde_json::from_slice(&said(&["point", "list", "--json"]).stdout).unwrap();
-    assert_eq!(live, serde_json::json!([]));
-    let gone: serde_json::Value =
-        serde_json::from_slice(&said(&["point", "list", "--deleted", "--json"]).stdout).unwrap();
-    assert_eq!(gone[0]["deleted"], true);
-    assert!(gone[0]["created_at"]
-        .as_str()
-        .is_some_and(|t| t.ends_with('Z')));
-    assert!(gone[0]["updated_by"]
-        .as_str()
-        .is_some_and(|u| !u.is_empty()));
-    // Never crawled: not by a bare crawl, not by asking for it.
-    let out = crawl(&db, &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert_eq!(s.hits("/"), 0);
-    assert!(said(&["point", "restore", "1"]).status.success());
-    let out = said(&["point", "restore", "1"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("is not deleted"), "{}", stderr(&out));
-    crawl_ok(&db, &[]);
-    assert_eq!(s.hits("/"), 1, "restored, it crawls again");
-    assert!(said(&["point", "rm", "1", "--purge"]).status.success());
-    let all: serde_json::Value =
-        serde_json::from_slice(&said(&["point", "list", "--deleted", "--json"]).stdout).unwrap();
-    assert_eq!(all, serde_json::json!([]), "purged for good");
 }

@@ -2,8 +2,11 @@
 //! whole message (its `error:` line first), runtime errors exit 1 with one
 //! line naming what failed, never a panic.
 
+use crate::support::crawl::crawl;
+use crate::support::{crawlscope, on_store, stderr_of};
+
 fn run(args: &[&str]) -> std::process::Output {
-    crate::support::crawlscope().args(args).output().unwrap()
+    crawlscope().args(args).output().unwrap()
 }
 
 fn assert_usage_error(out: &std::process::Output, needle: &str) {
@@ -82,4 +85,49 @@ fn stats_json_answers_on_a_new_store() {
         assert!(v.get(key).is_some(), "stats lacks {key}: {v}");
     }
     assert_eq!(v["pages"], 0);
+}
+
+#[test]
+fn usage_errors_print_clap_whole_message() {
+    let out = crawlscope().args(["serch", "harbor"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.starts_with("error: unrecognized subcommand 'serch'"),
+        "{err}"
+    );
+    assert!(err.contains("similar subcommand exists: 'search'"), "{err}");
+    let out = crawlscope().args(["point", "add"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("required arguments were not provided"),
+        "{err}"
+    );
+    assert!(err.contains("<URL>"), "{err}");
+    assert!(err.contains("Usage: crawlscope point add"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn scope_flags_without_a_url_are_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    assert!(on_store(&db, &["point", "add", "http://127.0.0.1:9/"])
+        .status
+        .success());
+    for flag in [
+        &["--root", "http://127.0.0.1:9/a/"][..],
+        &["--exclude", "http://127.0.0.1:9/b/"],
+        &["--user", "ann", "--password", "pw"],
+        &["--header", "X-A: 1"],
+    ] {
+        let out = crawl(&db, flag);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).starts_with(&format!("error: {} needs a URL", flag[0])),
+            "{}",
+            stderr_of(&out)
+        );
+    }
 }

@@ -1,9 +1,11 @@
 //! The look-up commands on a crawled store, run as the real binary: `page`
 //! (fetched, skipped, failed, redirected, queued and never-seen URLs),
-//! `word`, `stats` and `export --format jsonl`.
+//! `word`, `stats` and `export --format jsonl`; `search` tells its true
+//! count, `page` shows keywords as written, and `check` shows progress on a
+//! terminal only.
 
-use crate::support::crawl::crawl_ok;
-use crate::support::{Reply, Resp, TestServer};
+use crate::support::crawl::{crawl_ok, serve_demo};
+use crate::support::{json_of, on_store as run, stderr_of, Reply, Resp, TestServer};
 use serde_json::{json, Value};
 
 const LAST_MODIFIED: &str = "Sat, 01 Jun 2024 00:00:00 GMT";
@@ -68,9 +70,6 @@ fn crawled(s: &TestServer) -> tempfile::TempDir {
     db
 }
 
-use crate::support::{json_of, on_store as run};
-
-/// Runs a `--json` command that must succeed; its JSON.
 fn is_rfc3339_utc(v: &Value) -> bool {
     let s = v.as_str().unwrap_or("");
     s.len() == 20 && s.as_bytes()[10] == b'T' && s.ends_with('Z') && s.as_bytes()[4] == b'-'
@@ -335,4 +334,91 @@ fn body_returns_the_exact_stored_bytes_of_any_type() {
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(!bad.parent().unwrap().exists());
+}
+
+#[test]
+fn search_tells_the_true_count_whatever_the_limit() {
+    let demo = serve_demo(120);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&demo.1]);
+    let all: serde_json::Value = serde_json::from_slice(
+        &run(&db, &["search", "harbor", "--json", "--limit", "100000"]).stdout,
+    )
+    .unwrap();
+    let n = all.as_array().map_or(0, Vec::len);
+    assert!(n > 3, "the demo site has harbors: {n}");
+    let out = run(&db, &["search", "harbor", "--limit", "0"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("{n} pages match \"harbor\" (none listed: --limit 0)")
+    );
+    let out = run(&db, &["search", "harbor", "--limit", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().last(),
+        Some(format!("2 of {n} matching pages shown (--limit 2)").as_str()),
+        "{text}"
+    );
+}
+
+#[test]
+fn keywords_are_shown_as_words_with_their_stems_beside() {
+    use crate::support::page;
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(page(
+            "Admissions",
+            "Admissions open soon. Movies, movies and a movie about sorcerers; sorcerers again.",
+            &["/other"],
+        )),
+    );
+    s.route(
+        "/other",
+        Reply::Respond(page("Other", "movies tonight, admissions closed", &[])),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&s.base()]);
+    let out = run(&db, &["page", &s.base(), "--json"]);
+    let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kw = |stem: &str| {
+        p["keywords"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["stem"] == stem)
+            .cloned()
+            .unwrap_or_else(|| panic!("no keyword {stem}: {p}"))
+    };
+    assert_eq!(kw("movi")["word"], "movies");
+    assert_eq!(kw("movi")["freq"], 3);
+    assert_eq!(kw("admiss")["word"], "admissions");
+    assert_eq!(kw("sorcer")["word"], "sorcerers");
+    let text = String::from_utf8_lossy(&run(&db, &["page", &s.base()]).stdout).into_owned();
+    assert!(text.contains("movies 3"), "{text}");
+    assert!(!text.contains("movi 3"), "{text}");
+}
+
+#[test]
+fn check_says_what_it_is_doing_on_a_terminal_only() {
+    let demo = serve_demo(40);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    crawl_ok(&db, &[&demo.1]);
+    let bin = env!("CARGO_BIN_EXE_crawlscope");
+    let cmd = format!("{bin} --db {} check", db.display());
+    // `script` (util-linux, in every Debian) gives the command a terminal.
+    let tty = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("run script");
+    assert!(tty.status.success());
+    let shown = String::from_utf8_lossy(&tty.stdout);
+    assert!(shown.contains("checking every table of"), "{shown}");
+    let piped = run(&db, &["check"]);
+    assert_eq!(String::from_utf8_lossy(&piped.stdout), "store is whole\n");
+    assert_eq!(stderr_of(&piped), "", "no progress into a pipe");
 }

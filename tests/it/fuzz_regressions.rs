@@ -1,4 +1,4 @@
-//! Inputs the fuzz targets (fuzz/, README "Fuzzing") found to crash the
+//! Inputs the fuzz targets (fuzz/README.md) found to crash the
 //! library, minimised, each replayed through the public API by the test
 //! named after what must hold. They fail until the bug they record is fixed.
 

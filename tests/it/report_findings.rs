@@ -250,7 +250,11 @@ fn broken_lists_every_failed_url_with_the_pages_linking_to_it() {
             {
                 "url": u("loop-b"), "status": null,
                 "reason": format!("redirect loop (301 to {})", u("loop-a")),
-                "sources": []
+                // Reached through loop-a: the page linking there.
+                "sources": [{
+                    "url": u(""), "anchor": "Loop",
+                    "via": [{"url": u("loop-a"), "status": 301}]
+                }]
             },
         ])
     );

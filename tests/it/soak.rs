@@ -1,12 +1,14 @@
 //! The fault soak: crawl a demo site while killing the crawler with SIGKILL
 //! at random moments (10 kills), restarting it each time, with a second
-//! crawler on the same store for part of it. At the end `check` is clean,
-//! every page is stored exactly once, and no page was fetched twice with a
-//! 200 except those in flight at a kill.
+//! crawler on the same store for part of it. Each kill must hit a crawler
+//! still running, and the second crawler must fetch pages of its own. At
+//! the end `check` is clean, every page is stored exactly once, and no page
+//! was fetched twice with a 200 except those in flight at a kill.
 //!
 //! CI runs a reduced site; the full size is
 //! `CRAWLSCOPE_SOAK_PAGES=20000 cargo test --release --test it soak -- --nocapture`.
 
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,13 +21,20 @@ const CONCURRENCY: usize = 8;
 /// What a kill may lose besides the fetches under way: results not yet
 /// committed. Each claim of up to 8 × CONCURRENCY URLs forces a commit (so
 /// does the 100 ms batch interval), so that is about one claim's worth plus
-/// what arrives during the commit. The README measures ~50 repeated fetches
-/// a kill in all; 8 runs of this test on a loaded 2-core machine gave 59 to
-/// 85; claims of 64 × CONCURRENCY gave about 180.
+/// what arrives during the commit. 8 runs of this test on a loaded 2-core
+/// machine lost 59 to 85 a kill; claims of 64 × CONCURRENCY about 180.
 const UNCOMMITTED: usize = 100;
 
-fn crawler(db: &std::path::Path, url: &str) -> Child {
-    crawl_command(db, &[url, "--concurrency", &CONCURRENCY.to_string()])
+/// The second crawler's user agent: its requests are told apart by it.
+const SECOND: &str = "crawlscope-soak-second";
+
+fn crawler(db: &std::path::Path, url: &str, agent: Option<&str>) -> Child {
+    let concurrency = CONCURRENCY.to_string();
+    let mut args = vec![url, "--concurrency", &concurrency];
+    if let Some(agent) = agent {
+        args.extend(["--user-agent", agent]);
+    }
+    crawl_command(db, &args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -53,9 +62,9 @@ fn crawl_survives_ten_sigkills_and_a_second_crawler() {
     let mut second: Option<Child> = None;
     let deadline = Instant::now() + Duration::from_secs(300);
     for kill in 0..KILLS {
-        let mut child = crawler(db.path(), &url);
+        let mut child = crawler(db.path(), &url, None);
         if kill == 3 {
-            second = Some(crawler(db.path(), &url));
+            second = Some(crawler(db.path(), &url, Some(SECOND)));
         }
         let target = done_count(db.path()) + 20 + next() % (u64::from(pages) / 40).max(1);
         while done_count(db.path()) < target && child.try_wait().unwrap().is_none() {
@@ -63,18 +72,12 @@ fn crawl_survives_ten_sigkills_and_a_second_crawler() {
             std::thread::sleep(Duration::from_millis(5));
         }
         std::thread::sleep(Duration::from_millis(next() % 50));
-        let _ = child.kill(); // SIGKILL
-        child.wait().unwrap();
+        killed_running(&mut child, &format!("kill {kill}"));
         if kill == 6 {
             if let Some(mut s) = second.take() {
-                let _ = s.kill();
-                s.wait().unwrap();
+                killed_running(&mut s, "the second crawler");
             }
         }
-    }
-    if let Some(mut s) = second.take() {
-        let _ = s.kill();
-        s.wait().unwrap();
     }
     // The last run goes to the end.
     crawl_ok(db.path(), &[&url, "--concurrency", "8"]);
@@ -118,6 +121,14 @@ fn crawl_survives_ten_sigkills_and_a_second_crawler() {
     drop(r);
     drop(st);
 
+    let by_second = server
+        .requests()
+        .iter()
+        .filter(|r| r.header("user-agent") == Some(SECOND))
+        .filter(|r| r.path != "/robots.txt" && r.path != "/sitemap.xml")
+        .count();
+    assert!(by_second > 0, "the second crawler fetched no page");
+
     let repeated = fetched_more_than_once(&server);
     let refetches: usize = repeated.iter().map(|(_, n)| n - 1).sum();
     // The second crawler is killed too.
@@ -127,5 +138,18 @@ fn crawl_survives_ten_sigkills_and_a_second_crawler() {
     assert!(
         refetches <= bound,
         "{refetches} fetches repeated: {repeated:?}"
+    );
+}
+
+/// SIGKILLs `child` and asserts the signal is what ended it: the crawler
+/// was still running, so the kill cut a crawl short rather than hitting a
+/// process that had already finished.
+fn killed_running(child: &mut Child, which: &str) {
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.signal(),
+        Some(libc::SIGKILL),
+        "{which} found the crawler already ended ({status})"
     );
 }

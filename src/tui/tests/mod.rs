@@ -10,6 +10,7 @@ mod keys;
 mod labels_filter;
 mod real_crawl;
 mod search_agrees;
+mod secrets;
 mod status_bar;
 
 use std::time::{Duration, Instant};

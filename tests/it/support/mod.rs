@@ -233,6 +233,23 @@ pub fn json_of(db: &std::path::Path, args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
 
+/// Runs `cmd` with its stdout closed before it writes a byte, so every
+/// write it makes meets a closed pipe (`crawlscope ... | head -c0`).
+pub fn with_stdout_closed(mut cmd: std::process::Command) -> std::process::Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run crawlscope");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("wait for crawlscope")
+}
+
+/// A finished command's stderr as text.
+pub fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// `crawlscope --db DB ARGS...`, run to the end.
 pub fn on_store(db: &std::path::Path, args: &[&str]) -> std::process::Output {
     crawlscope()
