@@ -64,9 +64,9 @@ pub fn run(store: &Store, query: &str, limit: usize, json: bool) -> CliResult {
     }
     for (i, h) in hits.iter().enumerate() {
         outln!(
-            "{:>3}. {:.4}  {}",
+            "{:>3}. {}  {}",
             i + 1,
-            h.score,
+            crate::search::score_text(h.score),
             h.title.as_deref().unwrap_or("(no title)")
         );
         outln!("     {}", h.url);

@@ -8,6 +8,7 @@
 //! sitemaps.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -49,6 +50,8 @@ pub(super) struct Ctx {
     pub stop: Stop,
     /// Credentials links of this run carried for their own origin.
     pub link_auth: LinkAuth,
+    /// Page requests on the wire now: what faces show as "in flight".
+    pub on_wire: AtomicU64,
 }
 
 /// What a crawl point sends with its requests.
@@ -148,14 +151,11 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
     ok
 }
 
-/// A claim's way to a page: announced, let through, fetched, and its
-/// answer read. Returns the response to parse, with the hash of the body
-/// stored for the URL (a complete 2xx one), if any.
+/// A claim's way to a page: let through, fetched (each request announced
+/// as it goes, see [`OnWire`]), and its answer read. Returns the response
+/// to parse, with the hash of the body stored for the URL (a complete 2xx
+/// one), if any.
 async fn fetch_page(ctx: &Ctx, claim: &Claim, url: &Url) -> Result<(Response, Option<u64>), End> {
-    let _ = ctx.events.send(CrawlEvent::Started {
-        page: claim.page,
-        url: claim.url.clone(),
-    });
     let origin = crate::url::origin(url);
     let creds = point_credentials(ctx, claim.entry.point);
     let rules = admit(ctx, url, &origin, creds.as_ref()).await?;
@@ -165,6 +165,7 @@ async fn fetch_page(ctx: &Ctx, claim: &Claim, url: &Url) -> Result<(Response, Op
     // link's.
     let creds = ctx.link_auth.for_request(url, &origin, creds);
     let asking = Asking {
+        claim,
         url,
         origin: &origin,
         crawl_delay,
@@ -224,6 +225,7 @@ fn stored(ctx: &Ctx, page: PageId) -> (Option<u64>, Validators) {
 
 /// How a claim's URL is asked for.
 struct Asking<'a> {
+    claim: &'a Claim,
     url: &'a Url,
     origin: &'a str,
     crawl_delay: Option<Duration>,
@@ -248,12 +250,14 @@ async fn fetch(ctx: &Ctx, a: &Asking<'_>) -> Result<Response, End> {
         if let Some(why) = ctx.origins.down(a.origin) {
             return Err(End::Failed(why));
         }
+        let wire = OnWire::new(ctx, a.claim);
         let r = ctx.fetcher.get(a.url, a.validators, a.creds).await;
         let throttle = r.as_ref().ok().and_then(throttle_asked);
         // Paused before the slot frees, so no request of ours slips in.
         if let Some((_, wait)) = throttle {
             ctx.origins.throttled(a.origin, wait);
         }
+        drop(wire);
         drop(permit);
         let _ = ctx.writer.send(exchanged(a.origin, &r, throttle).into());
         if let Some((status, _)) = throttle {
@@ -273,6 +277,38 @@ async fn fetch(ctx: &Ctx, a: &Asking<'_>) -> Result<Response, End> {
         }
     };
     result.map_err(|e| End::Failed(e.reason))
+}
+
+/// One page request on the wire, from when its politeness slot is held
+/// until its answer is in: `Started` and `Answered` bracket it, so faces
+/// count and time requests, never the wait for a slot.
+struct OnWire<'a> {
+    ctx: &'a Ctx,
+    page: PageId,
+}
+
+impl<'a> OnWire<'a> {
+    fn new(ctx: &'a Ctx, claim: &Claim) -> Self {
+        ctx.on_wire.fetch_add(1, Ordering::Relaxed);
+        let _ = ctx.events.send(CrawlEvent::Started {
+            page: claim.page,
+            url: claim.url.clone(),
+        });
+        OnWire {
+            ctx,
+            page: claim.page,
+        }
+    }
+}
+
+impl Drop for OnWire<'_> {
+    fn drop(&mut self) {
+        self.ctx.on_wire.fetch_sub(1, Ordering::Relaxed);
+        let _ = self
+            .ctx
+            .events
+            .send(CrawlEvent::Answered { page: self.page });
+    }
 }
 
 /// The status and the pause, when a response asks us to slow down.

@@ -7,7 +7,7 @@
 //! through events; it knows nothing of them.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -112,6 +112,7 @@ pub fn start(
         events: ev_tx,
         stop: Stop::default(),
         link_auth: LinkAuth::default(),
+        on_wire: AtomicU64::new(0),
         store,
         cfg,
     });
@@ -495,7 +496,7 @@ impl Dispatcher {
             skipped: skipped_by.total(),
             skipped_by,
             queued,
-            in_flight: self.workers.len() as u64,
+            in_flight: self.ctx.on_wire.load(Ordering::Relaxed),
             throttled: c.throttled.load(Ordering::Relaxed),
             elapsed: self.clock.elapsed(),
             store_bytes: self.ctx.store.disk_size(),

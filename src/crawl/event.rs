@@ -13,10 +13,15 @@ use crate::store::{PageId, PointRecord, SkipReason};
 /// the store finds what the event names.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CrawlEvent {
-    /// A fetch began.
+    /// A request for the page went on the wire (again, when retried).
     Started {
         page: PageId,
         url: String,
+    },
+    /// That request is done (answered or failed): the page's outcome
+    /// follows once it is committed.
+    Answered {
+        page: PageId,
     },
     Fetched(FetchedPage),
     NotModified {
@@ -171,6 +176,8 @@ pub struct CrawlStats {
     pub skipped: u64,
     pub skipped_by: SkipCounts,
     pub queued: u64,
+    /// Requests on the wire now (robots.txt and sitemaps included): never
+    /// above `--concurrency`, nor `--per-host` for one origin.
     pub in_flight: u64,
     /// 429/503 answers waited out.
     pub throttled: u64,

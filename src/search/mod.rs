@@ -43,6 +43,12 @@ pub struct Results {
     pub total: usize,
 }
 
+/// A score as every face prints it, so the console and `search` read the
+/// same: `1.2600`.
+pub fn score_text(score: f32) -> String {
+    format!("{score:.4}")
+}
+
 /// Stems a half-typed last word expands to, at most: the most frequent
 /// ones, so the expansion stays a few posting lists.
 const PREFIX_EXPANSIONS: usize = 32;
@@ -69,34 +75,46 @@ pub fn search<R: PageRead + WordRead>(
 /// Search as you type: like [`search`], but the last word, when the query
 /// does not end with a space or a quote, also matches every indexed word it
 /// begins (`north` finds "Northern"), so results follow the typing.
+///
+/// The query as typed is ranked exactly as [`search`] ranks it, scores
+/// included, so the console and the CLI agree; the completions only add
+/// pages after those, never reorder them: a rare completion weighs more
+/// (higher idf) than the whole word and would otherwise outrank it.
 pub fn search_typing<R: PageRead + WordRead>(
     r: &R,
     query: &str,
     limit: usize,
 ) -> Result<Results, StoreError> {
     let (parsed, prefix) = query::parse_typing(query);
-    let mut q = match (parsed, &prefix) {
-        (Ok(q), _) => q,
-        // A half-typed word may be a stopword so far ("the" of "theatre").
-        (Err(_), Some(_)) => Query::default(),
-        (Err(empty), None) => {
-            return Ok(Results {
-                hits: Vec::new(),
-                note: Some(empty.message().to_string()),
-                total: 0,
-            })
-        }
+    let Some(prefix) = prefix else {
+        return search(r, query, limit);
     };
-    if let Some(prefix) = prefix {
-        let mut expansions = r.stems_with_prefix(&prefix, usize::MAX)?;
-        expansions.sort_unstable_by_key(|&(_, _, df)| std::cmp::Reverse(df));
-        for (stem, _, _) in expansions.into_iter().take(PREFIX_EXPANSIONS) {
-            if !q.words.iter().any(|(s, _)| *s == stem) {
-                q.words.push((stem, 1));
-            }
+    let (mut exact, mut completed) = match parsed {
+        Ok(q) => (ranked(r, &q, limit)?, q),
+        // A half-typed word may be a stopword so far ("the" of "theatre").
+        Err(_) => (Results::default(), Query::default()),
+    };
+    let mut expansions = r.stems_with_prefix(&prefix, usize::MAX)?;
+    expansions.sort_unstable_by_key(|&(_, _, df)| std::cmp::Reverse(df));
+    for (stem, _, _) in expansions.into_iter().take(PREFIX_EXPANSIONS) {
+        if !completed.words.iter().any(|(s, _)| *s == stem) {
+            completed.words.push((stem, 1));
         }
     }
-    ranked(r, &q, limit)
+    // The completed query matches every page the typed one does, and more:
+    // its count is the union's, and its best pages not already listed fill
+    // the rest of the limit.
+    let more = ranked(r, &completed, limit + exact.hits.len())?;
+    let room = limit - exact.hits.len();
+    let extra: Vec<Hit> = more
+        .hits
+        .into_iter()
+        .filter(|h| !exact.hits.iter().any(|e| e.page == h.page))
+        .take(room)
+        .collect();
+    exact.hits.extend(extra);
+    exact.total = more.total;
+    Ok(exact)
 }
 
 fn ranked<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<Results, StoreError> {
@@ -179,59 +197,13 @@ pub fn snippet<R: PageRead + WordRead>(
 }
 
 #[cfg(test)]
+pub(crate) mod test_store;
+
+#[cfg(test)]
 mod tests {
+    use super::test_store::{html, put, store};
     use super::*;
-    use crate::index::Analyzer;
-    use crate::store::{compress_body, PageRecord, PageWrite, PairRead, Store, Terms, Writer};
-    use crate::url::Url;
-
-    /// Indexes an HTML page the way the crawler does (body and title
-    /// analysed separately, positions from 0).
-    fn put(w: &mut Writer<'_>, url: &str, html: &str) -> Result<PageId, StoreError> {
-        let url = Url::parse(url).map_err(|e| StoreError::corrupt(e.to_string()))?;
-        let id = w.page_id_for(&url)?;
-        let doc = crate::html::parse_html(html.as_bytes(), Some("text/html"), &url);
-        let a = Analyzer::global();
-        let terms = Terms::from_pairs(a.terms(&doc.text));
-        let title_terms =
-            Terms::from_pairs(doc.title.as_deref().map(|t| a.terms(t)).unwrap_or_default());
-        let write = PageWrite {
-            record: PageRecord {
-                title: doc.title,
-                status: 200,
-                size: html.len() as u64,
-                last_modified: 1_717_200_000,
-                ..PageRecord::default()
-            },
-            content_type: "text/html; charset=utf-8".into(),
-            meta: doc.meta,
-            compressed_body: compress_body(html.as_bytes()),
-            terms,
-            title_terms,
-            head: None,
-        };
-        w.put_page(id, &write, &[])?;
-        Ok(id)
-    }
-
-    fn html(title: &str, body: &str) -> String {
-        format!("<html><head><title>{title}</title></head><body><p>{body}</p></body></html>")
-    }
-
-    fn store(pages: &[(&str, &str)]) -> (tempfile::TempDir, Store, Vec<PageId>) {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store = Store::open(dir.path()).expect("open store");
-        let ids = store
-            .update(|w| {
-                let mut ids = Vec::new();
-                for (i, (title, body)) in pages.iter().enumerate() {
-                    ids.push(put(w, &format!("http://t.test/{i}"), &html(title, body))?);
-                }
-                Ok(ids)
-            })
-            .expect("index pages");
-        (dir, store, ids)
-    }
+    use crate::store::{PairRead, Store};
 
     fn pages(s: &Store, q: &str) -> Vec<PageId> {
         let r = s.read().expect("read");
@@ -425,6 +397,33 @@ mod tests {
         assert_eq!(typed("\"north"), [ids[1]], "inside a phrase: no prefix");
         assert!(typed("zz").is_empty());
         assert!(typed("n").len() < 2, "one letter expands nothing");
+    }
+
+    #[test]
+    fn typing_ranks_the_words_typed_as_search_does_and_completions_only_add() {
+        // "homeless" is rarer than "home": as a completion weighing like a
+        // word typed, it outranked every page holding the word typed.
+        let (_d, s, ids) = store(&[
+            ("At Home Among Strangers", "home sweet home"),
+            ("Woman of the Year", "a homeless shelter"),
+            ("Garden", "home garden"),
+            ("Kitchen", "home kitchen"),
+        ]);
+        let r = s.read().expect("read");
+        for limit in [1, 3, 10] {
+            let exact = search(&r, "home", limit).expect("search");
+            let typed = search_typing(&r, "home", limit).expect("search");
+            let n = exact.hits.len();
+            assert_eq!(typed.hits[..n], exact.hits[..], "limit {limit}");
+            assert_eq!(typed.total, 4, "limit {limit}");
+            assert_eq!(
+                typed.hits[n..].iter().map(|h| h.page).collect::<Vec<_>>(),
+                if n < limit { vec![ids[1]] } else { vec![] },
+                "limit {limit}: the completion's page comes after"
+            );
+        }
+        let exact = search(&r, "home", 10).expect("search");
+        assert_eq!(exact.hits[0].page, ids[0], "the title boost wins");
     }
 
     #[test]

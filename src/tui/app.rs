@@ -88,6 +88,11 @@ impl App {
     }
 
     #[cfg(test)]
+    pub(crate) fn status(&self) -> &super::panes::status::StatusPane {
+        &self.panes.status
+    }
+
+    #[cfg(test)]
     pub(crate) fn lookup(&self) -> &LookupPane {
         &self.panes.lookup
     }

@@ -16,6 +16,22 @@ pub(crate) fn count(n: u64) -> String {
     out
 }
 
+/// A count made short for a row short of room: `999`,
+/// `4.5k`, `45k`, `1.2M`. Rounded down, so it never claims more than
+/// there is.
+pub(crate) fn compact(n: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")];
+    let Some(&(size, unit)) = UNITS.iter().find(|&&(size, _)| n >= size) else {
+        return n.to_string();
+    };
+    let whole = n / size;
+    if whole < 10 {
+        format!("{whole}.{}{unit}", n % size * 10 / size)
+    } else {
+        format!("{whole}{unit}")
+    }
+}
+
 /// Bytes in the largest unit that keeps the number short: `512 B`, `12.3 KB`.
 pub(crate) fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];
@@ -118,6 +134,11 @@ mod tests {
         assert_eq!(count(0), "0");
         assert_eq!(count(999), "999");
         assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(compact(999), "999");
+        assert_eq!(compact(4_567), "4.5k");
+        assert_eq!(compact(45_678), "45k");
+        assert_eq!(compact(1_234_567), "1.2M");
+        assert_eq!(compact(u64::MAX), "18446744073G");
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(12_600), "12 KB");
         assert_eq!(bytes(5 << 20), "5.0 MB");

@@ -5,10 +5,12 @@
 //! background store jobs; each pane is a module under [`panes`].
 
 mod app;
+mod fields;
 mod findings_jobs;
 mod format;
 mod jobs;
 mod keymap;
+mod labels;
 mod layout;
 mod msg;
 mod overlay;

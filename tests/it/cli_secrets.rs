@@ -220,7 +220,8 @@ fn console(db: &Path, data: &Path, url: &str) {
         screen.contains("typed"),
         "the form was typed into:\n{screen}"
     );
-    let log = std::fs::read(data.join("crawlscope/crawlscope.log")).expect("the console's log");
+    // With --db the log lives in the store's directory.
+    let log = std::fs::read(db.join("crawlscope.log")).expect("the console's log");
     assert!(
         String::from_utf8_lossy(&log).contains("crawl point"),
         "the saved point is logged"

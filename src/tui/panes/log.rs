@@ -3,7 +3,8 @@
 //! unreachable or throttled, a sitemap read), coloured by kind, in a
 //! bounded ring. It
 //! follows the tail until the user scrolls; a filter box narrows it by text
-//! or status (`404`, `4xx`, `failed`, `skipped`).
+//! (reason phrases included: `not found`), status (`404`, `4xx`) or any
+//! status-bar label (`errors`, `out of scope`: exactly the rows it counts).
 
 use std::collections::VecDeque;
 
@@ -18,8 +19,9 @@ use tui_input::Input;
 
 use super::{input_cursor, list, render_input, Action, KeyCtx, Pane, Setup};
 use crate::crawl::{CrawlEvent, NoticeKind};
-use crate::store::{PageId, PageRecord, UrlState};
+use crate::store::{PageId, PageRecord, SkipReason, UrlState};
 use crate::tui::keymap::{ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE, EDIT, UP_DOWN};
+use crate::tui::labels::Label;
 use crate::tui::{format, theme};
 
 /// Lines kept; older ones are dropped.
@@ -38,7 +40,7 @@ enum Kind {
     /// A 200 with the body already stored.
     Unchanged,
     Failed,
-    Skipped,
+    Skipped(SkipReason),
     Redirected {
         status: u16,
     },
@@ -81,8 +83,45 @@ impl LogLine {
             text,
             key: String::new(),
         };
-        line.key = format!("{} {} {}", line.status_label(), line.url, line.text).to_lowercase();
+        // The reason phrase and the status bar's labels are words of the
+        // line too: `not found`, `out of scope`, `errors` find it.
+        let phrase = line.status_code().map(crate::crawl::status_text);
+        let labels: Vec<&str> = Label::all()
+            .filter(|&l| line.counted_by(l))
+            .map(Label::text)
+            .collect();
+        line.key = format!(
+            "{} {} {} {} {}",
+            line.status_label(),
+            phrase.unwrap_or_default(),
+            labels.join(" "),
+            line.url,
+            line.text
+        )
+        .to_lowercase();
         line
+    }
+
+    /// Whether the status bar's figure `label` counts this line.
+    pub(crate) fn counted_by(&self, label: Label) -> bool {
+        let answered = |ok: bool| match self.kind {
+            Kind::Page { status, .. } => (200..300).contains(&status) == ok,
+            _ => false,
+        };
+        match label {
+            Label::Fetched => answered(true),
+            Label::Errors => answered(false) || self.kind == Kind::Failed,
+            Label::NotModified => self.kind == Kind::NotModified,
+            Label::Unchanged => self.kind == Kind::Unchanged,
+            Label::Skipped => matches!(self.kind, Kind::Skipped(_)),
+            Label::Skip(reason) => self.kind == Kind::Skipped(reason),
+            Label::Throttled => self.kind == Kind::Notice(NoticeKind::Throttled),
+            Label::Class(class) => self.status_code().is_some_and(|s| s / 100 == class),
+            Label::NoAnswer => self.kind == Kind::Failed,
+            Label::Done => {
+                answered(true) || matches!(self.kind, Kind::NotModified | Kind::Unchanged)
+            }
+        }
     }
 
     fn status_label(&self) -> String {
@@ -91,7 +130,7 @@ impl LogLine {
             Kind::NotModified => "304".into(),
             Kind::Unchanged => "200".into(),
             Kind::Failed => "failed".into(),
-            Kind::Skipped => "skipped".into(),
+            Kind::Skipped(_) => "skipped".into(),
             Kind::Redirected { status } => status.to_string(),
             Kind::Notice(NoticeKind::Unreachable | NoticeKind::Throttled) => "origin".into(),
             Kind::Notice(NoticeKind::Sitemap | NoticeKind::SitemapFailed) => "sitemap".into(),
@@ -107,8 +146,13 @@ impl LogLine {
         }
     }
 
+    /// A status-bar label finds exactly the lines its figure counts; any
+    /// other filter is terms that must all match.
     pub(crate) fn matches(&self, terms: &[String]) -> bool {
-        terms.iter().all(|t| self.matches_term(t))
+        match Label::named(terms) {
+            Some(label) => self.counted_by(label),
+            None => terms.iter().all(|t| self.matches_term(t)),
+        }
     }
 
     /// `4xx` is a status class and `404` a status: they match the status,
@@ -147,7 +191,9 @@ pub(crate) fn store_line(
             r.title.clone().unwrap_or_default(),
         ),
         (UrlState::Failed { reason, .. }, None) => (Kind::Failed, reason.clone()),
-        (UrlState::Skipped { reason, .. }, _) => (Kind::Skipped, reason.describe().to_string()),
+        (UrlState::Skipped { reason, .. }, _) => {
+            (Kind::Skipped(*reason), reason.describe().to_string())
+        }
         (UrlState::Redirected { status, .. }, _) => (
             Kind::Redirected { status: *status },
             format!("→ {}", target.unwrap_or_default()),
@@ -231,9 +277,12 @@ impl LogPane {
                 "unchanged: the body stored already".into(),
             ),
             CrawlEvent::Failed { page, url, reason } => (Kind::Failed, *page, url, reason.clone()),
-            CrawlEvent::Skipped { page, url, reason } => {
-                (Kind::Skipped, *page, url, reason.describe().to_string())
-            }
+            CrawlEvent::Skipped { page, url, reason } => (
+                Kind::Skipped(*reason),
+                *page,
+                url,
+                reason.describe().to_string(),
+            ),
             CrawlEvent::Redirected {
                 page,
                 url,
@@ -426,14 +475,14 @@ impl LogPane {
                 (theme::status(304), String::new(), String::new())
             }
             Kind::Failed => (theme::failed(), String::new(), String::new()),
-            Kind::Skipped => (theme::skipped(), String::new(), String::new()),
+            Kind::Skipped(_) => (theme::skipped(), String::new(), String::new()),
             Kind::Redirected { .. } => (theme::redirected(), String::new(), String::new()),
             Kind::Notice(kind) => (notice_style(kind), String::new(), String::new()),
         };
         let text_style = match l.kind {
             Kind::Notice(kind) => notice_style(kind),
             Kind::Failed => theme::failed(),
-            Kind::Skipped => theme::skipped(),
+            Kind::Skipped(_) => theme::skipped(),
             Kind::Redirected { .. } => theme::redirected(),
             _ => Style::new(),
         };
@@ -539,7 +588,7 @@ const OPEN: Binding<Verb> = Binding {
 const TYPE: Binding<Verb> = Binding {
     name: "type",
     keys: &[],
-    footer: "filter: text, 404, 4xx, failed",
+    footer: "filter: text, 404, 4xx, errors, any status-bar label",
     when: EDIT,
 };
 const LEAVE: Binding<Verb> = Binding {

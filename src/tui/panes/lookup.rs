@@ -458,7 +458,10 @@ impl Pane for LookupPane {
             let h = &self.hits[i];
             Line::from(vec![
                 Span::styled(format!("{:>3}. ", i + 1), theme::dim()),
-                Span::styled(format!("{:.3}  ", h.score), theme::label()),
+                Span::styled(
+                    format!("{}  ", crate::search::score_text(h.score)),
+                    theme::label(),
+                ),
                 Span::styled(
                     h.title.clone().unwrap_or_else(|| "(untitled)".into()),
                     theme::value(),

@@ -1,6 +1,7 @@
-//! The crawl queue: fetches in flight (from `Started` until the page's
-//! outcome) with their running time, and the next URLs of the frontier as
-//! the last store snapshot saw them, with depth and crawl point.
+//! The crawl queue: requests on the wire (from `Started` until `Answered`,
+//! never the wait for a politeness slot) with their running time, and the
+//! next URLs of the frontier as the last store snapshot saw them, with
+//! depth and crawl point.
 
 use std::time::Instant;
 
@@ -11,7 +12,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::list::ListView;
 use super::{Action, KeyCtx, Pane, Setup};
-use crate::crawl::CrawlEvent;
+use crate::crawl::{CrawlEvent, FetchedPage};
 use crate::store::{PageId, PointId};
 use crate::tui::keymap::{HelpRow, Table, Verb, OPEN, SELECT};
 use crate::tui::{format, theme};
@@ -61,27 +62,27 @@ impl QueuePane {
     }
 
     pub(crate) fn on_event(&mut self, ev: &CrawlEvent) {
-        let done = match ev {
+        match ev {
+            // Each attempt is its own request: its age is that fetch's.
             CrawlEvent::Started { page, url } => {
-                // A retried fetch starts again: keep its first start time.
-                if !self.in_flight.iter().any(|f| f.page == *page) {
-                    self.in_flight.push(InFlight {
-                        page: *page,
-                        url: url.clone(),
-                        since: self.now,
-                    });
-                }
-                return;
+                self.in_flight.retain(|f| f.page != *page);
+                self.in_flight.push(InFlight {
+                    page: *page,
+                    url: url.clone(),
+                    since: self.now,
+                });
             }
-            CrawlEvent::Fetched(f) => f.page,
-            CrawlEvent::NotModified { page, .. }
+            // The outcome comes after the answer; it ends the row too, so
+            // nothing lingers if an answer was missed.
+            CrawlEvent::Answered { page }
+            | CrawlEvent::Fetched(FetchedPage { page, .. })
+            | CrawlEvent::NotModified { page, .. }
             | CrawlEvent::Unchanged { page, .. }
             | CrawlEvent::Failed { page, .. }
             | CrawlEvent::Skipped { page, .. }
-            | CrawlEvent::Redirected { page, .. } => *page,
-            _ => return,
-        };
-        self.in_flight.retain(|f| f.page != done);
+            | CrawlEvent::Redirected { page, .. } => self.in_flight.retain(|f| f.page != *page),
+            _ => {}
+        }
     }
 
     /// Rows of the in-flight part and of the frontier part of `area`.

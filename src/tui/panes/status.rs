@@ -3,7 +3,8 @@
 //! paused at their own request (429/503 Retry-After), and the busiest
 //! origin's figures (requests, failures, throttles, p50/p90). Counters
 //! follow the page events between the engine's periodic stats, which then
-//! overwrite them (they are the engine's own count).
+//! overwrite them (they are the engine's own count). Each figure sits
+//! under a [`Label`] and rows fit the width without cutting a number.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -17,8 +18,10 @@ use ratatui::widgets::{Sparkline, Widget};
 use super::{Action, KeyCtx, Pane, Setup};
 use crate::crawl::{CrawlEvent, CrawlStats, SkipCounts, Summary};
 use crate::store::{OriginFigures, SkipReason, StateCounts};
+use crate::tui::fields::{fit, Field};
 use crate::tui::format;
 use crate::tui::keymap::{ch, Binding, Global, HelpRow, Table, Verb, BROWSE};
+use crate::tui::labels::{Label, CLASSES, RUN, SKIP_REASONS, STORE};
 use crate::tui::theme;
 
 /// Samples kept for the sparkline (one a second at most).
@@ -269,8 +272,9 @@ impl StatusPane {
 }
 
 /// "127.0.0.1:8080 120 req · 3 failed · 1 throttled · p50 ≤25ms · p90
-/// ≤100ms (+2 origins)": the origin with the most requests, zeros left out.
-fn busiest(origins: &[(String, OriginFigures)]) -> Option<String> {
+/// ≤100ms (+2 origins)": the origin with the most requests, zeros left out;
+/// and its short form, "127.0.0.1:8080 120 req".
+fn busiest(origins: &[(String, OriginFigures)]) -> Option<(String, String)> {
     let (origin, f) = origins.iter().max_by_key(|(_, f)| f.requests)?;
     let ms = |name: &str, v: Option<u32>| match v {
         Some(u32::MAX) => Some(format!("{name} >60s")),
@@ -286,26 +290,21 @@ fn busiest(origins: &[(String, OriginFigures)]) -> Option<String> {
         0 => String::new(),
         n => format!(" (+{n} origins)"),
     };
-    Some(format!(
-        "{} {}{others}",
-        format::bare_url(origin),
-        parts.join(" · ")
+    let host = format::bare_url(origin);
+    Some((
+        format!("{host} {}{others}", parts.join(" · ")),
+        format!("{host} {} req", format::compact(f.requests)),
     ))
 }
 
 /// "24 (robots 1 · out of scope 23)": the total and its reasons.
 fn skipped(total: u64, by: &SkipCounts) -> String {
-    let reasons: Vec<String> = [
-        ("robots", by.robots),
-        ("out of scope", by.out_of_scope),
-        ("excluded", by.excluded),
-        ("too deep", by.too_deep),
-        ("nofollow", by.nofollow),
-    ]
-    .into_iter()
-    .filter(|&(_, n)| n > 0)
-    .map(|(why, n)| format!("{why} {}", format::count(n)))
-    .collect();
+    let reasons: Vec<String> = SKIP_REASONS
+        .into_iter()
+        .map(|r| (Label::Skip(r).text(), skip_count(by, r)))
+        .filter(|&(_, n)| n > 0)
+        .map(|(why, n)| format!("{why} {}", format::count(n)))
+        .collect();
     if reasons.is_empty() {
         format::count(total)
     } else {
@@ -313,12 +312,14 @@ fn skipped(total: u64, by: &SkipCounts) -> String {
     }
 }
 
-fn field<'a>(name: &'a str, value: String) -> [Span<'a>; 3] {
-    [
-        Span::styled(name, theme::label()),
-        Span::styled(value, theme::value()),
-        Span::raw("  "),
-    ]
+fn skip_count(by: &SkipCounts, reason: SkipReason) -> u64 {
+    match reason {
+        SkipReason::Robots => by.robots,
+        SkipReason::OutOfScope => by.out_of_scope,
+        SkipReason::Excluded => by.excluded,
+        SkipReason::TooDeep => by.too_deep,
+        SkipReason::Nofollow => by.nofollow,
+    }
 }
 
 /// The status bar has no keys of its own: it names the app's crawl keys.
@@ -372,31 +373,23 @@ impl Pane for StatusPane {
                 .spacing(1)
                 .areas(second_row);
         let (label, color) = self.run.label();
-        let s = &self.stats;
-        let mut first = vec![
+        let lead = vec![
             Span::styled(
                 format!("● {label} "),
                 Style::new().fg(color).add_modifier(Modifier::BOLD),
             ),
-            Span::styled(format::clock(s.elapsed), theme::value()),
+            Span::styled(format::clock(self.stats.elapsed), theme::value()),
             Span::raw("  "),
         ];
-        first.extend(field("fetched ", format::count(s.fetched)));
-        first.extend(field("", self.rate()));
-        first.extend(field("errors ", format::count(s.failed)));
-        first.extend(field("not modified ", format::count(s.not_modified)));
-        if s.unchanged > 0 {
-            first.extend(field("unchanged ", format::count(s.unchanged)));
-        }
-        first.extend(field("skipped ", skipped(s.skipped, &s.skipped_by)));
-        if s.throttled > 0 {
-            first.extend(field("throttled ", self.throttled(s.throttled)));
-        }
-        let second = if self.breakdown {
-            self.class_row()
+        let run_fields = self.run_fields();
+        let first = fit(lead, &run_fields, first_row.width);
+        let (lead, second_fields) = if self.breakdown {
+            let lead = vec![Span::styled("this run by class: ", theme::label())];
+            (lead, self.class_fields())
         } else {
-            self.store_row()
+            (Vec::new(), self.store_fields())
         };
+        let second = fit(lead, &second_fields, second_row.width);
         Line::from(first).render(first_row, buf);
         Line::from(second).render(second_row, buf);
         // Tenths, so that slow crawls still draw a shape.
@@ -414,35 +407,102 @@ impl Pane for StatusPane {
 }
 
 impl StatusPane {
-    /// This run's answers by status class (`b`).
-    fn class_row(&self) -> Vec<Span<'_>> {
-        let c = &self.classes;
-        let mut row = vec![Span::styled("this run by class: ", theme::label())];
-        for (class, n) in [
-            ("2xx ", c.ok),
-            ("3xx ", c.redirect),
-            ("4xx ", c.client),
-            ("5xx ", c.server),
-            ("no answer ", c.no_answer),
-        ] {
-            row.extend(field(class, format::count(n)));
+    /// The run's figure under `label`: from its events, then the engine's
+    /// own count.
+    pub(crate) fn run_figure(&self, label: Label) -> u64 {
+        let (s, c) = (&self.stats, &self.classes);
+        match label {
+            Label::Fetched => s.fetched,
+            Label::Errors => s.failed,
+            Label::NotModified => s.not_modified,
+            Label::Unchanged => s.unchanged,
+            Label::Skipped => s.skipped,
+            Label::Skip(reason) => skip_count(&s.skipped_by, reason),
+            Label::Throttled => s.throttled,
+            Label::Class(2) => c.ok,
+            Label::Class(3) => c.redirect,
+            Label::Class(4) => c.client,
+            Label::Class(_) => c.server,
+            Label::NoAnswer => c.no_answer,
+            Label::Done => s.fetched + s.not_modified + s.unchanged,
         }
-        row.push(Span::styled("(b: back)", theme::label()));
+    }
+
+    /// The store's figure under `label`, over all runs (None: a figure
+    /// the store row does not show).
+    pub(crate) fn store_figure(&self, label: Label) -> Option<u64> {
+        let t = &self.totals;
+        match label {
+            Label::Done => Some(t.done),
+            Label::Errors => Some(t.failed),
+            Label::Skipped => Some(t.skipped),
+            _ => None,
+        }
+    }
+
+    /// The first row after the run's state and clock: this run's figures.
+    fn run_fields(&self) -> Vec<Field> {
+        let s = &self.stats;
+        let mut row = Vec::with_capacity(RUN.len() + 1);
+        for label in RUN {
+            let n = self.run_figure(label);
+            match label {
+                Label::Unchanged | Label::Throttled if n == 0 => {}
+                Label::Skipped => row.push(Field::new(
+                    label.text(),
+                    skipped(n, &s.skipped_by),
+                    format::compact(n),
+                )),
+                Label::Throttled => row.push(Field::new(
+                    label.text(),
+                    self.throttled(n),
+                    format::compact(n),
+                )),
+                _ => row.push(Field::count(label, n)),
+            }
+            // The rate follows what it is the rate of.
+            if label == Label::Fetched {
+                row.push(Field::new("", self.rate(), self.rate()));
+            }
+        }
         row
     }
 
-    /// The queue, what is in flight and the store's totals.
-    fn store_row(&self) -> Vec<Span<'_>> {
-        let (s, t) = (&self.stats, &self.totals);
-        let mut row = Vec::new();
-        row.extend(field("queue ", format::count(s.queued)));
-        row.extend(field("in flight ", format::count(s.in_flight)));
-        row.extend(field("store: done ", format::count(t.done)));
-        row.extend(field("failed ", format::count(t.failed)));
-        row.extend(field("skipped ", format::count(t.skipped)));
-        row.extend(field("", format::bytes(s.store_bytes)));
-        if let Some(busiest) = busiest(&self.origins) {
-            row.extend(field("busiest origin ", busiest));
+    /// This run's answers by status class (`b`).
+    fn class_fields(&self) -> Vec<Field> {
+        let mut row: Vec<Field> = CLASSES
+            .into_iter()
+            .map(|l| Field::count(l, self.run_figure(l)))
+            .collect();
+        row.push(Field::new("", "(b: back)".into(), "(b: back)".into()));
+        row
+    }
+
+    /// The queue, what is on the wire and the store's totals, which count
+    /// every run, not only this one: the label says so, since they differ
+    /// from the first row's.
+    fn store_fields(&self) -> Vec<Field> {
+        let s = &self.stats;
+        let mut row = vec![
+            Field::new("queue", format::count(s.queued), format::compact(s.queued)),
+            Field::new(
+                "in flight",
+                format::count(s.in_flight),
+                format::compact(s.in_flight),
+            ),
+        ];
+        for label in STORE {
+            let n = self.store_figure(label).unwrap_or_default();
+            let mut f = Field::count(label, n);
+            if label == Label::Done {
+                f.label = "all runs: done";
+            }
+            row.push(f);
+        }
+        let bytes = format::bytes(s.store_bytes);
+        row.push(Field::new("", bytes.clone(), bytes));
+        if let Some((full, short)) = busiest(&self.origins) {
+            row.push(Field::new("busiest origin", full, short));
         }
         row
     }

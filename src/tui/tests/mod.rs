@@ -5,9 +5,13 @@
 //! are stable.
 
 mod findings;
+mod in_flight;
 mod keys;
+mod labels_filter;
 mod real_crawl;
+mod search_agrees;
 mod secrets;
+mod status_bar;
 
 use std::time::{Duration, Instant};
 
@@ -70,10 +74,15 @@ impl Harness {
 
     /// The search a tick asks for, among the commands it returns.
     fn tick_search(&mut self, ms: u64) -> Option<(u64, String)> {
+        self.tick_searches(ms).map(|(seq, query, _)| (seq, query))
+    }
+
+    /// The search a tick asks for, with its limit.
+    fn tick_searches(&mut self, ms: u64) -> Option<(u64, String, usize)> {
         let mut cmds = vec![self.tick(ms)?];
         while let Some(c) = cmds.pop() {
             match c {
-                Command::Search { seq, query, .. } => return Some((seq, query)),
+                Command::Search { seq, query, limit } => return Some((seq, query, limit)),
                 Command::Batch(v) => cmds.extend(v),
                 _ => {}
             }
@@ -1188,7 +1197,7 @@ fn b_shows_this_runs_answers_by_status_class() {
         "{screen}"
     );
     h.key(KeyCode::Char('b'));
-    assert!(h.screen(160, 40).contains("store: done"));
+    assert!(h.screen(160, 40).contains("all runs: done"));
 }
 
 #[test]
