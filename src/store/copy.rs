@@ -3,6 +3,8 @@
 //! in a hidden directory beside the destination and renamed into place at
 //! the end, so a failed copy leaves nothing behind and an existing path is
 //! never overwritten, not even one that appears while the copy runs.
+//! No crawler runs on the copy: the claims it holds are put back in its
+//! queue before it appears, as a dead crawler's are.
 
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
@@ -11,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use heed::CompactionOption;
 
+use super::frontier::FrontierRead;
 use super::{Result, Store, StoreError};
 
 /// A directory removed on drop unless kept: a failed copy's leftovers.
@@ -58,8 +61,11 @@ impl Store {
         self.copy_into(&mut file, compact)
             .map_err(|e| fail(e.to_string()))?;
         file.sync_all().map_err(|e| fail(e.to_string()))?;
-        let bytes = file.metadata().map_err(|e| fail(e.to_string()))?.len();
         drop(file);
+        release_claims(&scratch_dir).map_err(|e| fail(e.to_string()))?;
+        let bytes = std::fs::metadata(scratch_dir.join("data.mdb"))
+            .map_err(|e| fail(e.to_string()))?
+            .len();
         rename_noreplace(&scratch_dir, dest).map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => StoreError::Exists(dest.to_path_buf()),
             _ => fail(e.to_string()),
@@ -102,6 +108,20 @@ impl Store {
             }
         }
     }
+}
+
+/// Forgets the crawlers registered in the copy at `dir` and returns the
+/// URLs they held to its queue: none of them runs on the copy, and its
+/// next crawl fetches those URLs.
+fn release_claims(dir: &Path) -> Result<()> {
+    let copy = Store::open_existing(dir)?;
+    copy.update(|w| {
+        for (id, _) in w.instances()? {
+            w.unregister_instance(id)?;
+        }
+        w.recover_claims(|_| true)
+    })?;
+    Ok(())
 }
 
 /// Renames `from` to `to` unless `to` exists (then `AlreadyExists`): a

@@ -1,9 +1,11 @@
 //! `copy DEST [--compact]`: a consistent copy taken while another process
-//! crawls (the crawl goes on), refused onto an existing path or from a
-//! missing store, leaving nothing behind when refused.
+//! crawls (the crawl goes on) and holds claims (the copy's go back to its
+//! queue, and a crawl of the copy fetches them), refused onto an existing
+//! path or from a missing store, leaving nothing behind when refused.
 
 use std::path::Path;
-use std::time::Duration;
+use std::process::Child;
+use std::time::{Duration, Instant};
 
 use crate::support::crawl::*;
 use crate::support::{on_store, page, Reply, TestServer};
@@ -11,20 +13,37 @@ use crawlscope::store::prelude::*;
 use crawlscope::store::UrlState;
 
 const PAGES: usize = 60;
+/// The page held claimed while the copies are taken.
+const HELD: &str = "/p10";
 
-/// A site slow enough that a one-at-a-time crawl of it takes seconds.
+/// A site slow enough that a one-at-a-time crawl of it takes seconds, with
+/// one page ([`HELD`]) slow enough to be claimed through both copies.
 fn slow_site() -> TestServer {
     let s = TestServer::start();
     let links: Vec<String> = (0..PAGES).map(|i| format!("/p{i}")).collect();
     let refs: Vec<&str> = links.iter().map(String::as_str).collect();
     s.route("/", Reply::Respond(page("Home", "home", &refs)));
     for l in &links {
+        let wait = if l == HELD { 4000 } else { 60 };
         s.route(
             l,
-            Reply::Delay(Duration::from_millis(60), page(l, "slow page", &[])),
+            Reply::Delay(Duration::from_millis(wait), page(l, "slow page", &[])),
         );
     }
     s
+}
+
+/// Polls until the crawler at `db` claims `url`, within a minute.
+fn wait_for_claim(db: &Path, child: &mut Child, url: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while state(db, url).as_deref() != Some("claimed") {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the crawler ended before claiming {url}"
+        );
+        assert!(Instant::now() < deadline, "{url} was never claimed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// URLs in state `done` in the store at `db`, sorted.
@@ -66,7 +85,8 @@ fn a_copy_taken_mid_crawl_is_whole_and_the_crawl_goes_on() {
         db.path(),
         &[&site.base(), "--concurrency", "1", "--per-host", "1"],
     );
-    wait_for_done(db.path(), &mut child, 5);
+    let held = site.url(HELD);
+    wait_for_claim(db.path(), &mut child, &held);
     let before = done_urls(db.path());
 
     for (name, extra) in [("plain", None), ("compact", Some("--compact"))] {
@@ -83,6 +103,9 @@ fn a_copy_taken_mid_crawl_is_whole_and_the_crawl_goes_on() {
             child.try_wait().unwrap().is_none(),
             "the crawl ended before the {name} copy was done"
         );
+        // Still claimed after the copy, so claimed in its snapshot too.
+        assert_eq!(state(db.path(), &held).as_deref(), Some("claimed"));
+        assert_eq!(state(&dest, &held).as_deref(), Some("queued"), "{name}");
         assert_copy_holds(&dest, &before);
     }
 
@@ -95,6 +118,19 @@ fn a_copy_taken_mid_crawl_is_whole_and_the_crawl_goes_on() {
         done_urls(&out.path().join("plain")).len() < PAGES + 1,
         "the copy should be of the moment it was taken"
     );
+    // With the source's crawler gone, the copies still check whole.
+    for name in ["plain", "compact"] {
+        assert_copy_holds(&out.path().join(name), &before);
+    }
+
+    // A crawl of the copy fetches what the copy had queued, the held page
+    // among them.
+    let copy = out.path().join("plain");
+    let resumed = crawl_ok(&copy, &[]);
+    assert!(resumed["fetched"].as_u64().unwrap() > 0, "{resumed}");
+    assert_eq!(state(&copy, &held).as_deref(), Some("done"));
+    assert_eq!(done_count(&copy), PAGES as u64 + 1);
+    assert_whole(&copy);
 }
 
 #[test]
