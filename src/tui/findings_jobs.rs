@@ -24,7 +24,17 @@ pub(crate) struct Counts {
     pub kinds: Vec<(&'static str, usize)>,
     /// Whether any external link was checked: zero broken external links
     /// means nothing until one was.
-    pub external_checked: bool,
+    pub external: ExternalChecked,
+}
+
+/// Whether `--check-external` checked any link, and if not, why not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum ExternalChecked {
+    Yes,
+    /// The crawl checks them, but no page linked out of scope.
+    NoneFound,
+    /// No crawl asked for the checks.
+    No,
 }
 
 /// One finding as the pane lists it: the page to open in the graph (for a
@@ -50,7 +60,18 @@ pub(crate) fn counts(store: &Store) -> Result<Counts, String> {
     let s = rep::summary::summary(&ctx).map_err(|e| e.to_string())?;
     Ok(Counts {
         kinds: s.findings.into_iter().collect(),
-        external_checked: rep::external::any_checked(&ctx).map_err(|e| e.to_string())?,
+        external: external_checked(&ctx).map_err(|e| e.to_string())?,
+    })
+}
+
+/// What `report external` would say of the checks, as the pane tells it.
+fn external_checked(ctx: &Ctx<'_, '_>) -> rep::Result<ExternalChecked> {
+    Ok(if rep::external::any_checked(ctx)? {
+        ExternalChecked::Yes
+    } else if rep::external::nothing_checked(ctx)? == rep::external::NONE_FOUND {
+        ExternalChecked::NoneFound
+    } else {
+        ExternalChecked::No
     })
 }
 

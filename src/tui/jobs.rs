@@ -55,6 +55,7 @@ fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
         status: record.map(|p| p.status),
         state: r.url_state(page)?.map(|s| s.label()),
         nofollow: false,
+        external: r.external_check(page)?,
     })
 }
 
@@ -103,6 +104,7 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         url,
         record: r.page(page)?,
         state: state.as_ref().map(state_text),
+        external: r.external_check(page)?,
         parents: rows(&parents)?,
         children: rows(&children)?,
         parents_total: parents.len(),

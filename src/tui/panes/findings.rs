@@ -14,7 +14,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::list::ListView;
 use super::{Action, KeyCtx, Pane, Setup};
-use crate::tui::findings_jobs::{Counts, FindingRow, Listed};
+use crate::tui::findings_jobs::{Counts, ExternalChecked, FindingRow, Listed};
 use crate::tui::keymap::{self, ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE};
 use crate::tui::{format, theme};
 
@@ -25,6 +25,8 @@ pub(crate) const RECOUNT_EVERY: Duration = Duration::from_secs(2);
 /// What the pane says instead of a count of broken external links when no
 /// link was ever checked.
 const NOT_CHECKED: &str = "not checked (crawl with --check-external)";
+/// What it says when the crawl checks external links but none was linked.
+const NONE_FOUND: &str = "no external link found (the crawl checks them)";
 
 /// One kind's rows, while listed.
 struct Rows {
@@ -273,8 +275,14 @@ impl FindingsPane {
         let width = area.width as usize;
         self.list.render(counts.kinds.len(), true, area, buf, |i| {
             let (kind, n) = counts.kinds[i];
-            let (count, style) = if kind == "external" && !counts.external_checked {
-                (format!("— {NOT_CHECKED}"), theme::dim())
+            let unchecked = match counts.external {
+                _ if kind != "external" => None,
+                ExternalChecked::Yes => None,
+                ExternalChecked::NoneFound => Some(NONE_FOUND),
+                ExternalChecked::No => Some(NOT_CHECKED),
+            };
+            let (count, style) = if let Some(why) = unchecked {
+                (format!("— {why}"), theme::dim())
             } else if n == 0 {
                 ("0".to_string(), theme::ok())
             } else {

@@ -2,7 +2,8 @@
 //! modified, state) with its parents and children side by side. Enter jumps
 //! to a linked page, Backspace walks the trail back; links never fetched
 //! (queued, out of scope, excluded, failed) show their state instead of a
-//! status.
+//! status, and an out-of-scope link `--check-external` checked shows what
+//! the check found.
 
 use std::collections::HashMap;
 
@@ -14,7 +15,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::list::ListView;
 use super::{Action, KeyCtx, Pane, Setup};
-use crate::store::{PageId, PageRecord};
+use crate::store::{ExternalCheck, PageId, PageRecord};
 use crate::tui::keymap::{ch, code, Binding, HelpRow, Table, Verb, BROWSE, UP_DOWN_PAGE};
 use crate::tui::{format, theme};
 
@@ -34,10 +35,20 @@ pub(crate) struct LinkRow {
     pub state: Option<String>,
     /// A child linked with `rel=nofollow`.
     pub nofollow: bool,
+    /// What `--check-external` found of it, an out-of-scope URL.
+    pub external: Option<ExternalCheck>,
 }
 
 impl LinkRow {
     fn label(&self) -> String {
+        // The label column is narrow: the status the check got, or else
+        // the start of why it got none.
+        if let Some(c) = &self.external {
+            return match c.status {
+                Some(s) => format!("{s} external"),
+                None => checked(c).0,
+            };
+        }
         match (self.status, &self.state) {
             (Some(s), Some(state)) if state != "done" => format!("{s} {state}"),
             (Some(s), _) => s.to_string(),
@@ -47,11 +58,25 @@ impl LinkRow {
     }
 
     fn label_style(&self) -> ratatui::style::Style {
+        if let Some(c) = &self.external {
+            return checked(c).1;
+        }
         match (self.status, &self.state) {
             (Some(s), _) => theme::status(s),
             (None, Some(state)) => theme::state(state),
             (None, None) => theme::dim(),
         }
+    }
+}
+
+/// What `--check-external` found of an out-of-scope URL, in words, with
+/// its colour: the status line or failure when broken, the status when it
+/// works.
+fn checked(c: &ExternalCheck) -> (String, ratatui::style::Style) {
+    match (&c.reason, c.status) {
+        (Some(reason), _) => (format!("external check: {reason}"), theme::error()),
+        (None, Some(s)) => (format!("external check: {s}"), theme::status(s)),
+        (None, None) => ("external check: works".into(), theme::ok()),
     }
 }
 
@@ -63,6 +88,8 @@ pub(crate) struct PageView {
     /// None for a URL that was seen but never fetched.
     pub record: Option<PageRecord>,
     pub state: Option<String>,
+    /// What `--check-external` found of it, an out-of-scope URL.
+    pub external: Option<ExternalCheck>,
     pub parents: Vec<LinkRow>,
     pub children: Vec<LinkRow>,
     /// How many there are in all (the lists may be cut).
@@ -255,6 +282,11 @@ impl GraphPane {
         if let Some(s) = &v.state {
             facts.push(Span::styled(" · ", theme::label()));
             facts.push(Span::styled(s.as_str(), theme::state(s)));
+        }
+        if let Some(c) = &v.external {
+            let (text, style) = checked(c);
+            facts.push(Span::styled(" · ", theme::label()));
+            facts.push(Span::styled(text, style));
         }
         if let Some(r) = &v.record {
             for (what, source) in [("noindex", r.noindex), ("nofollow", r.nofollow)] {

@@ -5,7 +5,7 @@
 
 use super::real_crawl::crawl_demo_with;
 use super::*;
-use crate::tui::findings_jobs::{self, Counts, FindingRow, Listed};
+use crate::tui::findings_jobs::{self, Counts, ExternalChecked, FindingRow, Listed};
 use crate::tui::jobs;
 use futures_util::StreamExt;
 
@@ -39,7 +39,7 @@ fn counts() -> Counts {
             ("redirects", 5),
             ("titles", 9),
         ],
-        external_checked: false,
+        external: ExternalChecked::No,
     }
 }
 

@@ -4,6 +4,7 @@
 //! the model asks for. Times are fixed (`Clock` values, UTC), so snapshots
 //! are stable.
 
+mod external;
 mod findings;
 mod in_flight;
 mod keys;
@@ -340,6 +341,7 @@ fn link(page: u32, path: &str, title: Option<&str>, status: Option<u16>, state: 
         status,
         state: Some(state.into()),
         nofollow: false,
+        external: None,
     }
 }
 
@@ -356,6 +358,7 @@ fn view(page: u32, title: &str, path: &str) -> PageView {
             ..Default::default()
         }),
         state: Some("done".into()),
+        external: None,
         parents: vec![link(
             1,
             "/",
