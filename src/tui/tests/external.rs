@@ -6,9 +6,11 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
+use super::loopback::read_head;
+use super::real_crawl::crawl_events;
 use super::*;
 use crate::crawl::CrawlConfig;
 use crate::store::prelude::*;
@@ -24,15 +26,9 @@ async fn serve(listener: TcpListener, home: Arc<String>) {
 }
 
 async fn answer(mut conn: TcpStream, home: Arc<String>) {
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        match conn.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => head.extend_from_slice(&buf[..n]),
-        }
-    }
-    let head = String::from_utf8_lossy(&head);
+    let Some(head) = read_head(&mut conn).await else {
+        return;
+    };
     let path = head.split(' ').nth(1).unwrap_or("/");
     let (status, body) = match path {
         "/" => ("200 OK", home.to_string()),
@@ -89,16 +85,7 @@ async fn crawl(site: SocketAddr, check: bool) -> (tempfile::TempDir, Arc<Store>,
         ignore_robots: true,
         ..CrawlConfig::default()
     };
-    let mut handle = crate::crawl::start(store.clone(), cfg, vec![point]).expect("start crawl");
-    let mut events = Vec::new();
-    while let Some(ev) = handle.events.recv().await {
-        let last = matches!(ev, CrawlEvent::Finished(_));
-        events.push(ev);
-        if last {
-            break;
-        }
-    }
-    handle.done.await.expect("crawl task").expect("crawl");
+    let events = crawl_events(&store, cfg, point).await;
     (dir, store, events)
 }
 

@@ -9,9 +9,10 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
+use super::loopback::read_head;
 use super::*;
 use crate::crawl::CrawlConfig;
 use crate::store::Store;
@@ -36,21 +37,12 @@ async fn serve(listener: TcpListener, counting: Arc<Counting>) {
 }
 
 async fn answer(mut conn: TcpStream, counting: Arc<Counting>) {
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        match conn.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => head.extend_from_slice(&buf[..n]),
-        }
-    }
+    let Some(head) = read_head(&mut conn).await else {
+        return;
+    };
     let now = counting.now.fetch_add(1, Ordering::SeqCst) + 1;
     counting.most.fetch_max(now, Ordering::SeqCst);
-    let path = String::from_utf8_lossy(&head)
-        .split(' ')
-        .nth(1)
-        .unwrap_or("/")
-        .to_string();
+    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
     let body = if path == "/" {
         (1..=PAGES)
             .map(|i| format!("<a href=\"/p/{i}\">page {i}</a>"))

@@ -9,6 +9,7 @@ mod findings;
 mod in_flight;
 mod keys;
 mod labels_filter;
+mod loopback;
 mod real_crawl;
 mod search_agrees;
 mod secrets;

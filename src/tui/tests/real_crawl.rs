@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::crawl::{CrawlConfig, Summary};
-use crate::store::Store;
+use crate::store::{PointId, Store};
 use crate::tui::panes::status::RunState;
 use crate::tui::panes::PaneId;
 use crate::tui::{format, jobs};
@@ -50,6 +50,22 @@ pub(super) async fn crawl_demo_with(pages: u32, ignore_robots: bool) -> Crawled 
         ignore_robots,
         ..CrawlConfig::default()
     };
+    let events = crawl_events(&store, cfg, point).await;
+    server.abort();
+    Crawled {
+        _dir: dir,
+        store,
+        site: addr,
+        events,
+    }
+}
+
+/// Every event of a crawl of `point` into `store`, through its end.
+pub(super) async fn crawl_events(
+    store: &Arc<Store>,
+    cfg: CrawlConfig,
+    point: PointId,
+) -> Vec<CrawlEvent> {
     let mut handle = crate::crawl::start(store.clone(), cfg, vec![point]).expect("start crawl");
     let mut events = Vec::new();
     while let Some(ev) = handle.events.recv().await {
@@ -60,13 +76,7 @@ pub(super) async fn crawl_demo_with(pages: u32, ignore_robots: bool) -> Crawled 
         }
     }
     handle.done.await.expect("crawl task").expect("crawl");
-    server.abort();
-    Crawled {
-        _dir: dir,
-        store,
-        site: addr,
-        events,
-    }
+    events
 }
 
 impl Crawled {
