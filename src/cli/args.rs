@@ -108,6 +108,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A crawl point's runs, newest first: when, how each ended, its flags and counts.
+    Runs {
+        /// Only this crawl point's runs.
+        #[arg(long)]
+        point: Option<u32>,
+        /// Runs listed (newest first); default all.
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Counts.
     Stats {
         #[arg(long)]

@@ -21,6 +21,7 @@ mod export;
 pub(crate) mod page;
 mod point;
 mod report;
+mod runs;
 mod search;
 mod serve_demo;
 mod stats;
@@ -169,6 +170,9 @@ pub fn run(cli: Cli) -> CliResult {
             json,
         }) => crawl::run(open_store(db)?, urls, scope, run, json),
         Some(Command::Point { action }) => point::run(db, action),
+        Some(Command::Runs { point, limit, json }) => {
+            runs::run(&open_existing(db)?, point, limit, json)
+        }
         Some(Command::Stats { json }) => stats::run(&open_existing(db)?, json),
         Some(Command::ServeDemo { port, pages }) => serve_demo::run(port, pages),
         Some(Command::Check { json }) => stats::check(&open_existing(db)?, json),

@@ -37,7 +37,7 @@ pub use event::{
     CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, Notice, NoticeKind, SkipCounts, Summary,
 };
 pub use fetch::parse_header;
-pub use writer::{instance_dead, pid_alive};
+pub use writer::{instance_dead, pid_alive, run_ended};
 
 use crate::store::StoreError;
 

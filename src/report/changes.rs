@@ -127,7 +127,8 @@ pub fn changes(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Changes> {
             "nothing to compare: no crawl point has run yet".into(),
         ));
     };
-    let runs = ctx.r.runs_of(point)?;
+    let all = ctx.r.runs_of(point)?;
+    let runs = &all[all.len().saturating_sub(2)..];
     let [from_run, to_run] = runs[..] else {
         let note = match runs.last() {
             Some(run) => format!(
@@ -135,7 +136,7 @@ pub fn changes(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Changes> {
             ),
             None => format!("nothing to compare: crawl point {point} has not run yet"),
         };
-        return Ok(Changes::nothing(&runs, note));
+        return Ok(Changes::nothing(runs, note));
     };
     let from: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, from_run)?.into_iter().collect();
     let to: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, to_run)?.into_iter().collect();

@@ -28,6 +28,8 @@ fn read_commands_never_create_a_store() {
         &["point", "list"],
         &["point", "rm", "1"],
         &["point", "disable", "1"],
+        &["runs"],
+        &["runs", "--json"],
     ];
     for args in reads {
         let out = run(&db, args);

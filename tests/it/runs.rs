@@ -1,0 +1,105 @@
+//! `runs`: every crawl of a point is a run with an id, how it ended, the
+//! flags it had and its counts; every run's history is kept; a crawler
+//! that died leaves its run reading `interrupted` until a crawl takes it
+//! up again.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::crawl::{assert_whole, crawl_child, crawl_ok, store, wait_for_done};
+use crate::support::{json_of, on_store, page, Reply, TestServer};
+use crawlscope::store::prelude::*;
+
+/// Home links to /a and /b; /a to /c, two steps from home.
+fn site(s: &TestServer) {
+    s.route("/", Reply::Respond(page("Home", "home", &["a", "b"])));
+    s.route("/a", Reply::Respond(page("A", "alpha", &["c"])));
+    s.route("/b", Reply::Respond(page("B", "bravo", &[])));
+    s.route("/c", Reply::Respond(page("C", "charlie", &[])));
+}
+
+fn field<'v>(runs: &'v Value, name: &str) -> Vec<&'v Value> {
+    runs.as_array().unwrap().iter().map(|r| &r[name]).collect()
+}
+
+#[test]
+fn each_crawl_is_a_run_listed_newest_first_with_its_end_flags_and_counts() {
+    let s = TestServer::start();
+    site(&s);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    crawl_ok(db, &[&s.base()]);
+    // Without a URL, --depth and --max-pages limit this run alone.
+    crawl_ok(db, &["--depth", "1"]);
+    crawl_ok(db, &["--max-pages", "1", "--concurrency", "1"]);
+
+    let runs = json_of(db, &["runs", "--json"]);
+    assert_eq!(field(&runs, "id"), [3, 2, 1], "{runs}");
+    assert_eq!(field(&runs, "point"), [1, 1, 1], "{runs}");
+    assert_eq!(
+        field(&runs, "ended"),
+        ["stopped", "finished", "finished"],
+        "{runs}"
+    );
+    assert_eq!(field(&runs, "complete"), [false, false, true], "{runs}");
+    let [third, second, first] = &runs.as_array().unwrap()[..] else {
+        panic!("{runs}")
+    };
+    assert_eq!(first["fetched"], 4, "{first}");
+    assert_eq!(first["skipped"], 0, "{first}");
+    assert_eq!(first["flags"]["depth"], Value::Null, "{first}");
+    // The --depth 1 run saw home, /a and /b again, and left /c too deep.
+    assert_eq!(second["flags"]["depth"], 1, "{second}");
+    assert_eq!(second["flags"]["depth_override"], true, "{second}");
+    let seen = ["fetched", "not_modified", "unchanged"]
+        .map(|k| second[k].as_u64().unwrap())
+        .iter()
+        .sum::<u64>();
+    assert_eq!(seen, 3, "{second}");
+    assert_eq!(second["skipped_by"]["too_deep"], 1, "{second}");
+    assert_eq!(third["flags"]["max_pages"], 1, "{third}");
+    assert_eq!(third["flags"]["max_pages_override"], true, "{third}");
+    for run in runs.as_array().unwrap() {
+        assert!(run["started_at"].is_string(), "{run}");
+        assert!(run["ended_at"].is_string(), "{run}");
+    }
+
+    let last = json_of(db, &["runs", "--point", "1", "--limit", "1", "--json"]);
+    assert_eq!(field(&last, "id"), [3], "{last}");
+    assert_eq!(
+        json_of(db, &["runs", "--point", "2", "--json"]),
+        Value::Array(vec![])
+    );
+    let text = String::from_utf8(on_store(db, &["runs"]).stdout).unwrap();
+    assert!(text.contains("depth 1 (this run)"), "{text}");
+
+    // Every run's history is kept, not only the last two.
+    assert_eq!(store(db).read().unwrap().runs_of(1).unwrap(), [1, 2, 3]);
+    assert_whole(db);
+}
+
+#[test]
+fn a_killed_crawler_leaves_its_run_interrupted_until_a_crawl_takes_it_up() {
+    let s = TestServer::start();
+    s.route("/", Reply::Respond(page("Home", "home", &["slow"])));
+    let slow = || Reply::Delay(Duration::from_secs(30), page("Slow", "slow", &[]));
+    s.route("/slow", slow());
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    let mut child = crawl_child(db, &[&s.base()]);
+    wait_for_done(db, &mut child, 1);
+    child.kill().unwrap(); // SIGKILL: the run's record still says running
+    child.wait().unwrap();
+    let runs = json_of(db, &["runs", "--json"]);
+    assert_eq!(field(&runs, "ended"), ["interrupted"], "{runs}");
+    assert_eq!(runs[0]["ended_at"], Value::Null, "{runs}");
+
+    // The next crawl takes the dead crawler's claim back and ends the run.
+    s.route("/slow", Reply::Respond(page("Slow", "slow", &[])));
+    crawl_ok(db, &[]);
+    let runs = json_of(db, &["runs", "--json"]);
+    assert_eq!(field(&runs, "id"), [1], "{runs}");
+    assert_eq!(field(&runs, "ended"), ["finished"], "{runs}");
+    assert_eq!(runs[0]["fetched"], 2, "{runs}");
+}
