@@ -53,9 +53,7 @@ impl RunJson {
             started_at: run.started_at.map(rfc3339),
             ended_at: run.ended_at.map(rfc3339),
             ended: ended.as_str(),
-            complete: ended == RunEnd::Finished
-                && !run.flags.depth_override
-                && !run.flags.max_pages_override,
+            complete: run.complete(ended),
             fetched: c.fetched,
             not_modified: c.not_modified,
             unchanged: c.unchanged,

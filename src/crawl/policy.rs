@@ -78,6 +78,16 @@ pub fn visited(state: Option<&UrlState>, point: PointId, gen: u32, runs: &Runs) 
         || runs.get(&p).is_some_and(|run| run.gen == g)
 }
 
+/// Whether a URL's state is a fetch result (done, failed, redirected):
+/// a fact about the URL, which a later run's decision not to fetch it
+/// leaves as it is.
+pub fn fetch_result(state: Option<&UrlState>) -> bool {
+    matches!(
+        state,
+        Some(UrlState::Done { .. } | UrlState::Failed { .. } | UrlState::Redirected { .. })
+    )
+}
+
 /// Why the scope refuses `url`, if it does: out of its root, or excluded.
 pub fn scope_refusal(run: &PointRun, url: &str) -> Option<SkipReason> {
     match run.scope.verdict(url) {

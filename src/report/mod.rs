@@ -170,14 +170,23 @@ impl<'a, 's> Ctx<'a, 's> {
         self.point
     }
 
-    /// Every URL's state (of the point's URLs only, with a point).
+    /// Every URL's state (of the point's URLs only, with a point: those
+    /// it decided on last, and those its current view reached whose state
+    /// another point's run wrote since).
     pub fn states(&self) -> Result<&[(PageId, UrlState)]> {
         if let Some(s) = self.states.get() {
             return Ok(s);
         }
+        let reached = match self.point {
+            Some(p) => current_view(self.r, p)?,
+            None => FxHashSet::default(),
+        };
         let mut out = Vec::new();
         self.r.for_each_state(|id, state| {
-            if self.point.is_none_or(|p| state.run().0 == p) {
+            if self
+                .point
+                .is_none_or(|p| state.run().0 == p || reached.contains(&id))
+            {
                 out.push((id, state));
             }
             Ok(true)
@@ -258,6 +267,26 @@ impl<'a, 's> Ctx<'a, 's> {
             .mime(rec.mime)?
             .is_some_and(|m| m.essence == "text/html" || m.essence == "application/xhtml+xml"))
     }
+}
+
+/// The URLs `point`'s current view reached: its latest complete run's
+/// and those of the partial runs since (all its runs when none is
+/// complete), by their history.
+fn current_view(r: &Reader<'_>, point: PointId) -> Result<FxHashSet<PageId>> {
+    let instances = r.instances()?.into_iter().collect();
+    let runs = r.runs(Some(point))?;
+    let from = (runs.iter())
+        .rposition(|(_, run)| run.complete(crate::crawl::run_ended(run, &instances)))
+        .unwrap_or(0);
+    let mut out = FxHashSet::default();
+    for (_, run) in &runs[from..] {
+        out.extend(
+            r.kept_entries(point, run.gen)?
+                .into_iter()
+                .map(|(page, _)| page),
+        );
+    }
+    Ok(out)
 }
 
 pub fn is_ok(status: u16) -> bool {

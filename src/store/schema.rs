@@ -525,6 +525,14 @@ pub struct RunRecord {
     pub counts: RunCounts,
 }
 
+impl RunRecord {
+    /// Whether the run, having ended as `ended` (see `run_ended`), covered
+    /// its point whole: finished, with its point's own scope and limits.
+    pub fn complete(&self, ended: RunEnd) -> bool {
+        ended == RunEnd::Finished && !self.flags.depth_override && !self.flags.max_pages_override
+    }
+}
+
 /// How a run ended, as recorded; a `Running` run whose crawlers are all
 /// dead reads as interrupted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -31,6 +31,7 @@ mod process_tuning;
 mod report_changes;
 mod report_cli;
 mod report_findings;
+mod run_decisions;
 mod runs;
 mod search_ranking;
 mod sites;

@@ -6,7 +6,7 @@
 //! for the commit, which the writer thread makes.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use url::Url;
 
@@ -81,6 +81,12 @@ pub(super) struct Applier {
     tallies: HashMap<RunId, RunCounts>,
     /// The command line's limits, for a point added mid-crawl.
     overrides: Overrides,
+    /// URLs with a fetch result that a run of this crawler decided not to
+    /// fetch (by point): told and counted once, their state left as it is.
+    decided: HashSet<(PointId, PageId)>,
+    /// Those of the transaction being applied, joining `decided` once it
+    /// commits.
+    deciding: HashSet<(PointId, PageId)>,
 }
 
 impl Applier {
@@ -92,6 +98,8 @@ impl Applier {
             figures: HashMap::new(),
             tallies: HashMap::new(),
             overrides,
+            decided: HashSet::new(),
+            deciding: HashSet::new(),
         }
     }
 
@@ -110,6 +118,7 @@ impl Applier {
         self.skipped.clear();
         self.figures.clear();
         self.tallies.clear();
+        self.deciding.clear();
         for (i, o) in batch.outcomes.iter().enumerate() {
             let (done, queued) = self
                 .outcome(w, o)
@@ -140,8 +149,10 @@ impl Applier {
         }
     }
 
-    /// The skips the last applied transaction recorded, for its events.
+    /// The skips the last applied transaction recorded, for its events,
+    /// once it committed.
     pub fn take_skipped(&mut self) -> std::vec::Drain<'_, CrawlEvent> {
+        self.decided.extend(self.deciding.drain());
         self.skipped.drain(..)
     }
 
@@ -518,7 +529,9 @@ impl Applier {
     }
 
     /// Records a URL that will not be fetched, and tells the faces after
-    /// the commit, like every other outcome.
+    /// the commit, like every other outcome. A URL fetched before keeps
+    /// its fetch result (its state): the decision is this run's alone,
+    /// in its counts and its event.
     fn skip(
         &mut self,
         w: &mut Writer<'_>,
@@ -528,7 +541,14 @@ impl Applier {
         gen: u32,
         reason: SkipReason,
     ) -> Result<(), StoreError> {
-        w.set_state(id, &UrlState::Skipped { point, gen, reason })?;
+        if policy::fetch_result(w.url_state(id)?.as_ref()) {
+            let key = (point, id);
+            if self.decided.contains(&key) || !self.deciding.insert(key) {
+                return Ok(());
+            }
+        } else {
+            w.set_state(id, &UrlState::Skipped { point, gen, reason })?;
+        }
         let event = CrawlEvent::Skipped {
             page: id,
             url: url.to_string(),
