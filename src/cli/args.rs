@@ -154,6 +154,12 @@ pub enum Command {
         /// Only this crawl point's URLs (`changes`: compare its runs).
         #[arg(long)]
         point: Option<u32>,
+        /// `changes`: the earlier run (an id `runs` lists; default: the one before --to).
+        #[arg(long)]
+        from: Option<u32>,
+        /// `changes`: the later run (default: the point's latest).
+        #[arg(long)]
+        to: Option<u32>,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {

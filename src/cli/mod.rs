@@ -207,13 +207,16 @@ pub fn run(cli: Cli) -> CliResult {
             csv,
             limit,
             point,
+            from,
+            to,
         }) => {
             let format = match (json, csv) {
                 (true, _) => report::Format::Json,
                 (_, true) => report::Format::Csv,
                 _ => report::Format::Text,
             };
-            report::run(&open_existing(db)?, kind, format, limit, point)
+            let between = crate::report::changes::Between { from, to };
+            report::run(&open_existing(db)?, kind, format, limit, point, between)
         }
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),

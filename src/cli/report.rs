@@ -23,6 +23,7 @@ pub fn run(
     format: Format,
     limit: Option<usize>,
     point: Option<u32>,
+    between: rep::changes::Between,
 ) -> CliResult {
     let r = store.read()?;
     let ctx = Ctx::new(&r, point)?;
@@ -30,7 +31,11 @@ pub fn run(
         Format::Text => TABLE_ROWS,
         Format::Json | Format::Csv => usize::MAX,
     });
-    let out = Out { format, limit };
+    let out = Out {
+        format,
+        limit,
+        between,
+    };
     match kind {
         Kind::Summary => summary(&ctx, format),
         Kind::Broken => out.list::<rep::broken::Broken>(&ctx, "broken URLs"),
@@ -65,6 +70,7 @@ pub fn run(
 struct Out {
     format: Format,
     limit: usize,
+    between: rep::changes::Between,
 }
 
 impl Out {
@@ -128,7 +134,7 @@ impl Out {
     }
 
     fn changes(&self, ctx: &Ctx<'_, '_>) -> CliResult {
-        let c = rep::changes::changes(ctx, self.limit)?;
+        let c = rep::changes::changes(ctx, self.limit, self.between)?;
         let rows = c.rows();
         let total: usize = c.totals.iter().sum();
         match self.format {

@@ -57,6 +57,13 @@ pub enum ReportError {
     Store(#[from] StoreError),
     #[error("no crawl point {0} (crawlscope point list)")]
     NoPoint(PointId),
+    #[error("no run {0} (crawlscope runs)")]
+    NoRun(crate::store::RunId),
+    #[error("run {run} is not a run of crawl point {point}")]
+    RunOfAnotherPoint {
+        run: crate::store::RunId,
+        point: PointId,
+    },
     #[error("several crawl points have runs to compare ({0}): give --point ID")]
     PointNeeded(String),
 }

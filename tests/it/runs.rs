@@ -103,3 +103,54 @@ fn a_killed_crawler_leaves_its_run_interrupted_until_a_crawl_takes_it_up() {
     assert_eq!(field(&runs, "ended"), ["finished"], "{runs}");
     assert_eq!(runs[0]["fetched"], 2, "{runs}");
 }
+
+#[test]
+fn changes_compare_any_two_runs_named_by_id() {
+    let s = TestServer::start();
+    site(&s);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    crawl_ok(db, &[&s.base()]);
+    s.route("/b", Reply::Respond(page("B again", "bravo", &[])));
+    crawl_ok(db, &[&s.base()]);
+    s.route("/b", Reply::Respond(page("B", "bravo", &[])));
+    crawl_ok(db, &[&s.base()]);
+    let changes = |args: &[&str]| {
+        let mut all = vec!["report", "changes", "--json"];
+        all.extend_from_slice(args);
+        json_of(db, &all)
+    };
+    let titles = |c: &Value| c["title_changed"].as_array().unwrap().len();
+    // The last two runs by default: B's title went back.
+    let last = changes(&[]);
+    assert_eq!((&last["from_run"], &last["to_run"]), (&2.into(), &3.into()));
+    assert_eq!(titles(&last), 1, "{last}");
+    // The first and the last: the same title again.
+    let ends = changes(&["--from", "1", "--to", "3"]);
+    assert_eq!((&ends["from_run"], &ends["to_run"]), (&1.into(), &3.into()));
+    assert_eq!(titles(&ends), 0, "{ends}");
+    // --to alone: compared with the run before it.
+    let first = changes(&["--to", "2"]);
+    assert_eq!(
+        (&first["from_run"], &first["to_run"]),
+        (&1.into(), &2.into())
+    );
+    assert_eq!(titles(&first), 1, "{first}");
+
+    let out = on_store(db, &["report", "changes", "--from", "9"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: no run 9 (crawlscope runs)\n"
+    );
+    let other = TestServer::start();
+    site(&other);
+    crawl_ok(db, &[&other.base()]);
+    let out = on_store(db, &["report", "changes", "--point", "2", "--from", "1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: run 1 is not a run of crawl point 2\n"
+    );
+    let theirs = changes(&["--point", "2"]);
+    assert_eq!(theirs["to_run"], 1, "{theirs}");
+}
