@@ -154,6 +154,12 @@ pub enum Command {
         /// Only this crawl point's URLs (`changes`: compare its runs).
         #[arg(long)]
         point: Option<u32>,
+        /// Report this run (an id `runs` lists) instead of each point's latest.
+        #[arg(long, conflicts_with = "all_runs")]
+        run: Option<u32>,
+        /// Report every URL any run reached.
+        #[arg(long)]
+        all_runs: bool,
         /// `changes`: the earlier run (an id `runs` lists; default: the one before --to).
         #[arg(long)]
         from: Option<u32>,

@@ -207,6 +207,8 @@ pub fn run(cli: Cli) -> CliResult {
             csv,
             limit,
             point,
+            run,
+            all_runs,
             from,
             to,
         }) => {
@@ -216,7 +218,17 @@ pub fn run(cli: Cli) -> CliResult {
                 _ => report::Format::Text,
             };
             let between = crate::report::changes::Between { from, to };
-            report::run(&open_existing(db)?, kind, format, limit, point, between)
+            let scope = match (run, all_runs) {
+                (Some(id), _) => crate::report::Scope::Run(id),
+                (None, true) => crate::report::Scope::AllRuns,
+                (None, false) => crate::report::Scope::Latest,
+            };
+            let on = report::On {
+                point,
+                scope,
+                between,
+            };
+            report::run(&open_existing(db)?, kind, format, limit, on)
         }
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),

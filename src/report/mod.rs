@@ -17,6 +17,7 @@ pub mod hosts;
 pub mod large;
 pub mod mimetypes;
 pub mod redirects;
+pub mod scope;
 pub mod slow;
 pub mod summary;
 pub mod titles;
@@ -28,6 +29,7 @@ use serde::Serialize;
 
 use crate::store::prelude::*;
 use crate::store::{MimeId, MimeRecord, PageId, PageRecord, PointId, Reader, StoreError, UrlState};
+pub use scope::{NamedRun, Scope};
 
 /// What `report` can answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -147,6 +149,10 @@ pub fn list<K: ListKind>(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Listing<K::R
 pub struct Ctx<'a, 's> {
     pub r: &'a Reader<'s>,
     point: Option<PointId>,
+    scope: Scope,
+    /// The URLs the scope covers (None: all), and the runs it names.
+    view: Option<scope::View>,
+    named: Vec<NamedRun>,
     states: OnceCell<Vec<(PageId, UrlState)>>,
     pages: OnceCell<Vec<(PageId, PageRecord)>>,
     in_point: OnceCell<FxHashSet<PageId>>,
@@ -155,16 +161,30 @@ pub struct Ctx<'a, 's> {
 }
 
 impl<'a, 's> Ctx<'a, 's> {
-    /// A context over `r`; `point` must exist.
+    /// A context over `r` as of each point's latest runs; `point` must
+    /// exist.
     pub fn new(r: &'a Reader<'s>, point: Option<PointId>) -> Result<Ctx<'a, 's>> {
+        Ctx::with_scope(r, point, Scope::Latest)
+    }
+
+    /// A context over `r` for the runs `scope` asks for.
+    pub fn with_scope(
+        r: &'a Reader<'s>,
+        point: Option<PointId>,
+        scope: Scope,
+    ) -> Result<Ctx<'a, 's>> {
         if let Some(p) = point {
             if r.point(p)?.is_none() {
                 return Err(ReportError::NoPoint(p));
             }
         }
+        let (view, named) = scope::view(r, point, scope)?;
         Ok(Ctx {
             r,
             point,
+            scope,
+            view,
+            named,
             states: OnceCell::new(),
             pages: OnceCell::new(),
             in_point: OnceCell::new(),
@@ -177,23 +197,26 @@ impl<'a, 's> Ctx<'a, 's> {
         self.point
     }
 
-    /// Every URL's state (of the point's URLs only, with a point: those
-    /// it decided on last, and those its current view reached whose state
-    /// another point's run wrote since).
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// The runs the report answers for: the one asked for, else each
+    /// point's latest (none with `--all-runs`).
+    pub fn named_runs(&self) -> &[NamedRun] {
+        &self.named
+    }
+
+    /// The state of every URL the scope covers (see [`scope`]): those its
+    /// runs decided on last, and those they reached whose state another
+    /// run wrote since.
     pub fn states(&self) -> Result<&[(PageId, UrlState)]> {
         if let Some(s) = self.states.get() {
             return Ok(s);
         }
-        let reached = match self.point {
-            Some(p) => current_view(self.r, p)?,
-            None => FxHashSet::default(),
-        };
         let mut out = Vec::new();
         self.r.for_each_state(|id, state| {
-            if self
-                .point
-                .is_none_or(|p| state.run().0 == p || reached.contains(&id))
-            {
+            if self.view.as_ref().is_none_or(|v| v.covers(id, &state)) {
                 out.push((id, state));
             }
             Ok(true)
@@ -225,10 +248,10 @@ impl<'a, 's> Ctx<'a, 's> {
         Ok(self.pages.get_or_init(|| out))
     }
 
-    /// Whether a page belongs to the report: always without a point, else
-    /// when the point's crawl decided on it.
+    /// Whether a page belongs to the report: always over every run of the
+    /// store, else when the scope covers it.
     pub fn includes(&self, page: PageId) -> Result<bool> {
-        if self.point.is_none() {
+        if self.view.is_none() {
             return Ok(true);
         }
         if let Some(set) = self.in_point.get() {
@@ -274,26 +297,6 @@ impl<'a, 's> Ctx<'a, 's> {
             .mime(rec.mime)?
             .is_some_and(|m| m.essence == "text/html" || m.essence == "application/xhtml+xml"))
     }
-}
-
-/// The URLs `point`'s current view reached: its latest complete run's
-/// and those of the partial runs since (all its runs when none is
-/// complete), by their history.
-fn current_view(r: &Reader<'_>, point: PointId) -> Result<FxHashSet<PageId>> {
-    let instances = r.instances()?.into_iter().collect();
-    let runs = r.runs(Some(point))?;
-    let from = (runs.iter())
-        .rposition(|(_, run)| run.complete(crate::crawl::run_ended(run, &instances)))
-        .unwrap_or(0);
-    let mut out = FxHashSet::default();
-    for (_, run) in &runs[from..] {
-        out.extend(
-            r.kept_entries(point, run.gen)?
-                .into_iter()
-                .map(|(page, _)| page),
-        );
-    }
-    Ok(out)
 }
 
 pub fn is_ok(status: u16) -> bool {

@@ -154,3 +154,81 @@ fn changes_compare_any_two_runs_named_by_id() {
     let theirs = changes(&["--point", "2"]);
     assert_eq!(theirs["to_run"], 1, "{theirs}");
 }
+
+#[test]
+fn reports_answer_as_of_the_latest_run_unless_told_another_or_all() {
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(page("Home", "home", &["products/widget.html"])),
+    );
+    let widget = page("Widget", "widget", &["/missing"]);
+    s.route("/products/widget.html", Reply::Respond(widget));
+    s.route(
+        "/missing",
+        Reply::Respond(crate::support::Resp::status(404)),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    crawl_ok(db, &[&s.base()]);
+    let missing = s.url("missing");
+    let broken = |args: &[&str]| {
+        let mut all = vec!["report", "broken", "--json"];
+        all.extend_from_slice(args);
+        let rows = json_of(db, &all);
+        let urls: Vec<String> = (rows.as_array().unwrap().iter())
+            .map(|r| r["url"].as_str().unwrap().to_string())
+            .collect();
+        urls
+    };
+    assert_eq!(broken(&[]), [missing.as_str()]);
+
+    // The site drops its link to the widget page: the next run no longer
+    // reaches it, nor the broken link found there.
+    s.route("/", Reply::Respond(page("Home", "home", &[])));
+    crawl_ok(db, &[&s.base()]);
+    assert_eq!(broken(&[]), Vec::<String>::new());
+    assert_eq!(broken(&["--point", "1"]), Vec::<String>::new());
+    assert_eq!(broken(&["--run", "1"]), [missing.as_str()]);
+    assert_eq!(broken(&["--all-runs"]), [missing.as_str()]);
+
+    let summary = json_of(db, &["report", "summary", "--json"]);
+    assert_eq!(summary["run"]["id"], 2, "{summary}");
+    assert_eq!(summary["run"]["point"], 1, "{summary}");
+    assert_eq!(summary["run"]["ended"], "finished", "{summary}");
+    assert_eq!(summary["findings"]["broken"], 0, "{summary}");
+    let all = json_of(db, &["report", "summary", "--json", "--all-runs"]);
+    assert_eq!(all["all_runs"], true, "{all}");
+    assert_eq!(all["findings"]["broken"], 1, "{all}");
+
+    let text = |args: &[&str]| String::from_utf8(on_store(db, args).stdout).unwrap();
+    let latest = text(&["report", "broken"]);
+    assert!(latest.starts_with("as of point 1, run 2 ("), "{latest}");
+    assert!(
+        latest.lines().next().unwrap().ends_with(", finished)"),
+        "{latest}"
+    );
+    let old = text(&["report", "broken", "--run", "1"]);
+    assert!(old.starts_with("as of point 1, run 1 ("), "{old}");
+    assert!(old.contains(&missing), "{old}");
+    let every = text(&["report", "broken", "--all-runs"]);
+    assert!(every.starts_with("as of all runs\n"), "{every}");
+
+    let out = on_store(db, &["report", "broken", "--run", "7"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: no run 7 (crawlscope runs)\n"
+    );
+    // A second point: the summary names each point's latest run.
+    let other = TestServer::start();
+    site(&other);
+    crawl_ok(db, &[&other.base()]);
+    let both = json_of(db, &["report", "summary", "--json"]);
+    let ids: Vec<&Value> = both["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["id"])
+        .collect();
+    assert_eq!(ids, [2, 3], "{both}");
+}
