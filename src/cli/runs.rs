@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use super::{print_json, CliResult};
 use crate::crawl::run_ended;
+use crate::report::summary::summary;
+use crate::report::{Ctx, Scope};
 use crate::store::prelude::*;
 use crate::store::{RunEnd, RunFlags, RunId, RunRecord, Store};
 use crate::time::rfc3339;
@@ -32,10 +34,17 @@ struct RunJson {
     skipped_by: BTreeMap<&'static str, u64>,
     external_checked: u64,
     external_broken: u64,
+    /// Rows of each finding kind, as `report --run ID` lists them.
+    findings: BTreeMap<&'static str, usize>,
 }
 
 impl RunJson {
-    fn of(id: RunId, run: RunRecord, ended: RunEnd) -> RunJson {
+    fn of(
+        id: RunId,
+        run: RunRecord,
+        ended: RunEnd,
+        findings: BTreeMap<&'static str, usize>,
+    ) -> RunJson {
         let c = &run.counts;
         let skipped_by = [
             ("robots", c.skipped_robots),
@@ -63,6 +72,7 @@ impl RunJson {
             skipped_by,
             external_checked: c.external_checked,
             external_broken: c.external_broken,
+            findings,
             flags: run.flags,
         }
     }
@@ -71,13 +81,19 @@ impl RunJson {
 pub fn run(store: &Store, point: Option<u32>, limit: Option<usize>, json: bool) -> CliResult {
     let r = store.read()?;
     let instances: HashMap<_, _> = r.instances()?.into_iter().collect();
-    let rows: Vec<RunJson> = (r.runs(point)?.into_iter().rev())
-        .take(limit.unwrap_or(usize::MAX))
-        .map(|(id, run)| {
-            let ended = run_ended(&run, &instances);
-            RunJson::of(id, run, ended)
-        })
-        .collect();
+    let mut rows = Vec::new();
+    for (id, run) in (r.runs(point)?.into_iter().rev()).take(limit.unwrap_or(usize::MAX)) {
+        let ended = run_ended(&run, &instances);
+        // A run's findings are a report over what it reached: only the
+        // JSON, which carries them, pays for it.
+        let findings = if json {
+            let ctx = Ctx::with_scope(&r, Some(run.point), Scope::Run(id))?;
+            summary(&ctx)?.findings
+        } else {
+            BTreeMap::new()
+        };
+        rows.push(RunJson::of(id, run, ended, findings));
+    }
     if json {
         return print_json(&rows);
     }

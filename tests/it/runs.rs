@@ -197,6 +197,13 @@ fn reports_answer_as_of_the_latest_run_unless_told_another_or_all() {
     assert_eq!(summary["run"]["point"], 1, "{summary}");
     assert_eq!(summary["run"]["ended"], "finished", "{summary}");
     assert_eq!(summary["findings"]["broken"], 0, "{summary}");
+    let runs = json_of(db, &["runs", "--json"]);
+    assert_eq!(field(&runs, "id"), [2, 1], "{runs}");
+    let broken_by_run: Vec<&Value> = field(&runs, "findings")
+        .iter()
+        .map(|f| &f["broken"])
+        .collect();
+    assert_eq!(broken_by_run, [0, 1], "{runs}");
     let all = json_of(db, &["report", "summary", "--json", "--all-runs"]);
     assert_eq!(all["all_runs"], true, "{all}");
     assert_eq!(all["findings"]["broken"], 1, "{all}");
