@@ -5,7 +5,10 @@
 
 use std::path::Path;
 
+use clap::ValueEnum;
 use serde_json::Value;
+
+use crawlscope::report::Kind;
 
 use crate::support::crawl::{assert_whole, crawl_ok};
 use crate::support::{json_of, page, Reply, Resp, TestServer};
@@ -36,27 +39,18 @@ fn figures(db: &Path) -> Vec<(String, Value)> {
         .iter()
         .map(|k| (format!("stats.{k}"), stats[k].clone()))
         .collect();
-    for kind in [
-        "summary",
-        "broken",
-        "redirects",
-        "titles",
-        "descriptions",
-        "headings",
-        "duplicates",
-        "directives",
-        "canonicals",
-        "large",
-        "depth",
-        "mimetypes",
-        "external",
-    ] {
-        let mut report = json_of(db, &["report", kind, "--point", "1", "--json"]);
+    // Every kind but those above.
+    let kinds = (Kind::value_variants().iter())
+        .filter_map(|k| k.to_possible_value())
+        .map(|v| v.get_name().to_string())
+        .filter(|k| !["slow", "hosts", "changes"].contains(&k.as_str()));
+    for kind in kinds {
+        let mut report = json_of(db, &["report", &kind, "--point", "1", "--json"]);
         // The summary names the run it is as of: the new one.
         if let Some(summary) = report.as_object_mut() {
             summary.remove("run");
         }
-        out.push((kind.to_string(), report));
+        out.push((kind, report));
     }
     out
 }
