@@ -108,6 +108,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A crawl point's runs, newest first: when, how each ended, its flags and counts.
+    Runs {
+        /// Only this crawl point's runs.
+        #[arg(long)]
+        point: Option<u32>,
+        /// Runs listed (newest first); default all.
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Counts.
     Stats {
         #[arg(long)]
@@ -143,6 +154,18 @@ pub enum Command {
         /// Only this crawl point's URLs (`changes`: compare its runs).
         #[arg(long)]
         point: Option<u32>,
+        /// Report this run (an id `runs` lists) instead of each point's latest.
+        #[arg(long, conflicts_with = "all_runs")]
+        run: Option<u32>,
+        /// Report every URL any run reached.
+        #[arg(long)]
+        all_runs: bool,
+        /// `changes`: the earlier run (an id `runs` lists; default: the one before --to).
+        #[arg(long)]
+        from: Option<u32>,
+        /// `changes`: the later run (default: the point's latest).
+        #[arg(long)]
+        to: Option<u32>,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {

@@ -22,6 +22,7 @@ mod generated;
 pub(crate) mod page;
 mod point;
 mod report;
+mod runs;
 mod search;
 mod serve_demo;
 mod stats;
@@ -173,6 +174,9 @@ pub fn run(cli: Cli) -> CliResult {
             json,
         }) => crawl::run(open_store(db)?, urls, scope, run, json),
         Some(Command::Point { action }) => point::run(db, action),
+        Some(Command::Runs { point, limit, json }) => {
+            runs::run(&open_existing(db)?, point, limit, json)
+        }
         Some(Command::Stats { json }) => stats::run(&open_existing(db)?, json),
         Some(Command::ServeDemo { port, pages }) => serve_demo::run(port, pages),
         Some(Command::Check { json }) => stats::check(&open_existing(db)?, json),
@@ -207,13 +211,28 @@ pub fn run(cli: Cli) -> CliResult {
             csv,
             limit,
             point,
+            run,
+            all_runs,
+            from,
+            to,
         }) => {
             let format = match (json, csv) {
                 (true, _) => report::Format::Json,
                 (_, true) => report::Format::Csv,
                 _ => report::Format::Text,
             };
-            report::run(&open_existing(db)?, kind, format, limit, point)
+            let between = crate::report::changes::Between { from, to };
+            let scope = match (run, all_runs) {
+                (Some(id), _) => crate::report::Scope::Run(id),
+                (None, true) => crate::report::Scope::AllRuns,
+                (None, false) => crate::report::Scope::Latest,
+            };
+            let on = report::On {
+                point,
+                scope,
+                between,
+            };
+            report::run(&open_existing(db)?, kind, format, limit, on)
         }
         Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),

@@ -6,6 +6,17 @@ use super::{print_json, CliResult};
 use crate::report::{self as rep, csv_field, Ctx, Kind, ListKind, Listing, Row};
 use crate::store::Store;
 
+/// The runs a report answers for, as its first line.
+fn name_runs(ctx: &Ctx<'_, '_>) -> CliResult {
+    let runs: Vec<String> = ctx.named_runs().iter().map(|r| r.describe()).collect();
+    match (ctx.scope(), runs.is_empty()) {
+        (rep::Scope::AllRuns, _) => outln!("as of all runs"),
+        (_, false) => outln!("as of {}", runs.join("; ")),
+        (_, true) => {}
+    }
+    Ok(())
+}
+
 /// Rows a table shows when no `--limit` is given; `--json` and `--csv`
 /// list every row unless told otherwise.
 pub const TABLE_ROWS: usize = 50;
@@ -17,20 +28,30 @@ pub enum Format {
     Csv,
 }
 
-pub fn run(
-    store: &Store,
-    kind: Kind,
-    format: Format,
-    limit: Option<usize>,
-    point: Option<u32>,
-) -> CliResult {
+/// What a report is about: a point's URLs or all, which runs, and for
+/// `changes` the runs compared.
+pub struct On {
+    pub point: Option<u32>,
+    pub scope: rep::Scope,
+    pub between: rep::changes::Between,
+}
+
+pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
     let r = store.read()?;
-    let ctx = Ctx::new(&r, point)?;
+    let ctx = Ctx::with_scope(&r, on.point, on.scope)?;
+    let between = on.between;
+    if format == Format::Text && kind != Kind::Changes {
+        name_runs(&ctx)?;
+    }
     let limit = limit.unwrap_or(match format {
         Format::Text => TABLE_ROWS,
         Format::Json | Format::Csv => usize::MAX,
     });
-    let out = Out { format, limit };
+    let out = Out {
+        format,
+        limit,
+        between,
+    };
     match kind {
         Kind::Summary => summary(&ctx, format),
         Kind::Broken => out.list::<rep::broken::Broken>(&ctx, "broken URLs"),
@@ -66,6 +87,7 @@ pub fn run(
 struct Out {
     format: Format,
     limit: usize,
+    between: rep::changes::Between,
 }
 
 impl Out {
@@ -129,7 +151,7 @@ impl Out {
     }
 
     fn changes(&self, ctx: &Ctx<'_, '_>) -> CliResult {
-        let c = rep::changes::changes(ctx, self.limit)?;
+        let c = rep::changes::changes(ctx, self.limit, self.between)?;
         let rows = c.rows();
         let total: usize = c.totals.iter().sum();
         match self.format {

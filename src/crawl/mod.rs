@@ -40,7 +40,7 @@ pub use event::{
 };
 pub use fetch::parse_header;
 pub use policy::SITEMAP_DEPTH;
-pub use writer::{instance_dead, pid_alive};
+pub use writer::{instance_dead, pid_alive, run_ended};
 
 use crate::store::StoreError;
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use url::Url;
 
-use crate::store::{FrontierEntry, PageId, PointId, PointRecord, SkipReason, UrlState};
+use crate::store::{FrontierEntry, PageId, PointId, PointRecord, RunId, SkipReason, UrlState};
 use crate::url::{Scope, Verdict};
 
 /// Redirect chains longer than this end with an error.
@@ -23,6 +23,8 @@ pub struct PointRun {
     pub scope: Scope,
     pub depth: Option<u32>,
     pub gen: u32,
+    /// The run's record (`runs`): 0 until the writer begins or joins it.
+    pub run: RunId,
     pub follow_nofollow: bool,
     /// `www.host` and `host` are one site (the first seen is canonical).
     pub one_site: bool,
@@ -36,6 +38,7 @@ impl PointRun {
             scope: Scope::new(rec.root.clone(), rec.excludes.clone(), !rec.distinct_www),
             depth: rec.depth,
             gen: rec.gen,
+            run: 0,
             follow_nofollow: rec.follow_nofollow,
             one_site: !rec.distinct_www,
             user: rec
@@ -73,6 +76,16 @@ pub fn visited(state: Option<&UrlState>, point: PointId, gen: u32, runs: &Runs) 
     }
     matches!(s, UrlState::Queued { .. } | UrlState::Claimed { .. })
         || runs.get(&p).is_some_and(|run| run.gen == g)
+}
+
+/// Whether a URL's state is a fetch result (done, failed, redirected):
+/// a fact about the URL, which a later run's decision not to fetch it
+/// leaves as it is.
+pub fn fetch_result(state: Option<&UrlState>) -> bool {
+    matches!(
+        state,
+        Some(UrlState::Done { .. } | UrlState::Failed { .. } | UrlState::Redirected { .. })
+    )
 }
 
 /// Why the scope refuses `url`, if it does: out of its root, or excluded.
@@ -183,6 +196,7 @@ mod tests {
             ),
             depth,
             gen,
+            run: 0,
             follow_nofollow,
             one_site: false,
             user: None,

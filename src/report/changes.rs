@@ -1,4 +1,6 @@
-//! `report changes`: what changed between a crawl point's last two runs:
+//! `report changes`: what changed between two runs of a crawl point (by
+//! default its last two; `--from`/`--to` name runs by the ids `runs`
+//! lists):
 //! URLs new in the later run, gone from it (not reached again), answering
 //! another status, and 2xx pages whose title or body changed. Each run
 //! keeps what this needs (the writer records it, see `store::history`).
@@ -9,7 +11,7 @@ use serde::Serialize;
 
 use super::{Ctx, ReportError, Result, Row};
 use crate::store::prelude::*;
-use crate::store::{Kept, PageId, PointId};
+use crate::store::{Kept, PageId, PointId, RunId};
 
 #[derive(Debug, Serialize)]
 pub struct Changes {
@@ -120,14 +122,61 @@ fn pick_point(ctx: &Ctx<'_, '_>) -> Result<Option<PointId>> {
     }
 }
 
-pub fn changes(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Changes> {
+/// The runs `--from` and `--to` name, by their ids; either left out is
+/// taken from the point's runs (the last, and the one before `to`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Between {
+    pub from: Option<RunId>,
+    pub to: Option<RunId>,
+}
+
+/// The point and its runs (`run_history` numbers) `between` names.
+fn named_runs(ctx: &Ctx<'_, '_>, between: Between) -> Result<(PointId, Option<u32>, Option<u32>)> {
+    let mut point = ctx.point();
+    let mut gen_of = |id: Option<RunId>| -> Result<Option<u32>> {
+        let Some(id) = id else { return Ok(None) };
+        let run = ctx.r.run(id)?.ok_or(ReportError::NoRun(id))?;
+        match point {
+            Some(p) if p != run.point => Err(ReportError::RunOfAnotherPoint { run: id, point: p }),
+            _ => {
+                point = Some(run.point);
+                Ok(Some(run.gen))
+            }
+        }
+    };
+    let (from, to) = (gen_of(between.from)?, gen_of(between.to)?);
+    // One of them is named, so its run gave the point.
+    let point = point.ok_or(ReportError::NoRun(0))?;
+    Ok((point, from, to))
+}
+
+pub fn changes(ctx: &Ctx<'_, '_>, limit: usize, between: Between) -> Result<Changes> {
+    if between.from.is_some() || between.to.is_some() {
+        let (point, from, to) = named_runs(ctx, between)?;
+        let all = ctx.r.runs_of(point)?;
+        let to = to.or(all.last().copied());
+        let from = from.or_else(|| {
+            all.iter()
+                .rev()
+                .copied()
+                .find(|&g| to.is_some_and(|t| g < t))
+        });
+        return match (from, to) {
+            (Some(from), Some(to)) => compare(ctx, limit, point, from, to),
+            _ => Ok(Changes::nothing(
+                &all,
+                format!("nothing to compare: crawl point {point} has no run before the one named"),
+            )),
+        };
+    }
     let Some(point) = pick_point(ctx)? else {
         return Ok(Changes::nothing(
             &[],
             "nothing to compare: no crawl point has run yet".into(),
         ));
     };
-    let runs = ctx.r.runs_of(point)?;
+    let all = ctx.r.runs_of(point)?;
+    let runs = &all[all.len().saturating_sub(2)..];
     let [from_run, to_run] = runs[..] else {
         let note = match runs.last() {
             Some(run) => format!(
@@ -135,8 +184,19 @@ pub fn changes(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Changes> {
             ),
             None => format!("nothing to compare: crawl point {point} has not run yet"),
         };
-        return Ok(Changes::nothing(&runs, note));
+        return Ok(Changes::nothing(runs, note));
     };
+    compare(ctx, limit, point, from_run, to_run)
+}
+
+/// What changed from run `from_run` of `point` to its run `to_run`.
+fn compare(
+    ctx: &Ctx<'_, '_>,
+    limit: usize,
+    point: PointId,
+    from_run: u32,
+    to_run: u32,
+) -> Result<Changes> {
     let from: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, from_run)?.into_iter().collect();
     let to: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, to_run)?.into_iter().collect();
 

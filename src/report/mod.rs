@@ -17,6 +17,7 @@ pub mod hosts;
 pub mod large;
 pub mod mimetypes;
 pub mod redirects;
+pub mod scope;
 pub mod slow;
 pub mod summary;
 pub mod titles;
@@ -28,6 +29,7 @@ use serde::Serialize;
 
 use crate::store::prelude::*;
 use crate::store::{MimeId, MimeRecord, PageId, PageRecord, PointId, Reader, StoreError, UrlState};
+pub use scope::{NamedRun, Scope};
 
 /// What `report` can answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -57,6 +59,13 @@ pub enum ReportError {
     Store(#[from] StoreError),
     #[error("no crawl point {0} (crawlscope point list)")]
     NoPoint(PointId),
+    #[error("no run {0} (crawlscope runs)")]
+    NoRun(crate::store::RunId),
+    #[error("run {run} is not a run of crawl point {point}")]
+    RunOfAnotherPoint {
+        run: crate::store::RunId,
+        point: PointId,
+    },
     #[error("several crawl points have runs to compare ({0}): give --point ID")]
     PointNeeded(String),
 }
@@ -140,6 +149,10 @@ pub fn list<K: ListKind>(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Listing<K::R
 pub struct Ctx<'a, 's> {
     pub r: &'a Reader<'s>,
     point: Option<PointId>,
+    scope: Scope,
+    /// The URLs the scope covers (None: all), and the runs it names.
+    view: Option<scope::View>,
+    named: Vec<NamedRun>,
     states: OnceCell<Vec<(PageId, UrlState)>>,
     pages: OnceCell<Vec<(PageId, PageRecord)>>,
     in_point: OnceCell<FxHashSet<PageId>>,
@@ -148,16 +161,30 @@ pub struct Ctx<'a, 's> {
 }
 
 impl<'a, 's> Ctx<'a, 's> {
-    /// A context over `r`; `point` must exist.
+    /// A context over `r` as of each point's latest runs; `point` must
+    /// exist.
     pub fn new(r: &'a Reader<'s>, point: Option<PointId>) -> Result<Ctx<'a, 's>> {
+        Ctx::with_scope(r, point, Scope::Latest)
+    }
+
+    /// A context over `r` for the runs `scope` asks for.
+    pub fn with_scope(
+        r: &'a Reader<'s>,
+        point: Option<PointId>,
+        scope: Scope,
+    ) -> Result<Ctx<'a, 's>> {
         if let Some(p) = point {
             if r.point(p)?.is_none() {
                 return Err(ReportError::NoPoint(p));
             }
         }
+        let (view, named) = scope::view(r, point, scope)?;
         Ok(Ctx {
             r,
             point,
+            scope,
+            view,
+            named,
             states: OnceCell::new(),
             pages: OnceCell::new(),
             in_point: OnceCell::new(),
@@ -170,14 +197,26 @@ impl<'a, 's> Ctx<'a, 's> {
         self.point
     }
 
-    /// Every URL's state (of the point's URLs only, with a point).
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// The runs the report answers for: the one asked for, else each
+    /// point's latest (none with `--all-runs`).
+    pub fn named_runs(&self) -> &[NamedRun] {
+        &self.named
+    }
+
+    /// The state of every URL the scope covers (see [`scope`]): those its
+    /// runs decided on last, and those they reached whose state another
+    /// run wrote since.
     pub fn states(&self) -> Result<&[(PageId, UrlState)]> {
         if let Some(s) = self.states.get() {
             return Ok(s);
         }
         let mut out = Vec::new();
         self.r.for_each_state(|id, state| {
-            if self.point.is_none_or(|p| state.run().0 == p) {
+            if self.view.as_ref().is_none_or(|v| v.covers(id, &state)) {
                 out.push((id, state));
             }
             Ok(true)
@@ -209,10 +248,10 @@ impl<'a, 's> Ctx<'a, 's> {
         Ok(self.pages.get_or_init(|| out))
     }
 
-    /// Whether a page belongs to the report: always without a point, else
-    /// when the point's crawl decided on it.
+    /// Whether a page belongs to the report: always over every run of the
+    /// store, else when the scope covers it.
     pub fn includes(&self, page: PageId) -> Result<bool> {
-        if self.point.is_none() {
+        if self.view.is_none() {
             return Ok(true);
         }
         if let Some(set) = self.in_point.get() {

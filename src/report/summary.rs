@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{failed_status, Ctx, ListKind, Result};
+use super::{failed_status, Ctx, ListKind, NamedRun, Result, Scope};
 use crate::store::prelude::*;
 use crate::store::UrlState;
 
@@ -19,6 +19,14 @@ pub struct Summary {
     pub by_depth: BTreeMap<u32, u64>,
     pub by_mime: BTreeMap<String, u64>,
     pub findings: BTreeMap<&'static str, usize>,
+    /// The run the figures are as of (one point), or each point's latest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<NamedRun>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<NamedRun>,
+    /// `--all-runs`: every URL any run reached.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub all_runs: bool,
 }
 
 /// URLs by how they were answered.
@@ -89,6 +97,7 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         Some(_) => ctx.states()?.len() as u64,
         None => ctx.r.url_count()?,
     };
+    let named = ctx.named_runs();
     Ok(Summary {
         pages: ctx.pages()?.len() as u64,
         urls,
@@ -97,5 +106,12 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         by_depth,
         by_mime,
         findings,
+        run: (named.len() == 1).then(|| named[0].clone()),
+        runs: if named.len() > 1 {
+            named.to_vec()
+        } else {
+            Vec::new()
+        },
+        all_runs: ctx.scope() == Scope::AllRuns,
     })
 }

@@ -1,10 +1,10 @@
 //! Run history: what each run of a crawl point saw of every URL it
 //! fetched (status, title, content hash), 64 pages' entries to a record
 //! keyed `point ‖ run ‖ page / 64`, so that `report changes` can compare
-//! a point's last two runs. (A record an entry, schema 16's, spent 22
-//! bytes of key and LMDB node on each of them.) Only the
-//! last finished run and the current one are kept: a new run drops older
-//! ones in the transaction that starts it.
+//! any two runs of a point. (A record an entry, schema 16's, spent 22
+//! bytes of key and LMDB node on each of them.) Every run's history is
+//! kept (schema 17 kept the last two): a run costs the entries of the
+//! URLs it saw, most of them a status alone (below), and nothing more.
 //!
 //! An entry whose title and hash are the ones the page's record holds is
 //! kept as its status alone ([`Kept::AsPage`], schema 17): most are, as
@@ -168,12 +168,12 @@ pub(super) fn put_kept(
 
 /// Run history look-ups.
 pub trait HistoryRead: View {
-    /// The runs of `point` that left history, oldest first (at most two).
+    /// The runs of `point` that left history, oldest first.
     fn runs_of(&self, point: PointId) -> Result<Vec<u32>> {
         let mut runs = Vec::new();
         let mut below = u32::MAX;
         // Walk down run by run: one key read per run, never a whole run.
-        while runs.len() < 2 {
+        loop {
             let lo = key(point, 0, 0);
             let hi = key(point, below, 0);
             let range = (Included(&lo[..]), Excluded(&hi[..]));
@@ -272,7 +272,9 @@ impl Writer<'_> {
     }
 
     /// Writes whole every run entry that leans on `page`'s record, which
-    /// holds `old` and is about to change or go.
+    /// holds `old` and is about to change or go: in every run of every
+    /// point, as any of them may have seen the page as it is (one key
+    /// read a run, and only when a page's title or content changed).
     pub(super) fn write_out_history(&mut self, page: PageId, old: &PageRecord) -> Result<()> {
         for point in self.points_with_history()? {
             for gen in self.runs_of(point)? {
@@ -305,15 +307,6 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Before a new run of `point`: keeps only its latest run, the one the
-    /// new run will be compared with.
-    pub fn keep_last_run(&mut self, point: PointId) -> Result<()> {
-        if let Some(&last) = self.runs_of(point)?.last() {
-            self.drop_runs(point, last)?;
-        }
-        Ok(())
-    }
-
     /// Drops the history of `point` (a point removed for good).
     pub(super) fn drop_history(&mut self, point: PointId) -> Result<()> {
         let lo = key(point, 0, 0);
@@ -321,16 +314,6 @@ impl Writer<'_> {
         self.dbs
             .run_history
             .delete_range(&mut self.txn, &(Included(&lo[..]), Included(&hi[..])))?;
-        Ok(())
-    }
-
-    /// Deletes the runs of `point` before run `before`.
-    fn drop_runs(&mut self, point: PointId, before: u32) -> Result<()> {
-        let lo = key(point, 0, 0);
-        let hi = key(point, before, 0);
-        self.dbs
-            .run_history
-            .delete_range(&mut self.txn, &(Included(&lo[..]), Excluded(&hi[..])))?;
         Ok(())
     }
 }

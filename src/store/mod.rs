@@ -33,10 +33,12 @@ mod origin_figures;
 mod page_records;
 mod pages;
 mod points;
+mod runs;
 mod schema;
 mod sitemap_pages;
 mod terms;
 mod transaction;
+mod upgrade;
 mod url_records;
 
 #[cfg(test)]
@@ -63,10 +65,12 @@ pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
+pub use runs::RunRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
     OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, Resolve,
-    RobotsRecord, SkipReason, UrlRecord, UrlState, WordId, SCHEMA_VERSION,
+    RobotsRecord, RunCounts, RunEnd, RunFlags, RunId, RunRecord, SkipReason, UrlRecord, UrlState,
+    WordId, SCHEMA_VERSION,
 };
 pub use sitemap_pages::SitemapRead;
 pub use terms::{stem_key, KnownWords, Term, Terms, TermsBuilder};
@@ -76,7 +80,7 @@ pub use transaction::Writer;
 pub mod prelude {
     pub use super::{
         CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
-        PointRead, SitemapRead, WordRead,
+        PointRead, RunRead, SitemapRead, WordRead,
     };
 }
 
@@ -235,6 +239,11 @@ impl Store {
         let dbs = Dbs::create(&env, &mut txn).map_err(|e| open_err(e.to_string()))?;
         match dbs.meta.get(&txn, meta_keys::SCHEMA)? {
             None => {
+                dbs.meta
+                    .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+            }
+            Some(v) if codec::read_u32(v)? == upgrade::FROM => {
+                upgrade::from_17(&mut txn, &dbs)?;
                 dbs.meta
                     .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
             }

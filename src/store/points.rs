@@ -49,6 +49,7 @@ impl Writer<'_> {
         }
         self.drop_queued(id)?;
         self.drop_history(id)?;
+        self.drop_runs_of(id)?;
         Ok(())
     }
 }

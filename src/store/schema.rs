@@ -9,11 +9,13 @@ use serde::{Deserialize, Serialize};
 
 /// The layout every store is written in. 17 is the first supported one
 /// (the numbers before it were development layouts, never released, and
-/// no build reads them any more): a store marked with any other number is
-/// refused with both versions named. A change to any record's encoding
-/// takes a new number and an upgrade from this one, which the committed
-/// store in `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 17;
+/// no build reads them any more); 18 adds the `runs` table and keeps
+/// every run's history. A store of 17 is upgraded when opened (`upgrade`);
+/// one marked with any other number is refused with both versions named.
+/// A change to any record's encoding takes a new number and an upgrade
+/// from the one before, which the committed store in
+/// `tests/fixtures/store-v17` holds a build to.
+pub const SCHEMA_VERSION: u32 = 18;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -21,6 +23,7 @@ pub type OriginId = u32;
 pub type MimeId = u32;
 pub type PointId = u32;
 pub type InstanceId = u32;
+pub type RunId = u32;
 
 pub type Db = Database<Bytes, Bytes>;
 
@@ -62,9 +65,11 @@ pub struct Dbs {
     pub run_history: Db,
     pub page_segments: Db,
     pub pair_postings: Db,
+    /// Every run of every crawl point, by run id (`runs`).
+    pub runs: Db,
 }
 
-pub const DB_COUNT: u32 = 31;
+pub const DB_COUNT: u32 = 32;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -109,6 +114,7 @@ impl Dbs {
             ("run_history", self.run_history),
             ("page_segments", self.page_segments),
             ("pair_postings", self.pair_postings),
+            ("runs", self.runs),
         ]
     }
 }
@@ -148,6 +154,7 @@ impl Dbs {
             run_history: db("run_history")?,
             page_segments: db("page_segments")?,
             pair_postings: db("pair_postings")?,
+            runs: db("runs")?,
         })
     }
 }
@@ -163,6 +170,7 @@ pub mod meta_keys {
     pub const NEXT_INSTANCE: &[u8] = b"next_instance_id";
     pub const FRONTIER_SEQ: &[u8] = b"frontier_seq";
     pub const NEXT_SEGMENT: &[u8] = b"next_segment";
+    pub const NEXT_RUN: &[u8] = b"next_run_id";
 }
 
 /// What is known of a fetched page (the URL itself lives in `urls`).
@@ -495,4 +503,138 @@ pub struct MimeRecord {
     pub essence: String,
     pub suffix: Option<String>,
     pub params: Vec<(String, String)>,
+}
+
+/// One run of a crawl point: every crawl of a point is one, numbered
+/// store-wide; crawlers that join a run under way share its record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub point: PointId,
+    /// The point's run generation (`PointRecord::gen`) this run crawls
+    /// in: its url states and its history are keyed by it.
+    pub gen: u32,
+    /// Unix seconds; None for a run kept from a store of schema 17,
+    /// which did not record them.
+    pub started_at: Option<i64>,
+    pub ended_at: Option<i64>,
+    pub ended: RunEnd,
+    /// The crawlers working on it while it is `Running`: when every one
+    /// of them is dead, it was interrupted.
+    pub crawlers: Vec<InstanceId>,
+    pub flags: RunFlags,
+    pub counts: RunCounts,
+}
+
+impl RunRecord {
+    /// Whether the run, having ended as `ended` (see `run_ended`), covered
+    /// its point whole: finished, with its point's own scope and limits.
+    pub fn complete(&self, ended: RunEnd) -> bool {
+        ended == RunEnd::Finished && !self.flags.depth_override && !self.flags.max_pages_override
+    }
+}
+
+/// How a run ended, as recorded; a `Running` run whose crawlers are all
+/// dead reads as interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RunEnd {
+    Running,
+    /// Nothing left to crawl.
+    Finished,
+    /// Ended with URLs still queued (Ctrl-C, stop, `--max-pages`).
+    Stopped,
+    /// Its crawlers died; a later crawl of the point started anew.
+    Interrupted,
+}
+
+impl RunEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunEnd::Running => "running",
+            RunEnd::Finished => "finished",
+            RunEnd::Stopped => "stopped",
+            RunEnd::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What a run was asked to do: its point's settings as they were, and
+/// the limits the command line put over them for this run alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct RunFlags {
+    pub depth: Option<u32>,
+    pub max_pages: Option<u64>,
+    /// `--depth` / `--max-pages` given for this run over the point's own.
+    pub depth_override: bool,
+    pub max_pages_override: bool,
+    pub check_external: bool,
+    pub follow_nofollow: bool,
+    pub no_sitemaps: bool,
+    pub distinct_www: bool,
+}
+
+impl RunFlags {
+    /// A point's own settings, as a run's flags without overrides.
+    pub fn of(p: &PointRecord) -> RunFlags {
+        RunFlags {
+            depth: p.depth,
+            max_pages: p.max_pages,
+            depth_override: false,
+            max_pages_override: false,
+            check_external: p.check_external,
+            follow_nofollow: p.follow_nofollow,
+            no_sitemaps: p.no_sitemaps,
+            distinct_www: p.distinct_www,
+        }
+    }
+}
+
+/// A run's counts, from the outcomes its crawlers committed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct RunCounts {
+    pub fetched: u64,
+    pub failed: u64,
+    pub redirected: u64,
+    pub not_modified: u64,
+    pub unchanged: u64,
+    pub skipped_robots: u64,
+    pub out_of_scope: u64,
+    pub excluded: u64,
+    pub too_deep: u64,
+    pub nofollow: u64,
+    pub external_checked: u64,
+    pub external_broken: u64,
+}
+
+impl RunCounts {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &RunCounts) {
+        self.fetched += other.fetched;
+        self.failed += other.failed;
+        self.redirected += other.redirected;
+        self.not_modified += other.not_modified;
+        self.unchanged += other.unchanged;
+        self.skipped_robots += other.skipped_robots;
+        self.out_of_scope += other.out_of_scope;
+        self.excluded += other.excluded;
+        self.too_deep += other.too_deep;
+        self.nofollow += other.nofollow;
+        self.external_checked += other.external_checked;
+        self.external_broken += other.external_broken;
+    }
+
+    /// The skip counter of `reason`.
+    pub fn skipped_mut(&mut self, reason: SkipReason) -> &mut u64 {
+        match reason {
+            SkipReason::Robots => &mut self.skipped_robots,
+            SkipReason::OutOfScope => &mut self.out_of_scope,
+            SkipReason::Excluded => &mut self.excluded,
+            SkipReason::TooDeep => &mut self.too_deep,
+            SkipReason::Nofollow => &mut self.nofollow,
+        }
+    }
+
+    /// URLs skipped, for every reason.
+    pub fn skipped(&self) -> u64 {
+        self.skipped_robots + self.out_of_scope + self.excluded + self.too_deep + self.nofollow
+    }
 }

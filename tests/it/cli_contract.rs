@@ -52,6 +52,7 @@ const ROLES: &[(&str, Role)] = &[
     ("copy", Role::Reads),
     ("report", Role::Reads),
     ("check", Role::Reads),
+    ("runs", Role::Reads),
     ("completions", Role::Without),
     ("man", Role::Without),
 ];
@@ -95,6 +96,9 @@ pub(crate) fn reads(url: &str, word: &str, scratch: &Path) -> Vec<Vec<String>> {
         line(&["point", "list"]),
         line(&["point", "list", "--json"]),
         line(&["point", "list", "--deleted"]),
+        line(&["runs"]),
+        line(&["runs", "--json"]),
+        line(&["runs", "--point", "1"]),
     ];
     for f in ExportFormat::value_variants() {
         let f = value_name(f);
@@ -107,6 +111,7 @@ pub(crate) fn reads(url: &str, word: &str, scratch: &Path) -> Vec<Vec<String>> {
         lines.push(line(&["report", &k, "--json"]));
         lines.push(line(&["report", &k, "--csv"]));
     }
+    lines.push(line(&["report", "broken", "--all-runs"]));
     lines
 }
 

@@ -38,6 +38,8 @@ mod process_tuning;
 mod report_changes;
 mod report_cli;
 mod report_findings;
+mod run_decisions;
+mod runs;
 mod search_ranking;
 mod sites;
 mod soak;

@@ -1,7 +1,7 @@
 //! `report changes` compares a crawl point's last two runs: one run says
 //! there is nothing to compare; two runs where the server changed a
 //! status, a title and a body, added a page and dropped one list exactly
-//! those; only two runs are kept.
+//! those; every run is kept.
 
 use std::path::Path;
 
@@ -99,8 +99,8 @@ fn two_runs_list_new_gone_status_title_and_content_changes() {
         ]
     );
 
-    // A third run with nothing changed: compared with the second, and the
-    // first is dropped.
+    // A third run with nothing changed: compared with the second; the
+    // first is kept.
     crawl_ok(db, &[&s.base()]);
     assert_eq!(
         changes(db),
@@ -117,7 +117,7 @@ fn two_runs_list_new_gone_status_title_and_content_changes() {
     {
         let st = store(db);
         let r = st.read().unwrap();
-        assert_eq!(r.runs_of(1).unwrap(), [2, 3]);
+        assert_eq!(r.runs_of(1).unwrap(), [1, 2, 3]);
         assert_eq!(r.run_entries(1, 3).unwrap().len(), 6);
     }
     assert_whole(db);

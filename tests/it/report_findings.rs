@@ -458,6 +458,14 @@ fn csv_has_a_header_and_quotes_what_needs_it() {
     );
 }
 
+/// A text report after its first line, which names the run it is as of.
+fn after_run_line(stdout: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stdout);
+    let (first, rest) = text.split_once('\n').unwrap_or_default();
+    assert!(first.starts_with("as of point 1, run 1 ("), "{text}");
+    rest.to_string()
+}
+
 #[test]
 fn limit_zero_counts_and_text_says_how_many_are_shown() {
     let dir = tempfile::tempdir().unwrap();
@@ -466,7 +474,7 @@ fn limit_zero_counts_and_text_says_how_many_are_shown() {
     let out = on_store(db, &["report", "broken", "--limit", "0"]);
     assert!(out.status.success());
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
+        after_run_line(&out.stdout),
         "3 broken URLs (none listed: --limit 0)\n"
     );
     assert_eq!(
@@ -587,7 +595,7 @@ fn external_lists_the_broken_out_of_scope_links_checked() {
     crawl_ok(db, &[&s.base(), "--ignore-robots"]);
     let out = on_store(db, &["report", "external"]);
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
+        after_run_line(&out.stdout),
         "no external link has been checked: crawl with --check-external to check them\n"
     );
     crawl_ok(db, &[&s.base(), "--ignore-robots", "--check-external"]);

@@ -1,6 +1,7 @@
 //! The committed store in `tests/fixtures/store-v17`, written by the build
 //! whose layout is the first supported one (schema 17): this build must
-//! open it, find it whole, search it and read its pages back. A change of
+//! open it (upgrading it to its own schema), find it whole, search it and
+//! read its pages back. A change of
 //! the store's format must upgrade that store, or this test fails (see
 //! `tests/fixtures/README.md`).
 
@@ -46,6 +47,15 @@ fn the_committed_store_opens_checks_searches_and_reads_its_pages_back() {
 
     let check = String::from_utf8(stdout_of(db, &["check"])).unwrap();
     assert!(check.contains("store is whole"), "{check}");
+
+    // Its one run, upgraded into a run record: its counts from the URL
+    // states it left, no times (schema 17 kept none).
+    let runs = json_of(db, &["runs", "--json"]);
+    assert_eq!(runs.as_array().map(Vec::len), Some(1), "{runs}");
+    assert_eq!(runs[0]["ended"], "finished", "{runs}");
+    assert_eq!(runs[0]["fetched"], 4, "{runs}");
+    assert_eq!(runs[0]["failed"], 1, "{runs}");
+    assert_eq!(runs[0]["started_at"], serde_json::Value::Null, "{runs}");
 
     // Four pages fetched, the link to a missing one failed.
     let stats = json_of(db, &["stats", "--json"]);

@@ -6,20 +6,21 @@
 //! for the commit, which the writer thread makes.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use url::Url;
 
+use super::counters::count_run;
 use super::liveness::{instance_dead, live_instances};
+use super::runs::{begin_run, Overrides};
 use crate::crawl::event::{CrawlEvent, FetchedPage};
 use crate::crawl::history;
 use crate::crawl::msg::{Outcome, Request, Settle};
 use crate::crawl::policy::{self, PointRun, Runs, SITEMAP_DEPTH};
-use crate::crawl::rescope::{self, Rescoped};
 use crate::store::prelude::*;
 use crate::store::{
-    Claim, FrontierEntry, InstanceId, InstanceRecord, OriginFigures, OutLink, PageId, PageRecord,
-    PointId, PointRecord, SkipReason, StoreError, UrlState, Writer,
+    Claim, FrontierEntry, InstanceId, OriginFigures, OutLink, PageId, PageRecord, PointId,
+    RunCounts, RunId, SkipReason, StoreError, UrlState, Writer,
 };
 
 /// What the writer gathered to apply in one transaction: results, then at
@@ -75,15 +76,30 @@ pub(super) struct Applier {
     /// applied: added up here and written once per origin at its end, not
     /// read and rewritten for every request.
     figures: HashMap<String, OriginFigures>,
+    /// What the transaction being applied counted, by run: added to each
+    /// run's record at its end.
+    tallies: HashMap<RunId, RunCounts>,
+    /// The command line's limits, for a point added mid-crawl.
+    overrides: Overrides,
+    /// URLs with a fetch result that a run of this crawler decided not to
+    /// fetch (by point): told and counted once, their state left as it is.
+    decided: HashSet<(PointId, PageId)>,
+    /// Those of the transaction being applied, joining `decided` once it
+    /// commits.
+    deciding: HashSet<(PointId, PageId)>,
 }
 
 impl Applier {
-    pub fn new(instance: InstanceId, runs: Runs) -> Applier {
+    pub fn new(instance: InstanceId, runs: Runs, overrides: Overrides) -> Applier {
         Applier {
             instance,
             runs,
             skipped: Vec::new(),
             figures: HashMap::new(),
+            tallies: HashMap::new(),
+            overrides,
+            decided: HashSet::new(),
+            deciding: HashSet::new(),
         }
     }
 
@@ -101,11 +117,16 @@ impl Applier {
         applied.answer = None;
         self.skipped.clear();
         self.figures.clear();
+        self.tallies.clear();
+        self.deciding.clear();
         for (i, o) in batch.outcomes.iter().enumerate() {
             let (done, queued) = self
                 .outcome(w, o)
                 .and_then(|r| history::record(w, o).map(|_| r))
                 .inspect_err(|_| applied.failed_at = Some(i))?;
+            if let (Done::Event(e), Some(point)) = (&done, point_of(o)) {
+                self.tally(point, e);
+            }
             applied.done.push(done);
             applied.done.push(Done::Queued(queued));
         }
@@ -115,11 +136,23 @@ impl Applier {
         for (origin, delta) in &self.figures {
             w.add_origin_figures(origin, delta)?;
         }
+        for (&run, counts) in &self.tallies {
+            w.add_run_counts(run, counts)?;
+        }
         Ok(())
     }
 
-    /// The skips the last applied transaction recorded, for its events.
+    /// Counts a committed-to-be event in the current run of `point`.
+    fn tally(&mut self, point: PointId, e: &CrawlEvent) {
+        if let Some(run) = self.runs.get(&point) {
+            count_run(self.tallies.entry(run.run).or_default(), e);
+        }
+    }
+
+    /// The skips the last applied transaction recorded, for its events,
+    /// once it committed.
     pub fn take_skipped(&mut self) -> std::vec::Drain<'_, CrawlEvent> {
+        self.decided.extend(self.deciding.drain());
         self.skipped.drain(..)
     }
 
@@ -137,7 +170,15 @@ impl Applier {
             Request::AddPoint { point, .. } => {
                 let id = w.add_point(point)?;
                 let instances = live_instances(w)?;
-                let (run, rescoped) = begin_run(w, id, (**point).clone(), &instances)?;
+                // A point added mid-crawl keeps its own depth (as it
+                // always did); the crawl's page limit applies to it.
+                let overrides = Overrides {
+                    depth: None,
+                    ..self.overrides
+                };
+                let point = (**point).clone();
+                let (run, rescoped) =
+                    begin_run(w, id, point, &instances, self.instance, overrides)?;
                 done.push(Done::Queued(rescoped.queued));
                 done.extend(rescoped.skipped.into_iter().map(Done::Event));
                 Answer::Added(id, run)
@@ -488,7 +529,9 @@ impl Applier {
     }
 
     /// Records a URL that will not be fetched, and tells the faces after
-    /// the commit, like every other outcome.
+    /// the commit, like every other outcome. A URL fetched before keeps
+    /// its fetch result (its state): the decision is this run's alone,
+    /// in its counts and its event.
     fn skip(
         &mut self,
         w: &mut Writer<'_>,
@@ -498,13 +541,36 @@ impl Applier {
         gen: u32,
         reason: SkipReason,
     ) -> Result<(), StoreError> {
-        w.set_state(id, &UrlState::Skipped { point, gen, reason })?;
-        self.skipped.push(CrawlEvent::Skipped {
+        if policy::fetch_result(w.url_state(id)?.as_ref()) {
+            let key = (point, id);
+            if self.decided.contains(&key) || !self.deciding.insert(key) {
+                return Ok(());
+            }
+        } else {
+            w.set_state(id, &UrlState::Skipped { point, gen, reason })?;
+        }
+        let event = CrawlEvent::Skipped {
             page: id,
             url: url.to_string(),
             reason,
-        });
+        };
+        self.tally(point, &event);
+        self.skipped.push(event);
         Ok(())
+    }
+}
+
+/// The point whose run an outcome's event counts in.
+fn point_of(o: &Outcome) -> Option<PointId> {
+    match o {
+        Outcome::Fetched { claim, .. }
+        | Outcome::NotModified { claim, .. }
+        | Outcome::Unchanged { claim, .. }
+        | Outcome::Failed { claim, .. }
+        | Outcome::Skipped { claim, .. }
+        | Outcome::Redirect { claim, .. } => Some(claim.entry.point),
+        Outcome::External { check, .. } => Some(check.point),
+        _ => None,
     }
 }
 
@@ -521,7 +587,7 @@ fn fail(w: &mut Writer<'_>, claim: &Claim, reason: &str) -> Result<(), StoreErro
 
 /// The page id of a URL `run`'s point found, and the URL as stored: on
 /// the site's first-seen form when www twins are one site.
-fn link_id<'u>(
+pub(super) fn link_id<'u>(
     run: &PointRun,
     w: &mut Writer<'_>,
     url: &'u Url,
@@ -538,48 +604,6 @@ fn link_id<'u>(
         .filter(|(_, origins)| origins.contains(&crate::url::origin(&url)))
         .map(|(u, _)| u.as_str());
     Ok((w.page_id_as(&url, user)?, url))
-}
-
-/// Starts a new run of a point (bumping its generation and queueing its
-/// URL) unless one is under way (queued entries or live claims), in which
-/// case this crawler joins it. Returns the run and how many URLs it queued.
-pub(super) fn begin_run(
-    w: &mut Writer<'_>,
-    id: PointId,
-    mut rec: PointRecord,
-    instances: &HashMap<InstanceId, InstanceRecord>,
-) -> Result<(PointRun, Rescoped), StoreError> {
-    let live_claims = w.claims()?.into_iter().any(|(_, s)| match s {
-        UrlState::Claimed { point, by, .. } => point == id && !instance_dead(instances, by),
-        _ => false,
-    });
-    let joining = w.has_queued(&[id])? || live_claims;
-    let mut rescoped = Rescoped::default();
-    if rec.dirty {
-        let gen = if joining { rec.gen } else { rec.gen + 1 };
-        rescoped = rescope::rescope(w, id, &mut rec, gen)?;
-    }
-    if joining {
-        return Ok((PointRun::of(&rec), rescoped));
-    }
-    rec.gen += 1;
-    w.put_point(id, &rec)?;
-    w.keep_last_run(id)?;
-    let url = Url::parse(&rec.url)
-        .map_err(|e| StoreError::corrupt(format!("crawl point {id} URL {}: {e}", rec.url)))?;
-    let (page, _) = link_id(&PointRun::of(&rec), w, &url)?;
-    w.enqueue(
-        page,
-        FrontierEntry {
-            page,
-            depth: 0,
-            point: id,
-            gen: rec.gen,
-            hops: 0,
-        },
-    )?;
-    rescoped.queued += 1;
-    Ok((PointRun::of(&rec), rescoped))
 }
 
 /// Puts a batch's fetched pages in page id order, each in one of the

@@ -1,12 +1,13 @@
 //! The counts of a run, kept by the writer from the events it commits
-//! (so the counts and the log always agree, reason by reason) and read by
-//! the dispatcher's stats tick and the summary.
+//! (so the counts and the log always agree, reason by reason): this
+//! crawler's, read by the dispatcher's stats tick and the summary, and
+//! each run's, added to its record in the store.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::crawl::event::{CrawlEvent, SkipCounts, Summary};
-use crate::store::SkipReason;
+use crate::store::{RunCounts, SkipReason};
 
 /// Counters of this run, read by the dispatcher and the stats tick.
 #[derive(Default)]
@@ -38,26 +39,26 @@ impl Counters {
 
     /// Counts one committed outcome.
     pub(super) fn count(&self, e: &CrawlEvent) {
-        let counter = match e {
-            CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => &self.fetched,
-            CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => &self.failed,
-            CrawlEvent::NotModified { .. } => &self.not_modified,
-            CrawlEvent::Unchanged { .. } => &self.unchanged,
-            CrawlEvent::ExternalChecked { reason, .. } => {
-                if reason.is_some() {
+        let counter = match tally(e) {
+            Some(Tally::Fetched) => &self.fetched,
+            Some(Tally::Failed) => &self.failed,
+            Some(Tally::NotModified) => &self.not_modified,
+            Some(Tally::Unchanged) => &self.unchanged,
+            Some(Tally::External { broken }) => {
+                if broken {
                     self.external_broken.fetch_add(1, Ordering::Relaxed);
                 }
                 &self.external_checked
             }
-            CrawlEvent::OriginThrottled { .. } => &self.throttled,
-            CrawlEvent::Skipped { reason, .. } => match reason {
+            Some(Tally::Throttled) => &self.throttled,
+            Some(Tally::Skipped(reason)) => match reason {
                 SkipReason::Robots => &self.skipped_robots,
                 SkipReason::OutOfScope => &self.out_of_scope,
                 SkipReason::Excluded => &self.excluded,
                 SkipReason::TooDeep => &self.too_deep,
                 SkipReason::Nofollow => &self.nofollow,
             },
-            _ => return,
+            Some(Tally::Redirected) | None => return,
         };
         counter.fetch_add(1, Ordering::Relaxed);
     }
@@ -87,4 +88,50 @@ impl Counters {
             },
         }
     }
+}
+
+/// What one committed event counts as, for this crawler and its run alike.
+enum Tally {
+    Fetched,
+    Failed,
+    NotModified,
+    Unchanged,
+    Redirected,
+    Skipped(SkipReason),
+    External { broken: bool },
+    Throttled,
+}
+
+fn tally(e: &CrawlEvent) -> Option<Tally> {
+    Some(match e {
+        CrawlEvent::Fetched(f) if (200..300).contains(&f.status) => Tally::Fetched,
+        CrawlEvent::Fetched(_) | CrawlEvent::Failed { .. } => Tally::Failed,
+        CrawlEvent::NotModified { .. } => Tally::NotModified,
+        CrawlEvent::Unchanged { .. } => Tally::Unchanged,
+        CrawlEvent::Redirected { .. } => Tally::Redirected,
+        CrawlEvent::ExternalChecked { reason, .. } => Tally::External {
+            broken: reason.is_some(),
+        },
+        CrawlEvent::OriginThrottled { .. } => Tally::Throttled,
+        CrawlEvent::Skipped { reason, .. } => Tally::Skipped(*reason),
+        _ => return None,
+    })
+}
+
+/// Adds one committed event to a run's counts.
+pub(super) fn count_run(counts: &mut RunCounts, e: &CrawlEvent) {
+    let counter = match tally(e) {
+        Some(Tally::Fetched) => &mut counts.fetched,
+        Some(Tally::Failed) => &mut counts.failed,
+        Some(Tally::NotModified) => &mut counts.not_modified,
+        Some(Tally::Unchanged) => &mut counts.unchanged,
+        Some(Tally::Redirected) => &mut counts.redirected,
+        Some(Tally::Skipped(reason)) => counts.skipped_mut(reason),
+        Some(Tally::External { broken }) => {
+            counts.external_broken += u64::from(broken);
+            &mut counts.external_checked
+        }
+        Some(Tally::Throttled) | None => return,
+    };
+    *counter += 1;
 }

@@ -8,6 +8,7 @@
 mod batch;
 mod counters;
 mod liveness;
+mod runs;
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
@@ -15,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use self::batch::{begin_run, pages_in_id_order, Answer, Applied, Applier, Batch, Done};
+use self::batch::{pages_in_id_order, Answer, Applied, Applier, Batch, Done};
+use self::runs::{begin_run, end_runs, Overrides};
 use super::event::CrawlEvent;
 use super::msg::{Outcome, Request, Settle, WriterMsg};
 use super::policy::Runs;
@@ -25,6 +27,7 @@ use crate::store::{PointId, Store, StoreError};
 
 pub use self::counters::Counters;
 pub use self::liveness::{instance_dead, pid_alive};
+pub use self::runs::run_ended;
 
 const MAX_BATCH: usize = 1024;
 /// The writer stops while this much disk is still free, so that returning
@@ -46,7 +49,7 @@ pub struct WriterThread {
 
 impl WriterThread {
     /// Registers this crawler, returns dead crawlers' claims to the queue
-    /// and starts (or joins) a run of each point.
+    /// and starts (or joins) a run of each point (see [`runs`]).
     pub fn start(
         store: Arc<Store>,
         points: &[PointId],
@@ -55,7 +58,7 @@ impl WriterThread {
         counters: Arc<Counters>,
     ) -> Result<(WriterThread, u64), StoreError> {
         let pid = std::process::id();
-        let (instance, runs, queued) = store.update(|w| {
+        let (instance, runs, queued, overrides) = store.update(|w| {
             let instances = liveness::live_instances(w)?;
             for (&id, _) in instances
                 .iter()
@@ -65,6 +68,10 @@ impl WriterThread {
             }
             w.recover_claims(|by| instance_dead(&instances, by))?;
             let instance = w.register_instance(liveness::heartbeat(pid))?;
+            let overrides = Overrides {
+                depth: cfg.depth,
+                max_pages: cfg.max_pages,
+            };
             let mut runs = Runs::new();
             let mut queued = 0;
             let mut skipped = Vec::new();
@@ -72,13 +79,12 @@ impl WriterThread {
                 let rec = w
                     .point(id)?
                     .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
-                let (mut run, rescoped) = begin_run(w, id, rec, &instances)?;
-                run.depth = cfg.depth.or(run.depth);
+                let (run, rescoped) = begin_run(w, id, rec, &instances, instance, overrides)?;
                 queued += rescoped.queued;
                 skipped.extend(rescoped.skipped);
                 runs.insert(id, run);
             }
-            Ok((instance, runs, (queued, skipped)))
+            Ok((instance, runs, (queued, skipped), overrides))
         })?;
         let (queued, skipped) = queued;
         // Told once committed, and counted like every skip.
@@ -90,7 +96,7 @@ impl WriterThread {
             WriterThread {
                 store,
                 pid,
-                applier: Applier::new(instance, runs),
+                applier: Applier::new(instance, runs, overrides),
                 events,
                 counters,
                 last_heartbeat: Instant::now(),
@@ -100,7 +106,8 @@ impl WriterThread {
         ))
     }
 
-    /// Serves messages until every sender is gone, then unregisters.
+    /// Serves messages until every sender is gone, then ends its runs
+    /// and unregisters.
     pub fn run(
         mut self,
         rx: Receiver<WriterMsg>,
@@ -108,7 +115,11 @@ impl WriterThread {
     ) -> Result<(), StoreError> {
         let result = self.serve(&rx, batch_interval);
         let instance = self.applier.instance;
-        let unregister = self.store.update(|w| w.unregister_instance(instance));
+        let runs = &self.applier.runs;
+        let unregister = self.store.update(|w| {
+            end_runs(w, runs, instance)?;
+            w.unregister_instance(instance)
+        });
         result.and(unregister)
     }
 

@@ -1,7 +1,7 @@
 //! `check` of the crawl's own tables: the frontier against the URL
 //! states, a state for every URL the crawl decided on, crawl points of
-//! queued URLs, claims of dead processes, and the run history of known
-//! points and URLs.
+//! queued URLs, claims of dead processes, and the run history and run
+//! records of known points and URLs.
 
 use std::collections::{HashMap, HashSet};
 
@@ -10,13 +10,14 @@ use crate::store::history::{self, Kept};
 use crate::store::page_records::{self, Part};
 use crate::store::schema::{FrontierEntry, InstanceId, PageId, PointId, UrlState};
 use crate::store::sealed::View;
-use crate::store::{FrontierRead, LinkRead, PageRead, PointRead, Result};
+use crate::store::{FrontierRead, LinkRead, PageRead, PointRead, Result, RunRead};
 
 use super::{InUse, Problems};
 
 /// Run history names a crawl point that exists (removing one drops its
-/// history), a URL the store knows, and at most two runs per point, none
-/// newer than the point's current run.
+/// history), a URL the store knows, and runs no newer than the point's
+/// current run, each of which has its record in `runs`; every run record
+/// names a point that exists.
 pub(super) fn check_history<V: View + ?Sized>(
     v: &V,
     in_use: &mut InUse,
@@ -58,11 +59,21 @@ pub(super) fn check_history<V: View + ?Sized>(
         }
         runs.entry(point).or_default().insert(gen);
     }
+    let recorded: HashSet<(PointId, u32)> = (v.runs(None)?.into_iter())
+        .map(|(_, run)| (run.point, run.gen))
+        .collect();
+    for &(point, _) in recorded.iter().filter(|(pt, _)| !points.contains_key(pt)) {
+        p.add(format!(
+            "a run of crawl point {point}, which does not exist"
+        ));
+    }
     for (point, gens) in runs {
-        if gens.len() > 2 {
+        for gen in gens
+            .into_iter()
+            .filter(|&g| !recorded.contains(&(point, g)))
+        {
             p.add(format!(
-                "crawl point {point} keeps the history of {} runs (at most 2)",
-                gens.len()
+                "run history of crawl point {point} run {gen}, which has no run record"
             ));
         }
     }

@@ -107,6 +107,7 @@ fn check_counters<V: View + ?Sized>(v: &V, in_use: &InUse, p: &mut Problems) -> 
             "crawler",
             last_key(&d.instances)?.max(in_use.instance),
         ),
+        (meta_keys::NEXT_RUN, "run", last_key(&d.runs)?),
         (meta_keys::NEXT_SEGMENT, "segment", in_use.segment),
         (
             meta_keys::FRONTIER_SEQ,

@@ -557,6 +557,71 @@ fn a_sites_first_seen_form_is_decided_once_a_transaction_and_agrees_with_the_rul
         .unwrap();
 }
 
+/// Records of runs `gens` of `point`, as the writer begins them.
+fn add_runs(w: &mut Writer<'_>, point: PointId, gens: std::ops::RangeInclusive<u32>) -> Result<()> {
+    for gen in gens {
+        w.add_run(&RunRecord {
+            point,
+            gen,
+            started_at: None,
+            ended_at: None,
+            ended: RunEnd::Finished,
+            crawlers: Vec::new(),
+            flags: RunFlags::default(),
+            counts: RunCounts::default(),
+        })?;
+    }
+    Ok(())
+}
+
+#[test]
+fn every_run_that_leans_on_a_page_record_is_written_out_when_it_changes() {
+    let (_d, store) = temp_store();
+    let seen = |title: &str| RunEntry {
+        status: Some(200),
+        title: Some(title.into()),
+        content_hash: Some(0),
+    };
+    let runs = 1..=5;
+    let a = store
+        .update(|w| {
+            w.add_point(&PointRecord {
+                url: "http://h/start".into(),
+                gen: *runs.end(),
+                ..PointRecord::default()
+            })?;
+            add_runs(w, 1, runs.clone())?;
+            let a = w.page_id_for(&url("http://h/a"))?;
+            put(w, a, page(&["x"], &["one"], vec![]))?;
+            for gen in runs.clone() {
+                w.put_run_entry(1, gen, a, &seen("one"))?;
+            }
+            Ok(a)
+        })
+        .unwrap();
+    let r = store.read().unwrap();
+    for gen in runs.clone() {
+        assert_eq!(
+            r.kept_entries(1, gen).unwrap(),
+            [(a, Kept::AsPage { status: 200 })]
+        );
+    }
+    drop(r);
+    store
+        .update(|w| put(w, a, page(&["y"], &["two"], vec![])))
+        .unwrap();
+    let r = store.read().unwrap();
+    for gen in runs {
+        assert_eq!(
+            r.run_entries(1, gen).unwrap(),
+            [(a, seen("one"))],
+            "run {gen}"
+        );
+    }
+    drop(r);
+    assert_whole(&store);
+}
+
 #[test]
 fn run_entries_keep_what_a_later_fetch_or_a_removal_replaced() {
     let (_d, store) = temp_store();
@@ -573,6 +638,7 @@ fn run_entries_keep_what_a_later_fetch_or_a_removal_replaced() {
                 ..PointRecord::default()
             })?;
             assert_eq!(point, 1);
+            add_runs(w, 1, 1..=2)?;
             let a = w.page_id_for(&url("http://h/a"))?;
             let b = w.page_id_for(&url("http://h/b"))?;
             for id in [a, b] {

@@ -1,0 +1,126 @@
+//! Which runs a report answers for, and so which URLs it covers. By
+//! default each point's current view: its latest complete run (finished
+//! with the point's own scope and limits) and the partial runs since,
+//! which refresh what they reached and remove nothing; `--run ID` one run;
+//! `--all-runs` every URL any run reached. A URL is covered when one of
+//! those runs reached it (its history) or wrote its state.
+
+use std::collections::HashMap;
+
+use rustc_hash::FxHashSet;
+use serde::Serialize;
+
+use super::{ReportError, Result};
+use crate::crawl::run_ended;
+use crate::store::prelude::*;
+use crate::store::{PageId, PointId, Reader, RunEnd, RunId, RunRecord, UrlState};
+use crate::time::rfc3339;
+
+/// Which runs a report answers for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    #[default]
+    Latest,
+    Run(RunId),
+    AllRuns,
+}
+
+/// A run a report names: the one it answers for, or each point's latest.
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedRun {
+    pub id: RunId,
+    pub point: PointId,
+    pub started_at: Option<String>,
+    pub ended_at: Option<String>,
+    pub ended: &'static str,
+}
+
+impl NamedRun {
+    fn of(id: RunId, run: &RunRecord, ended: RunEnd) -> NamedRun {
+        NamedRun {
+            id,
+            point: run.point,
+            started_at: run.started_at.map(rfc3339),
+            ended_at: run.ended_at.map(rfc3339),
+            ended: ended.as_str(),
+        }
+    }
+
+    /// `point 1, run 3 (2026-11-27T02:12:08Z, finished)`.
+    pub fn describe(&self) -> String {
+        let when = self.started_at.as_deref().unwrap_or("date unknown");
+        format!(
+            "point {}, run {} ({when}, {})",
+            self.point, self.id, self.ended
+        )
+    }
+}
+
+/// The URLs a scope covers; None: every URL of the store.
+pub(super) struct View {
+    /// The runs (point, run number) whose states count.
+    gens: FxHashSet<(PointId, u32)>,
+    /// The URLs those runs reached.
+    reached: FxHashSet<PageId>,
+}
+
+impl View {
+    pub fn covers(&self, page: PageId, state: &UrlState) -> bool {
+        self.gens.contains(&state.run()) || self.reached.contains(&page)
+    }
+}
+
+/// The view `scope` asks for (of `point`'s runs only, when given) and the
+/// runs it names.
+pub(super) fn view(
+    r: &Reader<'_>,
+    point: Option<PointId>,
+    scope: Scope,
+) -> Result<(Option<View>, Vec<NamedRun>)> {
+    let instances = r.instances()?.into_iter().collect();
+    let ended = |run: &RunRecord| run_ended(run, &instances);
+    let runs = r.runs(point)?;
+    let (picked, named): (Vec<&RunRecord>, Vec<NamedRun>) = match scope {
+        Scope::AllRuns if point.is_none() => return Ok((None, Vec::new())),
+        Scope::AllRuns => (runs.iter().map(|(_, run)| run).collect(), Vec::new()),
+        Scope::Run(id) => {
+            let Some((_, run)) = runs.iter().find(|(at, _)| *at == id) else {
+                return Err(match (r.run(id)?, point) {
+                    (Some(_), Some(point)) => ReportError::RunOfAnotherPoint { run: id, point },
+                    _ => ReportError::NoRun(id),
+                });
+            };
+            (vec![run], vec![NamedRun::of(id, run, ended(run))])
+        }
+        Scope::Latest => {
+            let mut by_point: HashMap<PointId, Vec<(RunId, &RunRecord)>> = HashMap::new();
+            for (id, run) in &runs {
+                by_point.entry(run.point).or_default().push((*id, run));
+            }
+            let mut points: Vec<_> = by_point.into_iter().collect();
+            points.sort_unstable_by_key(|(p, _)| *p);
+            let (mut picked, mut named) = (Vec::new(), Vec::new());
+            for (_, runs) in points {
+                let from = (runs.iter())
+                    .rposition(|(_, run)| run.complete(ended(run)))
+                    .unwrap_or(0);
+                picked.extend(runs[from..].iter().map(|(_, run)| *run));
+                if let Some(&(id, run)) = runs.last() {
+                    named.push(NamedRun::of(id, run, ended(run)));
+                }
+            }
+            (picked, named)
+        }
+    };
+    let mut view = View {
+        gens: FxHashSet::default(),
+        reached: FxHashSet::default(),
+    };
+    for run in picked {
+        view.gens.insert((run.point, run.gen));
+        let entries = r.kept_entries(run.point, run.gen)?;
+        view.reached
+            .extend(entries.into_iter().map(|(page, _)| page));
+    }
+    Ok((Some(view), named))
+}
