@@ -91,7 +91,7 @@ fn crawled(dir: &Path) -> Crawled {
     let env = unsafe {
         EnvOpenOptions::new()
             .map_size(1 << 32)
-            // Room for every table, whatever this round adds.
+            // Room for every table, and for tables a later format adds.
             .max_dbs(64)
             .open(dir)
     }
