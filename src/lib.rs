@@ -10,6 +10,7 @@ pub mod index;
 pub mod outfile;
 pub mod points;
 pub mod report;
+pub mod runs;
 pub mod search;
 pub mod store;
 pub mod time;

@@ -22,7 +22,7 @@ mod generated;
 pub(crate) mod page;
 mod point;
 mod report;
-mod runs;
+pub(crate) mod runs;
 mod search;
 mod serve_demo;
 mod stats;

@@ -1,21 +1,22 @@
 //! `runs`: every crawl of a point is a run; this lists them, newest
 //! first, with how each ended (a run whose crawlers died reads as
-//! `interrupted`), the flags it had and what it counted.
+//! `interrupted`), the flags it had and what it counted. The text lines
+//! are [`crate::runs::line`]'s, the ones the console draws; `--json` adds
+//! each run's findings.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{print_json, CliResult};
-use crate::crawl::run_ended;
+use super::{print_json, CliError, CliResult};
 use crate::report::summary::summary;
 use crate::report::{Ctx, Scope};
-use crate::store::prelude::*;
-use crate::store::{RunEnd, RunFlags, RunId, RunRecord, Store};
+use crate::runs::{self, Run};
+use crate::store::{Reader, RunFlags, RunId, Store};
 use crate::time::rfc3339;
 
 #[derive(Serialize)]
-struct RunJson {
+pub(crate) struct RunJson {
     id: RunId,
     point: u32,
     started_at: Option<String>,
@@ -39,13 +40,8 @@ struct RunJson {
 }
 
 impl RunJson {
-    fn of(
-        id: RunId,
-        run: RunRecord,
-        ended: RunEnd,
-        findings: BTreeMap<&'static str, usize>,
-    ) -> RunJson {
-        let c = &run.counts;
+    fn of(run: Run, findings: BTreeMap<&'static str, usize>) -> RunJson {
+        let c = &run.record.counts;
         let skipped_by = [
             ("robots", c.skipped_robots),
             ("out_of_scope", c.out_of_scope),
@@ -57,12 +53,12 @@ impl RunJson {
         .filter(|&(_, n)| n > 0)
         .collect();
         RunJson {
-            id,
-            point: run.point,
-            started_at: run.started_at.map(rfc3339),
-            ended_at: run.ended_at.map(rfc3339),
-            ended: ended.as_str(),
-            complete: run.complete(ended),
+            id: run.id,
+            point: run.record.point,
+            started_at: run.record.started_at.map(rfc3339),
+            ended_at: run.record.ended_at.map(rfc3339),
+            ended: run.ended.as_str(),
+            complete: run.record.complete(run.ended),
             fetched: c.fetched,
             not_modified: c.not_modified,
             unchanged: c.unchanged,
@@ -73,86 +69,43 @@ impl RunJson {
             external_checked: c.external_checked,
             external_broken: c.external_broken,
             findings,
-            flags: run.flags,
+            flags: run.record.flags,
         }
     }
+}
+
+/// What `runs --json` prints: each run with its findings, a report over
+/// what it reached.
+pub(crate) fn json_rows(
+    r: &Reader<'_>,
+    point: Option<u32>,
+    limit: Option<usize>,
+) -> Result<Vec<RunJson>, CliError> {
+    let mut rows = Vec::new();
+    for run in runs::newest_first(r, point)?
+        .into_iter()
+        .take(limit.unwrap_or(usize::MAX))
+    {
+        let ctx = Ctx::with_scope(r, Some(run.record.point), Scope::Run(run.id))?;
+        let findings = summary(&ctx)?.findings;
+        rows.push(RunJson::of(run, findings));
+    }
+    Ok(rows)
 }
 
 pub fn run(store: &Store, point: Option<u32>, limit: Option<usize>, json: bool) -> CliResult {
     let r = store.read()?;
-    let instances: HashMap<_, _> = r.instances()?.into_iter().collect();
-    let mut rows = Vec::new();
-    for (id, run) in (r.runs(point)?.into_iter().rev()).take(limit.unwrap_or(usize::MAX)) {
-        let ended = run_ended(&run, &instances);
-        // A run's findings are a report over what it reached: only the
-        // JSON, which carries them, pays for it.
-        let findings = if json {
-            let ctx = Ctx::with_scope(&r, Some(run.point), Scope::Run(id))?;
-            summary(&ctx)?.findings
-        } else {
-            BTreeMap::new()
-        };
-        rows.push(RunJson::of(id, run, ended, findings));
-    }
     if json {
-        return print_json(&rows);
+        return print_json(&json_rows(&r, point, limit)?);
     }
-    if rows.is_empty() {
+    let all = runs::newest_first(&r, point)?;
+    if all.is_empty() {
         outln!("no runs yet");
         return Ok(());
     }
-    outln!(
-        "{:>5} {:>5}  {:<20}  {:<11} {:>8} {:>7} {:>7} {:>8}  flags",
-        "run",
-        "point",
-        "started",
-        "ended",
-        "fetched",
-        "304/=",
-        "failed",
-        "skipped"
-    );
-    for row in &rows {
-        outln!(
-            "{:>5} {:>5}  {:<20}  {:<11} {:>8} {:>7} {:>7} {:>8}  {}",
-            row.id,
-            row.point,
-            row.started_at.as_deref().unwrap_or("-"),
-            row.ended,
-            row.fetched,
-            row.not_modified + row.unchanged,
-            row.failed,
-            row.skipped,
-            flags_text(&row.flags)
-        );
+    outln!("{}", runs::heading());
+    for run in all.iter().take(limit.unwrap_or(usize::MAX)) {
+        outln!("{}", runs::line(run));
     }
     Ok(())
-}
-
-/// The flags that shape a run, as a person reads them.
-fn flags_text(f: &RunFlags) -> String {
-    let mut out = Vec::new();
-    if let Some(d) = f.depth {
-        let o = if f.depth_override { " (this run)" } else { "" };
-        out.push(format!("depth {d}{o}"));
-    }
-    if let Some(m) = f.max_pages {
-        let o = if f.max_pages_override {
-            " (this run)"
-        } else {
-            ""
-        };
-        out.push(format!("max-pages {m}{o}"));
-    }
-    for (on, name) in [
-        (f.check_external, "check-external"),
-        (f.follow_nofollow, "follow-nofollow"),
-        (f.no_sitemaps, "no-sitemaps"),
-        (f.distinct_www, "distinct-www"),
-    ] {
-        if on {
-            out.push(name.to_string());
-        }
-    }
-    out.join(", ")
 }

@@ -179,6 +179,7 @@ impl App {
                     .set_store(s.store_bytes, s.frontier_len, s.totals);
                 self.panes.status.set_origins(s.origins);
                 self.panes.points.set_points(s.points);
+                self.panes.points.set_runs(s.runs);
                 self.refreshing = false;
                 self.refresh_at = self.now + REFRESH_EVERY;
                 None

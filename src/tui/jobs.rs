@@ -3,6 +3,7 @@
 //! block, so the runtime runs them on tokio's blocking pool, never on the
 //! thread that draws.
 
+use crate::runs;
 use crate::search;
 use crate::store::prelude::*;
 use crate::store::{PageId, Reader, Store, StoreError, UrlState};
@@ -43,6 +44,7 @@ pub(crate) fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
             .filter(|(_, p)| !p.deleted)
             .collect(),
         origins: r.origin_figures()?,
+        runs: runs::newest_first(&r, None)?,
     })
 }
 

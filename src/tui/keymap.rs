@@ -57,6 +57,8 @@ pub(crate) enum Verb {
     Toggle,
     /// Crawl the selected point.
     CrawlPoint,
+    /// Show or hide the selected point's runs.
+    Runs,
     NextField,
     PrevField,
     Save,

@@ -12,6 +12,7 @@ use super::panes::log::LogLine;
 use super::panes::lookup::Detail;
 use super::panes::queue::QueueRow;
 use crate::crawl::{CrawlCommand, CrawlEvent};
+use crate::runs::Run;
 use crate::search::Results;
 use crate::store::{OriginFigures, PageId, PointId, PointRecord, StateCounts};
 
@@ -43,6 +44,8 @@ pub(crate) struct Snapshot {
     pub points: Vec<(PointId, PointRecord)>,
     /// Every origin's request figures, for the status bar.
     pub origins: Vec<(String, OriginFigures)>,
+    /// Every point's runs, newest first, for the Points pane.
+    pub runs: Vec<Run>,
 }
 
 /// Everything that can change the model.

@@ -1,7 +1,9 @@
 //! Crawl points: the stored points, and a form to add or edit one (URL,
 //! root prefix, depth limit, max pages, excludes, user and password),
 //! validated before anything is written, with the error shown inline.
-//! Delete asks first; Space turns a point on or off; `c` crawls it.
+//! Delete asks first; Space turns a point on or off; `c` crawls it; `r`
+//! shows the selected point's runs in place of the list, each on the line
+//! `crawlscope runs` prints for it.
 
 use crossterm::event::{Event, KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
@@ -14,6 +16,7 @@ use tui_input::Input;
 use super::list::ListView;
 use super::{input_cursor, render_input, Action, KeyCtx, Pane, Setup};
 use crate::points::{self, PointError};
+use crate::runs::{self, Run};
 use crate::store::{PointId, PointRecord};
 use crate::tui::keymap::{ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE, UP_DOWN};
 use crate::tui::{format, theme};
@@ -133,6 +136,11 @@ pub(crate) struct PointsPane {
     list: ListView,
     form: Option<Form>,
     confirm_delete: Option<PointId>,
+    /// Every point's runs, newest first, as the last snapshot read them.
+    runs: Vec<Run>,
+    /// The point whose runs are shown in place of the list.
+    runs_of: Option<PointId>,
+    runs_list: ListView,
     /// The local time zone's offset, for when a point was changed.
     tz_offset: i64,
 }
@@ -146,6 +154,17 @@ impl PointsPane {
     pub(crate) fn set_points(&mut self, points: Vec<(PointId, PointRecord)>) {
         self.points = points;
         self.list.clamp(self.points.len());
+    }
+
+    pub(crate) fn set_runs(&mut self, runs: Vec<Run>) {
+        self.runs = runs;
+        self.runs_list.clamp(self.shown_runs().count());
+    }
+
+    /// The runs of the point whose runs are open, newest first.
+    fn shown_runs(&self) -> impl Iterator<Item = &Run> {
+        let of = self.runs_of;
+        self.runs.iter().filter(move |r| Some(r.record.point) == of)
     }
 
     pub(crate) fn open_add(&mut self) {
@@ -192,6 +211,23 @@ impl PointsPane {
             height: area.height.saturating_sub(2),
             ..area
         }
+    }
+
+    /// Point `id`'s runs, newest first, under their column names.
+    fn render_runs(&self, id: PointId, area: Rect, buf: &mut Buffer) {
+        let shown: Vec<&Run> = self.shown_runs().collect();
+        let mut lines = vec![Line::styled(runs::heading(), theme::heading())];
+        if shown.is_empty() {
+            lines.push(Line::styled(
+                format!("  point {id} has no runs yet: press c to crawl it, r for the points"),
+                theme::dim(),
+            ));
+        }
+        Paragraph::new(lines).render(area, buf);
+        self.runs_list
+            .render(shown.len(), true, PointsPane::rows(area), buf, |i| {
+                Line::raw(runs::line(shown[i]))
+            });
     }
 
     fn render_form(form: &Form, area: Rect, buf: &mut Buffer) {
@@ -274,6 +310,12 @@ const CRAWL: Binding<Verb> = Binding {
     footer: "crawl",
     when: BROWSE,
 };
+const RUNS: Binding<Verb> = Binding {
+    name: "r",
+    keys: &[(ch('r'), Verb::Runs)],
+    footer: "runs",
+    when: BROWSE,
+};
 const SELECT: Binding<Verb> = Binding {
     name: "↑↓",
     keys: UP_DOWN,
@@ -335,6 +377,7 @@ const KEYS: Table<Verb> = Table {
         &DELETE,
         &TOGGLE,
         &CRAWL,
+        &RUNS,
         &SELECT,
         &NEXT_FIELD,
         &PREV_FIELD,
@@ -353,6 +396,11 @@ const KEYS: Table<Verb> = Table {
             rows: &[&TOGGLE, &CRAWL],
             sep: "  ",
             words: "enable/disable · crawl it",
+        },
+        HelpRow {
+            rows: &[&RUNS],
+            sep: "",
+            words: "its runs / the points",
         },
     ],
 };
@@ -383,8 +431,19 @@ impl Pane for PointsPane {
     fn run(&mut self, verb: Verb, _ctx: &KeyCtx) -> Action {
         let selected = self.selected().map(|(id, rec)| (*id, rec.active));
         match verb {
+            Verb::Move(d) if self.runs_of.is_some() => {
+                let len = self.shown_runs().count();
+                self.runs_list.step(d, len);
+            }
             Verb::Move(d) => {
                 self.list.step(d, self.points.len());
+            }
+            Verb::Runs => {
+                self.runs_of = match self.runs_of {
+                    Some(_) => None,
+                    None => selected.map(|(id, _)| id),
+                };
+                self.runs_list.reset();
             }
             Verb::AddPoint => self.open_add(),
             Verb::EditPoint => {
@@ -446,7 +505,12 @@ impl Pane for PointsPane {
             }
             return Action::Done;
         }
-        self.list.click(Self::rows(area), at.y, self.points.len());
+        if self.runs_of.is_some() {
+            let len = self.shown_runs().count();
+            self.runs_list.click(Self::rows(area), at.y, len);
+        } else {
+            self.list.click(Self::rows(area), at.y, self.points.len());
+        }
         Action::Done
     }
 
@@ -463,6 +527,10 @@ impl Pane for PointsPane {
     fn draw(&self, area: Rect, buf: &mut Buffer) {
         if let Some(form) = &self.form {
             PointsPane::render_form(form, area, buf);
+            return;
+        }
+        if let Some(id) = self.runs_of {
+            self.render_runs(id, area, buf);
             return;
         }
         let mut lines = vec![Line::styled(

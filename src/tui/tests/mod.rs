@@ -11,6 +11,7 @@ mod keys;
 mod labels_filter;
 mod loopback;
 mod real_crawl;
+mod runs;
 mod search_agrees;
 mod secrets;
 mod status_bar;
@@ -192,6 +193,7 @@ fn snapshot() -> Snapshot {
         },
         points: vec![(1, point("/", true))],
         origins: Vec::new(),
+        runs: Vec::new(),
     }
 }
 

@@ -92,7 +92,7 @@ impl Crawled {
 }
 
 /// One pane drawn alone on a `w`×`h` buffer, as text.
-fn pane(h: &Harness, p: PaneId, w: u16, rows: u16) -> String {
+pub(super) fn pane(h: &Harness, p: PaneId, w: u16, rows: u16) -> String {
     let area = ratatui::layout::Rect::new(0, 0, w, rows);
     let mut buf = Buffer::empty(area);
     h.app.pane(p).draw(area, &mut buf);

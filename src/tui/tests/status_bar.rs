@@ -54,6 +54,7 @@ fn store(scale: u64) -> Snapshot {
         },
         points: Vec::new(),
         origins: vec![(ORIGIN.into(), busy)],
+        runs: Vec::new(),
     }
 }
 
