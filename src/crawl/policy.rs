@@ -217,7 +217,11 @@ mod tests {
     }
 
     fn queued(point: PointId, gen: u32) -> UrlState {
-        UrlState::Queued { point, gen }
+        UrlState::Queued {
+            point,
+            gen,
+            had: None,
+        }
     }
 
     fn claimed(point: PointId, gen: u32) -> UrlState {
@@ -227,6 +231,7 @@ mod tests {
             by: 7,
             depth: 0,
             hops: 0,
+            had: None,
         }
     }
 

@@ -209,7 +209,8 @@ impl<'a, 's> Ctx<'a, 's> {
 
     /// The state of every URL the scope covers (see [`scope`]): those its
     /// runs decided on last, and those they reached whose state another
-    /// run wrote since.
+    /// run wrote since. A URL queued or claimed again reads as the fact an
+    /// earlier run left, which a run stopped before reaching it keeps.
     pub fn states(&self) -> Result<&[(PageId, UrlState)]> {
         if let Some(s) = self.states.get() {
             return Ok(s);
@@ -217,7 +218,7 @@ impl<'a, 's> Ctx<'a, 's> {
         let mut out = Vec::new();
         self.r.for_each_state(|id, state| {
             if self.view.as_ref().is_none_or(|v| v.covers(id, &state)) {
-                out.push((id, state));
+                out.push((id, state.fact().cloned().unwrap_or(state)));
             }
             Ok(true)
         })?;

@@ -19,7 +19,8 @@ pub struct Claim {
     pub entry: FrontierEntry,
 }
 
-/// How many URLs are in each state.
+/// How many URLs are in each state, a queued or claimed one counted by
+/// the fact an earlier run left, if any.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StateCounts {
     pub queued: u64,
@@ -95,7 +96,9 @@ pub trait FrontierRead: View {
         let mut c = StateCounts::default();
         for item in self.dbs().url_state.iter(self.txn())? {
             let state: UrlState = codec::decode(item?.1)?;
-            let slot = match state {
+            // A URL an earlier run settled counts by that fact while a
+            // run has it queued or claimed.
+            let slot = match state.fact().unwrap_or(&state) {
                 UrlState::Queued { .. } => &mut c.queued,
                 UrlState::Claimed { .. } => &mut c.claimed,
                 UrlState::Done { .. } => &mut c.done,
@@ -121,9 +124,10 @@ pub trait FrontierRead: View {
 impl<T: View + ?Sized> FrontierRead for T {}
 
 /// The bytes of a claim of a page at a small depth, in a crawl point
-/// and run of small ids (the tag, four varints of a byte each and the
-/// hop count): the width every shorter state is padded to.
-const STATE_WIDTH: usize = 6;
+/// and run of small ids, with no earlier fact (the tag, four varints of a
+/// byte each, the hop count and `had`'s none): the width every shorter
+/// state is padded to.
+const STATE_WIDTH: usize = 7;
 
 impl Writer<'_> {
     pub fn set_state(&mut self, page: PageId, state: &UrlState) -> Result<()> {
@@ -162,13 +166,23 @@ impl Writer<'_> {
             &frontier_key(order, seq),
             &codec::encode(&entry)?,
         )?;
+        let had = self.fact_of(page)?;
         self.set_state(
             page,
             &UrlState::Queued {
                 point: entry.point,
                 gen: entry.gen,
+                had,
             },
         )
+    }
+
+    /// The fact a URL's state holds, kept through its queueing and claim.
+    fn fact_of(&self, page: PageId) -> Result<Option<Box<UrlState>>> {
+        Ok(self
+            .url_state(page)?
+            .and_then(|s| s.fact().cloned())
+            .map(Box::new))
     }
 
     /// Takes up to `n` queued entries of `points` for crawler `by`: they
@@ -192,6 +206,7 @@ impl Writer<'_> {
             let url = self.url_of(entry.page)?.ok_or_else(|| {
                 StoreError::corrupt(format!("queued page {} has no URL", entry.page))
             })?;
+            let had = self.fact_of(entry.page)?;
             self.set_state(
                 entry.page,
                 &UrlState::Claimed {
@@ -200,6 +215,7 @@ impl Writer<'_> {
                     by,
                     depth: entry.depth,
                     hops: entry.hops,
+                    had,
                 },
             )?;
             out.push(Claim {
@@ -222,6 +238,7 @@ impl Writer<'_> {
                 by,
                 depth,
                 hops,
+                ..
             } = state
             {
                 if is_dead(by) {
@@ -260,13 +277,19 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Drops frontier entries of a point (a point removed).
+    /// Drops frontier entries of a point (a point removed); a URL an
+    /// earlier run settled goes back to that fact.
     pub fn drop_queued(&mut self, point: PointId) -> Result<usize> {
         let dropped = self.take_queued(point, |_, _| Ok(true))?;
         for entry in &dropped {
-            self.dbs
-                .url_state
-                .delete(&mut self.txn, &u32_key(entry.page))?;
+            match self.fact_of(entry.page)? {
+                Some(fact) => self.set_state(entry.page, &fact)?,
+                None => {
+                    self.dbs
+                        .url_state
+                        .delete(&mut self.txn, &u32_key(entry.page))?;
+                }
+            }
         }
         Ok(dropped.len())
     }

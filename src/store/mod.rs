@@ -237,18 +237,21 @@ impl Store {
         .map_err(|e| open_err(e.to_string()))?;
         let mut txn = env.write_txn().map_err(|e| open_err(e.to_string()))?;
         let dbs = Dbs::create(&env, &mut txn).map_err(|e| open_err(e.to_string()))?;
-        match dbs.meta.get(&txn, meta_keys::SCHEMA)? {
+        let found = match dbs.meta.get(&txn, meta_keys::SCHEMA)? {
+            Some(v) => Some(codec::read_u32(v)?),
+            None => None,
+        };
+        match found {
             None => {
                 dbs.meta
                     .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
             }
-            Some(v) if codec::read_u32(v)? == upgrade::FROM => {
-                upgrade::from_17(&mut txn, &dbs)?;
+            Some(from) if (upgrade::FROM..SCHEMA_VERSION).contains(&from) => {
+                upgrade::upgrade(&mut txn, &dbs, from)?;
                 dbs.meta
                     .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
             }
-            Some(v) => {
-                let found = codec::read_u32(v)?;
+            Some(found) => {
                 if found != SCHEMA_VERSION {
                     return Err(StoreError::Schema {
                         path: path.to_path_buf(),

@@ -10,12 +10,14 @@ use serde::{Deserialize, Serialize};
 /// The layout every store is written in. 17 is the first supported one
 /// (the numbers before it were development layouts, never released, and
 /// no build reads them any more); 18 adds the `runs` table and keeps
-/// every run's history. A store of 17 is upgraded when opened (`upgrade`);
-/// one marked with any other number is refused with both versions named.
+/// every run's history; 19 lets a queued or claimed URL keep the fact an
+/// earlier run left (`UrlState::Queued::had`). A store of 17 or 18 is
+/// upgraded when opened (`upgrade`); one marked with any other number is
+/// refused with both versions named.
 /// A change to any record's encoding takes a new number and an upgrade
 /// from the one before, which the committed store in
 /// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 18;
+pub const SCHEMA_VERSION: u32 = 19;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -277,9 +279,14 @@ pub struct HttpHead {
 /// Where a URL stands in the crawl.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UrlState {
+    /// `had`: the settled state an earlier run left (a fetch result or a
+    /// skip), which stays the URL's fact until this run settles it anew,
+    /// so a run stopped early changes no figure of the URLs it did not
+    /// reach. Last, so a fresh queue entry's record stays small.
     Queued {
         point: PointId,
         gen: u32,
+        had: Option<Box<UrlState>>,
     },
     Claimed {
         point: PointId,
@@ -287,6 +294,7 @@ pub enum UrlState {
         by: InstanceId,
         depth: u32,
         hops: u8,
+        had: Option<Box<UrlState>>,
     },
     Done {
         point: PointId,
@@ -349,12 +357,21 @@ impl UrlState {
     /// The crawl point and run generation this state was written in.
     pub fn run(&self) -> (PointId, u32) {
         match *self {
-            UrlState::Queued { point, gen }
+            UrlState::Queued { point, gen, .. }
             | UrlState::Claimed { point, gen, .. }
             | UrlState::Done { point, gen }
             | UrlState::Failed { point, gen, .. }
             | UrlState::Skipped { point, gen, .. }
             | UrlState::Redirected { point, gen, .. } => (point, gen),
+        }
+    }
+
+    /// What is known of the URL: its settled state, or, while it is queued
+    /// or claimed, the one an earlier run left (None: never settled).
+    pub fn fact(&self) -> Option<&UrlState> {
+        match self {
+            UrlState::Queued { had, .. } | UrlState::Claimed { had, .. } => had.as_deref(),
+            settled => Some(settled),
         }
     }
 

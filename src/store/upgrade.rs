@@ -1,10 +1,12 @@
-//! The one upgrade path: a store of schema 17 to 18. Schema 17 kept a
-//! point's last two runs as history alone; 18 records each run in the
-//! `runs` table. The upgrade gives every run with history a record: its
-//! flags are its point's, its counts those of the URL states it left, and
-//! it ended `finished`, or `stopped` where its point still has URLs
-//! queued (17 kept no times: they stay unknown). The rest of the layout is
-//! 17's, so nothing else is rewritten.
+//! The upgrade paths: a store of schema 17 to 18, and 18 to 19; a store
+//! of 17 takes both. Schema 17 kept a point's last two runs as history
+//! alone; 18 records each run in the `runs` table. The upgrade gives every
+//! run with history a record: its flags are its point's, its counts those
+//! of the URL states it left, and it ended `finished`, or `stopped` where
+//! its point still has URLs queued (17 kept no times: they stay unknown).
+//! 19 lets a queued or claimed URL keep an earlier run's fact: the queued
+//! and claimed states of 18 are rewritten with none (18 had overwritten
+//! it). The rest of the layout is 17's, so nothing else is rewritten.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -13,17 +15,71 @@ use heed::RwTxn;
 use super::codec::{self, read_u32, u32_key};
 use super::history::split_key;
 use super::schema::{
-    meta_keys, Dbs, FrontierEntry, PointId, PointRecord, RunCounts, RunEnd, RunFlags, RunRecord,
-    UrlState,
+    meta_keys, Dbs, FrontierEntry, InstanceId, PointId, PointRecord, RunCounts, RunEnd, RunFlags,
+    RunRecord, UrlState,
 };
 use super::Result;
 
-/// The schema this module upgrades from.
+/// The oldest schema this module upgrades from.
 pub(super) const FROM: u32 = 17;
 
-/// Writes the records schema 18 adds to a store of schema 17, in the
+/// Schema 18's (and 17's) queued or claimed state, None for the others,
+/// whose encoding 19 keeps. Postcard writes a variant as its tag (one
+/// byte for these) and then its fields, as it writes a tuple; neither
+/// carried an earlier fact.
+fn queue_state_of_18(bytes: &[u8]) -> Result<Option<UrlState>> {
+    Ok(match bytes.first() {
+        Some(0) => {
+            let (_, point, gen): (u8, PointId, u32) = codec::decode(bytes)?;
+            Some(UrlState::Queued {
+                point,
+                gen,
+                had: None,
+            })
+        }
+        Some(1) => {
+            let (_, point, gen, by, depth, hops): (u8, PointId, u32, InstanceId, u32, u8) =
+                codec::decode(bytes)?;
+            Some(UrlState::Claimed {
+                point,
+                gen,
+                by,
+                depth,
+                hops,
+                had: None,
+            })
+        }
+        _ => None,
+    })
+}
+
+/// Brings a store of schema `from` (17 or 18) to the current one, in the
 /// transaction that opens it.
-pub(super) fn from_17(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
+    if from == FROM {
+        from_17(txn, dbs)?;
+    }
+    from_18(txn, dbs)
+}
+
+/// Rewrites 18's queued and claimed states in 19's encoding, with no
+/// earlier fact.
+fn from_18(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+    let mut rewrite = Vec::new();
+    for item in dbs.url_state.iter(txn)? {
+        let (k, v) = item?;
+        if let Some(state) = queue_state_of_18(v)? {
+            rewrite.push((k.to_vec(), codec::encode(&state)?));
+        }
+    }
+    for (k, v) in rewrite {
+        dbs.url_state.put(txn, &k, &v)?;
+    }
+    Ok(())
+}
+
+/// Writes the records schema 18 adds to a store of schema 17.
+fn from_17(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
     let mut runs = BTreeSet::new();
     for item in dbs.run_history.iter(txn)? {
         let (point, gen, _) = split_key(item?.0)?;
@@ -41,7 +97,11 @@ pub(super) fn from_17(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
     }
     let mut counts: HashMap<(PointId, u32), RunCounts> = HashMap::new();
     for item in dbs.url_state.iter(txn)? {
-        let state: UrlState = codec::decode(item?.1)?;
+        let v = item?.1;
+        let state = match queue_state_of_18(v)? {
+            Some(queued) => queued,
+            None => codec::decode(v)?,
+        };
         let c = counts.entry(state.run()).or_default();
         match state {
             UrlState::Done { .. } => c.fetched += 1,

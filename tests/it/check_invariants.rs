@@ -533,6 +533,7 @@ fn check_names_each_broken_invariant_and_exits_1() {
                     by: 1,
                     depth: 1,
                     hops: 0,
+                    had: None,
                 };
                 put(c.db("url_state"), w, &home, &state_bytes(&s));
             }),

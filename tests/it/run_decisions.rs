@@ -1,6 +1,7 @@
 //! A URL's facts are kept apart from a run's decisions: after a full
 //! crawl, a run that only decides less (a `--depth 1` re-run, a second
-//! point rooted deeper) leaves `stats` and every report of the first
+//! point rooted deeper, a re-run stopped by `--max-pages 1` with the
+//! URLs it found queued) leaves `stats` and every report of the first
 //! point as they were.
 
 use std::path::Path;
@@ -58,13 +59,16 @@ fn figures(db: &Path) -> Vec<(String, Value)> {
 #[test]
 fn a_run_that_decides_less_changes_no_figure_of_the_first_point() {
     type Case = (&'static str, fn(&Path, &str));
-    let cases: [Case; 2] = [
+    let cases: [Case; 3] = [
         ("a --depth 1 re-run", |db, _| {
             crawl_ok(db, &["--depth", "1"]);
         }),
         ("a second point rooted deeper", |db, base| {
             let sub = format!("{base}sub/");
             crawl_ok(db, &[&sub, "--root", &sub]);
+        }),
+        ("a --max-pages 1 re-run", |db, _| {
+            crawl_ok(db, &["--max-pages", "1"]);
         }),
     ];
     for (case, run) in cases {

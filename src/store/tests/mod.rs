@@ -400,20 +400,25 @@ fn a_full_map_grows_without_losing_a_write() {
     assert_whole(&store);
 }
 
+/// A store in `dir` marked as of schema `version`, with what `also` writes.
+fn mark_schema(dir: &Path, version: u32, also: impl Fn(&mut Writer<'_>) -> Result<()>) {
+    let store = Store::open(dir).unwrap();
+    store
+        .update(|w| {
+            w.dbs.meta.put(
+                &mut w.txn,
+                schema::meta_keys::SCHEMA,
+                &version.to_be_bytes(),
+            )?;
+            also(w)
+        })
+        .unwrap();
+}
+
 #[test]
 fn a_store_of_another_schema_version_is_refused_with_both_versions() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let store = Store::open(dir.path()).unwrap();
-        store
-            .update(|w| {
-                w.dbs
-                    .meta
-                    .put(&mut w.txn, schema::meta_keys::SCHEMA, &99u32.to_be_bytes())?;
-                Ok(())
-            })
-            .unwrap();
-    }
+    mark_schema(dir.path(), 99, |_| Ok(()));
     // heed caches open environments per path; the check runs at each open.
     match Store::open(dir.path()) {
         Err(
@@ -432,6 +437,33 @@ fn a_store_of_another_schema_version_is_refused_with_both_versions() {
         Err(other) => panic!("wrong error: {other}"),
         Ok(_) => panic!("a store of schema 99 was opened"),
     }
+}
+
+#[test]
+fn a_claim_of_schema_18_reads_back_after_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    // Schema 18's claim by crawler 1 in run 200 of point 1, at depth 1:
+    // its last byte is the hop count, where 19 reads on to `had`.
+    let claim_18 = [1u8, 1, 0xC8, 0x01, 1, 1, 0];
+    mark_schema(dir.path(), 18, |w| {
+        w.dbs
+            .url_state
+            .put(&mut w.txn, &5u32.to_be_bytes(), &claim_18)?;
+        Ok(())
+    });
+    let store = Store::open(dir.path()).unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(
+        r.url_state(5).unwrap(),
+        Some(UrlState::Claimed {
+            point: 1,
+            gen: 200,
+            by: 1,
+            depth: 1,
+            hops: 0,
+            had: None,
+        })
+    );
 }
 
 #[test]

@@ -336,7 +336,11 @@ fn url_states_queued_claimed_and_done_in_batches_fill_their_leaves() {
     assert!(fill > 0.9, "url_state: leaves {fill:.2} full");
     assert!(matches!(
         r.url_state(2400).unwrap(),
-        Some(UrlState::Queued { point: 1, gen: 1 })
+        Some(UrlState::Queued {
+            point: 1,
+            gen: 1,
+            ..
+        })
     ));
     assert!(matches!(
         r.url_state(1).unwrap(),
