@@ -178,7 +178,7 @@ pub fn page_json(
     keywords: usize,
 ) -> Result<PageJson, StoreError> {
     // Queued again, a URL reads as what an earlier run found of it.
-    let state = r.url_state(id)?.map(|s| s.fact().cloned().unwrap_or(s));
+    let state = r.url_state(id)?.map(UrlState::known);
     let (redirect_to, redirect_status) = match &state {
         Some(UrlState::Redirected { to, status, .. }) => (r.url_of(*to)?, Some(*status)),
         _ => (None, None),

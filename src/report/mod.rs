@@ -218,7 +218,7 @@ impl<'a, 's> Ctx<'a, 's> {
         let mut out = Vec::new();
         self.r.for_each_state(|id, state| {
             if self.view.as_ref().is_none_or(|v| v.covers(id, &state)) {
-                out.push((id, state.fact().cloned().unwrap_or(state)));
+                out.push((id, state.known()));
             }
             Ok(true)
         })?;

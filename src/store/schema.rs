@@ -375,6 +375,16 @@ impl UrlState {
         }
     }
 
+    /// The state people are shown: what is known of the URL ([`Self::fact`]),
+    /// else the state itself (queued, never settled). Every face reads a
+    /// URL through this, so `page`, the reports and the console agree.
+    pub fn known(self) -> UrlState {
+        match self.fact().cloned() {
+            Some(fact) => fact,
+            None => self,
+        }
+    }
+
     /// The label the CLI shows: queued, claimed, done, failed, skipped:REASON, redirected.
     /// Why a URL failed or was skipped; None for the other states.
     pub fn reason(&self) -> Option<String> {

@@ -55,7 +55,7 @@ fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
         url: r.url_of(page)?.unwrap_or_else(|| format!("(page {page})")),
         title: record.as_ref().and_then(|p| p.title.clone()),
         status: record.map(|p| p.status),
-        state: r.url_state(page)?.map(|s| s.label()),
+        state: r.url_state(page)?.map(|s| s.known().label()),
         nofollow: false,
         external: r.external_check(page)?,
     })
@@ -78,7 +78,7 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         .url_of(page)?
         .ok_or_else(|| StoreError::NotFound(format!("page {page}")))?;
     let parents = r.parents(page)?;
-    let state = r.url_state(page)?;
+    let state = r.url_state(page)?.map(UrlState::known);
     // (page, linked with nofollow)
     let mut children: Vec<(PageId, bool)> = r
         .links(page)?
