@@ -1,8 +1,8 @@
 //! The console's face of a run that decides less: after a full crawl, a
-//! `--depth 1` re-run and a re-run stopped by `--max-pages 1` leave the
-//! store totals of the status bar, the Findings pane's counts and a page's
-//! state in the graph as they were (tests/it/run_decisions.rs holds the
-//! CLI's face to the same rule).
+//! `--depth 1` re-run, a re-run stopped by `--max-pages 1` and a second
+//! point rooted deeper leave the store totals of the status bar, the
+//! Findings pane's counts and every page's state in the graph as they were
+//! (tests/it/run_decisions.rs holds the CLI's face to the same rule).
 
 use std::sync::Arc;
 
@@ -104,5 +104,17 @@ async fn a_run_that_decides_less_changes_nothing_the_console_shows() {
         }
         assert_eq!(shown(&store), full, "{what} changed what the console shows");
     }
+    // A second point rooted deeper, at /a: /c and /d are outside its
+    // scope, a decision of its run that leaves what the first one found.
+    let deeper = crate::url::parse_start(&format!("http://{addr}/a")).expect("URL");
+    let mut rec = crate::points::new_record(&deeper);
+    rec.root = deeper.to_string();
+    let (second, _) = crate::points::add(&store, rec).expect("second point");
+    crawl_events(&store, cfg, second).await;
+    assert_eq!(
+        shown(&store),
+        full,
+        "a second point changed what the console shows"
+    );
     server.abort();
 }
