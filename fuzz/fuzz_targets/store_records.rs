@@ -334,6 +334,8 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
             by,
             depth: 2,
             hops: 1,
+            // Claimed again: the fact an earlier run left rides along.
+            had: Some(Box::new(UrlState::Done { point, gen: 0 })),
         },
     )?;
     let redirected = w.page_id_for(&Url::parse("https://example.com/old").unwrap())?;
