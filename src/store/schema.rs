@@ -11,13 +11,15 @@ use serde::{Deserialize, Serialize};
 /// (the numbers before it were development layouts, never released, and
 /// no build reads them any more); 18 adds the `runs` table and keeps
 /// every run's history; 19 lets a queued or claimed URL keep the fact an
-/// earlier run left (`UrlState::Queued::had`). A store of 17 or 18 is
-/// upgraded when opened (`upgrade`); one marked with any other number is
-/// refused with both versions named.
+/// earlier run left (`UrlState::Queued::had`); 20 adds the coverage and
+/// analysis settings of a point and a run (resources, fragments, accepted
+/// statuses, regex excludes, stop words, document) and a run's resource
+/// counts. A store of 17 to 19 is upgraded when opened (`upgrade`); one
+/// marked with any other number is refused with both versions named.
 /// A change to any record's encoding takes a new number and an upgrade
 /// from the one before, which the committed store in
 /// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 19;
+pub const SCHEMA_VERSION: u32 = 20;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -458,6 +460,23 @@ pub struct PointRecord {
     /// The scope (root, excludes, depth, www rule) changed since the point
     /// was last crawled: the next crawl re-scopes the URLs already known.
     pub dirty: bool,
+    // Schema 20's fields. Each encodes as one zero byte when unset, which
+    // is how `upgrade` brings a point of 19 to 20.
+    /// `--no-resources`: the resources pages use are not checked.
+    pub no_resources: bool,
+    /// `--check-fragments`: `page#id` links are checked against the ids
+    /// and names of the fetched target.
+    pub check_fragments: bool,
+    /// `--accept`: statuses that are not broken, as inclusive ranges;
+    /// empty: the default (4xx and 5xx are broken).
+    pub accept: Vec<(u16, u16)>,
+    /// `--exclude-regex`: a URL matching one is not fetched.
+    pub exclude_regex: Vec<String>,
+    /// `--stopwords FILE`: the words read from it, replacing the built-in
+    /// list for the point's pages (None: the built-in list).
+    pub stopwords: Option<Vec<String>>,
+    /// The document (`doc add`) the point belongs to, by name.
+    pub doc: Option<String>,
 }
 
 /// One `--resolve HOST:PORT:ADDR`, as curl takes it.
@@ -597,6 +616,10 @@ pub struct RunFlags {
     pub follow_nofollow: bool,
     pub no_sitemaps: bool,
     pub distinct_www: bool,
+    pub no_resources: bool,
+    pub check_fragments: bool,
+    pub accept: Vec<(u16, u16)>,
+    pub exclude_regex: Vec<String>,
 }
 
 impl RunFlags {
@@ -611,6 +634,10 @@ impl RunFlags {
             follow_nofollow: p.follow_nofollow,
             no_sitemaps: p.no_sitemaps,
             distinct_www: p.distinct_www,
+            no_resources: p.no_resources,
+            check_fragments: p.check_fragments,
+            accept: p.accept.clone(),
+            exclude_regex: p.exclude_regex.clone(),
         }
     }
 }
@@ -630,6 +657,10 @@ pub struct RunCounts {
     pub nofollow: u64,
     pub external_checked: u64,
     pub external_broken: u64,
+    /// Resource links (images, scripts, stylesheets, ...) checked in the
+    /// run, and those of them found broken.
+    pub resources_checked: u64,
+    pub resources_broken: u64,
 }
 
 impl RunCounts {
@@ -647,6 +678,8 @@ impl RunCounts {
         self.nofollow += other.nofollow;
         self.external_checked += other.external_checked;
         self.external_broken += other.external_broken;
+        self.resources_checked += other.resources_checked;
+        self.resources_broken += other.resources_broken;
     }
 
     /// The skip counter of `reason`.

@@ -6,7 +6,10 @@
 //! its point still has URLs queued (17 kept no times: they stay unknown).
 //! 19 lets a queued or claimed URL keep an earlier run's fact: the queued
 //! and claimed states of 18 are rewritten with none (18 had overwritten
-//! it). The rest of the layout is 17's, so nothing else is rewritten.
+//! it). 20 adds settings at the end of a point record, each one zero byte
+//! when unset, so a point of 17 to 19 takes those bytes; a run record of
+//! 18 or 19 is decoded in its own layout and written in 20's. The rest of
+//! the layout is 17's, so nothing else is rewritten.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -53,13 +56,105 @@ fn queue_state_of_18(bytes: &[u8]) -> Result<Option<UrlState>> {
     })
 }
 
-/// Brings a store of schema `from` (17 or 18) to the current one, in the
+/// Brings a store of schema `from` (17 to 19) to the current one, in the
 /// transaction that opens it.
 pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
+    // Points first: 17's runs are made from them in 20's layout.
+    points_to_20(txn, dbs)?;
     if from == FROM {
         from_17(txn, dbs)?;
+    } else {
+        runs_to_20(txn, dbs)?;
     }
-    from_18(txn, dbs)
+    if from < 19 {
+        from_18(txn, dbs)?;
+    }
+    Ok(())
+}
+
+/// The settings schema 20 appends to a point record, each one zero byte
+/// when unset (false, an empty list, None).
+const POINT_FIELDS_ADDED_IN_20: usize = 6;
+
+/// Gives each point of 17 to 19 the unset settings of 20.
+fn points_to_20(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+    let mut rewrite = Vec::new();
+    for item in dbs.crawl_points.iter(txn)? {
+        let (k, v) = item?;
+        let mut v = v.to_vec();
+        v.extend_from_slice(&[0; POINT_FIELDS_ADDED_IN_20]);
+        rewrite.push((k.to_vec(), v));
+    }
+    for (k, v) in rewrite {
+        dbs.crawl_points.put(txn, &k, &v)?;
+    }
+    Ok(())
+}
+
+/// A run's flags as 18 and 19 wrote them: depth, max pages, the two
+/// overrides, check external, follow nofollow, no sitemaps, distinct www.
+type Flags19 = (Option<u32>, Option<u64>, bool, bool, bool, bool, bool, bool);
+/// A run record as 18 and 19 wrote it; its counts lack 20's last two.
+type Run19 = (
+    PointId,
+    u32,
+    Option<i64>,
+    Option<i64>,
+    RunEnd,
+    Vec<InstanceId>,
+    Flags19,
+    [u64; 12],
+);
+
+/// Rewrites each run of 18 or 19 in 20's layout (new settings unset, no
+/// resources counted).
+fn runs_to_20(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+    let mut rewrite = Vec::new();
+    for item in dbs.runs.iter(txn)? {
+        let (k, v) = item?;
+        let (point, gen, started_at, ended_at, ended, crawlers, f, c): Run19 = codec::decode(v)?;
+        let flags = RunFlags {
+            depth: f.0,
+            max_pages: f.1,
+            depth_override: f.2,
+            max_pages_override: f.3,
+            check_external: f.4,
+            follow_nofollow: f.5,
+            no_sitemaps: f.6,
+            distinct_www: f.7,
+            ..RunFlags::default()
+        };
+        let counts = RunCounts {
+            fetched: c[0],
+            failed: c[1],
+            redirected: c[2],
+            not_modified: c[3],
+            unchanged: c[4],
+            skipped_robots: c[5],
+            out_of_scope: c[6],
+            excluded: c[7],
+            too_deep: c[8],
+            nofollow: c[9],
+            external_checked: c[10],
+            external_broken: c[11],
+            ..RunCounts::default()
+        };
+        let rec = RunRecord {
+            point,
+            gen,
+            started_at,
+            ended_at,
+            ended,
+            crawlers,
+            flags,
+            counts,
+        };
+        rewrite.push((k.to_vec(), codec::encode(&rec)?));
+    }
+    for (k, v) in rewrite {
+        dbs.runs.put(txn, &k, &v)?;
+    }
+    Ok(())
 }
 
 /// Rewrites 18's queued and claimed states in 19's encoding, with no

@@ -467,6 +467,77 @@ fn a_claim_of_schema_18_reads_back_after_the_upgrade() {
 }
 
 #[test]
+fn a_point_and_a_run_of_schema_19_read_back_after_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let point = PointRecord {
+        url: "http://h/".into(),
+        root: "http://h/".into(),
+        depth: Some(3),
+        excludes: vec!["http://h/x/".into()],
+        check_external: true,
+        gen: 2,
+        ..PointRecord::default()
+    };
+    // 19's point: 20's with its six unset settings (a zero byte each) cut.
+    let mut point_19 = codec::encode(&point).unwrap();
+    point_19.truncate(point_19.len() - 6);
+    let flags_19 = (
+        Some(3u32),
+        None::<u64>,
+        true,
+        false,
+        true,
+        false,
+        true,
+        false,
+    );
+    let mut counts_19 = [0u64; 12];
+    counts_19[0] = 40;
+    counts_19[11] = 2;
+    let run_19 = codec::encode(&(
+        1u32,
+        2u32,
+        Some(100i64),
+        Some(160i64),
+        RunEnd::Finished,
+        Vec::<InstanceId>::new(),
+        flags_19,
+        counts_19,
+    ))
+    .unwrap();
+    mark_schema(dir.path(), 19, |w| {
+        w.dbs
+            .crawl_points
+            .put(&mut w.txn, &1u32.to_be_bytes(), &point_19)?;
+        w.dbs.runs.put(&mut w.txn, &7u32.to_be_bytes(), &run_19)?;
+        Ok(())
+    });
+    let store = Store::open(dir.path()).unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(r.point(1).unwrap(), Some(point));
+    let run = r.run(7).unwrap().unwrap();
+    assert_eq!((run.point, run.gen, run.ended_at), (1, 2, Some(160)));
+    assert_eq!(
+        run.flags,
+        RunFlags {
+            depth: Some(3),
+            depth_override: true,
+            check_external: true,
+            no_sitemaps: true,
+            ..RunFlags::default()
+        }
+    );
+    assert_eq!(
+        (
+            run.counts.fetched,
+            run.counts.external_broken,
+            run.counts.resources_checked
+        ),
+        (40, 2, 0)
+    );
+}
+
+#[test]
 fn bulk_ten_thousand_pages_in_batches() {
     let (_d, store) = temp_store();
     let vocab: Vec<String> = (0..2000).map(|i| format!("word{i}")).collect();
