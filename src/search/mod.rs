@@ -13,6 +13,7 @@ use crate::store::{PageId, PageRead, StoreError, WordRead};
 
 pub use query::{parse, Empty, Exclusion, Phrase, Query};
 pub use rank::TITLE_BOOST;
+pub(crate) use snippet::page_text;
 pub use snippet::SNIPPET_CHARS;
 
 /// Results a face shows when no limit is asked for.
