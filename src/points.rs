@@ -229,6 +229,9 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if p.check_external {
         out.push(("external links", "checked".to_string()));
     }
+    if let Some(words) = &p.stopwords {
+        out.push(("stopwords", format!("{} of its own", words.len())));
+    }
     out
 }
 

@@ -70,6 +70,9 @@ pub enum Command {
         limit: usize,
         #[arg(long)]
         json: bool,
+        /// Analyse the query with this stopword list (a point's `--stopwords FILE`).
+        #[arg(long, value_name = "FILE", value_parser = parse_stopword_file)]
+        stopwords: Option<StopwordFile>,
     },
     /// Everything the store knows of one page.
     Page {
@@ -289,6 +292,18 @@ pub struct ScopeArgs {
     /// Query parameter added to every request URL of the point, never stored (repeatable).
     #[arg(long = "append-query", value_name = "K=V", value_parser = crate::points::parse_append_query)]
     pub append_query: Vec<(String, String)>,
+    /// Index the point's pages without these stopwords instead of the
+    /// built-in list: one word a line, `#` comments (kept on the point).
+    #[arg(long, value_name = "FILE", value_parser = parse_stopword_file)]
+    pub stopwords: Option<StopwordFile>,
+}
+
+/// The words of a `--stopwords FILE`, read when the flag is parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopwordFile(pub Vec<String>);
+
+fn parse_stopword_file(path: &str) -> Result<StopwordFile, String> {
+    crate::index::read_stopwords(std::path::Path::new(path)).map(StopwordFile)
 }
 
 impl ScopeArgs {
@@ -307,6 +322,7 @@ impl ScopeArgs {
             (self.distinct_www.is_some(), "--distinct-www"),
             (!self.resolve.is_empty(), "--resolve"),
             (!self.append_query.is_empty(), "--append-query"),
+            (self.stopwords.is_some(), "--stopwords"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

@@ -180,8 +180,14 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Stats { json }) => stats::run(&open_existing(db)?, json),
         Some(Command::ServeDemo { port, pages }) => serve_demo::run(port, pages),
         Some(Command::Check { json }) => stats::check(&open_existing(db)?, json),
-        Some(Command::Search { query, limit, json }) => {
-            search::run(&open_existing(db)?, &query, limit, json)
+        Some(Command::Search {
+            query,
+            limit,
+            json,
+            stopwords,
+        }) => {
+            let own = stopwords.map(|list| crate::index::Analyzer::with_stopwords(&list.0));
+            search::run(&open_existing(db)?, &query, limit, json, own.as_ref())
         }
         Some(Command::Page {
             url,

@@ -49,6 +49,9 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if !s.append_query.is_empty() {
         rec.append_query = s.append_query.clone();
     }
+    if let Some(list) = &s.stopwords {
+        rec.stopwords = Some(list.0.clone());
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -80,6 +83,8 @@ struct PointJson {
     append_query: Vec<String>,
     /// The scope changed since the last crawl, which re-scopes.
     rescope_pending: bool,
+    /// `--stopwords FILE`'s words; null: the built-in list.
+    stopwords: Option<Vec<String>>,
 }
 
 impl PointJson {
@@ -108,6 +113,7 @@ impl PointJson {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect(),
             rescope_pending: p.dirty,
+            stopwords: p.stopwords,
         }
     }
 }
