@@ -121,6 +121,9 @@ pub enum Command {
         limit: Option<usize>,
         #[arg(long)]
         json: bool,
+        /// Only the runs of this document's crawl points.
+        #[arg(long, value_name = "NAME", conflicts_with = "point")]
+        doc: Option<String>,
     },
     /// Counts.
     Stats {
@@ -169,6 +172,9 @@ pub enum Command {
         /// `changes`: the later run (default: the point's latest).
         #[arg(long)]
         to: Option<u32>,
+        /// Only what this document's crawl points reached.
+        #[arg(long, value_name = "NAME", conflicts_with = "point")]
+        doc: Option<String>,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {
@@ -186,6 +192,35 @@ pub enum Command {
         #[arg(value_parser = man_command)]
         command: Option<String>,
     },
+    /// Documents: named groups of crawl points whose excludes apply to each.
+    Doc {
+        #[command(subcommand)]
+        action: DocAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DocAction {
+    /// Make a document, or set an existing one's excludes to those given.
+    Add {
+        #[arg(value_parser = parse_doc_name)]
+        name: String,
+        /// URL prefix none of its points fetches (repeatable).
+        #[arg(long = "exclude", value_parser = Masked(parse_exclude))]
+        excludes: Vec<String>,
+        /// Print the saved document as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every document with its excludes and crawl points.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_doc_name(s: &str) -> Result<String, String> {
+    crate::documents::parse_name(s).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -209,6 +244,9 @@ pub enum PointAction {
         /// Print the saved point as JSON.
         #[arg(long)]
         json: bool,
+        /// Group it under this document (`doc add NAME` makes one).
+        #[arg(long, value_name = "NAME", value_parser = parse_doc_name)]
+        doc: Option<String>,
     },
     List {
         /// List the soft-deleted points instead.
@@ -225,6 +263,9 @@ pub enum PointAction {
         /// Print the saved point as JSON.
         #[arg(long)]
         json: bool,
+        /// Group it under this document (`doc add NAME` makes one).
+        #[arg(long, value_name = "NAME", value_parser = parse_doc_name)]
+        doc: Option<String>,
     },
     /// Delete a point: restorable with `point restore`, never crawled.
     Rm {

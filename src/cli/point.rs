@@ -85,6 +85,8 @@ struct PointJson {
     rescope_pending: bool,
     /// `--stopwords FILE`'s words; null: the built-in list.
     stopwords: Option<Vec<String>>,
+    /// The document it belongs to (`--doc`).
+    doc: Option<String>,
 }
 
 impl PointJson {
@@ -114,6 +116,7 @@ impl PointJson {
                 .collect(),
             rescope_pending: p.dirty,
             stopwords: p.stopwords,
+            doc: p.doc,
         }
     }
 }
@@ -151,9 +154,15 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
         _ => std::sync::Arc::new(super::open_existing(db)?),
     };
     match action {
-        PointAction::Add { url, scope, json } => {
+        PointAction::Add {
+            url,
+            scope,
+            json,
+            doc,
+        } => {
             let mut rec = points::new_record(&url);
             apply_scope(&mut rec, &scope);
+            rec.doc = doc;
             let (id, saved) = points::add(store, rec)?;
             confirm("added", id, saved, json)?;
         }
@@ -179,8 +188,18 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
                 }
             }
         }
-        PointAction::Update { id, scope, json } => {
-            let p = points::update(store, id, |r| apply_scope(r, &scope))?;
+        PointAction::Update {
+            id,
+            scope,
+            json,
+            doc,
+        } => {
+            let p = points::update(store, id, |r| {
+                apply_scope(r, &scope);
+                if doc.is_some() {
+                    r.doc = doc.clone();
+                }
+            })?;
             confirm("updated", id, p, json)?;
         }
         PointAction::Rm { id, purge: false } => {

@@ -202,3 +202,122 @@ fn a_stopword_file_replaces_the_built_in_list_for_its_point() {
         );
     }
 }
+
+#[test]
+fn a_document_groups_points_whose_runs_and_reports_follow_it() {
+    let s = TestServer::start();
+    // /a/ and /b/ become points of the document "guide", /c/ stays out;
+    // each links to a private page and a broken one.
+    for section in ["a", "b", "c"] {
+        let (private, broken) = (format!("/{section}/private/x"), format!("/{section}/gone"));
+        s.route(
+            &format!("/{section}/"),
+            Reply::Respond(page(section, "section", &[&private, &broken])),
+        );
+        s.route(&private, Reply::Respond(page("P", "private", &[])));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("store");
+    let (a, b, c) = (s.url("/a/"), s.url("/b/"), s.url("/c/"));
+
+    let out = on_store(&db, &["point", "add", &a, "--doc", "guide"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("crawlscope doc list"),
+        "{}",
+        stderr_of(&out)
+    );
+
+    let private = |section: &str| s.url(&format!("/{section}/private/"));
+    let doc = json_of(
+        &db,
+        &[
+            "doc",
+            "add",
+            "guide",
+            "--exclude",
+            &private("a"),
+            "--exclude",
+            &private("b"),
+            "--json",
+        ],
+    );
+    assert_eq!(
+        doc["excludes"],
+        serde_json::json!([private("a"), private("b")])
+    );
+    assert_eq!(
+        json_of(&db, &["point", "add", &a, "--doc", "guide", "--json"])["doc"],
+        "guide"
+    );
+    json_of(&db, &["point", "add", &b, "--json"]);
+    json_of(&db, &["point", "add", &c, "--json"]);
+    assert_eq!(
+        json_of(&db, &["point", "update", "2", "--doc", "guide", "--json"])["doc"],
+        "guide"
+    );
+    crawl_ok(&db, &[]);
+
+    // (page, its state): the document's excludes hold for its points only.
+    let states = [
+        ("/a/private/x", "skipped:excluded"),
+        ("/b/private/x", "skipped:excluded"),
+        ("/c/private/x", "done"),
+    ];
+    for (path, want) in states {
+        assert_eq!(state(&db, &s.url(path)).as_deref(), Some(want), "{path}");
+    }
+    let docs = json_of(&db, &["doc", "list", "--json"]);
+    assert_eq!(docs[0]["name"], "guide");
+    assert_eq!(docs[0]["points"], serde_json::json!([1, 2]));
+
+    let runs = json_of(&db, &["runs", "--doc", "guide", "--json"]);
+    let mut points: Vec<u64> = runs
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| r["point"].as_u64().expect("point"))
+        .collect();
+    points.sort_unstable();
+    assert_eq!(points, [1, 2], "{runs}");
+    let broken = |extra: &[&str]| {
+        let mut args = vec!["report", "broken", "--json"];
+        args.extend_from_slice(extra);
+        let rows = json_of(&db, &args);
+        let mut urls: Vec<String> = rows
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| r["url"].as_str().unwrap_or_default().to_string())
+            .collect();
+        urls.sort();
+        urls
+    };
+    assert_eq!(
+        broken(&["--doc", "guide"]),
+        [s.url("/a/gone"), s.url("/b/gone")]
+    );
+    assert_eq!(broken(&[]).len(), 3);
+    let out = on_store(&db, &["report", "--doc", "nothing"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("crawlscope doc list"));
+
+    // New excludes re-scope the document's points on their next crawl.
+    json_of(
+        &db,
+        &["doc", "add", "guide", "--exclude", &private("a"), "--json"],
+    );
+    let pending: Vec<bool> = json_of(&db, &["point", "list", "--json"])
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| p["rescope_pending"].as_bool().expect("bool"))
+        .collect();
+    assert_eq!(pending, [true, true, false]);
+    crawl_ok(&db, &[]);
+    assert_eq!(state(&db, &s.url("/b/private/x")).as_deref(), Some("done"));
+    assert_eq!(
+        state(&db, &s.url("/a/private/x")).as_deref(),
+        Some("skipped:excluded")
+    );
+}
