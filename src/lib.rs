@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod crawl;
 pub mod demo;
+pub mod documents;
 pub mod export;
 pub mod html;
 pub mod index;

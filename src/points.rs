@@ -52,6 +52,8 @@ pub enum PointError {
     NotDeleted(PointId),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("no document {0:?} (crawlscope doc list)")]
+    NoDocument(String),
 }
 
 /// The setting a refusal is about, named as people see it; `None` when it
@@ -103,6 +105,7 @@ impl PointError {
             | PointError::Deleted(_)
             | PointError::NotDeleted(_)
             | PointError::Store(_) => None,
+            PointError::NoDocument(_) => None,
         }
     }
 }
@@ -229,6 +232,12 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if p.check_external {
         out.push(("external links", "checked".to_string()));
     }
+    if let Some(words) = &p.stopwords {
+        out.push(("stopwords", format!("{} of its own", words.len())));
+    }
+    if let Some(doc) = &p.doc {
+        out.push(("document", doc.clone()));
+    }
     out
 }
 
@@ -276,6 +285,7 @@ fn scope_changed(old: &PointRecord, new: &PointRecord) -> bool {
         || old.excludes != new.excludes
         || old.depth != new.depth
         || old.distinct_www != new.distinct_www
+        || old.doc != new.doc
 }
 
 /// A page limit as typed: a limit of zero would fetch nothing.
@@ -374,9 +384,19 @@ fn live(w: &impl PointRead) -> Result<Vec<(PointId, PointRecord)>> {
 
 /// Checks `rec` on its own and against the live points, and stamps it as
 /// changed now by the OS user.
-fn checked(w: &impl PointRead, id: Option<PointId>, rec: PointRecord) -> Result<PointRecord> {
+fn checked(
+    w: &(impl PointRead + DocumentRead),
+    id: Option<PointId>,
+    rec: PointRecord,
+) -> Result<PointRecord> {
     let mut rec = validate(rec)?;
     unique_in(&live(w)?, id, &rec.url)?;
+    // A point joins a document that exists (its excludes then apply).
+    if let Some(doc) = &rec.doc {
+        if w.document(doc)?.is_none() {
+            return Err(PointError::NoDocument(doc.clone()));
+        }
+    }
     if let Some(old) = id.map(|id| w.point(id)).transpose()?.flatten() {
         rec.dirty |= scope_changed(&old, &rec);
     }

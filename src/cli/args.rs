@@ -70,6 +70,9 @@ pub enum Command {
         limit: usize,
         #[arg(long)]
         json: bool,
+        /// Analyse the query with this stopword list (a point's `--stopwords FILE`).
+        #[arg(long, value_name = "FILE", value_parser = parse_stopword_file)]
+        stopwords: Option<StopwordFile>,
     },
     /// Everything the store knows of one page.
     Page {
@@ -118,6 +121,9 @@ pub enum Command {
         limit: Option<usize>,
         #[arg(long)]
         json: bool,
+        /// Only the runs of this document's crawl points.
+        #[arg(long, value_name = "NAME", conflicts_with = "point")]
+        doc: Option<String>,
     },
     /// Counts.
     Stats {
@@ -166,6 +172,9 @@ pub enum Command {
         /// `changes`: the later run (default: the point's latest).
         #[arg(long)]
         to: Option<u32>,
+        /// Only what this document's crawl points reached.
+        #[arg(long, value_name = "NAME", conflicts_with = "point")]
+        doc: Option<String>,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {
@@ -183,6 +192,35 @@ pub enum Command {
         #[arg(value_parser = man_command)]
         command: Option<String>,
     },
+    /// Documents: named groups of crawl points whose excludes apply to each.
+    Doc {
+        #[command(subcommand)]
+        action: DocAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DocAction {
+    /// Make a document, or set an existing one's excludes to those given.
+    Add {
+        #[arg(value_parser = parse_doc_name)]
+        name: String,
+        /// URL prefix none of its points fetches (repeatable).
+        #[arg(long = "exclude", value_parser = Masked(parse_exclude))]
+        excludes: Vec<String>,
+        /// Print the saved document as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every document with its excludes and crawl points.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_doc_name(s: &str) -> Result<String, String> {
+    crate::documents::parse_name(s).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -206,6 +244,9 @@ pub enum PointAction {
         /// Print the saved point as JSON.
         #[arg(long)]
         json: bool,
+        /// Group it under this document (`doc add NAME` makes one).
+        #[arg(long, value_name = "NAME", value_parser = parse_doc_name)]
+        doc: Option<String>,
     },
     List {
         /// List the soft-deleted points instead.
@@ -222,6 +263,9 @@ pub enum PointAction {
         /// Print the saved point as JSON.
         #[arg(long)]
         json: bool,
+        /// Group it under this document (`doc add NAME` makes one).
+        #[arg(long, value_name = "NAME", value_parser = parse_doc_name)]
+        doc: Option<String>,
     },
     /// Delete a point: restorable with `point restore`, never crawled.
     Rm {
@@ -289,6 +333,18 @@ pub struct ScopeArgs {
     /// Query parameter added to every request URL of the point, never stored (repeatable).
     #[arg(long = "append-query", value_name = "K=V", value_parser = crate::points::parse_append_query)]
     pub append_query: Vec<(String, String)>,
+    /// Index the point's pages without these stopwords instead of the
+    /// built-in list: one word a line, `#` comments (kept on the point).
+    #[arg(long, value_name = "FILE", value_parser = parse_stopword_file)]
+    pub stopwords: Option<StopwordFile>,
+}
+
+/// The words of a `--stopwords FILE`, read when the flag is parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopwordFile(pub Vec<String>);
+
+fn parse_stopword_file(path: &str) -> Result<StopwordFile, String> {
+    crate::index::read_stopwords(std::path::Path::new(path)).map(StopwordFile)
 }
 
 impl ScopeArgs {
@@ -307,6 +363,7 @@ impl ScopeArgs {
             (self.distinct_www.is_some(), "--distinct-www"),
             (!self.resolve.is_empty(), "--resolve"),
             (!self.append_query.is_empty(), "--append-query"),
+            (self.stopwords.is_some(), "--stopwords"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

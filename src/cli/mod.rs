@@ -17,6 +17,7 @@ pub mod args;
 mod body;
 mod copy;
 mod crawl;
+mod doc;
 mod export;
 mod generated;
 pub(crate) mod page;
@@ -90,6 +91,8 @@ pub enum CliError {
     Output(#[from] std::io::Error),
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Doc(#[from] crate::documents::DocError),
 }
 
 /// The tokio runtime a command drives its async work on.
@@ -174,14 +177,23 @@ pub fn run(cli: Cli) -> CliResult {
             json,
         }) => crawl::run(open_store(db)?, urls, scope, run, json),
         Some(Command::Point { action }) => point::run(db, action),
-        Some(Command::Runs { point, limit, json }) => {
-            runs::run(&open_existing(db)?, point, limit, json)
-        }
+        Some(Command::Runs {
+            point,
+            limit,
+            json,
+            doc,
+        }) => runs::run(&open_existing(db)?, point, limit, json, doc.as_deref()),
         Some(Command::Stats { json }) => stats::run(&open_existing(db)?, json),
         Some(Command::ServeDemo { port, pages }) => serve_demo::run(port, pages),
         Some(Command::Check { json }) => stats::check(&open_existing(db)?, json),
-        Some(Command::Search { query, limit, json }) => {
-            search::run(&open_existing(db)?, &query, limit, json)
+        Some(Command::Search {
+            query,
+            limit,
+            json,
+            stopwords,
+        }) => {
+            let own = stopwords.map(|list| crate::index::Analyzer::with_stopwords(&list.0));
+            search::run(&open_existing(db)?, &query, limit, json, own.as_ref())
         }
         Some(Command::Page {
             url,
@@ -215,6 +227,7 @@ pub fn run(cli: Cli) -> CliResult {
             all_runs,
             from,
             to,
+            doc,
         }) => {
             let format = match (json, csv) {
                 (true, _) => report::Format::Json,
@@ -231,6 +244,7 @@ pub fn run(cli: Cli) -> CliResult {
                 point,
                 scope,
                 between,
+                doc,
             };
             report::run(&open_existing(db)?, kind, format, limit, on)
         }
@@ -239,6 +253,7 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Demo { pages }) => tui::demo(db, pages),
         Some(Command::Completions { shell }) => generated::completions(shell),
         Some(Command::Man { command }) => generated::man(command.as_deref()),
+        Some(Command::Doc { action }) => doc::run(db, action),
         None => tui::run(
             db,
             None,

@@ -49,6 +49,9 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if !s.append_query.is_empty() {
         rec.append_query = s.append_query.clone();
     }
+    if let Some(list) = &s.stopwords {
+        rec.stopwords = Some(list.0.clone());
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -80,6 +83,10 @@ struct PointJson {
     append_query: Vec<String>,
     /// The scope changed since the last crawl, which re-scopes.
     rescope_pending: bool,
+    /// `--stopwords FILE`'s words; null: the built-in list.
+    stopwords: Option<Vec<String>>,
+    /// The document it belongs to (`--doc`).
+    doc: Option<String>,
 }
 
 impl PointJson {
@@ -108,6 +115,8 @@ impl PointJson {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect(),
             rescope_pending: p.dirty,
+            stopwords: p.stopwords,
+            doc: p.doc,
         }
     }
 }
@@ -145,9 +154,15 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
         _ => std::sync::Arc::new(super::open_existing(db)?),
     };
     match action {
-        PointAction::Add { url, scope, json } => {
+        PointAction::Add {
+            url,
+            scope,
+            json,
+            doc,
+        } => {
             let mut rec = points::new_record(&url);
             apply_scope(&mut rec, &scope);
+            rec.doc = doc;
             let (id, saved) = points::add(store, rec)?;
             confirm("added", id, saved, json)?;
         }
@@ -173,8 +188,18 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
                 }
             }
         }
-        PointAction::Update { id, scope, json } => {
-            let p = points::update(store, id, |r| apply_scope(r, &scope))?;
+        PointAction::Update {
+            id,
+            scope,
+            json,
+            doc,
+        } => {
+            let p = points::update(store, id, |r| {
+                apply_scope(r, &scope);
+                if doc.is_some() {
+                    r.doc = doc.clone();
+                }
+            })?;
             confirm("updated", id, p, json)?;
         }
         PointAction::Rm { id, purge: false } => {

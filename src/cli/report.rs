@@ -34,11 +34,16 @@ pub struct On {
     pub point: Option<u32>,
     pub scope: rep::Scope,
     pub between: rep::changes::Between,
+    /// `--doc NAME`: what that document's points reached.
+    pub doc: Option<String>,
 }
 
 pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
     let r = store.read()?;
-    let ctx = Ctx::with_scope(&r, on.point, on.scope)?;
+    let ctx = match &on.doc {
+        Some(doc) => Ctx::for_document(&r, doc, on.scope)?,
+        None => Ctx::with_scope(&r, on.point, on.scope)?,
+    };
     let between = on.between;
     if format == Format::Text && kind != Kind::Changes {
         name_runs(&ctx)?;

@@ -72,6 +72,8 @@ pub struct At<'a> {
     pub url: &'a Url,
     pub depth: u32,
     pub fetched_at: i64,
+    /// The crawl point's (its stopwords).
+    pub analyzer: &'a Analyzer,
 }
 
 /// Parses a response; `agent` is our robots.txt product token (a `<meta
@@ -81,6 +83,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         url,
         depth,
         fetched_at,
+        analyzer,
     } = at;
     let ct = resp.content_type.as_deref();
     let ok = (200..300).contains(&resp.status);
@@ -89,7 +92,6 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         (true, BodyKind::Text) => html::parse_text(&resp.body, ct),
         _ => Document::default(),
     };
-    let analyzer = Analyzer::global();
     // The first form a page writes a word in is its vote for how the word
     // is shown.
     let mut body = TermsBuilder::for_text(&doc.text);

@@ -47,6 +47,15 @@ impl PointRun {
                 .map(|u| (u, crate::points::site_origins(rec))),
         }
     }
+
+    /// The run with its document's excludes (`doc`) beside the point's own.
+    pub fn and_doc_excludes(mut self, rec: &PointRecord, doc: Vec<String>) -> PointRun {
+        if !doc.is_empty() {
+            let excludes = rec.excludes.iter().cloned().chain(doc).collect();
+            self.scope = Scope::new(rec.root.clone(), excludes, !rec.distinct_www);
+        }
+        self
+    }
 }
 
 /// The runs of the points this crawler crawls, by point.

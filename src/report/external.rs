@@ -25,16 +25,18 @@ pub fn any_checked(ctx: &Ctx<'_, '_>) -> Result<bool> {
         .r
         .external_checks()?
         .iter()
-        .any(|(_, c)| ctx.point().is_none_or(|p| c.point == p)))
+        .any(|(_, c)| ctx.covers_point(c.point)))
 }
 
 /// Why nothing was checked: the note to give when [`any_checked`] says no
 /// link was. A crawl point of the report that checks external links and
 /// has crawled found none; otherwise none was asked to.
 pub fn nothing_checked(ctx: &Ctx<'_, '_>) -> Result<&'static str> {
-    let checks = ctx.r.points()?.into_iter().any(|(id, p)| {
-        ctx.point().is_none_or(|only| id == only) && !p.deleted && p.check_external && p.gen > 0
-    });
+    let checks = ctx
+        .r
+        .points()?
+        .into_iter()
+        .any(|(id, p)| ctx.covers_point(id) && !p.deleted && p.check_external && p.gen > 0);
     Ok(if checks { NONE_FOUND } else { NOT_CHECKED })
 }
 
@@ -45,7 +47,7 @@ impl ListKind for External {
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
         let mut items = Vec::new();
         for (page, check) in ctx.r.external_checks()? {
-            if ctx.point().is_some_and(|p| check.point != p) {
+            if !ctx.covers_point(check.point) {
                 continue;
             }
             if let Some(reason) = check.reason {

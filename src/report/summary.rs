@@ -93,9 +93,10 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         ("canonicals", count::<super::canonicals::Canonicals>(ctx)?),
         ("external", count::<super::external::External>(ctx)?),
     ]);
-    let urls = match ctx.point() {
-        Some(_) => ctx.states()?.len() as u64,
-        None => ctx.r.url_count()?,
+    let urls = if ctx.scoped() {
+        ctx.states()?.len() as u64
+    } else {
+        ctx.r.url_count()?
     };
     let named = ctx.named_runs();
     Ok(Summary {

@@ -23,6 +23,7 @@ pub(crate) mod codec;
 mod committed;
 mod copy;
 mod dictionary;
+mod documents;
 mod external;
 mod forward;
 mod frontier;
@@ -54,6 +55,7 @@ pub use bodies::compress_body;
 pub use check::CheckRead;
 pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
+pub use documents::{DocumentRead, DocumentRecord};
 pub use external::{ExternalCheck, ExternalRead};
 pub use forward::Forward;
 pub use frontier::{Claim, FrontierRead, StateCounts};
@@ -78,6 +80,7 @@ pub use transaction::Writer;
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
+    pub use super::DocumentRead;
     pub use super::{
         CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
         PointRead, RunRead, SitemapRead, WordRead,

@@ -100,8 +100,9 @@ fn parse_mime(content_type: &str) -> MimeRecord {
     // Every parameter is kept (the base schema's `mime_parameter`), names
     // in lower case; values keep their case (they may be tokens) but the
     // charset's, which is case-insensitive. Bounded: a header is outside
-    // input.
-    let params = parts
+    // input. Sorted by name (then value), so that one type sent with its
+    // parameters in another order is the same mimetype, one row.
+    let mut params: Vec<(String, String)> = parts
         .filter_map(|p| p.split_once('='))
         .map(|(k, v)| {
             let k: String = k.trim().to_ascii_lowercase().chars().take(50).collect();
@@ -116,6 +117,7 @@ fn parse_mime(content_type: &str) -> MimeRecord {
         .filter(|(k, _)| !k.is_empty())
         .take(16)
         .collect();
+    params.sort_unstable();
     MimeRecord {
         essence,
         suffix,
@@ -773,6 +775,24 @@ mod tests {
         assert_eq!(
             mime_key(&m),
             "application/xhtml+xml; charset=utf-8; profile=Strict"
+        );
+        // One type whatever the order or case of its parameters; a
+        // charset's value is case-insensitive (RFC 9110), others' are not.
+        let one = [
+            "text/html; charset=utf-8; foo=bar",
+            "text/html; foo=bar; charset=UTF-8",
+            "TEXT/HTML;FOO=bar;  Charset=\"utf-8\"",
+        ];
+        for ct in one {
+            assert_eq!(
+                mime_key(&parse_mime(ct)),
+                "text/html; charset=utf-8; foo=bar",
+                "{ct}"
+            );
+        }
+        assert_ne!(
+            mime_key(&parse_mime("text/html; foo=BAR")),
+            mime_key(&parse_mime("text/html; foo=bar"))
         );
         let many = format!("text/plain{}", "; a=b".repeat(100));
         assert_eq!(parse_mime(&many).params.len(), 16);

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::support::crawl::crawl_ok;
-use crate::support::{page, Reply, Resp, TestServer};
+use crate::support::{on_store, page, stderr_of, Reply, Resp, TestServer};
 use crawlscope::store::{Kept, PointRecord, RunEntry, UrlState, SCHEMA_VERSION};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RwTxn};
@@ -85,6 +85,14 @@ fn crawled(dir: &Path) -> Crawled {
     let server = site();
     let base = server.base();
     crawl_ok(dir, &[&base, "--max-pages", "5", "--check-external"]);
+    // The point in a document, so that the documents table has a record.
+    for args in [
+        &["doc", "add", "suite"][..],
+        &["point", "update", "1", "--doc", "suite"],
+    ] {
+        let out = on_store(dir, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+    }
     // The store's own options, so LMDB sees the same map and table count.
     // SAFETY: opened once for this path in this process; the crawler that
     // wrote the store has exited.

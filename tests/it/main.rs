@@ -41,6 +41,7 @@ mod report_findings;
 mod run_decisions;
 mod runs;
 mod search_ranking;
+mod seed_rules;
 mod sites;
 mod soak;
 mod store_copy;
