@@ -3,6 +3,7 @@
 //! page was indexed under.
 
 mod analyzer;
+pub mod minhash;
 mod stopwords;
 mod tokenize;
 

@@ -71,9 +71,13 @@ pub struct Dbs {
     pub pair_postings: Db,
     /// Every run of every crawl point, by run id (`runs`).
     pub runs: Db,
+    /// A page's near-duplicate signature (`page_text`).
+    pub near_signatures: Db,
+    /// Why a fetched document's text could not be read (`page_text`).
+    pub text_errors: Db,
 }
 
-pub const DB_COUNT: u32 = 32;
+pub const DB_COUNT: u32 = 34;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -119,6 +123,8 @@ impl Dbs {
             ("page_segments", self.page_segments),
             ("pair_postings", self.pair_postings),
             ("runs", self.runs),
+            ("near_signatures", self.near_signatures),
+            ("text_errors", self.text_errors),
         ]
     }
 }
@@ -159,6 +165,8 @@ impl Dbs {
             page_segments: db("page_segments")?,
             pair_postings: db("pair_postings")?,
             runs: db("runs")?,
+            near_signatures: db("near_signatures")?,
+            text_errors: db("text_errors")?,
         })
     }
 }
