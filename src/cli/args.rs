@@ -166,6 +166,10 @@ pub enum Command {
         /// `changes`: the later run (default: the point's latest).
         #[arg(long)]
         to: Option<u32>,
+        /// `near-duplicates`: the similarity (0..1) a pair must reach.
+        #[arg(long, default_value_t = crate::report::near_duplicates::DEFAULT_THRESHOLD,
+            value_parser = crate::report::near_duplicates::parse_threshold)]
+        near_threshold: f64,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {

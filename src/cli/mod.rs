@@ -215,6 +215,7 @@ pub fn run(cli: Cli) -> CliResult {
             all_runs,
             from,
             to,
+            near_threshold,
         }) => {
             let format = match (json, csv) {
                 (true, _) => report::Format::Json,
@@ -231,6 +232,7 @@ pub fn run(cli: Cli) -> CliResult {
                 point,
                 scope,
                 between,
+                near_threshold,
             };
             report::run(&open_existing(db)?, kind, format, limit, on)
         }

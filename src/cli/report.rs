@@ -34,6 +34,8 @@ pub struct On {
     pub point: Option<u32>,
     pub scope: rep::Scope,
     pub between: rep::changes::Between,
+    /// `near-duplicates`: the similarity a pair must reach.
+    pub near_threshold: f64,
 }
 
 pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
@@ -81,6 +83,10 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         }
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
+        Kind::NearDuplicates => {
+            let listing = rep::near_duplicates::list(&ctx, on.near_threshold, out.limit)?;
+            out.rows(&listing, "near-duplicate pairs")
+        }
     }
 }
 

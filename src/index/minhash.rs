@@ -20,7 +20,7 @@ pub const HASHES: usize = 128;
 pub const SIGNATURE_BYTES: usize = HASHES * 2;
 
 /// A page's minhash signature.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Signature(pub [u16; HASHES]);
 
 impl Signature {

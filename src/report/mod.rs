@@ -16,6 +16,7 @@ pub mod headings;
 pub mod hosts;
 pub mod large;
 pub mod mimetypes;
+pub mod near_duplicates;
 pub mod redirects;
 pub mod scope;
 pub mod slow;
@@ -50,6 +51,7 @@ pub enum Kind {
     Hosts,
     External,
     Changes,
+    NearDuplicates,
 }
 
 /// Why a report could not be made.

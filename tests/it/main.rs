@@ -39,6 +39,7 @@ mod process_tuning;
 mod report_changes;
 mod report_cli;
 mod report_findings;
+mod report_near;
 mod run_decisions;
 mod runs;
 mod search_ranking;

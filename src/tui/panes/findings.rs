@@ -289,8 +289,9 @@ impl FindingsPane {
                 (format::count(n as u64), theme::error())
             };
             Line::from(vec![
-                Span::styled(format!("{kind:<14}"), theme::label()),
-                Span::styled(format::ellipsize(&count, width.saturating_sub(14)), style),
+                // "near-duplicates" is the longest name, and one space.
+                Span::styled(format!("{kind:<16}"), theme::label()),
+                Span::styled(format::ellipsize(&count, width.saturating_sub(16)), style),
             ])
         });
     }
