@@ -289,9 +289,10 @@ impl FindingsPane {
                 (format::count(n as u64), theme::error())
             };
             Line::from(vec![
-                // "near-duplicates" is the longest name, and one space.
-                Span::styled(format!("{kind:<16}"), theme::label()),
-                Span::styled(format::ellipsize(&count, width.saturating_sub(16)), style),
+                // A name longer than the column ("near-duplicates") still
+                // gets its space.
+                Span::styled(format!("{kind:<13} "), theme::label()),
+                Span::styled(format::ellipsize(&count, width.saturating_sub(14)), style),
             ])
         });
     }
