@@ -84,7 +84,9 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
         Kind::NearDuplicates => {
-            let listing = rep::near_duplicates::list(&ctx, on.near_threshold, out.limit)?;
+            let pairs = rep::near_duplicates::find(&ctx, on.near_threshold)?;
+            let listing =
+                rep::listing::<rep::near_duplicates::NearDuplicates>(&ctx, pairs, out.limit)?;
             out.rows(&listing, "near-duplicate pairs")
         }
     }

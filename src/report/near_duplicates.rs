@@ -15,7 +15,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use super::{is_ok, Ctx, ListKind, Listing, Result, Row};
+use super::{is_ok, Ctx, ListKind, Result, Row};
 use crate::index::minhash::{Signature, HASHES};
 use crate::store::{PageId, PageTextRead};
 
@@ -62,18 +62,6 @@ impl ListKind for NearDuplicates {
             similarity: item.similarity,
         })
     }
-}
-
-/// The first `limit` pairs at `threshold` and how many there are.
-pub fn list(ctx: &Ctx<'_, '_>, threshold: f64, limit: usize) -> Result<Listing<NearDuplicateRow>> {
-    let items = find(ctx, threshold)?;
-    let total = items.len();
-    let rows = items
-        .into_iter()
-        .take(limit)
-        .map(|i| NearDuplicates::row(ctx, i))
-        .collect::<Result<_>>()?;
-    Ok(Listing { rows, total })
 }
 
 /// Pages with one signature, and their bodies' hashes.

@@ -1,11 +1,12 @@
 //! Documents beyond HTML, end to end: a PDF's text is indexed like a
 //! page's (`search` finds a word only it holds), its title comes from its
 //! metadata and `page` counts its words; a PDF that cannot be read (broken,
-//! or cut at `--max-body-bytes`) is kept byte-exact with its reason in
-//! `page`, and the crawl still exits 0.
+//! one that makes the extractor panic, or one cut at `--max-body-bytes`)
+//! is kept byte-exact with its reason in `page`, and the crawl still exits
+//! 0.
 
 use crate::support::crawl::*;
-use crate::support::pdf::minimal_pdf;
+use crate::support::pdf::{minimal_pdf, pdf_of};
 use crate::support::{json_of, on_store, page, Reply, Resp, TestServer};
 
 /// One served PDF and what the crawl must make of it.
@@ -36,6 +37,14 @@ fn pdf_text_is_indexed_and_an_unreadable_pdf_is_a_reason() {
             title: None,
             word: None,
             reason: Some("unreadable"),
+        },
+        Case {
+            // Text shown before any font is set: the extractor panics.
+            path: "/panics.pdf",
+            body: pdf_of("Panics", "BT 72 720 Td (hello) Tj ET"),
+            title: None,
+            word: None,
+            reason: Some("extractor failed"),
         },
         Case {
             path: "/cut.pdf",

@@ -4,7 +4,12 @@
 
 /// A one-page PDF; `text` and `title` must not hold `(`, `)` or `\`.
 pub fn minimal_pdf(title: &str, text: &str) -> Vec<u8> {
-    let content = format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET");
+    pdf_of(title, &format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET"))
+}
+
+/// A one-page PDF whose page's content stream is `content`, font F1
+/// being Helvetica.
+pub fn pdf_of(title: &str, content: &str) -> Vec<u8> {
     let info = if title.is_empty() {
         "<< /Producer (crawlscope tests) >>".to_string()
     } else {
