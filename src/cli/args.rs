@@ -175,6 +175,10 @@ pub enum Command {
         /// Only what this document's crawl points reached.
         #[arg(long, value_name = "NAME", conflicts_with = "point")]
         doc: Option<String>,
+        /// `near-duplicates`: the similarity (0..1) a pair must reach.
+        #[arg(long, default_value_t = crate::report::near_duplicates::DEFAULT_THRESHOLD,
+            value_parser = crate::report::near_duplicates::parse_threshold)]
+        near_threshold: f64,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {

@@ -228,6 +228,7 @@ pub fn run(cli: Cli) -> CliResult {
             from,
             to,
             doc,
+            near_threshold,
         }) => {
             let format = match (json, csv) {
                 (true, _) => report::Format::Json,
@@ -245,6 +246,7 @@ pub fn run(cli: Cli) -> CliResult {
                 scope,
                 between,
                 doc,
+                near_threshold,
             };
             report::run(&open_existing(db)?, kind, format, limit, on)
         }

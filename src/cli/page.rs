@@ -68,6 +68,9 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     if let Some(n) = p.word_count {
         outln!("words          {n}");
     }
+    if let Some(why) = &p.text_error {
+        outln!("text error     {why}");
+    }
     if let Some(d) = &p.description {
         outln!("description    {d}");
     }

@@ -36,6 +36,8 @@ pub struct On {
     pub between: rep::changes::Between,
     /// `--doc NAME`: what that document's points reached.
     pub doc: Option<String>,
+    /// `near-duplicates`: the similarity a pair must reach.
+    pub near_threshold: f64,
 }
 
 pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
@@ -86,6 +88,12 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         }
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
+        Kind::NearDuplicates => {
+            let pairs = rep::near_duplicates::find(&ctx, on.near_threshold)?;
+            let listing =
+                rep::listing::<rep::near_duplicates::NearDuplicates>(&ctx, pairs, out.limit)?;
+            out.rows(&listing, "near-duplicate pairs")
+        }
     }
 }
 

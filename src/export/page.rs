@@ -95,6 +95,10 @@ pub struct PageJson {
     pub links: Vec<LinkJson>,
     /// What `--check-external` found of an out-of-scope URL.
     pub external_check: Option<ExternalCheckJson>,
+    /// Why a fetched document's text (a PDF's) could not be read; absent
+    /// when it could, or when the page is not such a document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_error: Option<String>,
 }
 
 /// An out-of-scope link target's check: the status it answered (null when
@@ -257,6 +261,7 @@ pub fn page_json(
         children,
         links,
         external_check: r.external_check(id)?.map(ExternalCheckJson::from),
+        text_error: r.text_error(id)?,
     })
 }
 

@@ -7,6 +7,7 @@
 mod charset;
 mod extract;
 mod flatten;
+pub mod pdf;
 mod scan;
 #[cfg(test)]
 mod tests;

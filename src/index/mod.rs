@@ -4,6 +4,7 @@
 //! analyzer of its own (`search --stopwords` analyses a query alike).
 
 mod analyzer;
+pub mod minhash;
 mod stopwords;
 mod tokenize;
 

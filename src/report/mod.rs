@@ -16,6 +16,7 @@ pub mod headings;
 pub mod hosts;
 pub mod large;
 pub mod mimetypes;
+pub mod near_duplicates;
 pub mod redirects;
 pub mod scope;
 pub mod slow;
@@ -50,6 +51,7 @@ pub enum Kind {
     Hosts,
     External,
     Changes,
+    NearDuplicates,
 }
 
 /// Why a report could not be made.
@@ -140,7 +142,16 @@ pub struct Listing<R> {
 }
 
 pub fn list<K: ListKind>(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Listing<K::Row>> {
-    let items = K::find(ctx)?;
+    listing::<K>(ctx, K::find(ctx)?, limit)
+}
+
+/// The first `limit` of a kind's `items` as rows, and how many there are
+/// (for a kind found with settings of its own: `near-duplicates`).
+pub fn listing<K: ListKind>(
+    ctx: &Ctx<'_, '_>,
+    items: Vec<K::Item>,
+    limit: usize,
+) -> Result<Listing<K::Row>> {
     let total = items.len();
     let rows = items
         .into_iter()

@@ -92,6 +92,10 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         ("directives", count::<super::directives::Directives>(ctx)?),
         ("canonicals", count::<super::canonicals::Canonicals>(ctx)?),
         ("external", count::<super::external::External>(ctx)?),
+        (
+            "near-duplicates",
+            count::<super::near_duplicates::NearDuplicates>(ctx)?,
+        ),
     ]);
     let urls = if ctx.scoped() {
         ctx.states()?.len() as u64

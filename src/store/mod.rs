@@ -32,6 +32,7 @@ mod inverted;
 mod links;
 mod origin_figures;
 mod page_records;
+mod page_text;
 mod pages;
 mod points;
 mod runs;
@@ -65,6 +66,7 @@ pub use inverted::run::Entry as PostingEntry;
 pub use inverted::words::{Posting, Stream, WordRead};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
+pub use page_text::{PageText, PageTextRead};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
 pub use runs::RunRead;
@@ -83,7 +85,7 @@ pub mod prelude {
     pub use super::DocumentRead;
     pub use super::{
         CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
-        PointRead, RunRead, SitemapRead, WordRead,
+        PageTextRead, PointRead, RunRead, SitemapRead, WordRead,
     };
 }
 

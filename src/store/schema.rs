@@ -73,9 +73,13 @@ pub struct Dbs {
     pub runs: Db,
     /// Documents grouping crawl points, by name (`documents`).
     pub documents: Db,
+    /// A page's near-duplicate signature (`page_text`).
+    pub near_signatures: Db,
+    /// Why a fetched document's text could not be read (`page_text`).
+    pub text_errors: Db,
 }
 
-pub const DB_COUNT: u32 = 33;
+pub const DB_COUNT: u32 = 35;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -122,6 +126,8 @@ impl Dbs {
             ("pair_postings", self.pair_postings),
             ("runs", self.runs),
             ("documents", self.documents),
+            ("near_signatures", self.near_signatures),
+            ("text_errors", self.text_errors),
         ]
     }
 }
@@ -163,6 +169,8 @@ impl Dbs {
             pair_postings: db("pair_postings")?,
             runs: db("runs")?,
             documents: db("documents")?,
+            near_signatures: db("near_signatures")?,
+            text_errors: db("text_errors")?,
         })
     }
 }

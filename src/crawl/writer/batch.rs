@@ -230,6 +230,7 @@ impl Applier {
                     links.push(out);
                 }
                 w.put_page(claim.page, write, &links)?;
+                w.put_page_text(claim.page, &page.text)?;
                 let status = write.record.status;
                 let state = if (200..300).contains(&status) {
                     UrlState::Done {

@@ -112,6 +112,21 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             }
         }
     }
+    // Written with the page and removed with it.
+    for (db, what) in [
+        (&d.near_signatures, "near signature"),
+        (&d.text_errors, "text error"),
+    ] {
+        for item in db.iter(t)? {
+            let (k, _) = item?;
+            if d.pages.get(t, k)?.is_none() {
+                p.add(format!(
+                    "page {}: {what} without a page record",
+                    read_u32(k)?
+                ));
+            }
+        }
+    }
     Ok(())
 }
 
