@@ -52,6 +52,8 @@ pub enum PointError {
     NotDeleted(PointId),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("--exclude-regex: {0}")]
+    BadExcludeRegex(String),
 }
 
 /// The setting a refusal is about, named as people see it; `None` when it
@@ -102,7 +104,8 @@ impl PointError {
             | PointError::Disabled(_)
             | PointError::Deleted(_)
             | PointError::NotDeleted(_)
-            | PointError::Store(_) => None,
+            | PointError::Store(_)
+            | PointError::BadExcludeRegex(_) => None,
         }
     }
 }
@@ -229,6 +232,16 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if p.check_external {
         out.push(("external links", "checked".to_string()));
     }
+    if !p.accept.is_empty() {
+        let shown = crate::accept::Shown(&p.accept).to_string();
+        out.push(("accepted statuses", shown));
+    }
+    if !p.exclude_regex.is_empty() {
+        out.push(("excluded patterns", p.exclude_regex.join(" ")));
+    }
+    if p.check_fragments {
+        out.push(("fragments", "checked".to_string()));
+    }
     out
 }
 
@@ -276,6 +289,7 @@ fn scope_changed(old: &PointRecord, new: &PointRecord) -> bool {
         || old.excludes != new.excludes
         || old.depth != new.depth
         || old.distinct_www != new.distinct_www
+        || old.exclude_regex != new.exclude_regex
 }
 
 /// A page limit as typed: a limit of zero would fetch nothing.
@@ -329,6 +343,7 @@ pub fn validate(mut rec: PointRecord) -> Result<PointRecord> {
     for exclude in &rec.excludes {
         parse_exclude(exclude)?;
     }
+    crate::exclude_regex::check_all(&rec.exclude_regex).map_err(PointError::BadExcludeRegex)?;
     merge_resolves(&[(0, rec.resolve.clone())])
         .map_err(|_| PointError::BadResolve("one host is given two addresses".to_string()))?;
     if rec.max_pages == Some(0) {

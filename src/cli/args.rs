@@ -289,7 +289,25 @@ pub struct ScopeArgs {
     /// Query parameter added to every request URL of the point, never stored (repeatable).
     #[arg(long = "append-query", value_name = "K=V", value_parser = crate::points::parse_append_query)]
     pub append_query: Vec<(String, String)>,
+    /// Statuses that are not broken, lychee's syntax: `200..=299,403`,
+    /// `..300`, `400..`, `429` (default: every 4xx and 5xx is broken).
+    #[arg(long, value_name = "RANGES", value_parser = parse_accept)]
+    pub accept: Option<AcceptRanges>,
+    /// A URL matching RE (anywhere in it, in scope or not) is neither
+    /// fetched nor checked: `skipped:excluded` (repeatable).
+    #[arg(long = "exclude-regex", value_name = "RE", value_parser = parse_exclude_regex)]
+    pub exclude_regex: Vec<String>,
+    /// A `page#id` link whose fetched HTML target has no element with that
+    /// `id` or `name` is a finding (`report fragments`);
+    /// `--check-fragments=false` turns it off again.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub check_fragments: Option<bool>,
 }
+
+/// `--accept`'s ranges, inclusive (a newtype: clap takes a bare `Vec` as
+/// a repeated flag).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcceptRanges(pub Vec<(u16, u16)>);
 
 impl ScopeArgs {
     /// The first flag given that only a crawl point can hold (`--depth` and
@@ -307,6 +325,9 @@ impl ScopeArgs {
             (self.distinct_www.is_some(), "--distinct-www"),
             (!self.resolve.is_empty(), "--resolve"),
             (!self.append_query.is_empty(), "--append-query"),
+            (self.accept.is_some(), "--accept"),
+            (!self.exclude_regex.is_empty(), "--exclude-regex"),
+            (self.check_fragments.is_some(), "--check-fragments"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -374,6 +395,16 @@ fn parse_prefix(s: &str) -> Result<String, String> {
 
 fn parse_exclude(s: &str) -> Result<String, String> {
     crate::points::parse_exclude(s).map_err(|e| e.to_string())
+}
+
+fn parse_accept(s: &str) -> Result<AcceptRanges, String> {
+    crate::accept::parse(s)
+        .map(AcceptRanges)
+        .map_err(|e| e.to_string())
+}
+
+fn parse_exclude_regex(s: &str) -> Result<String, String> {
+    crate::exclude_regex::parse(s)
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {

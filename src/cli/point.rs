@@ -49,6 +49,15 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if !s.append_query.is_empty() {
         rec.append_query = s.append_query.clone();
     }
+    if let Some(accept) = &s.accept {
+        rec.accept = accept.0.clone();
+    }
+    if !s.exclude_regex.is_empty() {
+        rec.exclude_regex = s.exclude_regex.clone();
+    }
+    if let Some(check) = s.check_fragments {
+        rec.check_fragments = check;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -80,6 +89,10 @@ struct PointJson {
     append_query: Vec<String>,
     /// The scope changed since the last crawl, which re-scopes.
     rescope_pending: bool,
+    /// `--accept`, as typed back (`200..=299,403`); empty: the default.
+    accept: String,
+    exclude_regex: Vec<String>,
+    check_fragments: bool,
 }
 
 impl PointJson {
@@ -108,6 +121,9 @@ impl PointJson {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect(),
             rescope_pending: p.dirty,
+            accept: crate::accept::Shown(&p.accept).to_string(),
+            exclude_regex: p.exclude_regex,
+            check_fragments: p.check_fragments,
         }
     }
 }

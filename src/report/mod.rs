@@ -4,6 +4,7 @@
 //! shown into URLs and text ([`ListKind`]); `summary`, `depth` and
 //! `changes` answer one object each. Faces print the rows ([`Row`]).
 
+pub mod accepted;
 pub mod broken;
 pub mod canonicals;
 pub mod changes;
