@@ -56,6 +56,13 @@ pub enum Command {
         /// Print the summary as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// Exit 3 when the run has findings of these kinds (`report`'s
+        /// names, comma-separated, or `any`), after saying how many.
+        #[arg(long, value_name = "KIND[,KIND]|any", value_parser = crate::cli::fail_on::parse)]
+        fail_on: Option<crate::cli::fail_on::FailOn>,
+        /// Only the summary line(s): no progress, no per-page lines.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Manage persisted crawl points.
     Point {
@@ -166,6 +173,13 @@ pub enum Command {
         /// `changes`: the later run (default: the point's latest).
         #[arg(long)]
         to: Option<u32>,
+        /// Exit 3 when what the report covers has findings of these kinds
+        /// (comma-separated, or `any`), after the report.
+        #[arg(long, value_name = "KIND[,KIND]|any", value_parser = crate::cli::fail_on::parse)]
+        fail_on: Option<crate::cli::fail_on::FailOn>,
+        /// JUnit XML on stdout: a test case per item, a failure per finding.
+        #[arg(long, conflicts_with_all = ["json", "csv"])]
+        junit: bool,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {

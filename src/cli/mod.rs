@@ -18,7 +18,9 @@ mod body;
 mod copy;
 mod crawl;
 mod export;
+pub(crate) mod fail_on;
 mod generated;
+mod junit;
 pub(crate) mod page;
 mod point;
 mod report;
@@ -90,6 +92,12 @@ pub enum CliError {
     Output(#[from] std::io::Error),
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// The command worked and found what `--fail-on` names (exit 3).
+    #[error("--fail-on: found {0}")]
+    FailOn(String),
+    /// `--junit` on a report that is not a list of findings (exit 2).
+    #[error("--junit: report {0} is not a list of findings (give a list kind or summary)")]
+    NoJunit(&'static str),
 }
 
 /// The tokio runtime a command drives its async work on.
@@ -154,10 +162,12 @@ impl CliError {
         matches!(self, CliError::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 
-    /// The exit code: 2 for usage, 1 for everything else.
+    /// The exit code: 2 for usage, 3 for findings `--fail-on` names, 1 for
+    /// everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::FlagNeedsUrl { .. } | CliError::NoSuchCommand(_) => 2,
+            CliError::FlagNeedsUrl { .. } | CliError::NoSuchCommand(_) | CliError::NoJunit(_) => 2,
+            CliError::FailOn(_) => 3,
             _ => 1,
         }
     }
@@ -172,7 +182,19 @@ pub fn run(cli: Cli) -> CliResult {
             scope,
             run,
             json,
-        }) => crawl::run(open_store(db)?, urls, scope, run, json),
+            fail_on,
+            quiet,
+        }) => crawl::run(
+            open_store(db)?,
+            urls,
+            scope,
+            run,
+            crawl::Output {
+                json,
+                quiet,
+                fail_on,
+            },
+        ),
         Some(Command::Point { action }) => point::run(db, action),
         Some(Command::Runs { point, limit, json }) => {
             runs::run(&open_existing(db)?, point, limit, json)
@@ -215,8 +237,11 @@ pub fn run(cli: Cli) -> CliResult {
             all_runs,
             from,
             to,
+            fail_on,
+            junit,
         }) => {
             let format = match (json, csv) {
+                _ if junit => report::Format::Junit,
                 (true, _) => report::Format::Json,
                 (_, true) => report::Format::Csv,
                 _ => report::Format::Text,
@@ -231,6 +256,7 @@ pub fn run(cli: Cli) -> CliResult {
                 point,
                 scope,
                 between,
+                fail_on,
             };
             report::run(&open_existing(db)?, kind, format, limit, on)
         }

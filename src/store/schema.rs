@@ -337,7 +337,7 @@ impl SkipReason {
     pub fn describe(self) -> &'static str {
         match self {
             SkipReason::OutOfScope => "outside the crawl point's root",
-            SkipReason::Excluded => "under an excluded prefix",
+            SkipReason::Excluded => "under an excluded prefix or matching an excluded pattern",
             SkipReason::Robots => "disallowed by robots.txt",
             SkipReason::TooDeep => "deeper than the depth limit",
             SkipReason::Nofollow => "linked with nofollow",

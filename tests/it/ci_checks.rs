@@ -1,0 +1,213 @@
+//! Link checking for CI, on the real binary against loopback sites:
+//! `--fail-on` exits 3 on findings and 0 when clean, `--accept` decides
+//! which statuses are broken, `--exclude-regex` skips, `--quiet` prints
+//! only the summary, `report --junit` is XML a CI system parses, and bad
+//! values are usage errors (exit 2).
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use crate::support::crawl::state;
+use crate::support::{crawlscope, on_store, page, stderr_of, Reply, Resp, TestServer};
+
+/// A site whose home links to a page, a 404 and a 403; or, clean, only to
+/// the page.
+fn site(broken: bool) -> TestServer {
+    let s = TestServer::start();
+    let links: &[&str] = if broken {
+        &["a", "gone", "forbidden"]
+    } else {
+        &["a"]
+    };
+    s.route("/", Reply::Respond(page("Home", "home", links)));
+    s.route("/a", Reply::Respond(page("A", "a", &[])));
+    s.route("/gone", Reply::Respond(Resp::status(404)));
+    s.route("/forbidden", Reply::Respond(Resp::status(403)));
+    s
+}
+
+#[test]
+fn crawl_fails_on_findings_as_accepted_and_excluded() {
+    // broken site?, crawl flags, exit code, stderr holds.
+    let cases: &[(bool, &[&str], i32, &str)] = &[
+        (false, &["--fail-on", "broken"], 0, ""),
+        (
+            true,
+            &["--fail-on", "broken"],
+            3,
+            "--fail-on: found 2 broken",
+        ),
+        (true, &["--fail-on", "titles,broken"], 3, "2 broken"),
+        (true, &["--fail-on", "any"], 3, "2 broken"),
+        (true, &["--fail-on", "external"], 0, ""),
+        (true, &[], 0, ""),
+        (
+            true,
+            &["--fail-on", "broken", "--accept", "200..=299,403"],
+            3,
+            "found 1 broken",
+        ),
+        (
+            true,
+            &["--fail-on", "broken", "--accept", "403..=404"],
+            0,
+            "",
+        ),
+        (true, &["--fail-on", "broken", "--accept", "400.."], 0, ""),
+        (
+            true,
+            &[
+                "--fail-on",
+                "broken",
+                "--exclude-regex",
+                "gone$",
+                "--exclude-regex",
+                "/forb",
+            ],
+            0,
+            "",
+        ),
+    ];
+    for (broken, flags, code, said) in cases {
+        let s = site(*broken);
+        let db = tempfile::tempdir().unwrap();
+        let out = crawlscope()
+            .arg("--db")
+            .arg(db.path())
+            .args(["crawl", &s.base()])
+            .args(*flags)
+            .output()
+            .unwrap();
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(*code), "{flags:?}: {err}");
+        assert!(err.contains(said), "{flags:?}: {err}");
+        let excluded = flags.contains(&"--exclude-regex");
+        if *broken {
+            let want = if excluded {
+                "skipped:excluded"
+            } else {
+                "failed"
+            };
+            assert_eq!(state(db.path(), &s.url("/gone")).as_deref(), Some(want));
+            assert_eq!(s.hits("/gone"), usize::from(!excluded), "{flags:?}");
+        }
+    }
+}
+
+#[test]
+fn report_judges_and_writes_junit() {
+    let s = site(true);
+    let db = tempfile::tempdir().unwrap();
+    let out = on_store(db.path(), &["crawl", &s.base(), "--quiet"]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    // --quiet: the summary line alone on stdout, nothing on stderr.
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.starts_with("fetched 2 "), "{stdout}");
+    assert_eq!(stderr_of(&out), "", "quiet");
+
+    // report flags, exit code.
+    let cases: &[(&[&str], i32)] = &[
+        (&["report", "--fail-on", "broken"], 3),
+        (&["report", "broken", "--fail-on", "broken"], 3),
+        (&["report", "titles", "--fail-on", "external"], 0),
+        (&["report", "broken", "--junit", "--fail-on", "any"], 3),
+        (&["report", "depth", "--junit"], 2),
+    ];
+    for (args, code) in cases {
+        let out = on_store(db.path(), args);
+        assert_eq!(
+            out.status.code(),
+            Some(*code),
+            "{args:?}: {}",
+            stderr_of(&out)
+        );
+    }
+
+    let out = on_store(db.path(), &["report", "broken", "--junit"]);
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let cases = junit_cases(&out.stdout);
+    let failing: Vec<&str> = cases
+        .iter()
+        .filter(|(_, failed)| *failed)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let mut want = vec![s.url("/forbidden"), s.url("/gone")];
+    want.sort();
+    let mut got: Vec<String> = failing.iter().map(|n| n.to_string()).collect();
+    got.sort();
+    assert_eq!(got, want, "{cases:?}");
+    let passing = cases.iter().filter(|(_, failed)| !failed).count();
+    assert_eq!(passing, 2, "home and /a passed: {cases:?}");
+
+    let out = on_store(db.path(), &["report", "--junit"]);
+    let cases = junit_cases(&out.stdout);
+    assert!(cases.contains(&("broken".to_string(), true)), "{cases:?}");
+    assert!(cases.contains(&("titles".to_string(), false)), "{cases:?}");
+}
+
+/// The test cases of a JUnit document, parsed by Python's own XML parser
+/// (a second opinion on our escaping): (name, failed).
+fn junit_cases(xml: &[u8]) -> Vec<(String, bool)> {
+    const SCRIPT: &str = "import sys, xml.etree.ElementTree as E\n\
+        root = E.parse(sys.stdin).getroot()\n\
+        suite = root.find('testsuite')\n\
+        cases = suite.findall('testcase')\n\
+        assert int(suite.get('tests')) == len(cases)\n\
+        assert int(suite.get('failures')) == sum(c.find('failure') is not None for c in cases)\n\
+        for c in cases: print(('F ' if c.find('failure') is not None else 'P ') + c.get('name'))\n";
+    let mut child = Command::new("python3")
+        .args(["-c", SCRIPT])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    child.stdin.take().unwrap().write_all(xml).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "not JUnit XML ({}):\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(xml)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| (l[2..].to_string(), l.starts_with('F')))
+        .collect()
+}
+
+#[test]
+fn bad_values_are_usage_errors() {
+    let db = tempfile::tempdir().unwrap();
+    // args, what stderr names.
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["crawl", "http://127.0.0.1:9/", "--accept", "200-299"],
+            "--accept",
+        ),
+        (
+            &["crawl", "http://127.0.0.1:9/", "--accept", "1000"],
+            "--accept",
+        ),
+        (
+            &["point", "add", "http://127.0.0.1:9/", "--accept", ""],
+            "--accept",
+        ),
+        (
+            &["crawl", "http://127.0.0.1:9/", "--exclude-regex", "(x"],
+            "unclosed",
+        ),
+        (
+            &["crawl", "http://127.0.0.1:9/", "--fail-on", "nope"],
+            "kinds: any, broken",
+        ),
+        (&["report", "--fail-on", "depth"], "--fail-on"),
+    ];
+    for (args, said) in cases {
+        let out = on_store(db.path(), args);
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+}
