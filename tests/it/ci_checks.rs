@@ -10,19 +10,33 @@ use std::process::{Command, Stdio};
 use crate::support::crawl::state;
 use crate::support::{crawlscope, on_store, page, stderr_of, Reply, Resp, TestServer};
 
-/// A site whose home links to a page, a 404 and a 403; or, clean, only to
-/// the page.
+/// A site whose home links to a page, a 404, a 403 and a page cut off
+/// mid-body; or, clean, only to the page.
 fn site(broken: bool) -> TestServer {
     let s = TestServer::start();
-    let links: &[&str] = if broken {
-        &["a", "gone", "forbidden"]
+    // An anchor of markup characters: the JUnit failure quotes it.
+    let broken_links = if broken {
+        "<a href=\"gone\">Tom &amp; Jerry's <b>\"&lt;x&gt;\"</b></a> <a href=\"forbidden\">f</a> <a href=\"cut\">c</a>"
     } else {
-        &["a"]
+        ""
     };
-    s.route("/", Reply::Respond(page("Home", "home", links)));
+    s.route(
+        "/",
+        Reply::Respond(Resp::html(&format!(
+            "<title>Home</title><a href=\"a\">a</a> {broken_links}"
+        ))),
+    );
     s.route("/a", Reply::Respond(page("A", "a", &[])));
     s.route("/gone", Reply::Respond(Resp::status(404)));
     s.route("/forbidden", Reply::Respond(Resp::status(403)));
+    // No status at all: broken whatever --accept says.
+    s.route(
+        "/cut",
+        Reply::ResetMidBody {
+            resp: page("Cut", "cut short", &[]),
+            after: 10,
+        },
+    );
     s
 }
 
@@ -35,25 +49,44 @@ fn crawl_fails_on_findings_as_accepted_and_excluded() {
             true,
             &["--fail-on", "broken"],
             3,
-            "--fail-on: found 2 broken",
+            "--fail-on: found 3 broken",
         ),
-        (true, &["--fail-on", "titles,broken"], 3, "2 broken"),
-        (true, &["--fail-on", "any"], 3, "2 broken"),
+        (true, &["--fail-on", "titles,broken"], 3, "3 broken"),
+        (true, &["--fail-on", "any"], 3, "3 broken"),
         (true, &["--fail-on", "external"], 0, ""),
         (true, &[], 0, ""),
         (
             true,
             &["--fail-on", "broken", "--accept", "200..=299,403"],
             3,
+            "found 2 broken",
+        ),
+        // A URL that answered nothing stays broken whatever is accepted.
+        (
+            true,
+            &["--fail-on", "broken", "--accept", "403..=404"],
+            3,
             "found 1 broken",
         ),
         (
             true,
-            &["--fail-on", "broken", "--accept", "403..=404"],
+            &["--fail-on", "broken", "--accept", "400.."],
+            3,
+            "found 1 broken",
+        ),
+        (
+            true,
+            &[
+                "--fail-on",
+                "broken",
+                "--accept",
+                "400..",
+                "--exclude-regex",
+                "/cut$",
+            ],
             0,
             "",
         ),
-        (true, &["--fail-on", "broken", "--accept", "400.."], 0, ""),
         (
             true,
             &[
@@ -62,7 +95,7 @@ fn crawl_fails_on_findings_as_accepted_and_excluded() {
                 "--exclude-regex",
                 "gone$",
                 "--exclude-regex",
-                "/forb",
+                "/(forb|cut)",
             ],
             0,
             "",
@@ -81,7 +114,7 @@ fn crawl_fails_on_findings_as_accepted_and_excluded() {
         let err = stderr_of(&out);
         assert_eq!(out.status.code(), Some(*code), "{flags:?}: {err}");
         assert!(err.contains(said), "{flags:?}: {err}");
-        let excluded = flags.contains(&"--exclude-regex");
+        let excluded = flags.contains(&"gone$");
         if *broken {
             let want = if excluded {
                 "skipped:excluded"
@@ -105,6 +138,12 @@ fn report_judges_and_writes_junit() {
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert!(stdout.starts_with("fetched 2 "), "{stdout}");
     assert_eq!(stderr_of(&out), "", "quiet");
+    let loud = tempfile::tempdir().unwrap();
+    let out = on_store(loud.path(), &["crawl", &s.base()]);
+    assert!(
+        stderr_of(&out).contains("/cut"),
+        "not quiet: says what failed"
+    );
 
     // report flags, exit code.
     let cases: &[(&[&str], i32)] = &[
@@ -132,7 +171,7 @@ fn report_judges_and_writes_junit() {
         .filter(|(_, failed)| *failed)
         .map(|(name, _)| name.as_str())
         .collect();
-    let mut want = vec![s.url("/forbidden"), s.url("/gone")];
+    let mut want = vec![s.url("/cut"), s.url("/forbidden"), s.url("/gone")];
     want.sort();
     let mut got: Vec<String> = failing.iter().map(|n| n.to_string()).collect();
     got.sort();
