@@ -87,6 +87,7 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         }
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
+        Kind::Fragments => out.list::<rep::fragments::Fragments>(&ctx, "missing fragments"),
     };
     answered?;
     judge(&ctx, on.fail_on.as_ref())

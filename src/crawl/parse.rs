@@ -38,6 +38,8 @@ impl FromStore {
 pub struct ParsedPage {
     pub write: PageWrite,
     pub links: Vec<Link>,
+    /// Ids and fragment links, kept when the run checks fragments.
+    pub fragments: crate::html::PageFragments,
 }
 
 /// What kind of body a content type announces.
@@ -164,6 +166,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
             }),
         },
         links: doc.links,
+        fragments: doc.fragments,
     }
 }
 

@@ -33,6 +33,8 @@ pub struct PointRun {
     pub user: Option<(String, Vec<String>)>,
     /// `--exclude-regex`, compiled once for the run.
     pub exclude_regex: ExcludeRegex,
+    /// `--check-fragments`: keep each page's ids and fragment links.
+    pub check_fragments: bool,
 }
 
 impl PointRun {
@@ -49,6 +51,7 @@ impl PointRun {
                 .clone()
                 .map(|u| (u, crate::points::site_origins(rec))),
             exclude_regex: ExcludeRegex::new(&rec.exclude_regex),
+            check_fragments: rec.check_fragments,
         }
     }
 }
@@ -209,6 +212,7 @@ mod tests {
             one_site: false,
             user: None,
             exclude_regex: ExcludeRegex::default(),
+            check_fragments: false,
         }
     }
 

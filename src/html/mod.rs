@@ -7,7 +7,10 @@
 mod charset;
 mod extract;
 mod flatten;
+mod fragments;
 mod scan;
+
+pub use fragments::PageFragments;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +53,8 @@ pub struct Document {
     /// The visible text: text nodes in document order, one space before
     /// each, their own whitespace as written (readers split words).
     pub text: String,
+    /// Ids, names and fragment links, for `--check-fragments`.
+    pub fragments: PageFragments,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

@@ -13,6 +13,7 @@ pub mod descriptions;
 pub mod directives;
 pub mod duplicates;
 pub mod external;
+pub mod fragments;
 pub mod headings;
 pub mod hosts;
 pub mod large;
@@ -51,6 +52,7 @@ pub enum Kind {
     Hosts,
     External,
     Changes,
+    Fragments,
 }
 
 /// Why a report could not be made.

@@ -92,6 +92,7 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         ("directives", count::<super::directives::Directives>(ctx)?),
         ("canonicals", count::<super::canonicals::Canonicals>(ctx)?),
         ("external", count::<super::external::External>(ctx)?),
+        ("fragments", count::<super::fragments::Fragments>(ctx)?),
     ]);
     let urls = match ctx.point() {
         Some(_) => ctx.states()?.len() as u64,

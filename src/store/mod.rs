@@ -25,6 +25,7 @@ mod copy;
 mod dictionary;
 mod external;
 mod forward;
+mod fragments;
 mod frontier;
 mod history;
 mod inverted;
@@ -56,6 +57,7 @@ pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use external::{ExternalCheck, ExternalRead};
 pub use forward::Forward;
+pub use fragments::{FragmentRead, FragmentRecord};
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
@@ -78,6 +80,7 @@ pub use transaction::Writer;
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
+    pub use super::FragmentRead;
     pub use super::{
         CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
         PointRead, RunRead, SitemapRead, WordRead,

@@ -117,6 +117,7 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         Kind::Directives => v.visit::<rep::directives::Directives>(),
         Kind::Canonicals => v.visit::<rep::canonicals::Canonicals>(),
         Kind::External => v.visit::<rep::external::External>(),
+        Kind::Fragments => v.visit::<rep::fragments::Fragments>(),
         // Not findings: `report summary` does not count them.
         Kind::Slow
         | Kind::Large

@@ -250,3 +250,82 @@ fn bad_values_are_usage_errors() {
         assert!(err.contains(said), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn fragments_without_their_element_are_findings() {
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(Resp::html(
+            "<title>Home</title><h2 id=\"self\">Self</h2>\
+             <a href=\"b#there\">there</a> <a href=\"b#nowhere\">nowhere</a>\
+             <a href=\"b#named\">named</a> <a href=\"#self\">self</a> <a href=\"#top\">top</a>\
+             <a href=\"b#\">empty</a> <a href=\"notes.txt#x\">notes</a>",
+        )),
+    );
+    s.route(
+        "/b",
+        Reply::Respond(Resp::html(
+            "<title>B</title><p id=\"there\">x</p><a name=\"named\"></a><a href=\"/#gone\">home</a>",
+        )),
+    );
+    s.route("/notes.txt", Reply::Respond(Resp::text("plain")));
+    // flags, the findings as (target path, fragment, source paths).
+    type Finding = (&'static str, &'static str, &'static [&'static str]);
+    let cases: &[(&[&str], &[Finding])] = &[
+        (&[], &[]),
+        (
+            &["--check-fragments"],
+            &[("/", "gone", &["/b"]), ("/b", "nowhere", &["/"])],
+        ),
+    ];
+    for (flags, want) in cases {
+        let db = tempfile::tempdir().unwrap();
+        let out = on_store(
+            db.path(),
+            &[&["crawl", &s.base(), "--quiet"], *flags].concat(),
+        );
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        let out = on_store(db.path(), &["report", "fragments", "--json"]);
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut got: Vec<(String, String, Vec<String>)> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let sources = r["sources"].as_array().unwrap();
+                (
+                    r["url"].as_str().unwrap().to_string(),
+                    r["fragment"].as_str().unwrap().to_string(),
+                    sources
+                        .iter()
+                        .map(|x| x["url"].as_str().unwrap().to_string())
+                        .collect(),
+                )
+            })
+            .collect();
+        got.sort();
+        let want: Vec<(String, String, Vec<String>)> = want
+            .iter()
+            .map(|(t, f, srcs)| {
+                (
+                    s.url(t),
+                    f.to_string(),
+                    srcs.iter().map(|p| s.url(p)).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{flags:?}");
+        let out = on_store(db.path(), &["report", "--fail-on", "fragments"]);
+        let code = if want.is_empty() { 0 } else { 3 };
+        assert_eq!(out.status.code(), Some(code), "{}", stderr_of(&out));
+        if code == 3 {
+            assert!(
+                stderr_of(&out).contains("found 2 fragments"),
+                "{}",
+                stderr_of(&out)
+            );
+        }
+    }
+}
