@@ -112,6 +112,16 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             }
         }
     }
+    // `remove_page` drops a page's fragment record with its page record.
+    for item in d.fragments.iter(t)? {
+        let (k, _) = item?;
+        if d.pages.get(t, k)?.is_none() {
+            p.add(format!(
+                "page {}: ids and fragment links kept but no page record",
+                read_u32(k)?
+            ));
+        }
+    }
     Ok(())
 }
 
