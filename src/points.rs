@@ -54,6 +54,8 @@ pub enum PointError {
     Store(#[from] StoreError),
     #[error("no document {0:?} (crawlscope doc list)")]
     NoDocument(String),
+    #[error("--exclude-regex: {0}")]
+    BadExcludeRegex(String),
 }
 
 /// The setting a refusal is about, named as people see it; `None` when it
@@ -104,7 +106,8 @@ impl PointError {
             | PointError::Disabled(_)
             | PointError::Deleted(_)
             | PointError::NotDeleted(_)
-            | PointError::Store(_) => None,
+            | PointError::Store(_)
+            | PointError::BadExcludeRegex(_) => None,
             PointError::NoDocument(_) => None,
         }
     }
@@ -238,6 +241,16 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if let Some(doc) = &p.doc {
         out.push(("document", doc.clone()));
     }
+    if !p.accept.is_empty() {
+        let shown = crate::accept::Shown(&p.accept).to_string();
+        out.push(("accepted statuses", shown));
+    }
+    if !p.exclude_regex.is_empty() {
+        out.push(("excluded patterns", p.exclude_regex.join(" ")));
+    }
+    if p.check_fragments {
+        out.push(("fragments", "checked".to_string()));
+    }
     out
 }
 
@@ -286,6 +299,7 @@ fn scope_changed(old: &PointRecord, new: &PointRecord) -> bool {
         || old.depth != new.depth
         || old.distinct_www != new.distinct_www
         || old.doc != new.doc
+        || old.exclude_regex != new.exclude_regex
 }
 
 /// A page limit as typed: a limit of zero would fetch nothing.
@@ -339,6 +353,7 @@ pub fn validate(mut rec: PointRecord) -> Result<PointRecord> {
     for exclude in &rec.excludes {
         parse_exclude(exclude)?;
     }
+    crate::exclude_regex::check_all(&rec.exclude_regex).map_err(PointError::BadExcludeRegex)?;
     merge_resolves(&[(0, rec.resolve.clone())])
         .map_err(|_| PointError::BadResolve("one host is given two addresses".to_string()))?;
     if rec.max_pages == Some(0) {

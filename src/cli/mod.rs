@@ -19,7 +19,9 @@ mod copy;
 mod crawl;
 mod doc;
 mod export;
+pub(crate) mod fail_on;
 mod generated;
+mod junit;
 pub(crate) mod page;
 mod point;
 mod report;
@@ -93,6 +95,12 @@ pub enum CliError {
     Json(#[from] serde_json::Error),
     #[error(transparent)]
     Doc(#[from] crate::documents::DocError),
+    /// The command worked and found what `--fail-on` names (exit 3).
+    #[error("--fail-on: found {0}")]
+    FailOn(String),
+    /// `--junit` on a report that is not a list of findings (exit 2).
+    #[error("--junit: report {0} is not a list of findings (give a list kind or summary)")]
+    NoJunit(&'static str),
 }
 
 /// The tokio runtime a command drives its async work on.
@@ -157,10 +165,12 @@ impl CliError {
         matches!(self, CliError::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 
-    /// The exit code: 2 for usage, 1 for everything else.
+    /// The exit code: 2 for usage, 3 for findings `--fail-on` names, 1 for
+    /// everything else.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::FlagNeedsUrl { .. } | CliError::NoSuchCommand(_) => 2,
+            CliError::FlagNeedsUrl { .. } | CliError::NoSuchCommand(_) | CliError::NoJunit(_) => 2,
+            CliError::FailOn(_) => 3,
             _ => 1,
         }
     }
@@ -175,7 +185,19 @@ pub fn run(cli: Cli) -> CliResult {
             scope,
             run,
             json,
-        }) => crawl::run(open_store(db)?, urls, scope, run, json),
+            fail_on,
+            quiet,
+        }) => crawl::run(
+            open_store(db)?,
+            urls,
+            scope,
+            run,
+            crawl::Output {
+                json,
+                quiet,
+                fail_on,
+            },
+        ),
         Some(Command::Point { action }) => point::run(db, action),
         Some(Command::Runs {
             point,
@@ -229,8 +251,11 @@ pub fn run(cli: Cli) -> CliResult {
             to,
             doc,
             near_threshold,
+            fail_on,
+            junit,
         }) => {
             let format = match (json, csv) {
+                _ if junit => report::Format::Junit,
                 (true, _) => report::Format::Json,
                 (_, true) => report::Format::Csv,
                 _ => report::Format::Text,
@@ -247,6 +272,7 @@ pub fn run(cli: Cli) -> CliResult {
                 between,
                 doc,
                 near_threshold,
+                fail_on,
             };
             report::run(&open_existing(db)?, kind, format, limit, on)
         }

@@ -52,6 +52,15 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if let Some(list) = &s.stopwords {
         rec.stopwords = Some(list.0.clone());
     }
+    if let Some(accept) = &s.accept {
+        rec.accept = accept.0.clone();
+    }
+    if !s.exclude_regex.is_empty() {
+        rec.exclude_regex = s.exclude_regex.clone();
+    }
+    if let Some(check) = s.check_fragments {
+        rec.check_fragments = check;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -87,6 +96,10 @@ struct PointJson {
     stopwords: Option<Vec<String>>,
     /// The document it belongs to (`--doc`).
     doc: Option<String>,
+    /// `--accept`, as typed back (`200..=299,403`); empty: the default.
+    accept: String,
+    exclude_regex: Vec<String>,
+    check_fragments: bool,
 }
 
 impl PointJson {
@@ -117,6 +130,9 @@ impl PointJson {
             rescope_pending: p.dirty,
             stopwords: p.stopwords,
             doc: p.doc,
+            accept: crate::accept::Shown(&p.accept).to_string(),
+            exclude_regex: p.exclude_regex,
+            check_fragments: p.check_fragments,
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct ParsedPage {
     pub links: Vec<Link>,
     /// Its near-duplicate signature and why its text could not be read.
     pub text: PageText,
+    /// Ids and fragment links, kept when the run checks fragments.
+    pub fragments: crate::html::PageFragments,
 }
 
 /// What kind of body a content type announces.
@@ -189,6 +191,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
             signature: shingles.and_then(|s| s.finish()),
             text_error,
         },
+        fragments: doc.fragments,
     }
 }
 

@@ -8,7 +8,10 @@ mod charset;
 mod extract;
 mod flatten;
 pub mod pdf;
+mod fragments;
 mod scan;
+
+pub use fragments::PageFragments;
 #[cfg(test)]
 mod tests;
 
@@ -51,6 +54,8 @@ pub struct Document {
     /// The visible text: text nodes in document order, one space before
     /// each, their own whitespace as written (readers split words).
     pub text: String,
+    /// Ids, names and fragment links, for `--check-fragments`.
+    pub fragments: PageFragments,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

@@ -1,8 +1,9 @@
 //! `report external`: out-of-scope link targets that `--check-external`
-//! checked and found broken (no answer, or 4xx/5xx), with every page
+//! checked and found broken (no answer, or 4xx/5xx less `--accept`), with every page
 //! linking to them, the most linked first. With a point: the links its
 //! runs checked.
 
+use super::accepted::Accepted;
 use super::broken::{most_linked_first, row, BrokenRow, Item};
 use super::{Ctx, ListKind, Result};
 use crate::store::prelude::*;
@@ -45,12 +46,18 @@ impl ListKind for External {
     type Row = BrokenRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
+        let accepted = Accepted::read(ctx.r)?;
         let mut items = Vec::new();
         for (page, check) in ctx.r.external_checks()? {
             if !ctx.covers_point(check.point) {
                 continue;
             }
-            if let Some(reason) = check.reason {
+            if accepted.is_broken(check.point, check.gen, check.status) {
+                let reason = match (check.reason, check.status) {
+                    (Some(reason), _) => reason,
+                    (None, Some(s)) => crate::crawl::status_text(s),
+                    (None, None) => String::new(),
+                };
                 items.push(Item {
                     page,
                     status: check.status,

@@ -4,6 +4,7 @@
 //! shown into URLs and text ([`ListKind`]); `summary`, `depth` and
 //! `changes` answer one object each. Faces print the rows ([`Row`]).
 
+pub mod accepted;
 pub mod broken;
 pub mod canonicals;
 pub mod changes;
@@ -12,6 +13,7 @@ pub mod descriptions;
 pub mod directives;
 pub mod duplicates;
 pub mod external;
+pub mod fragments;
 pub mod headings;
 pub mod hosts;
 pub mod large;
@@ -52,6 +54,7 @@ pub enum Kind {
     External,
     Changes,
     NearDuplicates,
+    Fragments,
 }
 
 /// Why a report could not be made.

@@ -96,6 +96,7 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
             "near-duplicates",
             count::<super::near_duplicates::NearDuplicates>(ctx)?,
         ),
+        ("fragments", count::<super::fragments::Fragments>(ctx)?),
     ]);
     let urls = if ctx.scoped() {
         ctx.states()?.len() as u64

@@ -26,6 +26,7 @@ mod dictionary;
 mod documents;
 mod external;
 mod forward;
+mod fragments;
 mod frontier;
 mod history;
 mod inverted;
@@ -59,6 +60,7 @@ pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use documents::{DocumentRead, DocumentRecord};
 pub use external::{ExternalCheck, ExternalRead};
 pub use forward::Forward;
+pub use fragments::{FragmentRead, FragmentRecord};
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
@@ -83,6 +85,7 @@ pub use transaction::Writer;
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
     pub use super::DocumentRead;
+    pub use super::FragmentRead;
     pub use super::{
         CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
         PageTextRead, PointRead, RunRead, SitemapRead, WordRead,

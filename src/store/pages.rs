@@ -642,6 +642,7 @@ impl Writer<'_> {
         self.unlink_children(id, segment)?;
         self.drop_page_records(id)?;
         self.drop_page_text(id)?;
+        self.drop_fragments(id)?;
         self.set_norm_factor(id, 0.0)?;
         if let Some(old) = self.page(id)? {
             self.write_out_history(id, &old)?;

@@ -77,9 +77,11 @@ pub struct Dbs {
     pub near_signatures: Db,
     /// Why a fetched document's text could not be read (`page_text`).
     pub text_errors: Db,
+    /// A page's ids and fragment links, for `--check-fragments` (`fragments`).
+    pub fragments: Db,
 }
 
-pub const DB_COUNT: u32 = 35;
+pub const DB_COUNT: u32 = 36;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -128,6 +130,7 @@ impl Dbs {
             ("documents", self.documents),
             ("near_signatures", self.near_signatures),
             ("text_errors", self.text_errors),
+            ("fragments", self.fragments),
         ]
     }
 }
@@ -171,6 +174,7 @@ impl Dbs {
             documents: db("documents")?,
             near_signatures: db("near_signatures")?,
             text_errors: db("text_errors")?,
+            fragments: db("fragments")?,
         })
     }
 }
@@ -349,7 +353,7 @@ impl SkipReason {
     pub fn describe(self) -> &'static str {
         match self {
             SkipReason::OutOfScope => "outside the crawl point's root",
-            SkipReason::Excluded => "under an excluded prefix",
+            SkipReason::Excluded => "under an excluded prefix or matching an excluded pattern",
             SkipReason::Robots => "disallowed by robots.txt",
             SkipReason::TooDeep => "deeper than the depth limit",
             SkipReason::Nofollow => "linked with nofollow",

@@ -118,6 +118,7 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         Kind::Canonicals => v.visit::<rep::canonicals::Canonicals>(),
         Kind::External => v.visit::<rep::external::External>(),
         Kind::NearDuplicates => v.visit::<rep::near_duplicates::NearDuplicates>(),
+        Kind::Fragments => v.visit::<rep::fragments::Fragments>(),
         // Not findings: `report summary` does not count them.
         Kind::Slow
         | Kind::Large

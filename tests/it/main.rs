@@ -6,6 +6,7 @@
 mod support;
 
 mod check_invariants;
+mod ci_checks;
 mod cli_contract;
 mod cli_errors;
 mod cli_generated;

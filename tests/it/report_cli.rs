@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::support::{json_of, on_store};
 
-const KINDS: [&str; 17] = [
+const KINDS: &[&str] = &[
     "summary",
     "broken",
     "redirects",
@@ -24,6 +24,7 @@ const KINDS: [&str; 17] = [
     "external",
     "changes",
     "near-duplicates",
+    "fragments",
 ];
 
 #[test]
@@ -31,7 +32,7 @@ fn every_kind_answers_on_an_empty_store() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path();
     crawlscope::store::Store::open(db).unwrap();
-    for kind in KINDS {
+    for &kind in KINDS {
         let v = json_of(db, &["report", kind, "--json"]);
         match kind {
             "summary" => assert_eq!(
@@ -43,7 +44,7 @@ fn every_kind_answers_on_an_empty_store() {
                     "findings": {
                         "broken": 0, "canonicals": 0, "descriptions": 0, "directives": 0,
                         "duplicates": 0, "external": 0, "headings": 0, "redirects": 0,
-                        "titles": 0, "near-duplicates": 0
+                        "titles": 0, "near-duplicates": 0, "fragments": 0
                     }
                 })
             ),

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use url::Url;
 
 use super::counters::count_run;
+use super::fragments;
 use super::liveness::{instance_dead, live_instances};
 use super::runs::{begin_run, Overrides};
 use crate::crawl::event::{CrawlEvent, FetchedPage};
@@ -231,6 +232,9 @@ impl Applier {
                 }
                 w.put_page(claim.page, write, &links)?;
                 w.put_page_text(claim.page, &page.text)?;
+                if self.runs.get(&e.point).is_some_and(|r| r.check_fragments) {
+                    fragments::keep(w, claim.page, write.record.status, &page.fragments, &links)?;
+                }
                 let status = write.record.status;
                 let state = if (200..300).contains(&status) {
                     UrlState::Done {

@@ -116,6 +116,7 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
     for (db, what) in [
         (&d.near_signatures, "near signature"),
         (&d.text_errors, "text error"),
+        (&d.fragments, "fragment record"),
     ] {
         for item in db.iter(t)? {
             let (k, _) = item?;
