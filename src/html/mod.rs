@@ -50,6 +50,8 @@ pub struct Document {
     /// The visible text: text nodes in document order, one space before
     /// each, their own whitespace as written (readers split words).
     pub text: String,
+    /// How many `<h2>` elements the page has.
+    pub h2: u32,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

@@ -30,6 +30,7 @@ mod history;
 mod inverted;
 mod links;
 mod origin_figures;
+mod page_audit;
 mod page_records;
 mod pages;
 mod points;
@@ -62,6 +63,7 @@ pub use inverted::pairs::PairRead;
 pub use inverted::run::Entry as PostingEntry;
 pub use inverted::words::{Posting, Stream, WordRead};
 pub use links::LinkRead;
+pub use page_audit::{AuditRead, PageAudit};
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
@@ -79,8 +81,8 @@ pub use transaction::Writer;
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
     pub use super::{
-        CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
-        PointRead, RunRead, SitemapRead, WordRead,
+        AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead,
+        PageRead, PointRead, RunRead, SitemapRead, WordRead,
     };
 }
 

@@ -71,9 +71,12 @@ pub struct Dbs {
     pub pair_postings: Db,
     /// Every run of every crawl point, by run id (`runs`).
     pub runs: Db,
+    /// Page id → what the audit reports need beyond the page record
+    /// (`page_audit`).
+    pub page_audit: Db,
 }
 
-pub const DB_COUNT: u32 = 32;
+pub const DB_COUNT: u32 = 33;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -119,6 +122,7 @@ impl Dbs {
             ("page_segments", self.page_segments),
             ("pair_postings", self.pair_postings),
             ("runs", self.runs),
+            ("page_audit", self.page_audit),
         ]
     }
 }
@@ -159,6 +163,7 @@ impl Dbs {
             page_segments: db("page_segments")?,
             pair_postings: db("pair_postings")?,
             runs: db("runs")?,
+            page_audit: db("page_audit")?,
         })
     }
 }
