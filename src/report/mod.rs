@@ -21,6 +21,7 @@ pub mod scope;
 pub mod slow;
 pub mod summary;
 pub mod titles;
+pub mod pixels;
 
 use std::cell::{OnceCell, RefCell};
 
