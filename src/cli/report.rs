@@ -81,6 +81,11 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         }
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
+        Kind::Indexability => {
+            out.list::<rep::indexability::NonIndexable>(&ctx, "non-indexable pages")
+        }
+        Kind::Links => out.list::<rep::links::Links>(&ctx, "pages"),
+        Kind::Sitemaps => out.list::<rep::sitemaps::Sitemaps>(&ctx, "sitemap issues"),
     }
 }
 

@@ -14,14 +14,17 @@ pub mod duplicates;
 pub mod external;
 pub mod headings;
 pub mod hosts;
+pub mod indexability;
 pub mod large;
+pub mod links;
 pub mod mimetypes;
+pub mod pixels;
 pub mod redirects;
 pub mod scope;
+pub mod sitemaps;
 pub mod slow;
 pub mod summary;
 pub mod titles;
-pub mod pixels;
 
 use std::cell::{OnceCell, RefCell};
 
@@ -51,6 +54,9 @@ pub enum Kind {
     Hosts,
     External,
     Changes,
+    Indexability,
+    Links,
+    Sitemaps,
 }
 
 /// Why a report could not be made.

@@ -92,6 +92,11 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         ("directives", count::<super::directives::Directives>(ctx)?),
         ("canonicals", count::<super::canonicals::Canonicals>(ctx)?),
         ("external", count::<super::external::External>(ctx)?),
+        (
+            "indexability",
+            count::<super::indexability::NonIndexable>(ctx)?,
+        ),
+        ("sitemaps", count::<super::sitemaps::Sitemaps>(ctx)?),
     ]);
     let urls = match ctx.point() {
         Some(_) => ctx.states()?.len() as u64,

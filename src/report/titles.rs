@@ -159,7 +159,12 @@ pub fn text_issues(
         .collect();
     for (v, group) in dups {
         for &page in group.iter() {
-            items.push(item(Issue::Duplicate, page, Some(v), Some(Rc::clone(&group))));
+            items.push(item(
+                Issue::Duplicate,
+                page,
+                Some(v),
+                Some(Rc::clone(&group)),
+            ));
         }
     }
     for (issue, mut found) in [
@@ -175,14 +180,20 @@ pub fn text_issues(
     Ok(items)
 }
 
+/// The URLs of a group's pages other than `page` (none without a group).
+pub fn others(
+    ctx: &Ctx<'_, '_>,
+    group: Option<&Rc<Vec<PageId>>>,
+    page: PageId,
+) -> Result<Vec<String>> {
+    let rest: Vec<PageId> = group
+        .map(|g| g.iter().copied().filter(|&p| p != page).collect())
+        .unwrap_or_default();
+    ctx.urls(&rest)
+}
+
 pub fn text_row(ctx: &Ctx<'_, '_>, item: Item) -> Result<TextRow> {
-    let others = match &item.group {
-        Some(group) => {
-            let rest: Vec<PageId> = group.iter().copied().filter(|&p| p != item.page).collect();
-            ctx.urls(&rest)?
-        }
-        None => Vec::new(),
-    };
+    let others = others(ctx, item.group.as_ref(), item.page)?;
     Ok(TextRow {
         url: ctx.url(item.page)?,
         issue: item.issue,

@@ -40,10 +40,11 @@ impl Writer<'_> {
     /// known).
     pub(super) fn put_page_audit(&mut self, page: PageId, audit: Option<&PageAudit>) -> Result<()> {
         match audit {
-            Some(a) => self
-                .dbs
-                .page_audit
-                .put(&mut self.txn, &u32_key(page), &codec::encode(a)?)?,
+            Some(a) => {
+                self.dbs
+                    .page_audit
+                    .put(&mut self.txn, &u32_key(page), &codec::encode(a)?)?
+            }
             None => self.drop_page_audit(page)?,
         }
         Ok(())
