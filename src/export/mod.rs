@@ -7,6 +7,7 @@
 
 pub mod csv;
 pub mod jsonl;
+pub mod links;
 pub mod page;
 pub mod redirect_depth;
 pub mod spider_result;

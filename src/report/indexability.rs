@@ -64,10 +64,10 @@ pub struct Facts<'a, H, U> {
 
 /// The URL's indexability; None when it is not a page (see the module's
 /// doc).
-pub fn classify<H, U>(facts: Facts<'_, H, U>) -> Result<Option<Indexability>>
+pub fn classify<H, U, E>(facts: Facts<'_, H, U>) -> std::result::Result<Option<Indexability>, E>
 where
-    H: FnOnce(&PageRecord) -> Result<bool>,
-    U: FnOnce() -> Result<String>,
+    H: FnOnce(&PageRecord) -> std::result::Result<bool, E>,
+    U: FnOnce() -> std::result::Result<String, E>,
 {
     Ok(Some(match facts.state {
         UrlState::Skipped {

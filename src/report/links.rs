@@ -14,9 +14,9 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use super::{Ctx, ListKind, Result, Row};
+use super::{Ctx, ListKind, ReportError, Result, Row};
 use crate::store::prelude::*;
-use crate::store::PageId;
+use crate::store::{PageId, Reader, StoreError};
 
 const DAMPING: f64 = 0.85;
 const MAX_ROUNDS: usize = 50;
@@ -135,6 +135,17 @@ pub fn link_scores(ctx: &Ctx<'_, '_>) -> Result<FxHashMap<PageId, f64>> {
     let g = Graph::read(ctx)?;
     let scores = scaled(&g.page_rank());
     Ok(g.pages.iter().copied().zip(scores).collect())
+}
+
+/// Every fetched page's link score as of each point's latest runs (what
+/// `page` and the exports show), for callers that speak the store's
+/// errors.
+pub fn latest_link_scores(r: &Reader<'_>) -> Result<FxHashMap<PageId, f64>, StoreError> {
+    let scores = Ctx::new(r, None).and_then(|ctx| link_scores(&ctx));
+    scores.map_err(|e| match e {
+        ReportError::Store(e) => e,
+        other => StoreError::corrupt(other.to_string()),
+    })
 }
 
 pub struct Links;
