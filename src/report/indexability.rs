@@ -24,6 +24,8 @@ pub enum Indexability {
     Indexable,
     BlockedByRobots,
     Redirected,
+    /// snake_case would write `non200`.
+    #[serde(rename = "non_200")]
     Non200,
     Noindex,
     Canonicalised,

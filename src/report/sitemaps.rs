@@ -26,6 +26,8 @@ pub struct Sitemaps;
 pub enum Issue {
     Orphan,
     NonIndexable,
+    /// snake_case would write `non200`.
+    #[serde(rename = "non_200")]
     Non200,
     NotInSitemap,
 }
