@@ -56,15 +56,15 @@ impl Graph {
         };
         g.offsets.push(0);
         for (i, (id, rec)) in records.iter().enumerate() {
-            let links = ctx.r.links(*id)?;
+            let links = ctx.r.link_marks(*id)?;
             g.outlinks[i] = links.len() as u32;
-            for l in links.iter().filter(|l| l.child != *id) {
-                g.linked.insert(l.child);
-                let Some(&t) = index.get(&l.child) else {
+            for &(child, nofollow) in links.iter().filter(|(child, _)| child != id) {
+                g.linked.insert(child);
+                let Some(&t) = index.get(&child) else {
                     continue;
                 };
                 g.inlinks[t as usize] += 1;
-                if !l.nofollow && rec.nofollow.is_none() {
+                if !nofollow && rec.nofollow.is_none() {
                     g.targets.push(t);
                 }
             }

@@ -57,6 +57,23 @@ pub trait LinkRead: View {
         Ok(out)
     }
 
+    /// The page's links as (child, nofollow), anchors skipped: what a
+    /// pass over the whole graph needs, without a string per link.
+    fn link_marks(&self, page: PageId) -> Result<Vec<(PageId, bool)>> {
+        let Some(v) = link_list(self, page)? else {
+            return Ok(Vec::new());
+        };
+        let mut r = VarintReader::new(&v);
+        let children = codec::read_u32_list(&mut r)?;
+        let mut out = Vec::with_capacity(children.len());
+        for child in children {
+            let head = r.next_u64()?;
+            r.take(head >> 1)?;
+            out.push((child, head & 1 == 1));
+        }
+        Ok(out)
+    }
+
     /// Pages that link to this page, by id.
     fn parents(&self, page: PageId) -> Result<Vec<PageId>> {
         let mut entries = Vec::new();
