@@ -305,4 +305,11 @@ fn the_audit_reports_answer_the_fixture_exactly() {
     ] {
         assert!(rows.contains(&want.as_str()), "{want} not in\n{links}");
     }
+
+    // A run that reads no sitemaps has nothing to hold the pages to.
+    crawl_ok(db, &[&s.base(), "--no-sitemaps"]);
+    let runs = json_of(db, &["runs", "--json"]);
+    assert_eq!(runs[0]["flags"]["no_sitemaps"], true, "{runs}");
+    assert_eq!(report(db, "sitemaps"), json!([]));
+    assert_eq!(report(db, "summary")["findings"]["sitemaps"], 0);
 }
