@@ -119,7 +119,7 @@ fn audit_lines(p: &PageJson) -> CliResult {
     }
     for (what, px) in [("title", p.title_px), ("description", p.description_px)] {
         if let Some(px) = px {
-            outln!("{what:<15}{px} px wide in search results");
+            outln!("{:<15}{px} px in search results", format!("{what} width"));
         }
     }
     Ok(())
