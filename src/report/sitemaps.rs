@@ -5,19 +5,21 @@
 //! `non_indexable` (in a sitemap but noindex, canonicalised elsewhere or
 //! blocked by robots.txt), `non_200` (in a sitemap but failed, redirected
 //! or answering other than 2xx), `not_in_sitemap` (an indexable page no
-//! sitemap lists). A sitemap is the one that listed the page first (the
-//! store keeps that one). Pages of a point whose latest run read no
-//! sitemaps (`--no-sitemaps`) have no findings, nor does a scope where no
-//! sitemap listed any page: there is nothing to hold the pages to.
+//! sitemap lists). A page is in a sitemap when one listed it in the runs
+//! the report names (each point's latest, or `--run`'s; any run with
+//! `--all-runs`), read from `sitemap_listings`; the sitemap shown is the
+//! first that did. Pages of a point whose latest run read no sitemaps
+//! (`--no-sitemaps`) have no findings, nor does a scope where no sitemap
+//! listed any page: there is nothing to hold the pages to.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::indexability::{of_scope, Indexability};
 use super::links::Graph;
-use super::{Ctx, ListKind, Result, Row};
+use super::{Ctx, ListKind, Result, Row, Scope};
 use crate::store::prelude::*;
-use crate::store::{PageId, PointId};
+use crate::store::{PageId, PointId, SitemapListing};
 
 pub struct Sitemaps;
 
@@ -57,19 +59,39 @@ pub struct SitemapRow {
     pub sitemap: Option<String>,
 }
 
-/// The points whose latest run read no sitemaps.
-fn without_sitemaps(ctx: &Ctx<'_, '_>) -> Result<FxHashSet<PointId>> {
-    let mut out = FxHashSet::default();
-    for named in ctx.named_runs() {
-        if ctx
-            .r
-            .run(named.id)?
-            .is_some_and(|run| run.flags.no_sitemaps)
-        {
-            out.insert(named.point);
+/// The runs a report's sitemap listings must come from (None: any, with
+/// `--all-runs`), and the points whose latest run read no sitemaps.
+struct Runs {
+    listing: Option<FxHashSet<(PointId, u32)>>,
+    without_sitemaps: FxHashSet<PointId>,
+}
+
+impl Runs {
+    fn of(ctx: &Ctx<'_, '_>) -> Result<Runs> {
+        let mut runs = Runs {
+            listing: (ctx.scope() != Scope::AllRuns).then(FxHashSet::default),
+            without_sitemaps: FxHashSet::default(),
+        };
+        for named in ctx.named_runs() {
+            let Some(run) = ctx.r.run(named.id)? else {
+                continue;
+            };
+            if run.flags.no_sitemaps {
+                runs.without_sitemaps.insert(run.point);
+            }
+            if let Some(listing) = &mut runs.listing {
+                listing.insert((run.point, run.gen));
+            }
         }
+        Ok(runs)
     }
-    Ok(out)
+
+    /// The first sitemap of `listings` that one of the runs read.
+    fn sitemap(&self, listings: Vec<SitemapListing>) -> Option<String> {
+        (listings.into_iter())
+            .find(|l| (self.listing.as_ref()).is_none_or(|runs| runs.contains(&(l.point, l.gen))))
+            .map(|l| l.sitemap)
+    }
 }
 
 impl ListKind for Sitemaps {
@@ -78,14 +100,15 @@ impl ListKind for Sitemaps {
 
     /// By issue, then page id.
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
-        let skipped = without_sitemaps(ctx)?;
+        let runs = Runs::of(ctx)?;
+        let skipped = &runs.without_sitemaps;
         let of_point: FxHashMap<PageId, PointId> = (ctx.states()?.iter())
             .map(|(id, state)| (*id, state.run().0))
             .collect();
         let mut listed: FxHashMap<PageId, String> = FxHashMap::default();
-        ctx.r.for_each_listed(|page, sitemap| {
+        ctx.r.for_each_sitemap_listing(|page, listings| {
             if of_point.get(&page).is_some_and(|p| !skipped.contains(p)) {
-                listed.insert(page, sitemap);
+                listed.extend(runs.sitemap(listings).map(|s| (page, s)));
             }
         })?;
         if listed.is_empty() {

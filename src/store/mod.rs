@@ -36,6 +36,7 @@ mod pages;
 mod points;
 mod runs;
 mod schema;
+mod sitemap_listings;
 mod sitemap_pages;
 mod terms;
 mod transaction;
@@ -74,6 +75,7 @@ pub use schema::{
     RobotsRecord, RunCounts, RunEnd, RunFlags, RunId, RunRecord, SkipReason, UrlRecord, UrlState,
     WordId, SCHEMA_VERSION,
 };
+pub use sitemap_listings::{ListingRead, SitemapListing};
 pub use sitemap_pages::SitemapRead;
 pub use terms::{stem_key, KnownWords, Term, Terms, TermsBuilder};
 pub use transaction::Writer;
@@ -81,8 +83,8 @@ pub use transaction::Writer;
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
     pub use super::{
-        AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead,
-        PageRead, PointRead, RunRead, SitemapRead, WordRead,
+        AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, ListingRead,
+        OriginFiguresRead, PageRead, PointRead, RunRead, SitemapRead, WordRead,
     };
 }
 

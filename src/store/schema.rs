@@ -74,9 +74,12 @@ pub struct Dbs {
     /// Page id → what the audit reports need beyond the page record
     /// (`page_audit`).
     pub page_audit: Db,
+    /// Page id → the sitemaps that listed it, by point and run
+    /// (`sitemap_listings`).
+    pub sitemap_listings: Db,
 }
 
-pub const DB_COUNT: u32 = 33;
+pub const DB_COUNT: u32 = 34;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -123,6 +126,7 @@ impl Dbs {
             ("pair_postings", self.pair_postings),
             ("runs", self.runs),
             ("page_audit", self.page_audit),
+            ("sitemap_listings", self.sitemap_listings),
         ]
     }
 }
@@ -164,6 +168,7 @@ impl Dbs {
             pair_postings: db("pair_postings")?,
             runs: db("runs")?,
             page_audit: db("page_audit")?,
+            sitemap_listings: db("sitemap_listings")?,
         })
     }
 }

@@ -721,8 +721,9 @@ fn passes(table: &str, key: &[u8]) -> bool {
         "meta" => key == b"schema_version" || key == b"next_instance_id",
         "robots" | "bodies" | "origin_figures" | "sitemap_pages" | "external_checks"
         | "run_history" => true,
-        // A page without an audit record reads as "not known".
-        "page_audit" => true,
+        // A page without an audit record reads as "not known"; a listing
+        // gone reads as a sitemap that did not list the page.
+        "page_audit" | "sitemap_listings" => true,
         _ => false,
     }
 }

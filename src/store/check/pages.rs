@@ -112,6 +112,7 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
     }
     for (db, what) in [
         (&d.sitemap_pages, "listed by a sitemap"),
+        (&d.sitemap_listings, "listed by a sitemap in a run"),
         (&d.external_checks, "checked as an external link"),
     ] {
         for item in db.iter(t)? {
