@@ -249,6 +249,8 @@ pub enum ExportFormat {
     Csv,
     /// WARC/1.1; gzip per record when --out ends in .gz.
     Warc,
+    /// One row per link: source, target, anchor, rel, target's status.
+    Links,
 }
 
 #[derive(Debug, Subcommand)]

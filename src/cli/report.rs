@@ -101,6 +101,11 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
             out.rows(&ctx, &listing, "near-duplicate pairs")
         }
         Kind::Fragments => out.list::<rep::fragments::Fragments>(&ctx, "missing fragments"),
+        Kind::Indexability => {
+            out.list::<rep::indexability::NonIndexable>(&ctx, "non-indexable pages")
+        }
+        Kind::Links => out.list::<rep::links::Links>(&ctx, "pages"),
+        Kind::Sitemaps => out.list::<rep::sitemaps::Sitemaps>(&ctx, "sitemap issues"),
     };
     answered?;
     judge(&ctx, on.fail_on.as_ref())

@@ -185,6 +185,8 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
                 version: resp.version.clone(),
                 response: resp.headers.clone(),
             }),
+            audit: (ok && body_kind(ct) == BodyKind::Html)
+                .then_some(crate::store::PageAudit { h2: doc.h2 }),
         },
         links: doc.links,
         text: PageText {

@@ -8,6 +8,7 @@
 pub mod csv;
 pub mod jsonl;
 pub mod own_words;
+pub mod links;
 pub mod page;
 pub mod redirect_depth;
 pub mod spider_result;

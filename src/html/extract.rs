@@ -96,6 +96,7 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                         open.push((depth, Capture::H1(h1.len())));
                         h1.push(String::new());
                     }
+                    "h2" => doc.h2 = doc.h2.saturating_add(1),
                     // An image is the anchor text of the link around it.
                     "img" => {
                         if let Some(alt) = el.attr("alt") {

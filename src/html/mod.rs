@@ -56,6 +56,8 @@ pub struct Document {
     pub text: String,
     /// Ids, names and fragment links, for `--check-fragments`.
     pub fragments: PageFragments,
+    /// How many `<h2>` elements the page has.
+    pub h2: u32,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

@@ -16,11 +16,15 @@ pub mod external;
 pub mod fragments;
 pub mod headings;
 pub mod hosts;
+pub mod indexability;
 pub mod large;
+pub mod links;
 pub mod mimetypes;
 pub mod near_duplicates;
+pub mod pixels;
 pub mod redirects;
 pub mod scope;
+pub mod sitemaps;
 pub mod slow;
 pub mod summary;
 pub mod titles;
@@ -55,6 +59,9 @@ pub enum Kind {
     Changes,
     NearDuplicates,
     Fragments,
+    Indexability,
+    Links,
+    Sitemaps,
 }
 
 /// Why a report could not be made.

@@ -97,6 +97,11 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
             count::<super::near_duplicates::NearDuplicates>(ctx)?,
         ),
         ("fragments", count::<super::fragments::Fragments>(ctx)?),
+        (
+            "indexability",
+            count::<super::indexability::NonIndexable>(ctx)?,
+        ),
+        ("sitemaps", count::<super::sitemaps::Sitemaps>(ctx)?),
     ]);
     let urls = if ctx.scoped() {
         ctx.states()?.len() as u64

@@ -32,12 +32,14 @@ mod history;
 mod inverted;
 mod links;
 mod origin_figures;
+mod page_audit;
 mod page_records;
 mod page_text;
 mod pages;
 mod points;
 mod runs;
 mod schema;
+mod sitemap_listings;
 mod sitemap_pages;
 mod terms;
 mod transaction;
@@ -69,6 +71,7 @@ pub use inverted::words::{Posting, Stream, WordRead};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use page_text::{PageText, PageTextRead};
+pub use page_audit::{AuditRead, PageAudit};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
 pub use runs::RunRead;
@@ -78,6 +81,7 @@ pub use schema::{
     RobotsRecord, RunCounts, RunEnd, RunFlags, RunId, RunRecord, SkipReason, UrlRecord, UrlState,
     WordId, SCHEMA_VERSION,
 };
+pub use sitemap_listings::{ListingRead, SitemapListing};
 pub use sitemap_pages::SitemapRead;
 pub use terms::{stem_key, KnownWords, Term, Terms, TermsBuilder};
 pub use transaction::Writer;
@@ -87,8 +91,8 @@ pub mod prelude {
     pub use super::DocumentRead;
     pub use super::FragmentRead;
     pub use super::{
-        CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
-        PageTextRead, PointRead, RunRead, SitemapRead, WordRead,
+        AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, ListingRead,
+        OriginFiguresRead, PageRead, PageTextRead, PointRead, RunRead, SitemapRead, WordRead,
     };
 }
 

@@ -35,6 +35,8 @@ pub struct PageWrite {
     pub title_terms: Terms,
     /// The request and response heads (None: none kept).
     pub head: Option<HttpHead>,
+    /// What the audit reports read of an HTML page (None: not HTML).
+    pub audit: Option<super::PageAudit>,
 }
 
 /// A meta tags part (schema 17): `varint n`, then the tags, framed or
@@ -579,6 +581,7 @@ impl Writer<'_> {
             &head,
         ];
         self.put_page_records(id, parts)?;
+        self.put_page_audit(id, page.audit.as_ref())?;
         self.put_body(id, &page.compressed_body)
     }
 
@@ -643,6 +646,7 @@ impl Writer<'_> {
         self.drop_page_records(id)?;
         self.drop_page_text(id)?;
         self.drop_fragments(id)?;
+        self.drop_page_audit(id)?;
         self.set_norm_factor(id, 0.0)?;
         if let Some(old) = self.page(id)? {
             self.write_out_history(id, &old)?;

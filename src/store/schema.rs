@@ -79,9 +79,15 @@ pub struct Dbs {
     pub text_errors: Db,
     /// A page's ids and fragment links, for `--check-fragments` (`fragments`).
     pub fragments: Db,
+    /// Page id → what the audit reports need beyond the page record
+    /// (`page_audit`).
+    pub page_audit: Db,
+    /// Page id → the sitemaps that listed it, by point and run
+    /// (`sitemap_listings`).
+    pub sitemap_listings: Db,
 }
 
-pub const DB_COUNT: u32 = 36;
+pub const DB_COUNT: u32 = 38;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -131,6 +137,8 @@ impl Dbs {
             ("near_signatures", self.near_signatures),
             ("text_errors", self.text_errors),
             ("fragments", self.fragments),
+            ("page_audit", self.page_audit),
+            ("sitemap_listings", self.sitemap_listings),
         ]
     }
 }
@@ -175,6 +183,8 @@ impl Dbs {
             near_signatures: db("near_signatures")?,
             text_errors: db("text_errors")?,
             fragments: db("fragments")?,
+            page_audit: db("page_audit")?,
+            sitemap_listings: db("sitemap_listings")?,
         })
     }
 }

@@ -127,6 +127,10 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         | Kind::Summary
         | Kind::Depth
         | Kind::Changes => return Err(unknown()),
+        Kind::Indexability => v.visit::<rep::indexability::NonIndexable>(),
+        Kind::Sitemaps => v.visit::<rep::sitemaps::Sitemaps>(),
+        // Every page has a row: a listing, not findings.
+        Kind::Links => return Err(unknown()),
     })
 }
 

@@ -742,6 +742,9 @@ fn passes(table: &str, key: &[u8]) -> bool {
         | "run_history" | "near_signatures" => true,
         // A page without its fragment record is "not known": never a finding.
         "fragments" => true,
+        // A page without an audit record reads as "not known"; a listing
+        // gone reads as a sitemap that did not list the page.
+        "page_audit" | "sitemap_listings" => true,
         _ => false,
     }
 }

@@ -37,6 +37,7 @@ mod fuzz_regressions;
 mod hostile_input;
 mod nothing_lost;
 mod process_tuning;
+mod report_audit;
 mod report_changes;
 mod report_cli;
 mod report_findings;

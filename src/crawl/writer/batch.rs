@@ -343,6 +343,9 @@ impl Applier {
                 for listed in &found.urls {
                     let (id, url) = self.link_id(w, *point, &listed.url)?;
                     w.put_listed_by_sitemap(id, &listed.sitemap)?;
+                    if let Some(run) = self.runs.get(point) {
+                        w.put_sitemap_listing(id, *point, run.gen, &listed.sitemap)?;
+                    }
                     let fetched_at = w.page(id)?.map(|p| p.fetched_at);
                     // Changed since we fetched it: among the first claimed.
                     let changed = policy::listed_changed(listed.lastmod, fetched_at);
