@@ -38,6 +38,8 @@ impl FromStore {
 pub struct ParsedPage {
     pub write: PageWrite,
     pub links: Vec<Link>,
+    /// What the page loads (images, scripts, ...), for the checks.
+    pub resources: Vec<crate::html::resources::Resource>,
 }
 
 /// What kind of body a content type announces.
@@ -164,6 +166,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
             }),
         },
         links: doc.links,
+        resources: doc.resources,
     }
 }
 

@@ -5,8 +5,10 @@
 //! one tag scanner of [`scan`]), [`extract`] walks the parsed tree.
 
 mod charset;
+pub mod css;
 mod extract;
 mod flatten;
+pub mod resources;
 mod scan;
 #[cfg(test)]
 mod tests;
@@ -50,6 +52,9 @@ pub struct Document {
     /// The visible text: text nodes in document order, one space before
     /// each, their own whitespace as written (readers split words).
     pub text: String,
+    /// What the page loads: images, scripts, stylesheets, ... (see
+    /// [`resources`]), resolved, one per (URL, element).
+    pub resources: Vec<resources::Resource>,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

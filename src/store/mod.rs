@@ -33,6 +33,7 @@ mod origin_figures;
 mod page_records;
 mod pages;
 mod points;
+mod resources;
 mod runs;
 mod schema;
 mod sitemap_pages;
@@ -65,6 +66,7 @@ pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
+pub use resources::{ResourceCheck, ResourceLink, ResourceRead};
 pub use runs::RunRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
@@ -78,6 +80,7 @@ pub use transaction::Writer;
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
+    pub use super::ResourceRead;
     pub use super::{
         CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
         PointRead, RunRead, SitemapRead, WordRead,

@@ -639,6 +639,7 @@ impl Writer<'_> {
         let segment = self.unindex_page(id)?;
         self.unlink_children(id, segment)?;
         self.drop_page_records(id)?;
+        self.drop_resources(id)?;
         self.set_norm_factor(id, 0.0)?;
         if let Some(old) = self.page(id)? {
             self.write_out_history(id, &old)?;

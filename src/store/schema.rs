@@ -71,9 +71,13 @@ pub struct Dbs {
     pub pair_postings: Db,
     /// Every run of every crawl point, by run id (`runs`).
     pub runs: Db,
+    /// A page's (or stylesheet's) resources: what it loads (`resources`).
+    pub page_resources: Db,
+    /// What checking a resource answered, by its page id (`resources`).
+    pub resource_checks: Db,
 }
 
-pub const DB_COUNT: u32 = 32;
+pub const DB_COUNT: u32 = 34;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -119,6 +123,8 @@ impl Dbs {
             ("page_segments", self.page_segments),
             ("pair_postings", self.pair_postings),
             ("runs", self.runs),
+            ("page_resources", self.page_resources),
+            ("resource_checks", self.resource_checks),
         ]
     }
 }
@@ -159,6 +165,8 @@ impl Dbs {
             page_segments: db("page_segments")?,
             pair_postings: db("pair_postings")?,
             runs: db("runs")?,
+            page_resources: db("page_resources")?,
+            resource_checks: db("resource_checks")?,
         })
     }
 }
