@@ -229,6 +229,9 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if p.check_external {
         out.push(("external links", "checked".to_string()));
     }
+    if p.no_resources {
+        out.push(("resources", "not checked".to_string()));
+    }
     out
 }
 

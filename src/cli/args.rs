@@ -289,6 +289,13 @@ pub struct ScopeArgs {
     /// Query parameter added to every request URL of the point, never stored (repeatable).
     #[arg(long = "append-query", value_name = "K=V", value_parser = crate::points::parse_append_query)]
     pub append_query: Vec<(String, String)>,
+    /// Check no resource links (images, scripts, stylesheets, ...; by
+    /// default the point's own origin's are checked once per run).
+    #[arg(long, conflicts_with = "resources")]
+    pub no_resources: bool,
+    /// Check resource links again (undoes --no-resources).
+    #[arg(long)]
+    pub resources: bool,
 }
 
 impl ScopeArgs {
@@ -307,6 +314,8 @@ impl ScopeArgs {
             (self.distinct_www.is_some(), "--distinct-www"),
             (!self.resolve.is_empty(), "--resolve"),
             (!self.append_query.is_empty(), "--append-query"),
+            (self.no_resources, "--no-resources"),
+            (self.resources, "--resources"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

@@ -49,6 +49,9 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if !s.append_query.is_empty() {
         rec.append_query = s.append_query.clone();
     }
+    if s.no_resources || s.resources {
+        rec.no_resources = s.no_resources;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -80,6 +83,8 @@ struct PointJson {
     append_query: Vec<String>,
     /// The scope changed since the last crawl, which re-scopes.
     rescope_pending: bool,
+    /// Resource links are checked (not `--no-resources`).
+    resources: bool,
 }
 
 impl PointJson {
@@ -108,6 +113,7 @@ impl PointJson {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect(),
             rescope_pending: p.dirty,
+            resources: !p.no_resources,
         }
     }
 }

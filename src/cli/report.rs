@@ -81,6 +81,8 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         }
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
+        Kind::Resources => out.list::<rep::resources::Resources>(&ctx, "resources"),
+        Kind::Images => out.list::<rep::images::Images>(&ctx, "image issues"),
     }
 }
 

@@ -95,6 +95,32 @@ pub struct PageJson {
     pub links: Vec<LinkJson>,
     /// What `--check-external` found of an out-of-scope URL.
     pub external_check: Option<ExternalCheckJson>,
+    /// What the page loads, with each resource's checked status.
+    pub resources: Vec<ResourceJson>,
+}
+
+/// A resource of the page: its URL, the element that loads it and the
+/// status its check answered (null: no answer, or not checked).
+#[derive(Serialize)]
+pub struct ResourceJson {
+    pub url: String,
+    pub element: &'static str,
+    pub status: Option<u16>,
+}
+
+/// The resources `page` loads, in page order.
+pub fn resources_json(r: &Reader<'_>, page: PageId) -> Result<Vec<ResourceJson>, StoreError> {
+    let mut out = Vec::new();
+    for l in r.resources(page)? {
+        if let Some(url) = r.url_of(l.target)? {
+            out.push(ResourceJson {
+                url,
+                element: l.element.as_str(),
+                status: r.resource_check(l.target)?.and_then(|c| c.status),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// An out-of-scope link target's check: the status it answered (null when
@@ -257,6 +283,7 @@ pub fn page_json(
         children,
         links,
         external_check: r.external_check(id)?.map(ExternalCheckJson::from),
+        resources: resources_json(r, id)?,
     })
 }
 

@@ -55,6 +55,7 @@ impl ListKind for External {
                     reason,
                     parents: ctx.r.parents(page)?,
                     chains: Vec::new(),
+                    element: None,
                 });
             }
         }

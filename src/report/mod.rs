@@ -14,9 +14,11 @@ pub mod duplicates;
 pub mod external;
 pub mod headings;
 pub mod hosts;
+pub mod images;
 pub mod large;
 pub mod mimetypes;
 pub mod redirects;
+pub mod resources;
 pub mod scope;
 pub mod slow;
 pub mod summary;
@@ -50,6 +52,8 @@ pub enum Kind {
     Hosts,
     External,
     Changes,
+    Resources,
+    Images,
 }
 
 /// Why a report could not be made.

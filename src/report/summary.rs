@@ -92,6 +92,11 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         ("directives", count::<super::directives::Directives>(ctx)?),
         ("canonicals", count::<super::canonicals::Canonicals>(ctx)?),
         ("external", count::<super::external::External>(ctx)?),
+        (
+            "resources",
+            count::<super::resources::BrokenResources>(ctx)?,
+        ),
+        ("images", count::<super::images::Images>(ctx)?),
     ]);
     let urls = match ctx.point() {
         Some(_) => ctx.states()?.len() as u64,

@@ -117,6 +117,8 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         Kind::Directives => v.visit::<rep::directives::Directives>(),
         Kind::Canonicals => v.visit::<rep::canonicals::Canonicals>(),
         Kind::External => v.visit::<rep::external::External>(),
+        Kind::Resources => v.visit::<rep::resources::BrokenResources>(),
+        Kind::Images => v.visit::<rep::images::Images>(),
         // Not findings: `report summary` does not count them.
         Kind::Slow
         | Kind::Large
