@@ -110,6 +110,7 @@ impl Answered for Probed {
 /// when the crawl stopped while the check waited.
 pub async fn check(ctx: &Ctx, t: &Target) -> Option<Outcome> {
     let mut css = Vec::new();
+    let mut robots = false;
     let answer = match Url::parse(&t.url) {
         Err(e) => Err(format!("invalid URL: {e}")),
         Ok(url) => {
@@ -120,7 +121,7 @@ pub async fn check(ctx: &Ctx, t: &Target) -> Option<Outcome> {
                 .unless(claim::rules_for(ctx, &url, &origin, creds.as_ref()))
                 .await?;
             if rules.as_ref().is_some_and(|r| !r.allowed(url.as_str())) {
-                // Not ours to ask: known, not broken.
+                robots = true;
                 Ok(Probed::default())
             } else {
                 let ask = || ctx.fetcher.check(&url, creds.as_ref(), t.scan);
@@ -134,7 +135,7 @@ pub async fn check(ctx: &Ctx, t: &Target) -> Option<Outcome> {
     };
     let probed = answer.as_ref().ok();
     let (status, reason) = match &answer {
-        Ok(p) if p.status == 0 => (None, None),
+        Ok(_) if robots => (None, None),
         Ok(p) => external::verdict(Ok(p.status)),
         Err(why) => external::verdict(Err(why)),
     };
@@ -149,6 +150,7 @@ pub async fn check(ctx: &Ctx, t: &Target) -> Option<Outcome> {
             size: probed.and_then(|p| p.size),
             mime: probed.and_then(|p| p.mime.clone()),
             checked_at: unix_now(),
+            robots,
         },
         css,
     })

@@ -193,7 +193,7 @@ impl Row for ResourceRow {
             self.reason
                 .clone()
                 .or_else(|| self.status.map(|s| s.to_string()))
-                .unwrap_or_else(|| "not checked".into()),
+                .unwrap_or_else(|| "not asked".into()),
             opt_cell(self.size),
             self.mime.clone().unwrap_or_default(),
         ]

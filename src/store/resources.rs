@@ -39,6 +39,8 @@ pub struct ResourceCheck {
     /// The Content-Type's essence (`image/png`).
     pub mime: Option<String>,
     pub checked_at: i64,
+    /// robots.txt disallows it: not asked, neither working nor broken.
+    pub robots: bool,
 }
 
 impl ResourceCheck {

@@ -36,6 +36,7 @@ fn site() -> Site {
 <img src="/gone.png">
 <img src="/long.png" alt="{long_alt}">
 <img src="/decorative.png" alt="">
+<img src="/private/p.png" alt="not ours to ask">
 <img src="{ext}" alt="external">
 <iframe src="/frame.html"></iframe><iframe src="/gone-frame.html"></iframe>
 <a href="/a">a</a>
@@ -69,6 +70,10 @@ fn site() -> Site {
     s.route(
         "/big.png",
         Reply::Respond(Resp::bytes("image/png", vec![7; BIG])),
+    );
+    s.route(
+        "/robots.txt",
+        Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
     );
     // /gone.css, /gone.js, /gone.png, /gone-frame.html and /gone-bg.png
     // are not routed: 404.
@@ -112,7 +117,10 @@ fn resources_are_checked_once_reported_and_never_pages() {
         args.extend(flags.iter().map(|f| f.to_string()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let summary = crawl_ok(db.path(), &args);
-        assert_eq!(summary["resources_checked"], checked, "{flags:?}: {summary}");
+        assert_eq!(
+            summary["resources_checked"], checked,
+            "{flags:?}: {summary}"
+        );
         assert_eq!(summary["resources_broken"], broken, "{flags:?}: {summary}");
         assert_eq!(
             asked(&other).contains(&"/ext.png".to_string()),
@@ -144,7 +152,10 @@ fn resources_are_checked_once_reported_and_never_pages() {
         methods.dedup();
         assert!(methods.contains(&("HEAD".into(), "/big.png".into())));
         assert!(methods.contains(&("GET".into(), "/ok.css".into())));
-        assert_eq!(s.requests().iter().filter(|r| r.path == "/big.png").count(), 1);
+        assert_eq!(
+            s.requests().iter().filter(|r| r.path == "/big.png").count(),
+            1
+        );
 
         let home = s.url("/");
         let broken_rows = json_of(db.path(), &["report", "broken", "--json"]);
@@ -156,16 +167,31 @@ fn resources_are_checked_once_reported_and_never_pages() {
             ("/gone-bg.png", "css-url", s.url("/ok.css")),
         ] {
             let found = rows(&broken_rows, &s.url(path));
-            assert_eq!(found.len(), 1, "{path} once in report broken: {broken_rows}");
+            assert_eq!(
+                found.len(),
+                1,
+                "{path} once in report broken: {broken_rows}"
+            );
             assert_eq!(found[0]["element"], element, "{path}: {}", found[0]);
             assert_eq!(found[0]["status"], 404, "{path}");
-            assert!(source_urls(found[0]).contains(&source.as_str()), "{path}: {}", found[0]);
+            assert!(
+                source_urls(found[0]).contains(&source.as_str()),
+                "{path}: {}",
+                found[0]
+            );
         }
 
         let resources = json_of(db.path(), &["report", "resources", "--json"]);
         let list = resources.as_array().unwrap();
-        assert!(list[..5].iter().all(|r| r["reason"].is_string()), "broken first: {resources}");
-        assert_eq!(list[5]["url"], s.url("/big.png"), "then the largest: {resources}");
+        assert!(
+            list[..5].iter().all(|r| r["reason"].is_string()),
+            "broken first: {resources}"
+        );
+        assert_eq!(
+            list[5]["url"],
+            s.url("/big.png"),
+            "then the largest: {resources}"
+        );
         let big = rows(&resources, &s.url("/big.png"));
         assert_eq!(big[0]["element"], "img");
         assert_eq!(big[0]["status"], 200);
@@ -173,9 +199,24 @@ fn resources_are_checked_once_reported_and_never_pages() {
         assert_eq!(big[0]["mime"], "image/png");
         assert_eq!(source_urls(big[0]), [home.as_str(), &s.url("/a")]);
         let js = rows(&resources, &s.url("/ok.js"));
-        assert_eq!((js[0]["element"].as_str(), js[0]["size"].as_u64()), (Some("script"), Some(3)));
+        assert_eq!(
+            (js[0]["element"].as_str(), js[0]["size"].as_u64()),
+            (Some("script"), Some(3))
+        );
+        // robots.txt keeps it from being asked: listed, not checked.
+        assert!(!asked(&s).iter().any(|p| p.starts_with("/private/")));
+        let private = rows(&resources, &s.url("/private/p.png"));
+        assert_eq!(
+            (&private[0]["status"], &private[0]["reason"]),
+            (&Value::Null, &Value::Null)
+        );
         let ext = rows(&resources, &other.url("/ext.png"));
-        assert_eq!(ext[0]["status"].as_u64(), external.then_some(200), "{}", ext[0]);
+        assert_eq!(
+            ext[0]["status"].as_u64(),
+            external.then_some(200),
+            "{}",
+            ext[0]
+        );
 
         let images = json_of(db.path(), &["report", "images", "--json"]);
         let mut issues: Vec<(String, String, String)> = images
@@ -202,7 +243,12 @@ fn resources_are_checked_once_reported_and_never_pages() {
 
         let page = json_of(db.path(), &["page", &home, "--json"]);
         let res = page["resources"].as_array().expect("resources");
-        let of = |u: String| res.iter().find(|r| r["url"] == u).cloned().unwrap_or_default();
+        let of = |u: String| {
+            res.iter()
+                .find(|r| r["url"] == u)
+                .cloned()
+                .unwrap_or_default()
+        };
         assert_eq!(of(s.url("/gone.js"))["element"], "script");
         assert_eq!(of(s.url("/gone.js"))["status"], 404);
         assert_eq!(of(s.url("/ok.css"))["status"], 200);

@@ -384,6 +384,10 @@ impl Applier {
                     }
                     w.put_resources(*page, &found)?;
                 }
+                // Not asked: nothing to count or tell.
+                if check.robots {
+                    return Ok((Done::Nothing, 0));
+                }
                 Ok(Done::Event(CrawlEvent::ResourceChecked {
                     page: *page,
                     url: url.clone(),
