@@ -11,6 +11,7 @@ mod keys;
 mod labels_filter;
 mod loopback;
 mod real_crawl;
+mod resources;
 mod run_decisions;
 mod runs;
 mod search_agrees;
