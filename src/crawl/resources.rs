@@ -18,16 +18,13 @@ use crate::html::css::css_urls;
 use crate::html::resources::Element;
 use crate::html::MAX_LINKS_PER_PAGE;
 use crate::store::prelude::*;
-use crate::store::{PageId, PointId, Reader, ResourceCheck, StoreError, UrlState};
+use crate::store::{PointId, Reader, ResourceCheck, StoreError, UrlState};
 use crate::time::unix_now;
 
 /// One resource to check, for the run whose page loads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
-    pub page: PageId,
-    pub url: String,
-    pub point: PointId,
-    pub gen: u32,
+    pub of: external::Target,
     /// A stylesheet: fetched whole to find its `url()`s.
     pub scan: bool,
 }
@@ -88,10 +85,12 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
             let own = Url::parse(&url).is_ok_and(|u| run.own.contains(&crate::url::origin(&u)));
             if own || run.check_external {
                 out.push(Target {
-                    page: res.target,
-                    url,
-                    point: run.point,
-                    gen: run.gen,
+                    of: external::Target {
+                        page: res.target,
+                        url,
+                        point: run.point,
+                        gen: run.gen,
+                    },
                     scan: res.element == Element::Stylesheet,
                 });
             }
@@ -108,7 +107,8 @@ impl Answered for Probed {
 
 /// Checks one resource; a stylesheet's `url()`s go with the answer. None
 /// when the crawl stopped while the check waited.
-pub async fn check(ctx: &Ctx, t: &Target) -> Option<Outcome> {
+pub async fn check(ctx: &Ctx, target: &Target) -> Option<Outcome> {
+    let t = &target.of;
     let mut css = Vec::new();
     let mut robots = false;
     let answer = match Url::parse(&t.url) {
@@ -124,7 +124,7 @@ pub async fn check(ctx: &Ctx, t: &Target) -> Option<Outcome> {
                 robots = true;
                 Ok(Probed::default())
             } else {
-                let ask = || ctx.fetcher.check(&url, creds.as_ref(), t.scan);
+                let ask = || ctx.fetcher.check(&url, creds.as_ref(), target.scan);
                 let answer = external::polite(&ctx.origins, &ctx.stop, &url, ask).await?;
                 if let Ok(p) = &answer {
                     css = stylesheet_urls(&url, p);

@@ -419,6 +419,19 @@ mod sealed {
         Ok(())
     }
 
+    /// Every record of `db`, a table keyed by an id, decoded, in id order.
+    pub fn all_by_id<V: View + ?Sized, T: serde::de::DeserializeOwned>(
+        v: &V,
+        db: super::schema::Db,
+    ) -> super::Result<Vec<(u32, T)>> {
+        let mut out = Vec::new();
+        for item in db.iter(v.txn())? {
+            let (k, value) = item?;
+            out.push((super::codec::read_u32(k)?, super::codec::decode(value)?));
+        }
+        Ok(out)
+    }
+
     /// The record of `db` keyed by the id `id`, decoded (None: there is
     /// none): the look-up most tables keyed by an id answer.
     pub fn by_id<V: View + ?Sized, T>(

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::codec::{self, read_u32, u32_key};
 use super::schema::{PageId, PointId};
-use super::sealed::{by_id, View};
+use super::sealed::{all_by_id, by_id, View};
 use super::{Result, Writer};
 use crate::html::resources::Element;
 
@@ -77,12 +77,7 @@ pub trait ResourceRead: View {
 
     /// Every checked resource, by page id.
     fn resource_checks(&self) -> Result<Vec<(PageId, ResourceCheck)>> {
-        let mut out = Vec::new();
-        for item in self.dbs().resource_checks.iter(self.txn())? {
-            let (k, v) = item?;
-            out.push((read_u32(k)?, codec::decode(v)?));
-        }
-        Ok(out)
+        all_by_id(self, self.dbs().resource_checks)
     }
 }
 
