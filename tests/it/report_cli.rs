@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::support::{json_of, on_store};
 
-const KINDS: [&str; 16] = [
+const KINDS: [&str; 18] = [
     "summary",
     "broken",
     "redirects",
@@ -23,6 +23,8 @@ const KINDS: [&str; 16] = [
     "hosts",
     "external",
     "changes",
+    "resources",
+    "images",
 ];
 
 #[test]
@@ -42,7 +44,7 @@ fn every_kind_answers_on_an_empty_store() {
                     "findings": {
                         "broken": 0, "canonicals": 0, "descriptions": 0, "directives": 0,
                         "duplicates": 0, "external": 0, "headings": 0, "redirects": 0,
-                        "titles": 0
+                        "titles": 0, "resources": 0, "images": 0
                     }
                 })
             ),

@@ -356,7 +356,8 @@ fn summary_counts_statuses_and_every_kind_of_finding() {
         s["findings"],
         json!({
             "broken": 3, "canonicals": 2, "descriptions": 4, "directives": 2,
-            "duplicates": 1, "external": 0, "headings": 2, "redirects": 2, "titles": 4
+            "duplicates": 1, "external": 0, "headings": 2, "redirects": 2, "titles": 4,
+            "resources": 0, "images": 0
         })
     );
     // Every fetched page has a record: 13 pages and the 404.
