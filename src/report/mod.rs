@@ -162,6 +162,8 @@ pub struct Ctx<'a, 's> {
     in_point: OnceCell<FxHashSet<PageId>>,
     urls: RefCell<FxHashMap<PageId, String>>,
     mimes: RefCell<FxHashMap<MimeId, Option<MimeRecord>>>,
+    /// The resource tables, read once for every kind that needs them.
+    resource_uses: OnceCell<resources::Uses>,
 }
 
 impl<'a, 's> Ctx<'a, 's> {
@@ -194,6 +196,7 @@ impl<'a, 's> Ctx<'a, 's> {
             in_point: OnceCell::new(),
             urls: RefCell::default(),
             mimes: RefCell::default(),
+            resource_uses: OnceCell::new(),
         })
     }
 

@@ -20,10 +20,19 @@ pub struct Uses {
     pub checks: FxHashMap<PageId, ResourceCheck>,
 }
 
-/// Reads `page_resources` and `resource_checks` once: the resources of
-/// the pages the report covers, and of the stylesheets those load (a
-/// stylesheet is no page of the report, its `url()`s are the page's).
-pub fn uses(ctx: &Ctx<'_, '_>) -> Result<Uses> {
+/// Reads `page_resources` and `resource_checks` once per report: the
+/// resources of the pages the report covers, and of the stylesheets those
+/// load (a stylesheet is no page of the report, its `url()`s are the
+/// page's).
+pub fn uses<'c>(ctx: &'c Ctx<'_, '_>) -> Result<&'c Uses> {
+    if let Some(u) = ctx.resource_uses.get() {
+        return Ok(u);
+    }
+    let read = read_uses(ctx)?;
+    Ok(ctx.resource_uses.get_or_init(|| read))
+}
+
+fn read_uses(ctx: &Ctx<'_, '_>) -> Result<Uses> {
     let mut all = Vec::new();
     ctx.r.for_each_resources(|page, links| {
         all.push((page, links));
@@ -75,7 +84,7 @@ impl Item {
 
 /// Every resource of `uses` (one per URL and element, its sources in page
 /// order), broken first, then the largest, then by page id.
-pub fn items(uses: Uses) -> Vec<Item> {
+pub fn items(uses: &Uses) -> Vec<Item> {
     let mut by: FxHashMap<(PageId, Element), Vec<PageId>> = FxHashMap::default();
     for (source, l) in &uses.links {
         let sources = by.entry((l.target, l.element)).or_default();
