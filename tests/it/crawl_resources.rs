@@ -136,7 +136,13 @@ fn resources_are_checked_once_reported_and_never_pages() {
         // /, /a, /frame.html, /gone-frame.html (a 404 page, a link too).
         assert_eq!(sum["pages"], 4, "{flags:?}: {sum}");
         assert_eq!(sum["findings"]["resources"], broken, "{flags:?}: {sum}");
-        if flags == ["--no-resources"] {
+        let off = flags == ["--no-resources"];
+        let points = json_of(db.path(), &["point", "list", "--json"]);
+        assert_eq!(points[0]["resources"], !off, "{flags:?}: {points}");
+        let runs = json_of(db.path(), &["runs", "--json"]);
+        assert_eq!(runs[0]["resources_checked"], checked, "{flags:?}: {runs}");
+        assert_eq!(runs[0]["flags"]["no_resources"], off, "{flags:?}: {runs}");
+        if off {
             let js = asked(&s).into_iter().filter(|p| p.ends_with(".js")).count();
             assert_eq!(js, 0, "--no-resources asks for no resource");
             continue;
