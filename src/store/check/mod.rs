@@ -9,6 +9,7 @@
 mod crawl;
 mod index;
 mod pages;
+mod resources;
 
 use std::collections::HashMap;
 
@@ -41,6 +42,7 @@ pub trait CheckRead: View {
         crawl::check_seen_urls(self, &mut p)?;
         crawl::check_history(self, &mut in_use, &mut p)?;
         check_counters(self, &in_use, &mut p)?;
+        resources::check_resources(self, &mut p)?;
         Ok(p.list)
     }
 }

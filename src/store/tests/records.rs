@@ -376,4 +376,12 @@ fn a_pages_resources_are_replaced_with_it_and_removed_with_it() {
     store.update(|w| w.remove_page(id)).unwrap();
     assert!(store.read().unwrap().resources(id).unwrap().is_empty());
     assert_whole(&store);
+    // `check` knows a resource must be a URL of the store.
+    store
+        .update(|w| w.put_resources(img, &[link(img + 100, Element::Img)]))
+        .unwrap();
+    assert_problem(
+        &store.read().unwrap(),
+        &format!("page {img}: loads page {}, which has no URL", img + 100),
+    );
 }
