@@ -141,7 +141,10 @@ impl Answered for u16 {
 
 /// A checked target's status and, when it is broken, why: no answer, or
 /// a 4xx/5xx status line.
-pub fn verdict(answer: Result<u16, &String>, accept: &[(u16, u16)]) -> (Option<u16>, Option<String>) {
+pub fn verdict(
+    answer: Result<u16, &String>,
+    accept: &[(u16, u16)],
+) -> (Option<u16>, Option<String>) {
     match answer {
         Ok(s) if Accept(accept).is_broken(Some(s)) => (Some(s), Some(super::status_text(s))),
         Ok(s) => (Some(s), None),

@@ -8,8 +8,8 @@ mod charset;
 pub mod css;
 mod extract;
 mod flatten;
-pub mod pdf;
 mod fragments;
+pub mod pdf;
 pub mod resources;
 mod scan;
 

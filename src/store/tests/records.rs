@@ -373,7 +373,10 @@ fn a_pages_fragment_record_goes_with_it_and_check_sees_one_left_behind() {
     assert_whole(&store);
     // A record without its page (a removal that forgot it) is a problem.
     store.update(|w| w.put_fragments(id, &rec)).unwrap();
-    assert_problem(&store.read().unwrap(), "fragment record without a page record");
+    assert_problem(
+        &store.read().unwrap(),
+        "fragment record without a page record",
+    );
 }
 
 #[test]
