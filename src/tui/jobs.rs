@@ -92,11 +92,12 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         children.insert(0, (*to, false));
     }
     let mut parents: Vec<(PageId, bool)> = parents.into_iter().map(|p| (p, false)).collect();
-    // A URL with no state was never a crawl URL: a resource, whose users
-    // are parents too (after the pages linking to it).
+    // A checked URL, or one with no state (never a crawl URL), is a
+    // resource: the pages using it are parents too, after those linking.
+    let resource = r.resource_check(page)?;
     let linking = parents.len();
     let mut users_total = 0;
-    if state.is_none() {
+    if resource.is_some() || state.is_none() {
         let (users, total) = graph_resources::users(&r, page, LINK_ROWS)?;
         users_total = total;
         for u in users {
@@ -134,7 +135,7 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         parents_total: linking + users_total,
         children_total: children.len() + resources_total,
         from_sitemap: r.listed_by_sitemap(page)?,
-        resource: r.resource_check(page)?,
+        resource,
     })
 }
 
