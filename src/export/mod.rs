@@ -8,8 +8,11 @@
 pub mod csv;
 pub mod jsonl;
 pub mod page;
+pub mod parquet;
+pub mod parquet_rows;
 pub mod redirect_depth;
 pub mod spider_result;
+pub mod surt;
 pub mod url_parts;
 pub mod warc;
 
