@@ -128,8 +128,12 @@ pub enum Command {
     Export {
         #[arg(long, value_enum, default_value_t = ExportFormat::SpiderResult)]
         format: ExportFormat,
-        #[arg(long)]
+        #[arg(long, required_if_eq("format", "parquet"))]
         out: Option<PathBuf>,
+        /// parquet: also write this WARC, which the rows point into;
+        /// cdxj: the WARC to index.
+        #[arg(long, required_if_eq("format", "cdxj"))]
+        warc: Option<PathBuf>,
     },
     /// A consistent copy of the store, safe while crawls run.
     Copy {
@@ -193,6 +197,10 @@ pub enum ExportFormat {
     Csv,
     /// WARC/1.1; gzip per record when --out ends in .gz.
     Warc,
+    /// Common Crawl's columnar-index columns, one row per fetched URL (needs --out).
+    Parquet,
+    /// pywb's index of the WARC given with --warc.
+    Cdxj,
 }
 
 #[derive(Debug, Subcommand)]

@@ -90,6 +90,9 @@ pub enum CliError {
     Output(#[from] std::io::Error),
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// What an export reads besides the store is unreadable or malformed.
+    #[error("{0}")]
+    ExportInput(String),
 }
 
 /// The tokio runtime a command drives its async work on.
@@ -107,6 +110,7 @@ impl From<crate::export::ExportError> for CliError {
         match e {
             crate::export::ExportError::Store(e) => CliError::Store(e),
             crate::export::ExportError::Output(e) => CliError::Output(e),
+            crate::export::ExportError::Input(e) => CliError::ExportInput(e),
         }
     }
 }
@@ -234,7 +238,7 @@ pub fn run(cli: Cli) -> CliResult {
             };
             report::run(&open_existing(db)?, kind, format, limit, on)
         }
-        Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
+        Some(Command::Export { format, out, warc }) => export::run(db, format, out, warc),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),
         Some(Command::Completions { shell }) => generated::completions(shell),

@@ -30,6 +30,7 @@ mod crawl_stop;
 mod crawl_throttle;
 mod crawl_unreachable;
 mod demo_site;
+mod export_engines;
 mod export_formats;
 mod fuzz_regressions;
 mod hostile_input;
