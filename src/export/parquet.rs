@@ -56,50 +56,31 @@ pub fn write<W: Write + Send, V: Write>(
     let mut rows = ParquetRows::new(w, &COLUMNS, GroupLimits::default()).map_err(output)?;
     let depths = RedirectDepths::new(r)?;
     each_url(r, |id, url| {
-        let fetched = match r.page(id)? {
-            Some(page) => {
-                let body = r.body(id)?.unwrap_or_default();
-                let span = match &mut warc {
-                    Some(beside) => beside.warc.page(r, id, url, &page, &body)?,
-                    None => None,
-                };
-                Fetched::Page {
-                    page,
-                    digest: payload_digest(&body),
-                    span,
+        let row = if let Some(page) = r.page(id)? {
+            let body = r.body(id)?.unwrap_or_default();
+            let mut row = Row::of_url(r, id, url)?;
+            if let Some(beside) = &mut warc {
+                if let Some(span) = beside.warc.page(r, id, url, &page, &body)? {
+                    row.in_warc(&beside.filename, span);
                 }
             }
-            None => match r.url_state(id)?.map(UrlState::known) {
-                Some(UrlState::Redirected { to, status, .. }) => Fetched::Redirect {
-                    status,
-                    to: r.url_of(to)?,
-                    depth: depths.of(id)?,
-                },
-                _ => return Ok(()),
-            },
+            row.fetched(r, page, &body)?;
+            row
+        } else if let Some(UrlState::Redirected { to, status, .. }) =
+            r.url_state(id)?.map(UrlState::known)
+        {
+            let mut row = Row::of_url(r, id, url)?;
+            row.status = Some(i32::from(status));
+            row.redirect = r.url_of(to)?;
+            row.depth = depths.of(id)?.and_then(|d| i32::try_from(d).ok());
+            row
+        } else {
+            return Ok(());
         };
-        let filename = warc.as_ref().map(|b| b.filename.as_str());
-        let row = row(r, id, url, fetched, filename)?;
         rows.push(row.cells()).map_err(output)
     })?;
     rows.finish().map_err(output)?;
     Ok(warc.map(|b| b.warc.counts()))
-}
-
-/// What a URL's fetch left: a page, or a redirect to another URL.
-enum Fetched {
-    Page {
-        page: PageRecord,
-        /// Of the body as stored (and as the WARC holds it).
-        digest: String,
-        /// The response record in the WARC written beside, if any.
-        span: Option<Span>,
-    },
-    Redirect {
-        status: u16,
-        to: Option<String>,
-        depth: Option<u32>,
-    },
 }
 
 /// One row, named; [`Row::cells`] puts it in [`COLUMNS`]' order.
@@ -158,56 +139,57 @@ impl Row {
     }
 }
 
-fn row(
-    r: &Reader<'_>,
-    id: PageId,
-    url: &str,
-    fetched: Fetched,
-    warc_filename: Option<&str>,
-) -> Result<Row, ExportError> {
-    let mut row = Row {
-        url: Some(url.to_string()),
-        surt: surt_of_url(url),
-        inlinks: i32::try_from(r.parents(id)?.len()).ok(),
-        ..Row::default()
-    };
-    if let Ok(u) = url::Url::parse(url) {
-        row.host = u.host_str().map(str::to_string);
-        row.protocol = Some(u.scheme().to_string());
-        // Null for the scheme's default port, as Common Crawl writes it.
-        row.port = u.port().map(i32::from);
-        row.path = Some(u.path().to_string());
-        row.query = u.query().map(str::to_string);
-    }
-    match fetched {
-        Fetched::Page { page, digest, span } => {
-            let mime = r.mime(page.mime)?;
-            row.fetch_time = Some(page.fetched_at.saturating_mul(1000));
-            row.status = Some(i32::from(page.status));
-            row.digest = Some(digest);
-            row.charset = mime.as_ref().and_then(|m| {
-                m.params
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case("charset"))
-                    .map(|(_, v)| v.clone())
-            });
-            row.mime = mime.map(|m| m.essence);
-            row.truncated = page.truncated.then(|| "length".to_string());
-            if let Some(span) = span {
-                row.warc_filename = warc_filename.map(str::to_string);
-                row.warc_offset = i64::try_from(span.offset).ok();
-                row.warc_length = i64::try_from(span.length).ok();
-            }
-            row.title = page.title;
-            row.depth = i32::try_from(page.depth).ok();
+impl Row {
+    /// The URL's own columns (and its inlinks, which any fetched URL has).
+    fn of_url(r: &Reader<'_>, id: PageId, url: &str) -> Result<Row, ExportError> {
+        let mut row = Row {
+            url: Some(url.to_string()),
+            surt: surt_of_url(url),
+            inlinks: i32::try_from(r.parents(id)?.len()).ok(),
+            ..Row::default()
+        };
+        if let Ok(u) = url::Url::parse(url) {
+            row.host = u.host_str().map(str::to_string);
+            row.protocol = Some(u.scheme().to_string());
+            // Null for the scheme's default port, as Common Crawl writes it.
+            row.port = u.port().map(i32::from);
+            row.path = Some(u.path().to_string());
+            row.query = u.query().map(str::to_string);
         }
-        Fetched::Redirect { status, to, depth } => {
-            row.status = Some(i32::from(status));
-            row.redirect = to;
-            row.depth = depth.and_then(|d| i32::try_from(d).ok());
-        }
+        Ok(row)
     }
-    Ok(row)
+
+    /// What the fetch of a page found; `body` as stored (and as the WARC
+    /// holds it).
+    fn fetched(
+        &mut self,
+        r: &Reader<'_>,
+        page: PageRecord,
+        body: &[u8],
+    ) -> Result<(), ExportError> {
+        let mime = r.mime(page.mime)?;
+        self.fetch_time = Some(page.fetched_at.saturating_mul(1000));
+        self.status = Some(i32::from(page.status));
+        self.digest = Some(payload_digest(body));
+        self.charset = mime.as_ref().and_then(|m| {
+            m.params
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("charset"))
+                .map(|(_, v)| v.clone())
+        });
+        self.mime = mime.map(|m| m.essence);
+        self.truncated = page.truncated.then(|| "length".to_string());
+        self.title = page.title;
+        self.depth = i32::try_from(page.depth).ok();
+        Ok(())
+    }
+
+    /// Where the page's response record is in the WARC written beside.
+    fn in_warc(&mut self, filename: &str, span: Span) {
+        self.warc_filename = Some(filename.to_string());
+        self.warc_offset = i64::try_from(span.offset).ok();
+        self.warc_length = i64::try_from(span.length).ok();
+    }
 }
 
 /// The Parquet writer's errors are the sink's (or a bug in the rows);
