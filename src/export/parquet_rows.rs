@@ -8,8 +8,8 @@ use std::io::Write;
 use std::sync::Arc;
 
 use parquet::basic::Compression;
-use parquet::column::writer::ColumnWriter;
-use parquet::data_type::ByteArray;
+use parquet::column::writer::{ColumnWriter, ColumnWriterImpl};
+use parquet::data_type::{ByteArray, DataType};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
@@ -117,22 +117,10 @@ impl ColumnBuf {
     fn write_to(&mut self, column: &mut ColumnWriter<'_>) -> Result<(), ParquetError> {
         let defs = Some(self.defs.as_slice());
         match (&mut self.values, column) {
-            (Values::Text(v), ColumnWriter::ByteArrayColumnWriter(w)) => {
-                w.write_batch(v, defs, None)?;
-                v.clear();
-            }
-            (Values::Int(v), ColumnWriter::Int32ColumnWriter(w)) => {
-                w.write_batch(v, defs, None)?;
-                v.clear();
-            }
-            (Values::Long(v), ColumnWriter::Int64ColumnWriter(w)) => {
-                w.write_batch(v, defs, None)?;
-                v.clear();
-            }
-            (Values::Double(v), ColumnWriter::DoubleColumnWriter(w)) => {
-                w.write_batch(v, defs, None)?;
-                v.clear();
-            }
+            (Values::Text(v), ColumnWriter::ByteArrayColumnWriter(w)) => write_batch(w, v, defs)?,
+            (Values::Int(v), ColumnWriter::Int32ColumnWriter(w)) => write_batch(w, v, defs)?,
+            (Values::Long(v), ColumnWriter::Int64ColumnWriter(w)) => write_batch(w, v, defs)?,
+            (Values::Double(v), ColumnWriter::DoubleColumnWriter(w)) => write_batch(w, v, defs)?,
             _ => {
                 return Err(ParquetError::General(format!(
                     "column {}: the schema's type differs from the buffer's",
@@ -143,6 +131,17 @@ impl ColumnBuf {
         self.defs.clear();
         Ok(())
     }
+}
+
+/// Writes one column's values of a row group and empties them.
+fn write_batch<T: DataType>(
+    w: &mut ColumnWriterImpl<'_, T>,
+    values: &mut Vec<T::T>,
+    defs: Option<&[i16]>,
+) -> Result<(), ParquetError> {
+    w.write_batch(values, defs, None)?;
+    values.clear();
+    Ok(())
 }
 
 fn mismatch(column: &str, cell: &Cell) -> ParquetError {

@@ -97,8 +97,7 @@ impl<W: Write> WarcWriter<W> {
             self.counts.without_head += 1;
             return Ok(None);
         };
-        let offset = self.out.written;
-        let response_id = write_response(
+        let span = write_exchange(
             &mut self.out,
             self.gzip,
             &self.info_id,
@@ -106,19 +105,6 @@ impl<W: Write> WarcWriter<W> {
             record,
             &head,
             body,
-        )?;
-        let span = Span {
-            offset,
-            length: self.out.written - offset,
-        };
-        write_request(
-            &mut self.out,
-            self.gzip,
-            &self.info_id,
-            url,
-            record,
-            &head,
-            response_id,
         )?;
         self.counts.pages += 1;
         Ok(Some(span))
@@ -160,21 +146,23 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write, gzip: bool) -> Result<WarcCount
     Ok(warc.counts())
 }
 
-/// Writes the response record; its record id, for the request to name.
-fn write_response(
-    w: &mut impl Write,
+/// Writes a page's response and request records; where the response
+/// landed.
+fn write_exchange<W: Write>(
+    out: &mut Counted<W>,
     gzip: bool,
     info_id: &str,
     url: &str,
     record: &PageRecord,
     head: &HttpHead,
     body: &[u8],
-) -> io::Result<String> {
+) -> io::Result<Span> {
+    let date = rfc3339(record.fetched_at);
     let response_id = record_id();
     let mut response_headers = vec![
         ("WARC-Type", "response".to_string()),
         ("WARC-Record-ID", response_id.clone()),
-        ("WARC-Date", rfc3339(record.fetched_at)),
+        ("WARC-Date", date.clone()),
         ("WARC-Target-URI", url.to_string()),
         ("WARC-Warcinfo-ID", info_id.to_string()),
         ("Content-Type", "application/http;msgtype=response".into()),
@@ -183,33 +171,26 @@ fn write_response(
         response_headers.push(("WARC-Truncated", "length".into()));
     }
     let response_head = response_head(head, record.status, body.len());
+    let offset = out.written;
     write_record(
-        w,
+        out,
         gzip,
         &response_headers,
         &[&response_head, body],
         Some(body),
     )?;
-    Ok(response_id)
-}
-
-fn write_request(
-    w: &mut impl Write,
-    gzip: bool,
-    info_id: &str,
-    url: &str,
-    record: &PageRecord,
-    head: &HttpHead,
-    response_id: String,
-) -> io::Result<()> {
+    let span = Span {
+        offset,
+        length: out.written - offset,
+    };
     let request_head = request_head(url, head);
     write_record(
-        w,
+        out,
         gzip,
         &[
             ("WARC-Type", "request".into()),
             ("WARC-Record-ID", record_id()),
-            ("WARC-Date", rfc3339(record.fetched_at)),
+            ("WARC-Date", date),
             ("WARC-Target-URI", url.to_string()),
             ("WARC-Warcinfo-ID", info_id.to_string()),
             ("WARC-Concurrent-To", response_id),
@@ -217,7 +198,8 @@ fn write_request(
         ],
         &[&request_head],
         None,
-    )
+    )?;
+    Ok(span)
 }
 
 /// The status line and headers as received, made true of the stored body.

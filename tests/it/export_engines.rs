@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::export_formats::export;
 use crate::support::crawl::*;
 use crate::support::{on_store, page, Reply, Resp, TestServer};
 use crawlscope::export::warc::payload_digest;
@@ -54,18 +55,6 @@ fn crawled() -> (TestServer, tempfile::TempDir) {
     let db = tempfile::tempdir().unwrap();
     crawl_ok(db.path(), &[&s.base()]);
     (s, db)
-}
-
-fn export_ok(db: &Path, args: &[&str]) -> Vec<u8> {
-    let mut all = vec!["export"];
-    all.extend_from_slice(args);
-    let out = on_store(db, &all);
-    assert!(
-        out.status.success(),
-        "{all:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
 }
 
 /// The file as pyarrow reads it: `{"names","types","rows","row_groups"}`,
@@ -142,7 +131,7 @@ fn parquet_and_cdxj_point_into_the_warc_and_read_back_elsewhere() {
 
     // Without --warc: the rows, and no WARC columns.
     let bare = dir.path().join("bare.parquet");
-    export_ok(
+    export(
         db.path(),
         &["--format", "parquet", "--out", bare.to_str().unwrap()],
     );
@@ -205,7 +194,7 @@ fn parquet_and_cdxj_point_into_the_warc_and_read_back_elsewhere() {
         let gzip = name.ends_with(".gz");
         let warc = dir.path().join(name);
         let out = dir.path().join(format!("{name}.parquet"));
-        export_ok(
+        export(
             db.path(),
             &[
                 "--format",
@@ -241,10 +230,11 @@ fn parquet_and_cdxj_point_into_the_warc_and_read_back_elsewhere() {
 
         // The CDXJ of that WARC: a line per response, sorted, each
         // pointing at its record.
-        let index = export_ok(
+        let index = export(
             db.path(),
             &["--format", "cdxj", "--warc", warc.to_str().unwrap()],
-        );
+        )
+        .stdout;
         let text = String::from_utf8(index).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         let mut sorted = lines.clone();
@@ -283,7 +273,7 @@ fn bad_engine_export_input_fails_cleanly_and_writes_nothing() {
     let (_s, db) = crawled();
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.warc");
-    export_ok(
+    export(
         db.path(),
         &["--format", "warc", "--out", good.to_str().unwrap()],
     );
