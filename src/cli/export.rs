@@ -90,6 +90,7 @@ fn write(
             note_without_head(counts.without_head);
             Ok(())
         }
+        ExportFormat::Links => export::links::write(r, &mut w),
         // Dispatched by `run`: they need a file, or a WARC and no store.
         ExportFormat::Parquet | ExportFormat::Cdxj => Ok(()),
     }

@@ -78,14 +78,11 @@ impl RunJson {
 /// what it reached.
 pub(crate) fn json_rows(
     r: &Reader<'_>,
-    point: Option<u32>,
+    all: Vec<Run>,
     limit: Option<usize>,
 ) -> Result<Vec<RunJson>, CliError> {
     let mut rows = Vec::new();
-    for run in runs::newest_first(r, point)?
-        .into_iter()
-        .take(limit.unwrap_or(usize::MAX))
-    {
+    for run in all.into_iter().take(limit.unwrap_or(usize::MAX)) {
         let ctx = Ctx::with_scope(r, Some(run.record.point), Scope::Run(run.id))?;
         let findings = summary(&ctx)?.findings;
         rows.push(RunJson::of(run, findings));
@@ -93,12 +90,23 @@ pub(crate) fn json_rows(
     Ok(rows)
 }
 
-pub fn run(store: &Store, point: Option<u32>, limit: Option<usize>, json: bool) -> CliResult {
+/// `doc`: only the runs of that document's points.
+pub fn run(
+    store: &Store,
+    point: Option<u32>,
+    limit: Option<usize>,
+    json: bool,
+    doc: Option<&str>,
+) -> CliResult {
     let r = store.read()?;
-    if json {
-        return print_json(&json_rows(&r, point, limit)?);
+    let mut all = runs::newest_first(&r, point)?;
+    if let Some(doc) = doc {
+        let points = crate::documents::points_of(&r, doc)?;
+        all.retain(|run| points.contains(&run.record.point));
     }
-    let all = runs::newest_first(&r, point)?;
+    if json {
+        return print_json(&json_rows(&r, all, limit)?);
+    }
     if all.is_empty() {
         outln!("no runs yet");
         return Ok(());

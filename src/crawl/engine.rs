@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use url::Url;
 
+use super::analyzers::PointAnalyzers;
 use super::claim::{self, credentials, Ctx};
 use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
@@ -85,10 +86,12 @@ pub fn start(
     let mut creds = HashMap::new();
     let sitemaps = Sitemaps::default();
     let mut resolves = Vec::new();
+    let analyzers = PointAnalyzers::default();
     {
         let r = store.read()?;
         for &id in &points {
             if let Some(rec) = r.point(id)? {
+                analyzers.set(id, rec.stopwords.as_deref());
                 creds.insert(id, credentials(&rec));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
                 resolves.push((id, rec.resolve));
@@ -113,6 +116,7 @@ pub fn start(
         stop: Stop::default(),
         link_auth: LinkAuth::default(),
         on_wire: AtomicU64::new(0),
+        analyzers,
         store,
         cfg,
     });
@@ -452,6 +456,7 @@ impl Dispatcher {
             CrawlCommand::AddPoint(rec) => {
                 let creds = credentials(&rec);
                 let no_sitemaps = rec.no_sitemaps;
+                let stopwords = rec.stopwords.clone();
                 let max = self.ctx.cfg.max_pages.or(rec.max_pages);
                 let id = self
                     .ask(|reply| Request::AddPoint { point: rec, reply })
@@ -462,6 +467,7 @@ impl Dispatcher {
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(id, creds);
                 self.ctx.sitemaps.set_enabled(id, !no_sitemaps);
+                self.ctx.analyzers.set(id, stopwords.as_deref());
                 if let Some(m) = max {
                     self.max_pages.insert(id, m);
                 }

@@ -9,6 +9,7 @@ use url::Url;
 use super::fetch::Fetcher;
 use super::origins::Origins;
 use super::stop::Stop;
+use crate::accept::Accept;
 use crate::store::prelude::*;
 use crate::store::{ExternalCheck, PageId, PointId, Reader, SkipReason, StoreError, UrlState};
 use crate::time::unix_now;
@@ -20,6 +21,8 @@ pub struct Target {
     pub url: String,
     pub point: PointId,
     pub gen: u32,
+    /// The point's `--accept` list: which answers are not broken.
+    pub accept: Vec<(u16, u16)>,
 }
 
 /// The out-of-scope targets of `points` (those that ask for checks) that
@@ -28,7 +31,7 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
     let mut runs = Vec::new();
     for &id in points {
         if let Some(p) = r.point(id)?.filter(|p| p.check_external) {
-            runs.push((id, p.gen));
+            runs.push((id, p.gen, p.accept));
         }
     }
     if runs.is_empty() {
@@ -42,14 +45,16 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
             reason: SkipReason::OutOfScope,
         } = state
         {
-            if runs.contains(&(point, gen)) {
-                found.push((page, point, gen));
+            if let Some(i) = runs.iter().position(|r| (r.0, r.1) == (point, gen)) {
+                found.push((page, i));
             }
         }
         Ok(true)
     })?;
     let mut out = Vec::with_capacity(found.len());
-    for (page, point, gen) in found {
+    for (page, i) in found {
+        let (point, gen, accept) = &runs[i];
+        let (point, gen) = (*point, *gen);
         let done = r
             .external_check(page)?
             .is_some_and(|c| c.point == point && c.gen == gen);
@@ -59,13 +64,15 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
                 url,
                 point,
                 gen,
+                accept: accept.clone(),
             });
         }
     }
     Ok(out)
 }
 
-/// Checks one target politely; a link that answers below 400 works. None
+/// Checks one target politely; a link that answers below 400, or with a
+/// status its point accepts, works. None
 /// when the crawl stopped while the check waited for its origin.
 pub async fn check(
     fetcher: &Fetcher,
@@ -98,7 +105,7 @@ pub async fn check(
         }
     };
     let (status, reason) = match answer {
-        Ok(s) if s >= 400 => (Some(s), Some(super::status_text(s))),
+        Ok(s) if Accept(&t.accept).is_broken(Some(s)) => (Some(s), Some(super::status_text(s))),
         Ok(s) => (Some(s), None),
         Err(why) => (None, Some(why)),
     };

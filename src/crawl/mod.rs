@@ -9,6 +9,7 @@
 //! transaction, deciding by the frontier rules (`policy`) where each link
 //! found goes, and announces them once committed.
 
+mod analyzers;
 mod claim;
 mod config;
 mod engine;

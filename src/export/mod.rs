@@ -9,6 +9,8 @@
 pub mod cdxj;
 pub mod csv;
 pub mod jsonl;
+pub mod links;
+pub mod own_words;
 pub mod page;
 pub mod parquet;
 pub mod parquet_rows;

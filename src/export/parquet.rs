@@ -11,8 +11,10 @@ use super::redirect_depth::RedirectDepths;
 use super::surt::surt_of_url;
 use super::warc::{payload_digest, Span, WarcCounts, WarcWriter};
 use super::{each_url, ExportError};
+use crate::report::indexability::{classify, is_html, Facts};
+use crate::report::links::latest_link_scores;
 use crate::store::prelude::*;
-use crate::store::{PageId, PageRecord, Reader, UrlState};
+use crate::store::{MimeRecord, PageId, PageRecord, Reader, StoreError, UrlState};
 
 /// The columns, in order (docs/CLI.md, export).
 pub const COLUMNS: [(&str, Kind); 22] = [
@@ -55,28 +57,46 @@ pub fn write<W: Write + Send, V: Write>(
 ) -> Result<Option<WarcCounts>, ExportError> {
     let mut rows = ParquetRows::new(w, &COLUMNS, GroupLimits::default()).map_err(output)?;
     let depths = RedirectDepths::new(r)?;
+    let scores = latest_link_scores(r)?;
     each_url(r, |id, url| {
-        let row = if let Some(page) = r.page(id)? {
-            let body = r.body(id)?.unwrap_or_default();
-            let mut row = Row::of_url(r, id, url)?;
-            if let Some(beside) = &mut warc {
-                if let Some(span) = beside.warc.page(r, id, url, &page, &body)? {
-                    row.in_warc(&beside.filename, span);
-                }
-            }
-            row.fetched(r, page, &body)?;
-            row
-        } else if let Some(UrlState::Redirected { to, status, .. }) =
-            r.url_state(id)?.map(UrlState::known)
-        {
-            let mut row = Row::of_url(r, id, url)?;
-            row.status = Some(i32::from(status));
-            row.redirect = r.url_of(to)?;
-            row.depth = depths.of(id)?.and_then(|d| i32::try_from(d).ok());
-            row
-        } else {
-            return Ok(());
+        let state = r.url_state(id)?.map(UrlState::known);
+        let page = r.page(id)?;
+        let mime = match &page {
+            Some(p) => r.mime(p.mime)?,
+            None => None,
         };
+        let indexability = match &state {
+            Some(state) => classify(Facts {
+                state,
+                page: page.as_ref(),
+                is_html: |_: &PageRecord| Ok::<_, StoreError>(is_html(mime.as_ref())),
+                own_url: || Ok(url.to_string()),
+            })?,
+            None => None,
+        };
+        let mut row = match (page, &state) {
+            (Some(page), _) => {
+                let body = r.body(id)?.unwrap_or_default();
+                let mut row = Row::of_url(r, id, url)?;
+                if let Some(beside) = &mut warc {
+                    if let Some(span) = beside.warc.page(r, id, url, &page, &body)? {
+                        row.in_warc(&beside.filename, span);
+                    }
+                }
+                row.fetched(page, mime, &body);
+                row
+            }
+            (None, Some(UrlState::Redirected { to, status, .. })) => {
+                let mut row = Row::of_url(r, id, url)?;
+                row.status = Some(i32::from(*status));
+                row.redirect = r.url_of(*to)?;
+                row.depth = depths.of(id)?.and_then(|d| i32::try_from(d).ok());
+                row
+            }
+            _ => return Ok(()),
+        };
+        row.link_score = scores.get(&id).copied();
+        row.indexability = indexability.map(|i| i.as_str().to_string());
         rows.push(row.cells()).map_err(output)
     })?;
     rows.finish().map_err(output)?;
@@ -161,13 +181,7 @@ impl Row {
 
     /// What the fetch of a page found; `body` as stored (and as the WARC
     /// holds it).
-    fn fetched(
-        &mut self,
-        r: &Reader<'_>,
-        page: PageRecord,
-        body: &[u8],
-    ) -> Result<(), ExportError> {
-        let mime = r.mime(page.mime)?;
+    fn fetched(&mut self, page: PageRecord, mime: Option<MimeRecord>, body: &[u8]) {
         self.fetch_time = Some(page.fetched_at.saturating_mul(1000));
         self.status = Some(i32::from(page.status));
         self.digest = Some(payload_digest(body));
@@ -181,7 +195,6 @@ impl Row {
         self.truncated = page.truncated.then(|| "length".to_string());
         self.title = page.title;
         self.depth = i32::try_from(page.depth).ok();
-        Ok(())
     }
 
     /// Where the page's response record is in the WARC written beside.

@@ -60,6 +60,7 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                 let name = el.name();
                 // An svg <title> is a tooltip and may hold HTML content.
                 let html_title = name == "title" && &*el.name.ns == XHTML_NS;
+                doc.fragments.element(el);
                 match name {
                     "title" if html_title && doc.title.is_none() => {
                         doc.title = ElementRef::wrap(node).and_then(|e| title_text(e.text()));
@@ -71,6 +72,7 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                     }
                     "a" | "area" => {
                         if let Some(href) = el.attr("href") {
+                            doc.fragments.href(href);
                             let nofollow = has_token(el.attr("rel"), "nofollow");
                             let mut anchor = String::new();
                             if name == "area" {
@@ -94,6 +96,7 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                         open.push((depth, Capture::H1(h1.len())));
                         h1.push(String::new());
                     }
+                    "h2" => doc.h2 = doc.h2.saturating_add(1),
                     // An image is the anchor text of the link around it.
                     "img" => {
                         if let Some(alt) = el.attr("alt") {
@@ -131,6 +134,7 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
     let base_url = base.and_then(|href| resolve(page_url, href).ok());
     let base_url = base_url.as_ref().unwrap_or(page_url);
     doc.links = resolve_links(base_url, hrefs);
+    doc.fragments.resolve(base_url, &doc.links);
     doc.canonical = canonical.and_then(|href| resolve(base_url, href).ok());
     doc.h1 = h1
         .iter()

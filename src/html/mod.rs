@@ -7,7 +7,11 @@
 mod charset;
 mod extract;
 mod flatten;
+mod fragments;
+pub mod pdf;
 mod scan;
+
+pub use fragments::PageFragments;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +54,10 @@ pub struct Document {
     /// The visible text: text nodes in document order, one space before
     /// each, their own whitespace as written (readers split words).
     pub text: String,
+    /// Ids, names and fragment links, for `--check-fragments`.
+    pub fragments: PageFragments,
+    /// How many `<h2>` elements the page has.
+    pub h2: u32,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

@@ -1,4 +1,5 @@
-//! `report broken`: every URL that failed or answered 4xx/5xx, with every
+//! `report broken`: every URL that failed or answered 4xx/5xx (less the
+//! statuses its run's `--accept` lists), with every
 //! page that links to it and the link's text there ("found on ... as
 //! ..."), the most linked first. A URL reached through redirects is linked
 //! from the pages linking to each hop of the chains that lead to it, each
@@ -6,6 +7,7 @@
 
 use serde::Serialize;
 
+use super::accepted::Accepted;
 use super::redirects::{Hop, RedirectsInto, MAX_HOPS};
 use super::{failed_status, opt_cell, Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
@@ -67,14 +69,19 @@ impl ListKind for Broken {
         for (id, state) in ctx.states()? {
             into.add(*id, state);
         }
+        let accepted = Accepted::read(ctx.r)?;
         let mut items = Vec::new();
         for (id, state) in ctx.states()? {
-            if let UrlState::Failed { reason, .. } = state {
+            if let UrlState::Failed { point, gen, reason } = state {
+                let status = failed_status(ctx.r, *id, reason)?;
+                if !accepted.is_broken(*point, *gen, status) {
+                    continue;
+                }
                 let mut chains = Vec::new();
                 chains_into(ctx, &into, *id, &[], &mut chains)?;
                 items.push(Item {
                     page: *id,
-                    status: failed_status(ctx.r, *id, reason)?,
+                    status,
                     reason: reason.clone(),
                     parents: ctx.r.parents(*id)?,
                     chains,

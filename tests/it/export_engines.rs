@@ -170,20 +170,25 @@ fn parquet_and_cdxj_point_into_the_warc_and_read_back_elsewhere() {
     assert_eq!(home["content_truncated"], Value::Null);
     assert_eq!(home["title"], "Engines home");
     assert_eq!(home["depth"], 0);
+    assert_eq!(home["indexability"], "indexable");
+    assert!(home["link_score"]
+        .as_f64()
+        .is_some_and(|s| (0.0..=100.0).contains(&s)));
     assert!(home["fetch_time"].as_str().unwrap().ends_with("+00:00"));
     let query = &rows[&s.url("/q?b=2&a=1")];
     assert_eq!(query["url_surtkey"], surt("/q?a=1&b=2"));
     assert_eq!(query["url_query"], "b=2&a=1");
     assert_eq!(query["inlinks"], 1);
-    assert_eq!(
-        rows[&s.url("/notes.txt")]["content_mime_type"],
-        "text/plain"
-    );
+    let notes = &rows[&s.url("/notes.txt")];
+    assert_eq!(notes["content_mime_type"], "text/plain");
+    assert_eq!(notes["indexability"], Value::Null, "not a page");
     assert_eq!(rows[&s.url("/missing")]["fetch_status"], 404);
+    assert_eq!(rows[&s.url("/missing")]["indexability"], "non_200");
     let old = &rows[&s.url("/old")];
     assert_eq!(old["fetch_status"], 301);
     assert_eq!(old["fetch_redirect"], s.url("/new"));
     assert_eq!(old["depth"], 1);
+    assert_eq!(old["indexability"], "redirected");
     for row in rows.values() {
         for column in ["warc_filename", "warc_record_offset", "warc_record_length"] {
             assert_eq!(row[column], Value::Null, "{column} without --warc");

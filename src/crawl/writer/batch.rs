@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use url::Url;
 
 use super::counters::count_run;
+use super::fragments;
 use super::liveness::{instance_dead, live_instances};
 use super::runs::{begin_run, Overrides};
 use crate::crawl::event::{CrawlEvent, FetchedPage};
@@ -230,6 +231,10 @@ impl Applier {
                     links.push(out);
                 }
                 w.put_page(claim.page, write, &links)?;
+                w.put_page_text(claim.page, &page.text)?;
+                if self.runs.get(&e.point).is_some_and(|r| r.check_fragments) {
+                    fragments::keep(w, claim.page, write.record.status, &page.fragments, &links)?;
+                }
                 let status = write.record.status;
                 let state = if (200..300).contains(&status) {
                     UrlState::Done {
@@ -338,6 +343,9 @@ impl Applier {
                 for listed in &found.urls {
                     let (id, url) = self.link_id(w, *point, &listed.url)?;
                     w.put_listed_by_sitemap(id, &listed.sitemap)?;
+                    if let Some(run) = self.runs.get(point) {
+                        w.put_sitemap_listing(id, *point, run.gen, &listed.sitemap)?;
+                    }
                     let fetched_at = w.page(id)?.map(|p| p.fetched_at);
                     // Changed since we fetched it: among the first claimed.
                     let changed = policy::listed_changed(listed.lastmod, fetched_at);

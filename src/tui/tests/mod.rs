@@ -10,6 +10,7 @@ mod in_flight;
 mod keys;
 mod labels_filter;
 mod loopback;
+mod near;
 mod real_crawl;
 mod run_decisions;
 mod runs;
