@@ -251,6 +251,9 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if p.check_fragments {
         out.push(("fragments", "checked".to_string()));
     }
+    if p.no_resources {
+        out.push(("resources", "not checked".to_string()));
+    }
     out
 }
 

@@ -378,6 +378,13 @@ pub struct ScopeArgs {
     /// built-in list: one word a line, `#` comments (kept on the point).
     #[arg(long, value_name = "FILE", value_parser = parse_stopword_file)]
     pub stopwords: Option<StopwordFile>,
+    /// Check no resource links (images, scripts, stylesheets, ...; by
+    /// default the point's own origin's are checked once per run).
+    #[arg(long, conflicts_with = "resources")]
+    pub no_resources: bool,
+    /// Check resource links again (undoes --no-resources).
+    #[arg(long)]
+    pub resources: bool,
 }
 
 /// The words of a `--stopwords FILE`, read when the flag is parsed.
@@ -413,6 +420,8 @@ impl ScopeArgs {
             (self.accept.is_some(), "--accept"),
             (!self.exclude_regex.is_empty(), "--exclude-regex"),
             (self.check_fragments.is_some(), "--check-fragments"),
+            (self.no_resources, "--no-resources"),
+            (self.resources, "--resources"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

@@ -81,7 +81,7 @@ pub fn run(
         print_json(&summary)?;
     } else {
         outln!(
-            "fetched {} · not modified {} · unchanged {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · nofollow {} · throttled {} · external checked {} ({} broken) · {:.1}s · {:.0} pages/s",
+            "fetched {} · not modified {} · unchanged {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · nofollow {} · throttled {} · external checked {} ({} broken) · resources checked {} ({} broken) · {:.1}s · {:.0} pages/s",
             summary.fetched,
             summary.not_modified,
             summary.unchanged,
@@ -94,6 +94,8 @@ pub fn run(
             summary.throttled,
             summary.external_checked,
             summary.external_broken,
+            summary.resources_checked,
+            summary.resources_broken,
             summary.elapsed_s,
             summary.pages_per_s
         );

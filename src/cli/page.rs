@@ -108,6 +108,13 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
             outln!("  {}  \"{}\"{mark}", l.url, l.anchor);
         }
     }
+    if !p.resources.is_empty() {
+        outln!("resources ({})", p.resources.len());
+    }
+    for res in &p.resources {
+        let status = res.status.map_or("-".into(), |s| s.to_string());
+        outln!("  {}  {}  {status}", res.url, res.element);
+    }
     Ok(())
 }
 

@@ -61,6 +61,9 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if let Some(check) = s.check_fragments {
         rec.check_fragments = check;
     }
+    if s.no_resources || s.resources {
+        rec.no_resources = s.no_resources;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -100,6 +103,8 @@ struct PointJson {
     accept: String,
     exclude_regex: Vec<String>,
     check_fragments: bool,
+    /// Resource links are checked (not `--no-resources`).
+    resources: bool,
 }
 
 impl PointJson {
@@ -133,6 +138,7 @@ impl PointJson {
             accept: crate::accept::Shown(&p.accept).to_string(),
             exclude_regex: p.exclude_regex,
             check_fragments: p.check_fragments,
+            resources: !p.no_resources,
         }
     }
 }

@@ -106,6 +106,8 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         }
         Kind::Links => out.list::<rep::links::Links>(&ctx, "pages"),
         Kind::Sitemaps => out.list::<rep::sitemaps::Sitemaps>(&ctx, "sitemap issues"),
+        Kind::Resources => out.list::<rep::resources::Resources>(&ctx, "resources"),
+        Kind::Images => out.list::<rep::images::Images>(&ctx, "image issues"),
     };
     answered?;
     judge(&ctx, on.fail_on.as_ref())

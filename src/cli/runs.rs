@@ -37,6 +37,8 @@ pub(crate) struct RunJson {
     external_broken: u64,
     /// Rows of each finding kind, as `report --run ID` lists them.
     findings: BTreeMap<&'static str, usize>,
+    resources_checked: u64,
+    resources_broken: u64,
 }
 
 impl RunJson {
@@ -70,6 +72,8 @@ impl RunJson {
             external_broken: c.external_broken,
             findings,
             flags: run.record.flags,
+            resources_checked: c.resources_checked,
+            resources_broken: c.resources_broken,
         }
     }
 }

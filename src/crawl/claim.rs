@@ -474,7 +474,7 @@ async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
 }
 
 /// A crawl point's credentials, if it has any.
-fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
+pub(super) fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
     ctx.creds
         .read()
         .unwrap_or_else(|p| p.into_inner())
@@ -484,7 +484,7 @@ fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
 
 /// The origin's robots rules, loaded once per run; none when the crawl
 /// ignores robots.txt.
-async fn rules_for(
+pub(super) async fn rules_for(
     ctx: &Ctx,
     url: &Url,
     origin: &str,

@@ -26,6 +26,7 @@ use super::link_auth::LinkAuth;
 use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
 use super::pool::ParsePool;
+use super::resources;
 use super::robots::RobotsCache;
 use super::sitemaps::Sitemaps;
 use super::stop::Stop;
@@ -288,6 +289,7 @@ impl Dispatcher {
                         // Checks done, settle again: a point added meanwhile
                         // may have work (the next round finds none to check).
                         Settle::Done if self.check_external().await? => continue,
+                        Settle::Done if self.check_resources().await? => continue,
                         Settle::Done => break,
                         Settle::Wait => self.next_claim = Instant::now() + SETTLE_WAIT,
                     }
@@ -403,6 +405,41 @@ impl Dispatcher {
     /// Returns whether there was anything to check.
     async fn check_external(&mut self) -> Result<bool, CrawlError> {
         let targets = external::todo(&self.ctx.store.read()?, &self.points)?;
+        self.run_checks(targets, |ctx, t| async move {
+            // Stopped before it was checked: checked by a later run.
+            let Some(check) = external::check(&ctx.fetcher, &ctx.origins, &ctx.stop, &t).await
+            else {
+                return;
+            };
+            let external = Outcome::External {
+                url: t.url,
+                page: t.page,
+                check,
+            };
+            let _ = ctx.writer.send(external.into());
+        })
+        .await
+    }
+
+    /// Then the resources pages load (and stylesheets' `url()`s, found by
+    /// checking the stylesheets: the next round checks those).
+    async fn check_resources(&mut self) -> Result<bool, CrawlError> {
+        let targets = resources::todo(&self.ctx.store.read()?, &self.points)?;
+        self.run_checks(targets, |ctx, t| async move {
+            if let Some(outcome) = resources::check(&ctx, &t).await {
+                let _ = ctx.writer.send(outcome.into());
+            }
+        })
+        .await
+    }
+
+    /// Runs `check` on every target, at most `--concurrency` at once,
+    /// obeying pause and stop; whether there was anything to check.
+    async fn run_checks<T, F, Fut>(&mut self, targets: Vec<T>, check: F) -> Result<bool, CrawlError>
+    where
+        F: Fn(Arc<Ctx>, T) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         if targets.is_empty() {
             return Ok(false);
         }
@@ -411,21 +448,7 @@ impl Dispatcher {
         loop {
             while !self.paused && !self.stopping && running.len() < self.ctx.cfg.concurrency {
                 let Some(t) = pending.next() else { break };
-                let ctx = self.ctx.clone();
-                running.spawn(async move {
-                    // Stopped before it was checked: checked by a later run.
-                    let Some(check) =
-                        external::check(&ctx.fetcher, &ctx.origins, &ctx.stop, &t).await
-                    else {
-                        return;
-                    };
-                    let external = Outcome::External {
-                        url: t.url,
-                        page: t.page,
-                        check,
-                    };
-                    let _ = ctx.writer.send(external.into());
-                });
+                running.spawn(check(self.ctx.clone(), t));
             }
             if running.is_empty() && (self.stopping || pending.len() == 0) {
                 return Ok(true);

@@ -6,7 +6,7 @@
 
 use url::Url;
 
-use super::fetch::Fetcher;
+use super::fetch::{FetchError, Fetcher};
 use super::origins::Origins;
 use super::stop::Stop;
 use crate::accept::Accept;
@@ -82,33 +82,9 @@ pub async fn check(
 ) -> Option<ExternalCheck> {
     let answer = match Url::parse(&t.url) {
         Err(e) => Err(format!("invalid URL: {e}")),
-        Ok(url) => {
-            let origin = crate::url::origin(&url);
-            match origins.down(&origin) {
-                Some(why) => Err(why),
-                None => {
-                    let slot = stop.unless(origins.acquire(&origin, None)).await?;
-                    let r = fetcher.probe(&url).await;
-                    drop(slot);
-                    match r {
-                        Ok(status) => {
-                            origins.answered(&origin, status);
-                            Ok(status)
-                        }
-                        Err(e) => {
-                            origins.failed(&origin, &e);
-                            Err(e.reason)
-                        }
-                    }
-                }
-            }
-        }
+        Ok(url) => polite(origins, stop, &url, || fetcher.probe(&url)).await?,
     };
-    let (status, reason) = match answer {
-        Ok(s) if Accept(&t.accept).is_broken(Some(s)) => (Some(s), Some(super::status_text(s))),
-        Ok(s) => (Some(s), None),
-        Err(why) => (None, Some(why)),
-    };
+    let (status, reason) = verdict(answer.as_ref().map(|s| *s), &t.accept);
     Some(ExternalCheck {
         point: t.point,
         gen: t.gen,
@@ -116,4 +92,62 @@ pub async fn check(
         reason,
         checked_at: unix_now(),
     })
+}
+
+/// Asks `url` through its origin's gate and unreachable breaker, as a
+/// fetch is asked: `ask` once the origin lets it through, its answer (a
+/// status, maybe with more) counted in the origin's state. None when the
+/// crawl stopped while the check waited.
+pub async fn polite<T, F, Fut>(
+    origins: &Origins,
+    stop: &Stop,
+    url: &Url,
+    ask: F,
+) -> Option<Result<T, String>>
+where
+    T: Answered,
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<T, FetchError>>,
+{
+    let origin = crate::url::origin(url);
+    if let Some(why) = origins.down(&origin) {
+        return Some(Err(why));
+    }
+    let slot = stop.unless(origins.acquire(&origin, None)).await?;
+    let r = ask().await;
+    drop(slot);
+    Some(match r {
+        Ok(answer) => {
+            origins.answered(&origin, answer.status());
+            Ok(answer)
+        }
+        Err(e) => {
+            origins.failed(&origin, &e);
+            Err(e.reason)
+        }
+    })
+}
+
+/// An answer with an HTTP status.
+pub trait Answered {
+    fn status(&self) -> u16;
+}
+
+impl Answered for u16 {
+    fn status(&self) -> u16 {
+        *self
+    }
+}
+
+/// A checked target's status and, when it is broken, why: no answer, or
+/// a 4xx/5xx status line.
+pub fn verdict(
+    answer: Result<u16, &String>,
+    accept: &[(u16, u16)],
+) -> (Option<u16>, Option<String>) {
+    match answer {
+        Ok(s) if Accept(accept).is_broken(Some(s)) => (Some(s), Some(super::status_text(s))),
+        Ok(s) => (Some(s), None),
+        Err(why) => (None, Some(why.clone())),
+    }
 }

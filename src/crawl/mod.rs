@@ -27,6 +27,7 @@ mod policy;
 mod politeness;
 mod pool;
 mod rescope;
+mod resources;
 mod retry;
 mod robots;
 mod sitemaps;

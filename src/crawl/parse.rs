@@ -43,6 +43,8 @@ pub struct ParsedPage {
     pub text: PageText,
     /// Ids and fragment links, kept when the run checks fragments.
     pub fragments: crate::html::PageFragments,
+    /// What the page loads (images, scripts, ...), for the checks.
+    pub resources: Vec<crate::html::resources::Resource>,
 }
 
 /// What kind of body a content type announces.
@@ -194,6 +196,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
             text_error,
         },
         fragments: doc.fragments,
+        resources: doc.resources,
     }
 }
 

@@ -110,6 +110,32 @@ pub struct PageJson {
     /// The title's and description's widths in search results, in pixels.
     pub title_px: Option<u32>,
     pub description_px: Option<u32>,
+    /// What the page loads, with each resource's checked status.
+    pub resources: Vec<ResourceJson>,
+}
+
+/// A resource of the page: its URL, the element that loads it and the
+/// status its check answered (null: no answer, or not checked).
+#[derive(Serialize)]
+pub struct ResourceJson {
+    pub url: String,
+    pub element: &'static str,
+    pub status: Option<u16>,
+}
+
+/// The resources `page` loads, in page order.
+pub fn resources_json(r: &Reader<'_>, page: PageId) -> Result<Vec<ResourceJson>, StoreError> {
+    let mut out = Vec::new();
+    for l in r.resources(page)? {
+        if let Some(url) = r.url_of(l.target)? {
+            out.push(ResourceJson {
+                url,
+                element: l.element.as_str(),
+                status: r.resource_check(l.target)?.and_then(|c| c.status),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// An out-of-scope link target's check: the status it answered (null when
@@ -292,6 +318,7 @@ pub fn page_json(
             record.as_ref().and_then(|p| p.description.as_deref()),
             DESCRIPTION_FONT_PX,
         ),
+        resources: resources_json(r, id)?,
     })
 }
 

@@ -5,10 +5,12 @@
 //! one tag scanner of [`scan`]), [`extract`] walks the parsed tree.
 
 mod charset;
+pub mod css;
 mod extract;
 mod flatten;
 mod fragments;
 pub mod pdf;
+pub mod resources;
 mod scan;
 
 pub use fragments::PageFragments;
@@ -58,6 +60,9 @@ pub struct Document {
     pub fragments: PageFragments,
     /// How many `<h2>` elements the page has.
     pub h2: u32,
+    /// What the page loads: images, scripts, stylesheets, ... (see
+    /// [`resources`]), resolved, one per (URL, element).
+    pub resources: Vec<resources::Resource>,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::accepted::Accepted;
 use super::redirects::{Hop, RedirectsInto, MAX_HOPS};
 use super::{failed_status, opt_cell, Ctx, ListKind, Result, Row};
+use crate::html::resources::Element;
 use crate::store::prelude::*;
 use crate::store::{PageId, UrlState};
 
@@ -24,6 +25,8 @@ pub struct Item {
     /// The redirect chains that end at the URL, each with the pages
     /// linking to its first hop.
     pub chains: Vec<Chain>,
+    /// What loads it, when it is a resource of the reported pages.
+    pub element: Option<Element>,
 }
 
 /// Redirects (with their 3xx) that lead, hop by hop, to a broken URL, and
@@ -47,6 +50,10 @@ pub struct BrokenRow {
     pub status: Option<u16>,
     pub reason: String,
     pub sources: Vec<Source>,
+    /// The element that loads it (`img`, `script`, ...) when it is a
+    /// resource; absent for a link target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<&'static str>,
 }
 
 /// A page linking to a broken URL, and the link's text there.
@@ -85,9 +92,11 @@ impl ListKind for Broken {
                     reason: reason.clone(),
                     parents: ctx.r.parents(*id)?,
                     chains,
+                    element: None,
                 });
             }
         }
+        add_broken_resources(ctx, &mut items)?;
         most_linked_first(&mut items);
         Ok(items)
     }
@@ -95,6 +104,29 @@ impl ListKind for Broken {
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
         row(ctx, item)
     }
+}
+
+/// Adds the broken resources: a resource crawled as a page too (a frame)
+/// that is already a row gets its element; the others are rows of their
+/// own, the pages loading them as their sources.
+fn add_broken_resources(ctx: &Ctx<'_, '_>, items: &mut Vec<Item>) -> Result<()> {
+    let resources = super::resources::items(super::resources::uses(ctx)?);
+    for r in resources.into_iter().filter(|r| r.broken()) {
+        if let Some(item) = items.iter_mut().find(|i| i.page == r.page) {
+            item.element.get_or_insert(r.element);
+            continue;
+        }
+        let Some(check) = r.check else { continue };
+        items.push(Item {
+            page: r.page,
+            status: check.status,
+            reason: check.reason.unwrap_or_default(),
+            parents: r.sources,
+            chains: Vec::new(),
+            element: Some(r.element),
+        });
+    }
+    Ok(())
 }
 
 /// Every chain of redirects that leads to `end` through `hops` (the hops
@@ -157,6 +189,7 @@ pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
         status: item.status,
         reason: item.reason,
         sources,
+        element: item.element.map(Element::as_str),
     })
 }
 

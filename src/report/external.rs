@@ -64,6 +64,7 @@ impl ListKind for External {
                     reason,
                     parents: ctx.r.parents(page)?,
                     chains: Vec::new(),
+                    element: None,
                 });
             }
         }

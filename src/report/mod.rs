@@ -16,6 +16,7 @@ pub mod external;
 pub mod fragments;
 pub mod headings;
 pub mod hosts;
+pub mod images;
 pub mod indexability;
 pub mod large;
 pub mod links;
@@ -23,6 +24,7 @@ pub mod mimetypes;
 pub mod near_duplicates;
 pub mod pixels;
 pub mod redirects;
+pub mod resources;
 pub mod scope;
 pub mod sitemaps;
 pub mod slow;
@@ -62,6 +64,8 @@ pub enum Kind {
     Indexability,
     Links,
     Sitemaps,
+    Resources,
+    Images,
 }
 
 /// Why a report could not be made.
@@ -188,6 +192,8 @@ pub struct Ctx<'a, 's> {
     mimes: RefCell<FxHashMap<MimeId, Option<MimeRecord>>>,
     /// `--doc`: the document's crawl points, the only ones reported.
     doc_points: Option<FxHashSet<PointId>>,
+    /// The resource tables, read once for every kind that needs them.
+    resource_uses: OnceCell<resources::Uses>,
 }
 
 impl<'a, 's> Ctx<'a, 's> {
@@ -231,6 +237,7 @@ impl<'a, 's> Ctx<'a, 's> {
             urls: RefCell::default(),
             mimes: RefCell::default(),
             doc_points: None,
+            resource_uses: OnceCell::new(),
         }
     }
 

@@ -102,6 +102,11 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
             count::<super::indexability::NonIndexable>(ctx)?,
         ),
         ("sitemaps", count::<super::sitemaps::Sitemaps>(ctx)?),
+        (
+            "resources",
+            count::<super::resources::BrokenResources>(ctx)?,
+        ),
+        ("images", count::<super::images::Images>(ctx)?),
     ]);
     let urls = if ctx.scoped() {
         ctx.states()?.len() as u64

@@ -37,6 +37,7 @@ mod page_records;
 mod page_text;
 mod pages;
 mod points;
+mod resources;
 mod runs;
 mod schema;
 mod sitemap_listings;
@@ -74,6 +75,7 @@ pub use page_audit::{AuditRead, PageAudit};
 pub use page_text::{PageText, PageTextRead};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
+pub use resources::{ResourceCheck, ResourceLink, ResourceRead};
 pub use runs::RunRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
@@ -90,6 +92,7 @@ pub use transaction::Writer;
 pub mod prelude {
     pub use super::DocumentRead;
     pub use super::FragmentRead;
+    pub use super::ResourceRead;
     pub use super::{
         AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, ListingRead,
         OriginFiguresRead, PageRead, PageTextRead, PointRead, RunRead, SitemapRead, WordRead,
@@ -426,6 +429,19 @@ mod sealed {
             done => done?,
         }
         Ok(())
+    }
+
+    /// Every record of `db`, a table keyed by an id, decoded, in id order.
+    pub fn all_by_id<V: View + ?Sized, T: serde::de::DeserializeOwned>(
+        v: &V,
+        db: super::schema::Db,
+    ) -> super::Result<Vec<(u32, T)>> {
+        let mut out = Vec::new();
+        for item in db.iter(v.txn())? {
+            let (k, value) = item?;
+            out.push((super::codec::read_u32(k)?, super::codec::decode(value)?));
+        }
+        Ok(out)
     }
 
     /// The record of `db` keyed by the id `id`, decoded (None: there is

@@ -85,9 +85,13 @@ pub struct Dbs {
     /// Page id → the sitemaps that listed it, by point and run
     /// (`sitemap_listings`).
     pub sitemap_listings: Db,
+    /// A page's (or stylesheet's) resources: what it loads (`resources`).
+    pub page_resources: Db,
+    /// What checking a resource answered, by its page id (`resources`).
+    pub resource_checks: Db,
 }
 
-pub const DB_COUNT: u32 = 38;
+pub const DB_COUNT: u32 = 40;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -139,6 +143,8 @@ impl Dbs {
             ("fragments", self.fragments),
             ("page_audit", self.page_audit),
             ("sitemap_listings", self.sitemap_listings),
+            ("page_resources", self.page_resources),
+            ("resource_checks", self.resource_checks),
         ]
     }
 }
@@ -185,6 +191,8 @@ impl Dbs {
             fragments: db("fragments")?,
             page_audit: db("page_audit")?,
             sitemap_listings: db("sitemap_listings")?,
+            page_resources: db("page_resources")?,
+            resource_checks: db("resource_checks")?,
         })
     }
 }

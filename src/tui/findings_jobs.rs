@@ -119,6 +119,8 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         Kind::External => v.visit::<rep::external::External>(),
         Kind::NearDuplicates => v.visit::<rep::near_duplicates::NearDuplicates>(),
         Kind::Fragments => v.visit::<rep::fragments::Fragments>(),
+        Kind::Resources => v.visit::<rep::resources::BrokenResources>(),
+        Kind::Images => v.visit::<rep::images::Images>(),
         // Not findings: `report summary` does not count them.
         Kind::Slow
         | Kind::Large

@@ -48,7 +48,8 @@ fn site() -> TestServer {
         "/a",
         Reply::Respond(Resp::html(
             "<title>Alpha harbor</title><meta name=description content=\"the alpha page\">\
-             <p>boats in the harbor at night</p><a href=/>home</a> <a href=/b>b</a> <a href=/c>c</a>",
+             <p>boats in the harbor at night</p><a href=/>home</a> <a href=/b>b</a> <a href=/c>c</a>\
+             <img src=/harbor.png alt=harbor>",
         )),
     );
     s.route(
@@ -725,8 +726,10 @@ fn check_names_each_broken_invariant_and_exits_1() {
 /// `next_instance_id` may start again; a robots record is a cache (fetched
 /// again when missing, absent under `--ignore-robots`); origin figures and
 /// which sitemap listed a page and what an external link answered are
-/// statistics and notes, no invariant's parts. And ones no record
-/// reveals: a page's body is optional (no body is kept for an image or
+/// statistics and notes, no invariant's parts, and so is what a resource
+/// check answered. And ones no record
+/// reveals: a page's resources are optional (a page may load nothing),
+/// and nothing else records them; a page's body is optional (no body is kept for an image or
 /// an error page) and the page record does not say whether it had one; a
 /// flag for that would take a schema change. (A page's meta tags and HTTP
 /// head are parts of its `forward` record, which a page must have.) Run history is what the
@@ -739,7 +742,7 @@ fn passes(table: &str, key: &[u8]) -> bool {
     match table {
         "meta" => key == b"schema_version" || key == b"next_instance_id",
         "robots" | "bodies" | "origin_figures" | "sitemap_pages" | "external_checks"
-        | "run_history" | "near_signatures" => true,
+        | "run_history" | "near_signatures" | "page_resources" | "resource_checks" => true,
         // A page without its fragment record is "not known": never a finding.
         "fragments" => true,
         // A page without an audit record reads as "not known"; a listing

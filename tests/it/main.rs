@@ -22,6 +22,7 @@ mod crawl_page_record;
 mod crawl_politeness;
 mod crawl_recrawl;
 mod crawl_redirects;
+mod crawl_resources;
 mod crawl_resume;
 mod crawl_robots;
 mod crawl_scope;

@@ -369,7 +369,7 @@ fn summary_counts_statuses_and_every_kind_of_finding() {
         json!({
             "broken": 3, "canonicals": 2, "descriptions": 16, "directives": 2,
             "duplicates": 1, "external": 0, "headings": 17, "redirects": 2, "titles": 19,
-            "near-duplicates": 0, "fragments": 0,
+            "near-duplicates": 0, "fragments": 0, "resources": 0, "images": 0,
             // The 404, the refused URL, the loop, the chain and the four
             // directive and canonical pages; the site has no sitemap.
             "indexability": 10, "sitemaps": 0

@@ -9,6 +9,7 @@
 mod crawl;
 mod index;
 mod pages;
+mod resources;
 
 use std::collections::HashMap;
 
@@ -42,6 +43,7 @@ pub trait CheckRead: View {
         crawl::check_history(self, &mut in_use, &mut p)?;
         crawl::check_documents(self, &mut p)?;
         check_counters(self, &in_use, &mut p)?;
+        resources::check_resources(self, &mut p)?;
         Ok(p.list)
     }
 }

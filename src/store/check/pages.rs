@@ -114,6 +114,8 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
         (&d.sitemap_pages, "listed by a sitemap"),
         (&d.sitemap_listings, "listed by a sitemap in a run"),
         (&d.external_checks, "checked as an external link"),
+        (&d.page_resources, "holds resource links"),
+        (&d.resource_checks, "checked as a resource"),
     ] {
         for item in db.iter(t)? {
             let (k, _) = item?;

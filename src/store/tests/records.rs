@@ -378,3 +378,41 @@ fn a_pages_fragment_record_goes_with_it_and_check_sees_one_left_behind() {
         "fragment record without a page record",
     );
 }
+
+#[test]
+fn a_pages_resources_are_replaced_with_it_and_removed_with_it() {
+    use crate::html::resources::Element;
+    use crate::store::{ResourceLink, ResourceRead};
+    let (_d, store) = temp_store();
+    let link = |target, element| ResourceLink {
+        target,
+        element,
+        alt: None,
+    };
+    let (id, img) = store
+        .update(|w| {
+            let id = w.page_id_for(&url("http://h/p"))?;
+            let img = w.page_id_for(&url("http://h/i.png"))?;
+            put(w, id, page(&["a"], &[], vec![]))?;
+            w.put_resources(id, &[link(img, Element::Img), link(img, Element::Preload)])?;
+            Ok((id, img))
+        })
+        .unwrap();
+    assert_eq!(store.read().unwrap().resources(id).unwrap().len(), 2);
+    store
+        .update(|w| w.put_resources(id, &[link(img, Element::Img)]))
+        .unwrap();
+    let kept = store.read().unwrap().resources(id).unwrap();
+    assert_eq!(kept, [link(img, Element::Img)]);
+    store.update(|w| w.remove_page(id)).unwrap();
+    assert!(store.read().unwrap().resources(id).unwrap().is_empty());
+    assert_whole(&store);
+    // `check` knows a resource must be a URL of the store.
+    store
+        .update(|w| w.put_resources(img, &[link(img + 100, Element::Img)]))
+        .unwrap();
+    assert_problem(
+        &store.read().unwrap(),
+        &format!("page {img}: loads page {}, which has no URL", img + 100),
+    );
+}

@@ -12,6 +12,7 @@ mod labels_filter;
 mod loopback;
 mod near;
 mod real_crawl;
+mod resources;
 mod run_decisions;
 mod runs;
 mod search_agrees;
