@@ -60,7 +60,10 @@ pub fn run(
         e => e.into(),
     })?;
     let rt = super::runtime()?;
-    let (summary, first_failure) = rt.block_on(drive(store, cfg, points))?;
+    let (summary, first_failure) = rt.block_on(drive(Arc::clone(&store), cfg, points))?;
+    // The runtime's tasks hold the store until it is gone.
+    drop(rt);
+    repack(store);
     if json {
         print_json(&summary)?;
     } else {
@@ -92,6 +95,20 @@ pub fn run(
             Err(CliError::NothingFetched { url, reason })
         }
         _ => Ok(()),
+    }
+}
+
+/// Gives a small store back the pages its last merges freed, if this
+/// process holds it last (see `Store::close_and_repack`); the crawl's
+/// outcome does not depend on it, so a failure is only logged.
+fn repack(store: Arc<Store>) {
+    let Ok(store) = Arc::try_unwrap(store) else {
+        return;
+    };
+    match store.close_and_repack() {
+        Ok(Some(r)) => tracing::info!(before = r.before, after = r.after, "store repacked"),
+        Ok(None) => {}
+        Err(e) => tracing::warn!("store not repacked: {e}"),
     }
 }
 

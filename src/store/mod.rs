@@ -33,6 +33,7 @@ mod origin_figures;
 mod page_records;
 mod pages;
 mod points;
+mod repack;
 mod runs;
 mod schema;
 mod sitemap_pages;
@@ -65,6 +66,7 @@ pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
+pub use repack::Repacked;
 pub use runs::RunRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
