@@ -34,6 +34,7 @@ mod page_records;
 mod pages;
 mod points;
 mod repack;
+mod retrain;
 mod runs;
 mod schema;
 mod sitemap_pages;

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use heed::types::Bytes;
 use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags};
 
+use super::retrain::{self, Rebodied};
 use super::{page_size, Result, Store, StoreError, StoreOptions};
 
 /// Stores larger than this are left as they are: the rewrite is one
@@ -135,15 +136,44 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             let (name, _) = item?;
             names.push(String::from_utf8_lossy(name).into_owned());
         }
+        let table = |name: &str| source.open_database::<Bytes, Bytes>(&rtxn, Some(name));
+        let rebodied = match (table("meta")?, table("bodies")?) {
+            (Some(meta), Some(bodies)) => retrain::retrain(&rtxn, meta, bodies)?,
+            _ => None,
+        };
         let mut wtxn = dest.write_txn()?;
         for name in names {
-            let Some(table) = source.open_database::<Bytes, Bytes>(&rtxn, Some(&name))? else {
+            let Some(from) = table(&name)? else {
                 continue;
             };
             let into = dest.create_database::<Bytes, Bytes>(&mut wtxn, Some(&name))?;
-            for item in table.iter(&rtxn)? {
-                let (k, v) = item?;
-                into.put_with_flags(&mut wtxn, PutFlags::APPEND, k, v)?;
+            let mut put =
+                |k: &[u8], v: &[u8]| into.put_with_flags(&mut wtxn, PutFlags::APPEND, k, v);
+            match (name.as_str(), &rebodied) {
+                ("bodies", Some(r)) => {
+                    for (k, v) in &r.chunks {
+                        put(k, v)?;
+                    }
+                }
+                ("meta", Some(r)) => {
+                    let mut records = vec![(&r.dictionary.0[..], &r.dictionary.1[..])];
+                    for item in from.iter(&rtxn)? {
+                        let (k, v) = item?;
+                        if !Rebodied::replaces(k) {
+                            records.push((k, v));
+                        }
+                    }
+                    records.sort_unstable();
+                    for (k, v) in records {
+                        put(k, v)?;
+                    }
+                }
+                _ => {
+                    for item in from.iter(&rtxn)? {
+                        let (k, v) = item?;
+                        put(k, v)?;
+                    }
+                }
             }
         }
         wtxn.commit()?;
