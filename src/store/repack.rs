@@ -32,6 +32,9 @@ const REPACK_MAX_BYTES: u64 = 32 << 20;
 /// A store is repacked when at least this part of its file is free.
 const FREE_SHARE: f64 = 0.10;
 
+/// The scratch directory's name in the store's, before the process id.
+const SCRATCH: &str = ".repack-";
+
 /// What a repack did to the store's file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Repacked {
@@ -70,7 +73,16 @@ impl Store {
         let Some(_alone) = Alone::take(&path)? else {
             return Ok(None);
         };
-        let scratch = Scratch(path.join(format!(".repack-{}", std::process::id())));
+        // A repack killed part way left its scratch directory; none can
+        // be under way now.
+        if let Ok(entries) = std::fs::read_dir(&path) {
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().starts_with(SCRATCH) {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let scratch = Scratch(path.join(format!("{SCRATCH}{}", std::process::id())));
         std::fs::create_dir(&scratch.0).map_err(|e| fail(&path, e))?;
         rewrite(&path, &scratch.0)?;
         let new = scratch.0.join("data.mdb");
