@@ -88,6 +88,7 @@ fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec
         terms,
         title_terms,
         head: None,
+        audit: Some(crawlscope::store::PageAudit { h2: doc.h2 }),
     };
     (write, doc.links)
 }

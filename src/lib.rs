@@ -1,9 +1,12 @@
 //! crawlscope: a web crawl console for the terminal. The engine is this
 //! library; the TUI and the headless CLI are two faces on it.
 
+pub mod accept;
 pub mod cli;
 pub mod crawl;
 pub mod demo;
+pub mod documents;
+pub mod exclude_regex;
 pub mod export;
 pub mod html;
 pub mod index;

@@ -52,6 +52,10 @@ pub enum PointError {
     NotDeleted(PointId),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("no document {0:?} (crawlscope doc list)")]
+    NoDocument(String),
+    #[error("--exclude-regex: {0}")]
+    BadExcludeRegex(String),
 }
 
 /// The setting a refusal is about, named as people see it; `None` when it
@@ -102,7 +106,9 @@ impl PointError {
             | PointError::Disabled(_)
             | PointError::Deleted(_)
             | PointError::NotDeleted(_)
-            | PointError::Store(_) => None,
+            | PointError::Store(_)
+            | PointError::BadExcludeRegex(_) => None,
+            PointError::NoDocument(_) => None,
         }
     }
 }
@@ -229,6 +235,25 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if p.check_external {
         out.push(("external links", "checked".to_string()));
     }
+    if let Some(words) = &p.stopwords {
+        out.push(("stopwords", format!("{} of its own", words.len())));
+    }
+    if let Some(doc) = &p.doc {
+        out.push(("document", doc.clone()));
+    }
+    if !p.accept.is_empty() {
+        let shown = crate::accept::Shown(&p.accept).to_string();
+        out.push(("accepted statuses", shown));
+    }
+    if !p.exclude_regex.is_empty() {
+        out.push(("excluded patterns", p.exclude_regex.join(" ")));
+    }
+    if p.check_fragments {
+        out.push(("fragments", "checked".to_string()));
+    }
+    if p.no_resources {
+        out.push(("resources", "not checked".to_string()));
+    }
     out
 }
 
@@ -276,6 +301,8 @@ fn scope_changed(old: &PointRecord, new: &PointRecord) -> bool {
         || old.excludes != new.excludes
         || old.depth != new.depth
         || old.distinct_www != new.distinct_www
+        || old.doc != new.doc
+        || old.exclude_regex != new.exclude_regex
 }
 
 /// A page limit as typed: a limit of zero would fetch nothing.
@@ -329,6 +356,7 @@ pub fn validate(mut rec: PointRecord) -> Result<PointRecord> {
     for exclude in &rec.excludes {
         parse_exclude(exclude)?;
     }
+    crate::exclude_regex::check_all(&rec.exclude_regex).map_err(PointError::BadExcludeRegex)?;
     merge_resolves(&[(0, rec.resolve.clone())])
         .map_err(|_| PointError::BadResolve("one host is given two addresses".to_string()))?;
     if rec.max_pages == Some(0) {
@@ -374,9 +402,19 @@ fn live(w: &impl PointRead) -> Result<Vec<(PointId, PointRecord)>> {
 
 /// Checks `rec` on its own and against the live points, and stamps it as
 /// changed now by the OS user.
-fn checked(w: &impl PointRead, id: Option<PointId>, rec: PointRecord) -> Result<PointRecord> {
+fn checked(
+    w: &(impl PointRead + DocumentRead),
+    id: Option<PointId>,
+    rec: PointRecord,
+) -> Result<PointRecord> {
     let mut rec = validate(rec)?;
     unique_in(&live(w)?, id, &rec.url)?;
+    // A point joins a document that exists (its excludes then apply).
+    if let Some(doc) = &rec.doc {
+        if w.document(doc)?.is_none() {
+            return Err(PointError::NoDocument(doc.clone()));
+        }
+    }
     if let Some(old) = id.map(|id| w.point(id)).transpose()?.flatten() {
         rec.dirty |= scope_changed(&old, &rec);
     }

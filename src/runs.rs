@@ -81,6 +81,7 @@ fn flags_text(f: &RunFlags) -> String {
         (f.follow_nofollow, "follow-nofollow"),
         (f.no_sitemaps, "no-sitemaps"),
         (f.distinct_www, "distinct-www"),
+        (f.no_resources, "no-resources"),
     ] {
         if on {
             out.push(name.to_string());

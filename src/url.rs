@@ -164,14 +164,23 @@ fn prefix_on_www_twin(prefix: &str) -> Option<String> {
 /// segments (all three done by the url crate's parser), drop the fragment,
 /// and normalise percent-encoding in path and query (uppercase hex digits;
 /// decode percent-encoded unreserved characters `A-Z a-z 0-9 - . _ ~`).
-/// Trailing slash and query are otherwise kept exactly. Idempotent.
+/// An empty query (`/a.html?`) is dropped: servers answer it as the URL
+/// without one, and keeping both would store and fetch one page twice.
+/// Trailing slash and a non-empty query are otherwise kept exactly.
+/// Idempotent.
 pub fn normalize(mut url: Url) -> Url {
     url.set_fragment(None);
     if let Some(path) = normalize_percent(url.path()) {
         url.set_path(&path);
     }
-    if let Some(query) = url.query().and_then(normalize_percent) {
-        url.set_query(Some(&query));
+    match url.query() {
+        Some("") => url.set_query(None),
+        Some(query) => {
+            if let Some(query) = normalize_percent(query) {
+                url.set_query(Some(&query));
+            }
+        }
+        None => {}
     }
     url
 }
@@ -373,8 +382,8 @@ mod tests {
             ("http://h/a/b", "?a=1#f", Ok("http://h/a/b?a=1")),
             ("http://h/a/b?old", "#frag", Ok("http://h/a/b?old")),
             ("http://h/a/b", "#", Ok("http://h/a/b")),
-            ("http://h/a/b", "?", Ok("http://h/a/b?")),
-            ("http://h/a", "/p?", Ok("http://h/p?")),
+            ("http://h/a/b", "?", Ok("http://h/a/b")),
+            ("http://h/a", "/p?", Ok("http://h/p")),
             ("http://h/a", "/p?b=2&a=1", Ok("http://h/p?b=2&a=1")),
             ("https://h/a", "//other.host/p", Ok("https://other.host/p")),
             ("http://h/a", "//other.host", Ok("http://other.host/")),
@@ -426,6 +435,12 @@ mod tests {
             ("http://h/", "http://user:pw@h/x", Ok("http://h/x")),
             ("http://h/", "http://user@h/x", Ok("http://h/x")),
             ("http://h/", "http:rel", Ok("http://h/rel")),
+            // an empty query is no query; `?#f` and `?` alike
+            ("http://h/", "/a.html?", Ok("http://h/a.html")),
+            ("http://h/", "/a.html?#top", Ok("http://h/a.html")),
+            ("http://h/b?old", "?", Ok("http://h/b")),
+            ("http://h/", "/a.html?x", Ok("http://h/a.html?x")),
+            ("http://h/", "/a.html??", Ok("http://h/a.html??")),
             // rejections
             ("http://h/", "mailto:someone@example.com", Scheme("mailto")),
             ("http://h/", "javascript:void(0)", Scheme("javascript")),
@@ -459,6 +474,8 @@ mod tests {
         assert_eq!(u.as_str(), "http://example.com/b");
         let u = parse_start("https://127.0.0.1:8443").expect("valid");
         assert_eq!(u.as_str(), "https://127.0.0.1:8443/");
+        let u = parse_start("http://h/a.html?").expect("valid");
+        assert_eq!(u.as_str(), "http://h/a.html");
     }
 
     #[test]

@@ -291,6 +291,7 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
             terms: terms_of(&doc.text),
             title_terms,
             head: None,
+            audit: Some(crawlscope::store::PageAudit { h2: doc.h2 }),
         };
         let mut children = Vec::new();
         for link in &doc.links {
@@ -567,6 +568,7 @@ fn exercise(f: &Fixture, ops: &[Op<'_>]) {
                     terms: terms_of("harbor new harbor"),
                     title_terms: terms_of("harbor"),
                     head: None,
+                    audit: None,
                 },
                 &[1, 2].map(|child| OutLink {
                     child,

@@ -56,6 +56,13 @@ pub enum Command {
         /// Print the summary as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// Exit 3 when the run has findings of these kinds (`report`'s
+        /// names, comma-separated, or `any`), after saying how many.
+        #[arg(long, value_name = "KIND[,KIND]|any", value_parser = crate::cli::fail_on::parse)]
+        fail_on: Option<crate::cli::fail_on::FailOn>,
+        /// Only the summary line(s): no progress, no per-page lines.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Manage persisted crawl points.
     Point {
@@ -70,6 +77,9 @@ pub enum Command {
         limit: usize,
         #[arg(long)]
         json: bool,
+        /// Analyse the query with this stopword list (a point's `--stopwords FILE`).
+        #[arg(long, value_name = "FILE", value_parser = parse_stopword_file)]
+        stopwords: Option<StopwordFile>,
     },
     /// Everything the store knows of one page.
     Page {
@@ -118,6 +128,9 @@ pub enum Command {
         limit: Option<usize>,
         #[arg(long)]
         json: bool,
+        /// Only the runs of this document's crawl points.
+        #[arg(long, value_name = "NAME", conflicts_with = "point")]
+        doc: Option<String>,
     },
     /// Counts.
     Stats {
@@ -166,6 +179,20 @@ pub enum Command {
         /// `changes`: the later run (default: the point's latest).
         #[arg(long)]
         to: Option<u32>,
+        /// Only what this document's crawl points reached.
+        #[arg(long, value_name = "NAME", conflicts_with = "point")]
+        doc: Option<String>,
+        /// `near-duplicates`: the similarity (0..1) a pair must reach.
+        #[arg(long, default_value_t = crate::report::near_duplicates::DEFAULT_THRESHOLD,
+            value_parser = crate::report::near_duplicates::parse_threshold)]
+        near_threshold: f64,
+        /// Exit 3 when what the report covers has findings of these kinds
+        /// (comma-separated, or `any`), after the report.
+        #[arg(long, value_name = "KIND[,KIND]|any", value_parser = crate::cli::fail_on::parse)]
+        fail_on: Option<crate::cli::fail_on::FailOn>,
+        /// JUnit XML on stdout: a test case per item, a failure per finding.
+        #[arg(long, conflicts_with_all = ["json", "csv"])]
+        junit: bool,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {
@@ -183,6 +210,35 @@ pub enum Command {
         #[arg(value_parser = man_command)]
         command: Option<String>,
     },
+    /// Documents: named groups of crawl points whose excludes apply to each.
+    Doc {
+        #[command(subcommand)]
+        action: DocAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DocAction {
+    /// Make a document, or set an existing one's excludes to those given.
+    Add {
+        #[arg(value_parser = parse_doc_name)]
+        name: String,
+        /// URL prefix none of its points fetches (repeatable).
+        #[arg(long = "exclude", value_parser = Masked(parse_exclude))]
+        excludes: Vec<String>,
+        /// Print the saved document as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every document with its excludes and crawl points.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_doc_name(s: &str) -> Result<String, String> {
+    crate::documents::parse_name(s).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -193,6 +249,8 @@ pub enum ExportFormat {
     Csv,
     /// WARC/1.1; gzip per record when --out ends in .gz.
     Warc,
+    /// One row per link: source, target, anchor, rel, target's status.
+    Links,
 }
 
 #[derive(Debug, Subcommand)]
@@ -206,6 +264,9 @@ pub enum PointAction {
         /// Print the saved point as JSON.
         #[arg(long)]
         json: bool,
+        /// Group it under this document (`doc add NAME` makes one).
+        #[arg(long, value_name = "NAME", value_parser = parse_doc_name)]
+        doc: Option<String>,
     },
     List {
         /// List the soft-deleted points instead.
@@ -222,6 +283,9 @@ pub enum PointAction {
         /// Print the saved point as JSON.
         #[arg(long)]
         json: bool,
+        /// Group it under this document (`doc add NAME` makes one).
+        #[arg(long, value_name = "NAME", value_parser = parse_doc_name)]
+        doc: Option<String>,
     },
     /// Delete a point: restorable with `point restore`, never crawled.
     Rm {
@@ -289,7 +353,44 @@ pub struct ScopeArgs {
     /// Query parameter added to every request URL of the point, never stored (repeatable).
     #[arg(long = "append-query", value_name = "K=V", value_parser = crate::points::parse_append_query)]
     pub append_query: Vec<(String, String)>,
+    /// Statuses that are not broken, lychee's syntax: `200..=299,403`,
+    /// `..300`, `400..`, `429` (default: every 4xx and 5xx is broken).
+    #[arg(long, value_name = "RANGES", value_parser = parse_accept)]
+    pub accept: Option<AcceptRanges>,
+    /// A URL matching RE (anywhere in it, in scope or not) is neither
+    /// fetched nor checked: `skipped:excluded` (repeatable).
+    #[arg(long = "exclude-regex", value_name = "RE", value_parser = parse_exclude_regex)]
+    pub exclude_regex: Vec<String>,
+    /// A `page#id` link whose fetched HTML target has no element with that
+    /// `id` or `name` is a finding (`report fragments`);
+    /// `--check-fragments=false` turns it off again.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub check_fragments: Option<bool>,
+    /// Index the point's pages without these stopwords instead of the
+    /// built-in list: one word a line, `#` comments (kept on the point).
+    #[arg(long, value_name = "FILE", value_parser = parse_stopword_file)]
+    pub stopwords: Option<StopwordFile>,
+    /// Check no resource links (images, scripts, stylesheets, ...; by
+    /// default the point's own origin's are checked once per run).
+    #[arg(long, conflicts_with = "resources")]
+    pub no_resources: bool,
+    /// Check resource links again (undoes --no-resources).
+    #[arg(long)]
+    pub resources: bool,
 }
+
+/// The words of a `--stopwords FILE`, read when the flag is parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopwordFile(pub Vec<String>);
+
+fn parse_stopword_file(path: &str) -> Result<StopwordFile, String> {
+    crate::index::read_stopwords(std::path::Path::new(path)).map(StopwordFile)
+}
+
+/// `--accept`'s ranges, inclusive (a newtype: clap takes a bare `Vec` as
+/// a repeated flag).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcceptRanges(pub Vec<(u16, u16)>);
 
 impl ScopeArgs {
     /// The first flag given that only a crawl point can hold (`--depth` and
@@ -307,6 +408,12 @@ impl ScopeArgs {
             (self.distinct_www.is_some(), "--distinct-www"),
             (!self.resolve.is_empty(), "--resolve"),
             (!self.append_query.is_empty(), "--append-query"),
+            (self.stopwords.is_some(), "--stopwords"),
+            (self.accept.is_some(), "--accept"),
+            (!self.exclude_regex.is_empty(), "--exclude-regex"),
+            (self.check_fragments.is_some(), "--check-fragments"),
+            (self.no_resources, "--no-resources"),
+            (self.resources, "--resources"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -374,6 +481,16 @@ fn parse_prefix(s: &str) -> Result<String, String> {
 
 fn parse_exclude(s: &str) -> Result<String, String> {
     crate::points::parse_exclude(s).map_err(|e| e.to_string())
+}
+
+fn parse_accept(s: &str) -> Result<AcceptRanges, String> {
+    crate::accept::parse(s)
+        .map(AcceptRanges)
+        .map_err(|e| e.to_string())
+}
+
+fn parse_exclude_regex(s: &str) -> Result<String, String> {
+    crate::exclude_regex::parse(s)
 }
 
 fn parse_header(s: &str) -> Result<(String, String), String> {

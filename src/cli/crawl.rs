@@ -1,7 +1,9 @@
 //! `crawl`: the engine without a screen. Progress goes to stderr (a bar on
 //! a terminal, plain lines otherwise), the summary to stdout (`--json`).
-//! Ctrl-C stops gracefully; a second Ctrl-C exits at once.
+//! Ctrl-C stops gracefully; a second Ctrl-C exits at once. `--quiet`
+//! leaves only the summary; `--fail-on` then judges the runs just made.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,9 +12,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::signal::unix::{signal, SignalKind};
 
 use super::args::{RunArgs, ScopeArgs};
+use super::fail_on::{self, FailOn};
 use super::{point, print_json, CliError, CliResult};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlEvent, CrawlStats, Summary};
 use crate::points::{self, PointError};
+use crate::report::{summary, Ctx, Scope};
+use crate::store::prelude::*;
+use crate::store::PointId;
 use crate::store::Store;
 use crate::url::Url;
 
@@ -34,12 +40,21 @@ impl RunArgs {
     }
 }
 
+/// What `crawl` prints besides the crawl itself, and what it exits with.
+pub struct Output {
+    /// The summary as JSON.
+    pub json: bool,
+    /// Only the summary.
+    pub quiet: bool,
+    pub fail_on: Option<FailOn>,
+}
+
 pub fn run(
     store: Arc<Store>,
     urls: Vec<Url>,
     scope: ScopeArgs,
     run: RunArgs,
-    json: bool,
+    output: Output,
 ) -> CliResult {
     let mut cfg = run.config();
     if urls.is_empty() {
@@ -60,15 +75,13 @@ pub fn run(
         e => e.into(),
     })?;
     let rt = super::runtime()?;
-    let (summary, first_failure) = rt.block_on(drive(Arc::clone(&store), cfg, points))?;
-    // The runtime's tasks hold the store until it is gone.
-    drop(rt);
-    repack(store);
-    if json {
+    let (summary, first_failure) =
+        rt.block_on(drive(Arc::clone(&store), cfg, &points, output.quiet))?;
+    if output.json {
         print_json(&summary)?;
     } else {
         outln!(
-            "fetched {} · not modified {} · unchanged {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · nofollow {} · throttled {} · external checked {} ({} broken) · {:.1}s · {:.0} pages/s",
+            "fetched {} · not modified {} · unchanged {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · nofollow {} · throttled {} · external checked {} ({} broken) · resources checked {} ({} broken) · {:.1}s · {:.0} pages/s",
             summary.fetched,
             summary.not_modified,
             summary.unchanged,
@@ -81,6 +94,8 @@ pub fn run(
             summary.throttled,
             summary.external_checked,
             summary.external_broken,
+            summary.resources_checked,
+            summary.resources_broken,
             summary.elapsed_s,
             summary.pages_per_s
         );
@@ -88,14 +103,21 @@ pub fn run(
     // Tried and got no answer at all: a dead or mistyped host is a failure,
     // not an empty success. (A crawler that found nothing left to claim,
     // because another took it, tried nothing and is fine.)
-    match first_failure {
+    let outcome = match first_failure {
         Some((url, reason))
             if summary.fetched == 0 && summary.not_modified == 0 && summary.unchanged == 0 =>
         {
             Err(CliError::NothingFetched { url, reason })
         }
-        _ => Ok(()),
-    }
+        _ => match &output.fail_on {
+            Some(fail_on) => fail_on.judge(&findings_of_last_runs(&store, &points)?),
+            None => Ok(()),
+        },
+    };
+    // The runtime's tasks hold the store until it is gone.
+    drop(rt);
+    repack(store);
+    outcome
 }
 
 /// Gives a small store back the pages its last merges freed, if this
@@ -112,21 +134,39 @@ fn repack(store: Arc<Store>) {
     }
 }
 
+/// The findings of the run each of `points` made last (this crawl's),
+/// kind by kind, summed over the points.
+fn findings_of_last_runs(
+    store: &Store,
+    points: &[PointId],
+) -> Result<BTreeMap<&'static str, usize>, CliError> {
+    let r = store.read()?;
+    let mut total = BTreeMap::new();
+    for &point in points {
+        if let Some((id, _)) = r.runs(Some(point))?.pop() {
+            let ctx = Ctx::with_scope(&r, Some(point), Scope::Run(id))?;
+            fail_on::add(&mut total, summary::summary(&ctx)?.findings);
+        }
+    }
+    Ok(total)
+}
+
 /// The first URL that failed in a run, and why.
 type Failure = Option<(String, String)>;
 
 async fn drive(
     store: Arc<Store>,
     cfg: CrawlConfig,
-    points: Vec<u32>,
+    points: &[u32],
+    quiet: bool,
 ) -> Result<(Summary, Failure), CliError> {
     // One listener for the whole crawl: a `ctrl_c()` future made anew on
     // each turn of the loop misses a Ctrl-C that arrives while an event is
     // being handled, and the crawl then runs to its end.
     let mut interrupt = signal(SignalKind::interrupt()).map_err(CliError::Interrupt)?;
-    let mut handle = crawl::start(store, cfg, points)?;
+    let mut handle = crawl::start(store, cfg, points.to_vec())?;
     let mut first_failure = None;
-    let mut progress = Progress::new();
+    let mut progress = Progress::new(quiet);
     let mut interrupts = 0;
     loop {
         tokio::select! {
@@ -165,15 +205,17 @@ async fn drive(
     Ok((summary, first_failure))
 }
 
-/// Progress on stderr: a bar on a terminal, a line every few seconds otherwise.
+/// Progress on stderr: a bar on a terminal, a line every few seconds
+/// otherwise; nothing at all when `quiet`.
 struct Progress {
     bar: Option<ProgressBar>,
     last_line: Instant,
+    quiet: bool,
 }
 
 impl Progress {
-    fn new() -> Progress {
-        let bar = std::io::stderr().is_terminal().then(|| {
+    fn new(quiet: bool) -> Progress {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new_spinner();
             bar.set_style(
                 ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
@@ -185,10 +227,14 @@ impl Progress {
         Progress {
             bar,
             last_line: Instant::now(),
+            quiet,
         }
     }
 
     fn stats(&mut self, s: &CrawlStats) {
+        if self.quiet {
+            return;
+        }
         let secs = s.elapsed.as_secs_f64().max(0.001);
         let msg = format!(
             "fetched {} ({:.0}/s) · queue {} · in flight {} · not modified {} · errors {} · throttled {}",
@@ -211,6 +257,9 @@ impl Progress {
     }
 
     fn line(&self, msg: &str) {
+        if self.quiet {
+            return;
+        }
         match &self.bar {
             Some(bar) => bar.println(msg),
             None => eprintln!("{msg}"),

@@ -53,5 +53,6 @@ fn write(
             }
             Ok(())
         }
+        ExportFormat::Links => export::links::write(r, w),
     }
 }

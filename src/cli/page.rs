@@ -5,6 +5,7 @@
 
 use super::{print_json, CliError, CliResult};
 use crate::export::page::{keyword_line, page_json, PageJson};
+use crate::report::links::latest_link_scores;
 use crate::store::prelude::*;
 use crate::store::Store;
 use crate::url::Url;
@@ -22,7 +23,8 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     };
     // The stored form: without any user:password@ that was typed.
     let shown = r.url_of(id)?.unwrap_or_default();
-    let p = page_json(&r, id, shown, keywords)?;
+    let mut p = page_json(&r, id, shown, keywords)?;
+    p.link_score = latest_link_scores(&r)?.get(&id).copied();
     if json {
         return print_json(&p);
     }
@@ -68,6 +70,9 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     if let Some(n) = p.word_count {
         outln!("words          {n}");
     }
+    if let Some(why) = &p.text_error {
+        outln!("text error     {why}");
+    }
     if let Some(d) = &p.description {
         outln!("description    {d}");
     }
@@ -82,6 +87,7 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
             outln!("directive      {what} (from the {source})");
         }
     }
+    audit_lines(&p)?;
     outln!("keywords       {}", keyword_line(&p.keywords));
     for m in &p.meta {
         outln!("meta           {} {}: {}", m.attr, m.name, m.content);
@@ -102,10 +108,33 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
             outln!("  {}  \"{}\"{mark}", l.url, l.anchor);
         }
     }
+    if !p.resources.is_empty() {
+        outln!("resources ({})", p.resources.len());
+    }
+    for res in &p.resources {
+        let status = res.status.map_or("-".into(), |s| s.to_string());
+        outln!("  {}  {}  {status}", res.url, res.element);
+    }
     Ok(())
 }
 
 /// "N bytes", and for a cut body where it was cut and what was announced.
+/// Indexability, link score and the widths search results draw.
+fn audit_lines(p: &PageJson) -> CliResult {
+    if let Some(i) = p.indexability {
+        outln!("indexability   {i}");
+    }
+    if let Some(score) = p.link_score {
+        outln!("link score     {score}");
+    }
+    for (what, px) in [("title", p.title_px), ("description", p.description_px)] {
+        if let Some(px) = px {
+            outln!("{:<15}{px} px in search results", format!("{what} width"));
+        }
+    }
+    Ok(())
+}
+
 fn size_text(p: &PageJson) -> String {
     let Some(size) = p.size else {
         return "-".into();

@@ -49,6 +49,21 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if !s.append_query.is_empty() {
         rec.append_query = s.append_query.clone();
     }
+    if let Some(list) = &s.stopwords {
+        rec.stopwords = Some(list.0.clone());
+    }
+    if let Some(accept) = &s.accept {
+        rec.accept = accept.0.clone();
+    }
+    if !s.exclude_regex.is_empty() {
+        rec.exclude_regex = s.exclude_regex.clone();
+    }
+    if let Some(check) = s.check_fragments {
+        rec.check_fragments = check;
+    }
+    if s.no_resources || s.resources {
+        rec.no_resources = s.no_resources;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -80,6 +95,16 @@ struct PointJson {
     append_query: Vec<String>,
     /// The scope changed since the last crawl, which re-scopes.
     rescope_pending: bool,
+    /// `--stopwords FILE`'s words; null: the built-in list.
+    stopwords: Option<Vec<String>>,
+    /// The document it belongs to (`--doc`).
+    doc: Option<String>,
+    /// `--accept`, as typed back (`200..=299,403`); empty: the default.
+    accept: String,
+    exclude_regex: Vec<String>,
+    check_fragments: bool,
+    /// Resource links are checked (not `--no-resources`).
+    resources: bool,
 }
 
 impl PointJson {
@@ -108,6 +133,12 @@ impl PointJson {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect(),
             rescope_pending: p.dirty,
+            stopwords: p.stopwords,
+            doc: p.doc,
+            accept: crate::accept::Shown(&p.accept).to_string(),
+            exclude_regex: p.exclude_regex,
+            check_fragments: p.check_fragments,
+            resources: !p.no_resources,
         }
     }
 }
@@ -145,9 +176,15 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
         _ => std::sync::Arc::new(super::open_existing(db)?),
     };
     match action {
-        PointAction::Add { url, scope, json } => {
+        PointAction::Add {
+            url,
+            scope,
+            json,
+            doc,
+        } => {
             let mut rec = points::new_record(&url);
             apply_scope(&mut rec, &scope);
+            rec.doc = doc;
             let (id, saved) = points::add(store, rec)?;
             confirm("added", id, saved, json)?;
         }
@@ -173,8 +210,18 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
                 }
             }
         }
-        PointAction::Update { id, scope, json } => {
-            let p = points::update(store, id, |r| apply_scope(r, &scope))?;
+        PointAction::Update {
+            id,
+            scope,
+            json,
+            doc,
+        } => {
+            let p = points::update(store, id, |r| {
+                apply_scope(r, &scope);
+                if doc.is_some() {
+                    r.doc = doc.clone();
+                }
+            })?;
             confirm("updated", id, p, json)?;
         }
         PointAction::Rm { id, purge: false } => {

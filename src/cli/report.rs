@@ -2,7 +2,8 @@
 //! (the shapes of docs/CLI.md) or `--csv` (a header row, then a row per
 //! item). The findings themselves are `crate::report`'s.
 
-use super::{print_json, CliResult};
+use super::fail_on::FailOn;
+use super::{junit, print_json, CliError, CliResult};
 use crate::report::{self as rep, csv_field, Ctx, Kind, ListKind, Listing, Row};
 use crate::store::Store;
 
@@ -26,6 +27,8 @@ pub enum Format {
     Text,
     Json,
     Csv,
+    /// `--junit`: JUnit XML (`super::junit`).
+    Junit,
 }
 
 /// What a report is about: a point's URLs or all, which runs, and for
@@ -34,25 +37,35 @@ pub struct On {
     pub point: Option<u32>,
     pub scope: rep::Scope,
     pub between: rep::changes::Between,
+    /// `--doc NAME`: what that document's points reached.
+    pub doc: Option<String>,
+    /// `near-duplicates`: the similarity a pair must reach.
+    pub near_threshold: f64,
+    /// `--fail-on`: judged on what the report covers, after it.
+    pub fail_on: Option<FailOn>,
 }
 
 pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
     let r = store.read()?;
-    let ctx = Ctx::with_scope(&r, on.point, on.scope)?;
+    let ctx = match &on.doc {
+        Some(doc) => Ctx::for_document(&r, doc, on.scope)?,
+        None => Ctx::with_scope(&r, on.point, on.scope)?,
+    };
     let between = on.between;
     if format == Format::Text && kind != Kind::Changes {
         name_runs(&ctx)?;
     }
     let limit = limit.unwrap_or(match format {
         Format::Text => TABLE_ROWS,
-        Format::Json | Format::Csv => usize::MAX,
+        Format::Json | Format::Csv | Format::Junit => usize::MAX,
     });
     let out = Out {
         format,
         limit,
         between,
+        kind,
     };
-    match kind {
+    let answered = match kind {
         Kind::Summary => summary(&ctx, format),
         Kind::Broken => out.list::<rep::broken::Broken>(&ctx, "broken URLs"),
         Kind::Redirects => out.list::<rep::redirects::Redirects>(&ctx, "redirect chains"),
@@ -73,7 +86,7 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
                 let why = rep::external::nothing_checked(&ctx)?;
                 if format == Format::Text {
                     outln!("{why}");
-                    return Ok(());
+                    return judge(&ctx, on.fail_on.as_ref());
                 }
                 eprintln!("note: {why}");
             }
@@ -81,23 +94,51 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         }
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
-    }
+        Kind::NearDuplicates => {
+            let pairs = rep::near_duplicates::find(&ctx, on.near_threshold)?;
+            let listing =
+                rep::listing::<rep::near_duplicates::NearDuplicates>(&ctx, pairs, out.limit)?;
+            out.rows(&ctx, &listing, "near-duplicate pairs")
+        }
+        Kind::Fragments => out.list::<rep::fragments::Fragments>(&ctx, "missing fragments"),
+        Kind::Indexability => {
+            out.list::<rep::indexability::NonIndexable>(&ctx, "non-indexable pages")
+        }
+        Kind::Links => out.list::<rep::links::Links>(&ctx, "pages"),
+        Kind::Sitemaps => out.list::<rep::sitemaps::Sitemaps>(&ctx, "sitemap issues"),
+        Kind::Resources => out.list::<rep::resources::Resources>(&ctx, "resources"),
+        Kind::Images => out.list::<rep::images::Images>(&ctx, "image issues"),
+    };
+    answered?;
+    judge(&ctx, on.fail_on.as_ref())
+}
+
+/// `--fail-on`, after the report: exit 3 when what it covers has findings
+/// of the kinds named.
+fn judge(ctx: &Ctx<'_, '_>, fail_on: Option<&FailOn>) -> CliResult {
+    fail_on.map_or(Ok(()), |f| f.judge_ctx(ctx))
 }
 
 struct Out {
     format: Format,
     limit: usize,
     between: rep::changes::Between,
+    kind: Kind,
 }
 
 impl Out {
     fn list<K: ListKind>(&self, ctx: &Ctx<'_, '_>, what: &str) -> CliResult {
         let listing = rep::list::<K>(ctx, self.limit)?;
-        self.rows(&listing, what)
+        self.rows(ctx, &listing, what)
     }
 
-    fn rows<R: Row>(&self, l: &Listing<R>, what: &str) -> CliResult {
+    fn rows<R: Row>(&self, ctx: &Ctx<'_, '_>, l: &Listing<R>, what: &str) -> CliResult {
         match self.format {
+            Format::Junit => {
+                junit::list(ctx, self.kind, &l.rows)?;
+                self.note_cut(l.rows.len(), l.total);
+                Ok(())
+            }
             Format::Json => {
                 print_json(&l.rows)?;
                 self.note_cut(l.rows.len(), l.total);
@@ -132,6 +173,7 @@ impl Out {
     fn depth(&self, ctx: &Ctx<'_, '_>) -> CliResult {
         let d = rep::depth::depth(ctx, self.limit)?;
         match self.format {
+            Format::Junit => Err(CliError::NoJunit("depth")),
             Format::Json => print_json(&d),
             Format::Csv => csv_rows(&d.rows()),
             Format::Text => {
@@ -155,6 +197,7 @@ impl Out {
         let rows = c.rows();
         let total: usize = c.totals.iter().sum();
         match self.format {
+            Format::Junit => return Err(CliError::NoJunit("changes")),
             Format::Json => {
                 print_json(&c)?;
                 self.note_cut(rows.len(), total);
@@ -190,6 +233,9 @@ fn summary(ctx: &Ctx<'_, '_>, format: Format) -> CliResult {
     let s = rep::summary::summary(ctx)?;
     if format == Format::Json {
         return print_json(&s);
+    }
+    if format == Format::Junit {
+        return junit::summary(&s.findings);
     }
     let b = &s.by_status;
     let mut lines: Vec<(String, String)> = vec![

@@ -37,6 +37,8 @@ pub(crate) struct RunJson {
     external_broken: u64,
     /// Rows of each finding kind, as `report --run ID` lists them.
     findings: BTreeMap<&'static str, usize>,
+    resources_checked: u64,
+    resources_broken: u64,
 }
 
 impl RunJson {
@@ -70,6 +72,8 @@ impl RunJson {
             external_broken: c.external_broken,
             findings,
             flags: run.record.flags,
+            resources_checked: c.resources_checked,
+            resources_broken: c.resources_broken,
         }
     }
 }
@@ -78,14 +82,11 @@ impl RunJson {
 /// what it reached.
 pub(crate) fn json_rows(
     r: &Reader<'_>,
-    point: Option<u32>,
+    all: Vec<Run>,
     limit: Option<usize>,
 ) -> Result<Vec<RunJson>, CliError> {
     let mut rows = Vec::new();
-    for run in runs::newest_first(r, point)?
-        .into_iter()
-        .take(limit.unwrap_or(usize::MAX))
-    {
+    for run in all.into_iter().take(limit.unwrap_or(usize::MAX)) {
         let ctx = Ctx::with_scope(r, Some(run.record.point), Scope::Run(run.id))?;
         let findings = summary(&ctx)?.findings;
         rows.push(RunJson::of(run, findings));
@@ -93,12 +94,23 @@ pub(crate) fn json_rows(
     Ok(rows)
 }
 
-pub fn run(store: &Store, point: Option<u32>, limit: Option<usize>, json: bool) -> CliResult {
+/// `doc`: only the runs of that document's points.
+pub fn run(
+    store: &Store,
+    point: Option<u32>,
+    limit: Option<usize>,
+    json: bool,
+    doc: Option<&str>,
+) -> CliResult {
     let r = store.read()?;
-    if json {
-        return print_json(&json_rows(&r, point, limit)?);
+    let mut all = runs::newest_first(&r, point)?;
+    if let Some(doc) = doc {
+        let points = crate::documents::points_of(&r, doc)?;
+        all.retain(|run| points.contains(&run.record.point));
     }
-    let all = runs::newest_first(&r, point)?;
+    if json {
+        return print_json(&json_rows(&r, all, limit)?);
+    }
     if all.is_empty() {
         outln!("no runs yet");
         return Ok(());

@@ -31,9 +31,18 @@ struct HitJson {
     child_count: usize,
 }
 
-pub fn run(store: &Store, query: &str, limit: usize, json: bool) -> CliResult {
+/// `analyzer`: a stopword list of the user's (`--stopwords FILE`), else the
+/// built-in one.
+pub fn run(
+    store: &Store,
+    query: &str,
+    limit: usize,
+    json: bool,
+    analyzer: Option<&crate::index::Analyzer>,
+) -> CliResult {
     let r = store.read()?;
-    let results = crate::search::search(&r, query, limit)?;
+    let analyzer = analyzer.unwrap_or(crate::index::Analyzer::global());
+    let results = crate::search::search_with(&r, query, limit, analyzer)?;
     let mut hits = Vec::with_capacity(results.hits.len());
     for h in results.hits {
         let parents = r.parents(h.page)?;

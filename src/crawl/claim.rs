@@ -16,6 +16,7 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 use url::Url;
 
+use super::analyzers::PointAnalyzers;
 use super::config::CrawlConfig;
 use super::event::CrawlEvent;
 use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
@@ -52,6 +53,8 @@ pub(super) struct Ctx {
     pub link_auth: LinkAuth,
     /// Page requests on the wire now: what faces show as "in flight".
     pub on_wire: AtomicU64,
+    /// The analyzers of points with stopwords of their own.
+    pub analyzers: PointAnalyzers,
 }
 
 /// What a crawl point sends with its requests.
@@ -394,6 +397,7 @@ async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -> Outc
     let elapsed = resp.elapsed;
     let agent = ctx.agent.clone();
     let from_store = parse::FromStore::of(&ctx.store);
+    let own = ctx.analyzers.of(claim.entry.point);
     let parsed = ctx
         .parsers
         .run(move || {
@@ -401,6 +405,7 @@ async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -> Outc
                 url: &url,
                 depth,
                 fetched_at,
+                analyzer: own.as_deref().unwrap_or(crate::index::Analyzer::global()),
             };
             parse::parse(&resp, at, &agent, &from_store)
         })
@@ -469,7 +474,7 @@ async fn offer_sitemaps(ctx: &Ctx, point: PointId, site: &Url) {
 }
 
 /// A crawl point's credentials, if it has any.
-fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
+pub(super) fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
     ctx.creds
         .read()
         .unwrap_or_else(|p| p.into_inner())
@@ -479,7 +484,7 @@ fn point_credentials(ctx: &Ctx, point: PointId) -> Option<Credentials> {
 
 /// The origin's robots rules, loaded once per run; none when the crawl
 /// ignores robots.txt.
-async fn rules_for(
+pub(super) async fn rules_for(
     ctx: &Ctx,
     url: &Url,
     origin: &str,

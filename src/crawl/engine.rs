@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use url::Url;
 
+use super::analyzers::PointAnalyzers;
 use super::claim::{self, credentials, Ctx};
 use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
@@ -25,6 +26,7 @@ use super::link_auth::LinkAuth;
 use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
 use super::pool::ParsePool;
+use super::resources;
 use super::robots::RobotsCache;
 use super::sitemaps::Sitemaps;
 use super::stop::Stop;
@@ -85,10 +87,12 @@ pub fn start(
     let mut creds = HashMap::new();
     let sitemaps = Sitemaps::default();
     let mut resolves = Vec::new();
+    let analyzers = PointAnalyzers::default();
     {
         let r = store.read()?;
         for &id in &points {
             if let Some(rec) = r.point(id)? {
+                analyzers.set(id, rec.stopwords.as_deref());
                 creds.insert(id, credentials(&rec));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
                 resolves.push((id, rec.resolve));
@@ -113,6 +117,7 @@ pub fn start(
         stop: Stop::default(),
         link_auth: LinkAuth::default(),
         on_wire: AtomicU64::new(0),
+        analyzers,
         store,
         cfg,
     });
@@ -284,6 +289,7 @@ impl Dispatcher {
                         // Checks done, settle again: a point added meanwhile
                         // may have work (the next round finds none to check).
                         Settle::Done if self.check_external().await? => continue,
+                        Settle::Done if self.check_resources().await? => continue,
                         Settle::Done => break,
                         Settle::Wait => self.next_claim = Instant::now() + SETTLE_WAIT,
                     }
@@ -399,6 +405,41 @@ impl Dispatcher {
     /// Returns whether there was anything to check.
     async fn check_external(&mut self) -> Result<bool, CrawlError> {
         let targets = external::todo(&self.ctx.store.read()?, &self.points)?;
+        self.run_checks(targets, |ctx, t| async move {
+            // Stopped before it was checked: checked by a later run.
+            let Some(check) = external::check(&ctx.fetcher, &ctx.origins, &ctx.stop, &t).await
+            else {
+                return;
+            };
+            let external = Outcome::External {
+                url: t.url,
+                page: t.page,
+                check,
+            };
+            let _ = ctx.writer.send(external.into());
+        })
+        .await
+    }
+
+    /// Then the resources pages load (and stylesheets' `url()`s, found by
+    /// checking the stylesheets: the next round checks those).
+    async fn check_resources(&mut self) -> Result<bool, CrawlError> {
+        let targets = resources::todo(&self.ctx.store.read()?, &self.points)?;
+        self.run_checks(targets, |ctx, t| async move {
+            if let Some(outcome) = resources::check(&ctx, &t).await {
+                let _ = ctx.writer.send(outcome.into());
+            }
+        })
+        .await
+    }
+
+    /// Runs `check` on every target, at most `--concurrency` at once,
+    /// obeying pause and stop; whether there was anything to check.
+    async fn run_checks<T, F, Fut>(&mut self, targets: Vec<T>, check: F) -> Result<bool, CrawlError>
+    where
+        F: Fn(Arc<Ctx>, T) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         if targets.is_empty() {
             return Ok(false);
         }
@@ -407,21 +448,7 @@ impl Dispatcher {
         loop {
             while !self.paused && !self.stopping && running.len() < self.ctx.cfg.concurrency {
                 let Some(t) = pending.next() else { break };
-                let ctx = self.ctx.clone();
-                running.spawn(async move {
-                    // Stopped before it was checked: checked by a later run.
-                    let Some(check) =
-                        external::check(&ctx.fetcher, &ctx.origins, &ctx.stop, &t).await
-                    else {
-                        return;
-                    };
-                    let external = Outcome::External {
-                        url: t.url,
-                        page: t.page,
-                        check,
-                    };
-                    let _ = ctx.writer.send(external.into());
-                });
+                running.spawn(check(self.ctx.clone(), t));
             }
             if running.is_empty() && (self.stopping || pending.len() == 0) {
                 return Ok(true);
@@ -452,6 +479,7 @@ impl Dispatcher {
             CrawlCommand::AddPoint(rec) => {
                 let creds = credentials(&rec);
                 let no_sitemaps = rec.no_sitemaps;
+                let stopwords = rec.stopwords.clone();
                 let max = self.ctx.cfg.max_pages.or(rec.max_pages);
                 let id = self
                     .ask(|reply| Request::AddPoint { point: rec, reply })
@@ -462,6 +490,7 @@ impl Dispatcher {
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(id, creds);
                 self.ctx.sitemaps.set_enabled(id, !no_sitemaps);
+                self.ctx.analyzers.set(id, stopwords.as_deref());
                 if let Some(m) = max {
                     self.max_pages.insert(id, m);
                 }

@@ -84,6 +84,14 @@ pub enum CrawlEvent {
     Paused,
     Resumed,
     Finished(Summary),
+    /// A resource a page loads was checked; `reason` says why it is
+    /// broken, None when it works.
+    ResourceChecked {
+        page: PageId,
+        url: String,
+        status: Option<u16>,
+        reason: Option<String>,
+    },
 }
 
 /// What an origin-wide or sitemap event means for the crawl, in the words
@@ -220,6 +228,9 @@ pub struct Summary {
     pub external_checked: u64,
     pub external_broken: u64,
     pub elapsed_s: f64,
+    /// Resources checked, and how many of them are broken.
+    pub resources_checked: u64,
+    pub resources_broken: u64,
     pub pages_per_s: f64,
 }
 

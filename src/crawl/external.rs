@@ -6,9 +6,10 @@
 
 use url::Url;
 
-use super::fetch::Fetcher;
+use super::fetch::{FetchError, Fetcher};
 use super::origins::Origins;
 use super::stop::Stop;
+use crate::accept::Accept;
 use crate::store::prelude::*;
 use crate::store::{ExternalCheck, PageId, PointId, Reader, SkipReason, StoreError, UrlState};
 use crate::time::unix_now;
@@ -20,6 +21,8 @@ pub struct Target {
     pub url: String,
     pub point: PointId,
     pub gen: u32,
+    /// The point's `--accept` list: which answers are not broken.
+    pub accept: Vec<(u16, u16)>,
 }
 
 /// The out-of-scope targets of `points` (those that ask for checks) that
@@ -28,7 +31,7 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
     let mut runs = Vec::new();
     for &id in points {
         if let Some(p) = r.point(id)?.filter(|p| p.check_external) {
-            runs.push((id, p.gen));
+            runs.push((id, p.gen, p.accept));
         }
     }
     if runs.is_empty() {
@@ -42,14 +45,16 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
             reason: SkipReason::OutOfScope,
         } = state
         {
-            if runs.contains(&(point, gen)) {
-                found.push((page, point, gen));
+            if let Some(i) = runs.iter().position(|r| (r.0, r.1) == (point, gen)) {
+                found.push((page, i));
             }
         }
         Ok(true)
     })?;
     let mut out = Vec::with_capacity(found.len());
-    for (page, point, gen) in found {
+    for (page, i) in found {
+        let (point, gen, accept) = &runs[i];
+        let (point, gen) = (*point, *gen);
         let done = r
             .external_check(page)?
             .is_some_and(|c| c.point == point && c.gen == gen);
@@ -59,13 +64,15 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
                 url,
                 point,
                 gen,
+                accept: accept.clone(),
             });
         }
     }
     Ok(out)
 }
 
-/// Checks one target politely; a link that answers below 400 works. None
+/// Checks one target politely; a link that answers below 400, or with a
+/// status its point accepts, works. None
 /// when the crawl stopped while the check waited for its origin.
 pub async fn check(
     fetcher: &Fetcher,
@@ -75,33 +82,9 @@ pub async fn check(
 ) -> Option<ExternalCheck> {
     let answer = match Url::parse(&t.url) {
         Err(e) => Err(format!("invalid URL: {e}")),
-        Ok(url) => {
-            let origin = crate::url::origin(&url);
-            match origins.down(&origin) {
-                Some(why) => Err(why),
-                None => {
-                    let slot = stop.unless(origins.acquire(&origin, None)).await?;
-                    let r = fetcher.probe(&url).await;
-                    drop(slot);
-                    match r {
-                        Ok(status) => {
-                            origins.answered(&origin, status);
-                            Ok(status)
-                        }
-                        Err(e) => {
-                            origins.failed(&origin, &e);
-                            Err(e.reason)
-                        }
-                    }
-                }
-            }
-        }
+        Ok(url) => polite(origins, stop, &url, || fetcher.probe(&url)).await?,
     };
-    let (status, reason) = match answer {
-        Ok(s) if s >= 400 => (Some(s), Some(super::status_text(s))),
-        Ok(s) => (Some(s), None),
-        Err(why) => (None, Some(why)),
-    };
+    let (status, reason) = verdict(answer.as_ref().map(|s| *s), &t.accept);
     Some(ExternalCheck {
         point: t.point,
         gen: t.gen,
@@ -109,4 +92,62 @@ pub async fn check(
         reason,
         checked_at: unix_now(),
     })
+}
+
+/// Asks `url` through its origin's gate and unreachable breaker, as a
+/// fetch is asked: `ask` once the origin lets it through, its answer (a
+/// status, maybe with more) counted in the origin's state. None when the
+/// crawl stopped while the check waited.
+pub async fn polite<T, F, Fut>(
+    origins: &Origins,
+    stop: &Stop,
+    url: &Url,
+    ask: F,
+) -> Option<Result<T, String>>
+where
+    T: Answered,
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<T, FetchError>>,
+{
+    let origin = crate::url::origin(url);
+    if let Some(why) = origins.down(&origin) {
+        return Some(Err(why));
+    }
+    let slot = stop.unless(origins.acquire(&origin, None)).await?;
+    let r = ask().await;
+    drop(slot);
+    Some(match r {
+        Ok(answer) => {
+            origins.answered(&origin, answer.status());
+            Ok(answer)
+        }
+        Err(e) => {
+            origins.failed(&origin, &e);
+            Err(e.reason)
+        }
+    })
+}
+
+/// An answer with an HTTP status.
+pub trait Answered {
+    fn status(&self) -> u16;
+}
+
+impl Answered for u16 {
+    fn status(&self) -> u16 {
+        *self
+    }
+}
+
+/// A checked target's status and, when it is broken, why: no answer, or
+/// a 4xx/5xx status line.
+pub fn verdict(
+    answer: Result<u16, &String>,
+    accept: &[(u16, u16)],
+) -> (Option<u16>, Option<String>) {
+    match answer {
+        Ok(s) if Accept(accept).is_broken(Some(s)) => (Some(s), Some(super::status_text(s))),
+        Ok(s) => (Some(s), None),
+        Err(why) => (None, Some(why.clone())),
+    }
 }

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
-use reqwest::RequestBuilder;
+use reqwest::{Method, RequestBuilder};
 use url::Url;
 
 use super::config::CrawlConfig;
@@ -130,16 +130,48 @@ impl Fetcher {
     }
 
     /// Only the status of `url`, for a link check: HEAD, then GET (its body
-    /// never read) where a server refuses HEAD (405, 501). Redirects are
-    /// not followed: a 3xx answer means the link works.
+    /// read only when no size was announced) where a server refuses HEAD
+    /// (405, 501). Redirects are not followed: a 3xx answer means the link
+    /// works.
     pub async fn probe(&self, url: &Url) -> Result<u16, FetchError> {
-        let head = self.client.head(url.clone()).send().await;
-        let status = head.map_err(|e| classify(&e))?.status().as_u16();
-        if !matches!(status, 405 | 501) {
-            return Ok(status);
+        Ok(self.check(url, None, false).await?.status)
+    }
+
+    /// A resource check: HEAD, then GET where a server refuses HEAD (405,
+    /// 501) or where `body` asks for the body (a stylesheet to scan),
+    /// read up to the body limit. With the point's credentials on its own
+    /// origins, as pages are fetched.
+    pub async fn check(
+        &self,
+        url: &Url,
+        creds: Option<&Credentials>,
+        body: bool,
+    ) -> Result<Probed, FetchError> {
+        if !body {
+            let head = own_request(&self.client, Method::HEAD, url, creds)
+                .send()
+                .await;
+            let head = head.map_err(|e| classify(&e))?;
+            let status = head.status().as_u16();
+            if !matches!(status, 405 | 501) {
+                return Ok(Probed::of(&head));
+            }
         }
-        let get = self.client.get(url.clone()).send().await;
-        Ok(get.map_err(|e| classify(&e))?.status().as_u16())
+        let get = own_request(&self.client, Method::GET, url, creds)
+            .send()
+            .await;
+        let mut get = get.map_err(|e| classify(&e))?;
+        let mut probed = Probed::of(&get);
+        // Only a body to scan, or a size nobody announced, is worth reading.
+        if (300..400).contains(&probed.status) || !(body || probed.size.is_none()) {
+            return Ok(probed);
+        }
+        let (read, truncated) = read_capped(&mut get, self.max_body).await?;
+        probed.size = probed.size.or(Some(read.len() as u64));
+        if body && !truncated {
+            probed.body = Some(read);
+        }
+        Ok(probed)
     }
 
     pub async fn get(
@@ -200,23 +232,67 @@ impl Fetcher {
             out.elapsed = started.elapsed();
             return Ok(out);
         }
-        loop {
-            match resp.chunk().await {
-                Ok(Some(chunk)) => {
-                    let room = self.max_body.saturating_sub(out.body.len());
-                    if chunk.len() > room {
-                        out.body.extend_from_slice(&chunk[..room]);
-                        out.truncated = true;
-                        break;
-                    }
-                    out.body.extend_from_slice(&chunk);
-                }
-                Ok(None) => break,
-                Err(e) => return Err(classify(&e)),
-            }
-        }
+        (out.body, out.truncated) = read_capped(&mut resp, self.max_body).await?;
         out.elapsed = started.elapsed();
         Ok(out)
+    }
+}
+
+/// A body read up to `max` bytes, and whether it was cut there.
+async fn read_capped(
+    resp: &mut reqwest::Response,
+    max: usize,
+) -> Result<(Vec<u8>, bool), FetchError> {
+    let mut body = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = max.saturating_sub(body.len());
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    return Ok((body, true));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok((body, false)),
+            Err(e) => return Err(classify(&e)),
+        }
+    }
+}
+
+/// What a resource check learnt: the status, the announced size and type,
+/// and the body when it was asked for and read whole.
+#[derive(Debug, Clone, Default)]
+pub struct Probed {
+    pub status: u16,
+    /// Content-Length, else the bytes read by a GET.
+    pub size: Option<u64>,
+    /// The Content-Type's essence, in lower case.
+    pub mime: Option<String>,
+    pub body: Option<Vec<u8>>,
+}
+
+impl Probed {
+    fn of(resp: &reqwest::Response) -> Probed {
+        let h = resp.headers();
+        // The header, not `content_length()`: that is the body's size,
+        // which for a HEAD answer is 0.
+        let size = h
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse().ok());
+        let mime = h
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|v| v.trim().to_ascii_lowercase())
+            .filter(|v| !v.is_empty());
+        Probed {
+            status: resp.status().as_u16(),
+            size,
+            mime,
+            body: None,
+        }
     }
 }
 
@@ -229,8 +305,18 @@ impl Fetcher {
 /// all go through here, so a site behind a login gives up its rules and
 /// sitemaps too.
 pub fn own_get(client: &reqwest::Client, url: &Url, creds: Option<&Credentials>) -> RequestBuilder {
+    own_request(client, Method::GET, url, creds)
+}
+
+/// [`own_get`] with another method (a resource check's HEAD).
+fn own_request(
+    client: &reqwest::Client,
+    method: Method,
+    url: &Url,
+    creds: Option<&Credentials>,
+) -> RequestBuilder {
     let own = creds.filter(|c| c.origins.contains(&crate::url::origin(url)));
-    let mut req = client.get(request_url(url, own));
+    let mut req = client.request(method, request_url(url, own));
     if let Some(c) = own {
         req = req.headers(extra_headers(&c.headers));
         if let Some(user) = &c.user {

@@ -9,6 +9,7 @@
 //! transaction, deciding by the frontier rules (`policy`) where each link
 //! found goes, and announces them once committed.
 
+mod analyzers;
 mod claim;
 mod config;
 mod engine;
@@ -26,6 +27,7 @@ mod policy;
 mod politeness;
 mod pool;
 mod rescope;
+mod resources;
 mod retry;
 mod robots;
 mod sitemaps;

@@ -11,8 +11,8 @@ use url::Url;
 
 use super::parse::ParsedPage;
 use crate::store::{
-    Claim, Exchange, ExternalCheck, PageId, PointId, PointRecord, RobotsRecord, SkipReason,
-    StoreError,
+    Claim, Exchange, ExternalCheck, PageId, PointId, PointRecord, ResourceCheck, RobotsRecord,
+    SkipReason, StoreError,
 };
 
 /// Where the writer answers a [`Request`].
@@ -90,6 +90,13 @@ pub enum Outcome {
         url: String,
         page: PageId,
         check: ExternalCheck,
+    },
+    /// The answer to a resource check, with the `url()`s of a stylesheet.
+    Resource {
+        url: String,
+        page: PageId,
+        check: ResourceCheck,
+        css: Vec<Url>,
     },
 }
 

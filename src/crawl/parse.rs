@@ -10,10 +10,11 @@ use url::Url;
 
 use super::fetch::Response;
 use crate::html::{self, Document, Link, MetaTag};
+use crate::index::minhash::Shingler;
 use crate::index::Analyzer;
 use crate::store::{
-    Dictionaries, DictionaryKind, DirectiveSource, HttpHead, KnownWords, PageRecord, PageWrite,
-    Store, TermsBuilder,
+    Dictionaries, DictionaryKind, DirectiveSource, HttpHead, KnownWords, PageRecord, PageText,
+    PageWrite, Store, TermsBuilder,
 };
 
 /// What the parser threads take from the store.
@@ -38,6 +39,12 @@ impl FromStore {
 pub struct ParsedPage {
     pub write: PageWrite,
     pub links: Vec<Link>,
+    /// Its near-duplicate signature and why its text could not be read.
+    pub text: PageText,
+    /// Ids and fragment links, kept when the run checks fragments.
+    pub fragments: crate::html::PageFragments,
+    /// What the page loads (images, scripts, ...), for the checks.
+    pub resources: Vec<crate::html::resources::Resource>,
 }
 
 /// What kind of body a content type announces.
@@ -46,6 +53,7 @@ pub enum BodyKind {
     Html,
     Text,
     Other,
+    Pdf,
 }
 
 pub fn body_kind(content_type: Option<&str>) -> BodyKind {
@@ -56,6 +64,7 @@ pub fn body_kind(content_type: Option<&str>) -> BodyKind {
         // A server that names no type usually sends HTML.
         None | Some("") | Some("text/html") | Some("application/xhtml+xml") => BodyKind::Html,
         Some("text/plain") => BodyKind::Text,
+        Some("application/pdf") => BodyKind::Pdf,
         _ => BodyKind::Other,
     }
 }
@@ -72,6 +81,8 @@ pub struct At<'a> {
     pub url: &'a Url,
     pub depth: u32,
     pub fetched_at: i64,
+    /// The crawl point's (its stopwords).
+    pub analyzer: &'a Analyzer,
 }
 
 /// Parses a response; `agent` is our robots.txt product token (a `<meta
@@ -81,20 +92,34 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         url,
         depth,
         fetched_at,
+        analyzer,
     } = at;
     let ct = resp.content_type.as_deref();
     let ok = (200..300).contains(&resp.status);
-    let doc = match (ok, body_kind(ct)) {
+    let kind = body_kind(ct);
+    let mut text_error = None;
+    let doc = match (ok, kind) {
         (true, BodyKind::Html) => html::parse_html(&resp.body, ct, url),
         (true, BodyKind::Text) => html::parse_text(&resp.body, ct),
+        (true, BodyKind::Pdf) => {
+            html::pdf::parse_pdf(&resp.body, resp.truncated).unwrap_or_else(|why| {
+                text_error = Some(why);
+                Document::default()
+            })
+        }
         _ => Document::default(),
     };
-    let analyzer = Analyzer::global();
     // The first form a page writes a word in is its vote for how the word
     // is shown.
     let mut body = TermsBuilder::for_text(&doc.text);
-    let token_count =
-        analyzer.analyze_forms(&doc.text, 0, |stem, form, pos| body.add(stem, form, pos));
+    // Near-duplicates are an HTML audit: only pages get a signature.
+    let mut shingles = (ok && kind == BodyKind::Html).then(Shingler::default);
+    let token_count = analyzer.analyze_forms(&doc.text, 0, |stem, form, pos| {
+        body.add(stem, form, pos);
+        if let Some(s) = &mut shingles {
+            s.push(stem);
+        }
+    });
     let mut title = TermsBuilder::default();
     if let Some(t) = &doc.title {
         // Only the body votes for forms.
@@ -138,7 +163,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         ..Default::default()
     };
     // Every 2xx body is kept, whatever its type (`crawlscope body URL`
-    // returns it exactly); only HTML and text are indexed.
+    // returns it exactly); only HTML, text and PDF are indexed.
     let keep_body = ok;
     let (mut terms, mut title_terms) = (body.finish(), title.finish());
     store.known_words.resolve(&mut terms);
@@ -162,8 +187,16 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
                 version: resp.version.clone(),
                 response: resp.headers.clone(),
             }),
+            audit: (ok && body_kind(ct) == BodyKind::Html)
+                .then_some(crate::store::PageAudit { h2: doc.h2 }),
         },
         links: doc.links,
+        text: PageText {
+            signature: shingles.and_then(|s| s.finish()),
+            text_error,
+        },
+        fragments: doc.fragments,
+        resources: doc.resources,
     }
 }
 
@@ -235,7 +268,8 @@ mod tests {
     fn content_types_pick_the_parser() {
         assert_eq!(body_kind(Some("text/html; charset=utf-8")), BodyKind::Html);
         assert_eq!(body_kind(Some("TEXT/PLAIN")), BodyKind::Text);
-        assert_eq!(body_kind(Some("application/pdf")), BodyKind::Other);
+        assert_eq!(body_kind(Some("application/pdf")), BodyKind::Pdf);
+        assert_eq!(body_kind(Some("image/png")), BodyKind::Other);
         assert_eq!(body_kind(None), BodyKind::Html);
     }
 

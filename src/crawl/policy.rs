@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use url::Url;
 
+use crate::exclude_regex::ExcludeRegex;
 use crate::store::{FrontierEntry, PageId, PointId, PointRecord, RunId, SkipReason, UrlState};
 use crate::url::{Scope, Verdict};
 
@@ -30,6 +31,10 @@ pub struct PointRun {
     pub one_site: bool,
     /// The basic-auth user and the origins it is sent to.
     pub user: Option<(String, Vec<String>)>,
+    /// `--exclude-regex`, compiled once for the run.
+    pub exclude_regex: ExcludeRegex,
+    /// `--check-fragments`: keep each page's ids and fragment links.
+    pub check_fragments: bool,
 }
 
 impl PointRun {
@@ -45,7 +50,18 @@ impl PointRun {
                 .user
                 .clone()
                 .map(|u| (u, crate::points::site_origins(rec))),
+            exclude_regex: ExcludeRegex::new(&rec.exclude_regex),
+            check_fragments: rec.check_fragments,
         }
+    }
+
+    /// The run with its document's excludes (`doc`) beside the point's own.
+    pub fn and_doc_excludes(mut self, rec: &PointRecord, doc: Vec<String>) -> PointRun {
+        if !doc.is_empty() {
+            let excludes = rec.excludes.iter().cloned().chain(doc).collect();
+            self.scope = Scope::new(rec.root.clone(), excludes, !rec.distinct_www);
+        }
+        self
     }
 }
 
@@ -88,8 +104,12 @@ pub fn fetch_result(state: Option<&UrlState>) -> bool {
     )
 }
 
-/// Why the scope refuses `url`, if it does: out of its root, or excluded.
+/// Why the scope refuses `url`, if it does: out of its root, or excluded
+/// (by a prefix within the root, by a pattern anywhere).
 pub fn scope_refusal(run: &PointRun, url: &str) -> Option<SkipReason> {
+    if run.exclude_regex.matches(url) {
+        return Some(SkipReason::Excluded);
+    }
     match run.scope.verdict(url) {
         Verdict::OutOfScope => Some(SkipReason::OutOfScope),
         Verdict::Excluded => Some(SkipReason::Excluded),
@@ -200,6 +220,8 @@ mod tests {
             follow_nofollow,
             one_site: false,
             user: None,
+            exclude_regex: ExcludeRegex::default(),
+            check_fragments: false,
         }
     }
 
@@ -240,6 +262,10 @@ mod tests {
         use SkipReason::{Excluded, OutOfScope, TooDeep};
         let two_deep = run(Some(2), 1, false);
         let unbounded = run(None, 1, false);
+        let patterned = PointRun {
+            exclude_regex: ExcludeRegex::new(&[r"\.pdf$".into(), "^https://c\\.".into()]),
+            ..run(None, 1, false)
+        };
         let cases: &[(&PointRun, &str, u32, Option<SkipReason>)] = &[
             (&two_deep, "https://a.test/x", 0, None),
             (&two_deep, "https://a.test/x", 2, None),
@@ -250,6 +276,10 @@ mod tests {
             (&two_deep, "https://a.test/private/p", 9, Some(Excluded)),
             (&unbounded, "https://a.test/x", 1000, None),
             (&unbounded, "http://a.test/x", 0, Some(OutOfScope)),
+            (&patterned, "https://a.test/doc.pdf", 0, Some(Excluded)),
+            (&patterned, "https://a.test/doc.pdf.html", 0, None),
+            (&patterned, "https://c.test/x", 0, Some(Excluded)),
+            (&patterned, "https://b.test/x", 0, Some(OutOfScope)),
         ];
         for &(run, url, depth, want) in cases {
             assert_eq!(refusal(run, url, depth), want, "{url} at depth {depth}");

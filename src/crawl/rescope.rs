@@ -30,7 +30,7 @@ pub(super) fn rescope(
     rec: &mut PointRecord,
     gen: u32,
 ) -> Result<Rescoped, StoreError> {
-    let run = PointRun::of(rec);
+    let run = PointRun::of(rec).and_doc_excludes(rec, crate::documents::excludes_for(w, rec)?);
     let mut refused = Vec::new();
     let taken = w.take_queued(id, |w, entry| {
         let url = url_of(w, entry.page)?;

@@ -132,12 +132,12 @@ pub async fn read(
     let mut found = Found::default();
     // (url, index depth, named: a missing guessed /sitemap.xml is no news)
     let mut todo: VecDeque<(Url, u32, bool)> = VecDeque::new();
+    // Through the link rules: a listed URL is stored as a link's would be
+    // (normalised, no credentials, http(s) only).
     for s in named {
-        match site.join(s) {
+        match crate::url::resolve(site, s) {
             Ok(u) => todo.push_back((u, 0, true)),
-            Err(e) => found
-                .notes
-                .push((s.clone(), Err(format!("invalid URL: {e}")))),
+            Err(e) => found.notes.push((s.clone(), Err(e.to_string()))),
         }
     }
     if let Ok(guess) = site.join("/sitemap.xml") {
@@ -179,7 +179,9 @@ pub async fn read(
         let mut listed = 0;
         let mut problems = Vec::new();
         for (loc, lastmod) in parsed.entries {
-            let Ok(loc) = url.join(&loc) else { continue };
+            let Ok(loc) = crate::url::resolve(&url, &loc) else {
+                continue;
+            };
             if parsed.index {
                 if depth < MAX_INDEX_DEPTH {
                     todo.push_back((loc, depth + 1, true));

@@ -9,12 +9,14 @@ use std::io::Write;
 use super::page::{body_size, mime_string, reason};
 use super::redirect_depth::RedirectDepths;
 use super::{each_url, ExportResult};
+use crate::report::indexability::{classify, is_html, Facts};
+use crate::report::links::latest_link_scores;
 use crate::store::prelude::*;
-use crate::store::{DirectiveSource, PageRecord, Reader, UrlState};
+use crate::store::{DirectiveSource, PageRecord, Reader, StoreError, UrlState};
 use crate::time::rfc3339;
 
 /// The columns, in order (docs/CLI.md, export).
-pub const COLUMNS: [&str; 21] = [
+pub const COLUMNS: [&str; 23] = [
     "url",
     "state",
     "status",
@@ -36,19 +38,23 @@ pub const COLUMNS: [&str; 21] = [
     "redirect_status",
     "redirect_to",
     "truncated",
+    "indexability",
+    "link_score",
 ];
 
 pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
+    let scores = latest_link_scores(r)?;
     let mut out = csv::Writer::from_writer(w);
     out.write_record(COLUMNS).map_err(csv_error)?;
     let depths = RedirectDepths::new(r)?;
     each_url(r, |id, url| {
         let state = r.url_state(id)?;
         let page = r.page(id)?;
-        let mime = match &page {
-            Some(p) => r.mime(p.mime)?.map(|m| mime_string(&m)),
+        let mime_record = match &page {
+            Some(p) => r.mime(p.mime)?,
             None => None,
         };
+        let mime = mime_record.as_ref().map(mime_string);
         let of_page = |f: &dyn Fn(&PageRecord) -> String| page.as_ref().map(f).unwrap_or_default();
         let redirect = match &state {
             Some(UrlState::Redirected { to, status, .. }) => Some((*status, r.url_of(*to)?)),
@@ -63,7 +69,16 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             Some(p) => body_size(r, id, p)?.size.to_string(),
             None => String::new(),
         };
-        let row: [String; 21] = [
+        let indexability: Result<_, StoreError> = match &state {
+            Some(state) => classify(Facts {
+                state: &state.clone().known(),
+                page: page.as_ref(),
+                is_html: |_: &PageRecord| Ok(is_html(mime_record.as_ref())),
+                own_url: || Ok(url.to_string()),
+            }),
+            None => Ok(None),
+        };
+        let row: [String; 23] = [
             url.to_string(),
             state
                 .as_ref()
@@ -90,6 +105,8 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
                 .unwrap_or_default(),
             text(redirect.and_then(|r| r.1)),
             of_page(&|p| p.truncated.to_string()),
+            text(indexability?.map(|i| i.as_str().to_string())),
+            text(scores.get(&id).map(f64::to_string)),
         ];
         out.write_record(&row).map_err(csv_error)?;
         Ok(())
@@ -109,7 +126,7 @@ fn directive(d: Option<DirectiveSource>) -> String {
 
 /// The csv writer's errors are I/O errors of the sink (the rows are
 /// strings); keep them as such so a closed stdout stays quiet.
-fn csv_error(e: csv::Error) -> super::ExportError {
+pub(super) fn csv_error(e: csv::Error) -> super::ExportError {
     match e.into_kind() {
         csv::ErrorKind::Io(io) => io.into(),
         other => std::io::Error::other(format!("{other:?}")).into(),

@@ -7,6 +7,8 @@
 
 pub mod csv;
 pub mod jsonl;
+pub mod links;
+pub mod own_words;
 pub mod page;
 pub mod redirect_depth;
 pub mod spider_result;

@@ -7,6 +7,8 @@
 use serde::Serialize;
 
 use super::url_parts::{self, UrlPartsJson};
+use crate::report::indexability::{classify, is_html, Facts, Indexability};
+use crate::report::pixels::{width_px, DESCRIPTION_FONT_PX, TITLE_FONT_PX};
 use crate::store::prelude::*;
 use crate::store::{
     DirectiveSource, ExternalCheck, MimeRecord, PageId, PageRecord, Reader, StoreError, UrlState,
@@ -95,6 +97,45 @@ pub struct PageJson {
     pub links: Vec<LinkJson>,
     /// What `--check-external` found of an out-of-scope URL.
     pub external_check: Option<ExternalCheckJson>,
+    /// Why a fetched document's text (a PDF's) could not be read; absent
+    /// when it could, or when the page is not such a document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_error: Option<String>,
+    /// `indexable` or why not (`report indexability`); null for what is
+    /// not a page (an image, a URL out of scope).
+    pub indexability: Option<&'static str>,
+    /// The page's link score, 0-100 (`report links`), as of the latest
+    /// runs; null for a URL not fetched in them.
+    pub link_score: Option<f64>,
+    /// The title's and description's widths in search results, in pixels.
+    pub title_px: Option<u32>,
+    pub description_px: Option<u32>,
+    /// What the page loads, with each resource's checked status.
+    pub resources: Vec<ResourceJson>,
+}
+
+/// A resource of the page: its URL, the element that loads it and the
+/// status its check answered (null: no answer, or not checked).
+#[derive(Serialize)]
+pub struct ResourceJson {
+    pub url: String,
+    pub element: &'static str,
+    pub status: Option<u16>,
+}
+
+/// The resources `page` loads, in page order.
+pub fn resources_json(r: &Reader<'_>, page: PageId) -> Result<Vec<ResourceJson>, StoreError> {
+    let mut out = Vec::new();
+    for l in r.resources(page)? {
+        if let Some(url) = r.url_of(l.target)? {
+            out.push(ResourceJson {
+                url,
+                element: l.element.as_str(),
+                status: r.resource_check(l.target)?.and_then(|c| c.status),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// An out-of-scope link target's check: the status it answered (null when
@@ -218,6 +259,15 @@ pub fn page_json(
         None => None,
     };
     let reason = reason(state.as_ref(), record.as_ref());
+    let indexability: Result<_, StoreError> = match &state {
+        Some(state) => classify(Facts {
+            state,
+            page: record.as_ref(),
+            is_html: |rec: &PageRecord| Ok(is_html(r.mime(rec.mime)?.as_ref())),
+            own_url: || Ok(url.clone()),
+        }),
+        None => Ok(None),
+    };
     Ok(PageJson {
         id,
         url,
@@ -257,7 +307,24 @@ pub fn page_json(
         children,
         links,
         external_check: r.external_check(id)?.map(ExternalCheckJson::from),
+        text_error: r.text_error(id)?,
+        indexability: indexability?.map(Indexability::as_str),
+        link_score: None,
+        title_px: text_px(
+            record.as_ref().and_then(|p| p.title.as_deref()),
+            TITLE_FONT_PX,
+        ),
+        description_px: text_px(
+            record.as_ref().and_then(|p| p.description.as_deref()),
+            DESCRIPTION_FONT_PX,
+        ),
+        resources: resources_json(r, id)?,
     })
+}
+
+/// A text's width in search results, when there is one.
+fn text_px(text: Option<&str>, font_px: u32) -> Option<u32> {
+    text.map(|t| width_px(t, font_px))
 }
 
 /// Why a URL failed or was skipped, or the status line of a 4xx/5xx page.

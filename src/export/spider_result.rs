@@ -1,10 +1,12 @@
 //! The classic `spider_result.txt` layout: per page its title, URL, "last
 //! modified, size", up to 10 "keyword freq" pairs and up to 10 child URLs,
-//! then a line of dashes.
+//! then a line of dashes. The keywords are the page's own words as it
+//! writes them ([`super::own_words`]).
 
 use std::io::Write;
 
-use super::page::{keyword_line, keywords_json, urls};
+use super::own_words::{form_analyzer, keywords_as_written};
+use super::page::{keyword_line, urls};
 use super::{each_page, ExportResult};
 use crate::store::prelude::*;
 use crate::store::Reader;
@@ -18,6 +20,7 @@ pub const SEPARATOR: &str =
     "-------------------------------------------------------------------------------";
 
 pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
+    let forms = form_analyzer();
     each_page(r, |id, record| {
         let Some(url) = r.url_of(id)? else {
             return Ok(());
@@ -35,7 +38,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
         writeln!(
             w,
             "{}",
-            keyword_line(&keywords_json(r, id, SPIDER_KEYWORDS)?)
+            keyword_line(&keywords_as_written(r, id, SPIDER_KEYWORDS, &forms)?)
         )?;
         for c in &children {
             writeln!(w, "{c}")?;

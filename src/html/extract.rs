@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 use scraper::node::Element;
 use scraper::{ElementRef, Html, Node};
 
+use super::resources::{self, RawResource};
 use super::{
     Document, Link, MetaTag, MAX_ANCHOR_CHARS, MAX_H1, MAX_LINKS_PER_PAGE, MAX_META_CONTENT_CHARS,
     MAX_META_NAME_CHARS, MAX_META_TAGS, MAX_TITLE_CHARS,
@@ -28,6 +29,8 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
     // Raw hrefs are resolved after the walk: a <base href> applies to every
     // link of the document, including links that come before it.
     let mut hrefs: Vec<RawLink> = Vec::new();
+    // Resources as written, resolved with the links for the same reason.
+    let mut raw_resources: Vec<RawResource> = Vec::new();
     let mut h1: Vec<String> = Vec::new();
     // Elements whose text is being gathered (anchors, headings), each with
     // the walk depth it was opened at: its subtree is everything deeper.
@@ -60,6 +63,18 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                 let name = el.name();
                 // An svg <title> is a tooltip and may hold HTML content.
                 let html_title = name == "title" && &*el.name.ns == XHTML_NS;
+                doc.fragments.element(el);
+                // Only a <source> depends on its parent (picture or media).
+                let parent = match name {
+                    "source" => ancestors.last().and_then(|n| n.value().as_element()),
+                    _ => None,
+                };
+                resources::collect(
+                    name,
+                    parent.map_or("", |p| p.name()),
+                    el,
+                    &mut raw_resources,
+                );
                 match name {
                     "title" if html_title && doc.title.is_none() => {
                         doc.title = ElementRef::wrap(node).and_then(|e| title_text(e.text()));
@@ -71,6 +86,7 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                     }
                     "a" | "area" => {
                         if let Some(href) = el.attr("href") {
+                            doc.fragments.href(href);
                             let nofollow = has_token(el.attr("rel"), "nofollow");
                             let mut anchor = String::new();
                             if name == "area" {
@@ -94,6 +110,7 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                         open.push((depth, Capture::H1(h1.len())));
                         h1.push(String::new());
                     }
+                    "h2" => doc.h2 = doc.h2.saturating_add(1),
                     // An image is the anchor text of the link around it.
                     "img" => {
                         if let Some(alt) = el.attr("alt") {
@@ -131,6 +148,8 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
     let base_url = base.and_then(|href| resolve(page_url, href).ok());
     let base_url = base_url.as_ref().unwrap_or(page_url);
     doc.links = resolve_links(base_url, hrefs);
+    doc.fragments.resolve(base_url, &doc.links);
+    doc.resources = resources::resolve_resources(base_url, raw_resources);
     doc.canonical = canonical.and_then(|href| resolve(base_url, href).ok());
     doc.h1 = h1
         .iter()
@@ -175,7 +194,7 @@ fn capture(open: &[(usize, Capture)], links: &mut [RawLink], h1: &mut [String], 
 }
 
 /// Whether a space-separated attribute (`rel`) holds `token`, in any case.
-fn has_token(value: Option<&str>, token: &str) -> bool {
+pub(super) fn has_token(value: Option<&str>, token: &str) -> bool {
     value.is_some_and(|v| {
         v.split_ascii_whitespace()
             .any(|t| t.eq_ignore_ascii_case(token))

@@ -5,9 +5,15 @@
 //! one tag scanner of [`scan`]), [`extract`] walks the parsed tree.
 
 mod charset;
+pub mod css;
 mod extract;
 mod flatten;
+mod fragments;
+pub mod pdf;
+pub mod resources;
 mod scan;
+
+pub use fragments::PageFragments;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +56,13 @@ pub struct Document {
     /// The visible text: text nodes in document order, one space before
     /// each, their own whitespace as written (readers split words).
     pub text: String,
+    /// Ids, names and fragment links, for `--check-fragments`.
+    pub fragments: PageFragments,
+    /// How many `<h2>` elements the page has.
+    pub h2: u32,
+    /// What the page loads: images, scripts, stylesheets, ... (see
+    /// [`resources`]), resolved, one per (URL, element).
+    pub resources: Vec<resources::Resource>,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

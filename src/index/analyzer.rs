@@ -1,7 +1,9 @@
 //! The analyzer: tokens -> lowercase -> stopwords out -> Porter2 stems, with
-//! positions that count every token so that phrases stay adjacent.
+//! positions that count every token so that phrases stay adjacent. The
+//! stopwords are the built-in list ([`Analyzer::global`]) or a crawl
+//! point's own ([`Analyzer::with_stopwords`]); the stems are the same for
+//! all.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
@@ -16,8 +18,9 @@ pub const MAX_TOKEN_CHARS: usize = 40;
 
 /// Porter2 costs about 400 ns a word, several times the rest of the
 /// pipeline, while words repeat (Zipf): each thread remembers the outcome
-/// for the words it has seen, None for a stopword. Sound because the only
-/// analyzer is `Analyzer::global()`.
+/// for the words it has seen: the stem, and whether the built-in list
+/// stops the word. Sound for every analyzer, as all stem alike; one with
+/// a list of its own asks its list instead of that flag.
 ///
 /// The cache is a table of [`STEM_CACHE_SETS`] sets of two 32-byte
 /// slots, a set one cache line holding the words and their stems inline:
@@ -40,8 +43,13 @@ const STEM_CACHE_SETS: usize = 32_768;
 /// own, or of over 26) are stemmed every time.
 const SLOT_BYTES: usize = 26;
 
-/// `stem_len` of a stopword.
-const STOPWORD: u8 = u8::MAX;
+/// A `stem_len` flag: the built-in list stops the word.
+const STOPWORD: u8 = 0x40;
+
+/// The bits of `stem_len` that hold a length.
+const LEN: u8 = 0x3F;
+
+const _: () = assert!(SLOT_BYTES <= LEN as usize, "a length fits its bits");
 
 /// A `stem_len` flag: the stem is that many first bytes of the word and
 /// is not stored apart. Most stems are ("running" → "run", or the word
@@ -78,41 +86,38 @@ impl Slot {
     }
 
     /// The outcome kept for `word`, the word this slot [`Slot::holds`]:
-    /// Some(None) for a stopword; None if the stem's bytes do not read
-    /// back as text (they were copied from a `str`, so never: but a bad
-    /// slot is a miss, not a lost word).
-    fn outcome<'a>(&'a self, word: &'a str) -> Option<Option<&'a str>> {
-        let stem = match self.stem_len {
-            STOPWORD => return Some(None),
-            n if n & PREFIX != 0 => word.get(..usize::from(n & !PREFIX))?,
-            n => {
-                let at = usize::from(self.word_len);
-                std::str::from_utf8(self.bytes.get(at..at + usize::from(n))?).ok()?
-            }
+    /// its stem and whether the built-in list stops it; None if the
+    /// stem's bytes do not read back as text (they were copied from a
+    /// `str`, so never: but a bad slot is a miss, not a lost word).
+    fn outcome<'a>(&'a self, word: &'a str) -> Option<(&'a str, bool)> {
+        let len = usize::from(self.stem_len & LEN);
+        let stem = if self.stem_len & PREFIX != 0 {
+            word.get(..len)?
+        } else {
+            let at = usize::from(self.word_len);
+            std::str::from_utf8(self.bytes.get(at..at + len)?).ok()?
         };
-        Some(Some(stem))
+        Some((stem, self.stem_len & STOPWORD != 0))
     }
 
     /// None when the pair does not fit.
-    fn new(tag: u32, word: &str, stem: Option<&str>) -> Option<Slot> {
-        let prefix = stem.is_some_and(|s| word.starts_with(s));
-        let stored = stem.filter(|_| !prefix).map_or(0, str::len);
+    fn new(tag: u32, word: &str, stem: &str, stopword: bool) -> Option<Slot> {
+        let prefix = word.starts_with(stem);
+        let stored = if prefix { 0 } else { stem.len() };
         if word.is_empty() || word.len() + stored > SLOT_BYTES {
             return None;
         }
         let mut slot = Slot {
             tag,
             word_len: word.len() as u8,
-            stem_len: match stem {
-                None => STOPWORD,
-                Some(s) if prefix => s.len() as u8 | PREFIX,
-                Some(s) => s.len() as u8,
-            },
+            stem_len: stem.len() as u8
+                | if prefix { PREFIX } else { 0 }
+                | if stopword { STOPWORD } else { 0 },
             bytes: [0; SLOT_BYTES],
         };
         slot.bytes[..word.len()].copy_from_slice(word.as_bytes());
-        if let Some(s) = stem.filter(|_| !prefix) {
-            slot.bytes[word.len()..word.len() + s.len()].copy_from_slice(s.as_bytes());
+        if !prefix {
+            slot.bytes[word.len()..word.len() + stem.len()].copy_from_slice(stem.as_bytes());
         }
         Some(slot)
     }
@@ -164,16 +169,16 @@ impl StemCache {
         std::hint::black_box(tags);
     }
 
-    /// Calls `emit` with the stem of the lowercase token `lower` (whose
-    /// [`hash_of`] is `hash`), unless it is a stopword; `stem` makes the
-    /// outcome on a miss (borrowed or owned: the slot copies it, so
-    /// nothing need be allocated for it).
+    /// Calls `emit(stem, stopword)` for the lowercase token `lower` (whose
+    /// [`hash_of`] is `hash`), `stopword` the built-in list's verdict;
+    /// `stem` makes the outcome on a miss (the stem borrowed or owned: the
+    /// slot copies it, so nothing need be allocated for it).
     fn stem_of<S: AsRef<str>>(
         &mut self,
         lower: &str,
         hash: u64,
-        stem: impl FnOnce() -> Option<S>,
-        emit: impl FnOnce(&str),
+        stem: impl FnOnce() -> (S, bool),
+        emit: impl FnOnce(&str, bool),
     ) {
         let tag = (hash >> 32) as u32;
         let ways = &mut self.sets()[set_of(hash)].0;
@@ -186,18 +191,13 @@ impl StemCache {
             }
             second
         };
-        if let Some(outcome) = hit.then(|| ways[0].outcome(lower)).flatten() {
-            if let Some(s) = outcome {
-                emit(s);
-            }
+        if let Some((s, stopword)) = hit.then(|| ways[0].outcome(lower)).flatten() {
+            emit(s, stopword);
             return;
         }
-        let outcome = stem();
-        let outcome = outcome.as_ref().map(AsRef::as_ref);
-        if let Some(s) = outcome {
-            emit(s);
-        }
-        if let Some(slot) = Slot::new(tag, lower, outcome) {
+        let (s, stopword) = stem();
+        emit(s.as_ref(), stopword);
+        if let Some(slot) = Slot::new(tag, lower, s.as_ref(), stopword) {
             ways[1] = ways[0];
             ways[0] = slot;
         }
@@ -255,22 +255,31 @@ thread_local! {
 }
 
 pub struct Analyzer {
-    stopwords: Stopwords,
+    /// A list of its own; None: the built-in list, whose verdict the stem
+    /// cache keeps with each word.
+    own: Option<Stopwords>,
     stemmer: Stemmer,
 }
 
 impl Analyzer {
-    fn new() -> Self {
+    fn new(own: Option<Stopwords>) -> Self {
         Analyzer {
-            stopwords: Stopwords::english(),
+            own,
             stemmer: Stemmer::create(Algorithm::English),
         }
     }
 
-    /// The shared analyzer: pages and queries must be analysed identically.
+    /// The shared analyzer with the built-in stopwords: pages and queries
+    /// must be analysed identically.
     pub fn global() -> &'static Analyzer {
         static GLOBAL: OnceLock<Analyzer> = OnceLock::new();
-        GLOBAL.get_or_init(Analyzer::new)
+        GLOBAL.get_or_init(|| Analyzer::new(None))
+    }
+
+    /// An analyzer whose stopwords are `words` (lowercase, as
+    /// [`super::parse_stopwords`] gives them) instead of the built-in list.
+    pub fn with_stopwords(words: &[String]) -> Analyzer {
+        Analyzer::new(Some(Stopwords::of(words)))
     }
 
     /// Calls `emit(stem, position)` for each kept token of `text`, positions
@@ -322,8 +331,8 @@ impl Analyzer {
             }
             let Some(cache) = cache.as_deref_mut() else {
                 for (lower, here, _) in batch.words() {
-                    if let Some(stem) = self.outcome(lower) {
-                        emit(&stem, lower, here);
+                    if !self.is_stopword(lower) {
+                        emit(&self.stemmer.stem(lower), lower, here);
                     }
                 }
                 continue;
@@ -333,8 +342,15 @@ impl Analyzer {
                 cache.stem_of(
                     lower,
                     hash,
-                    || self.outcome(lower),
-                    |stem| emit(stem, lower, here),
+                    || {
+                        let builtin = Stopwords::english().contains(lower);
+                        (self.stemmer.stem(lower), builtin)
+                    },
+                    |stem, builtin| {
+                        if !self.stops(lower, builtin) {
+                            emit(stem, lower, here);
+                        }
+                    },
                 );
             }
         }
@@ -344,10 +360,10 @@ impl Analyzer {
         position
     }
 
-    /// What the lowercase token `lower` is indexed as: its stem, or None
-    /// for a stopword (the one rule, cached or not).
-    fn outcome<'a>(&self, lower: &'a str) -> Option<Cow<'a, str>> {
-        (!self.stopwords.contains(lower)).then(|| self.stemmer.stem(lower))
+    /// Whether `lower` is left out, given the built-in list's verdict
+    /// `builtin` (the one rule, cached or not).
+    fn stops(&self, lower: &str, builtin: bool) -> bool {
+        self.own.as_ref().map_or(builtin, |own| own.contains(lower))
     }
 
     /// Convenience for queries and tests: the (stem, position) pairs.
@@ -370,7 +386,10 @@ impl Analyzer {
     }
 
     pub fn is_stopword(&self, lowercase_token: &str) -> bool {
-        self.stopwords.contains(lowercase_token)
+        self.own
+            .as_ref()
+            .unwrap_or(Stopwords::english())
+            .contains(lowercase_token)
     }
 }
 
@@ -495,6 +514,27 @@ mod tests {
     }
 
     #[test]
+    fn a_list_of_its_own_replaces_the_built_in_one_through_the_shared_cache() {
+        let own = Analyzer::with_stopwords(&["fox".to_string(), "été".to_string()]);
+        let text = "The fox and the hound, été";
+        let built_in = pairs(&[("fox", 1), ("hound", 4), ("été", 5)]);
+        let with_own = pairs(&[("the", 0), ("and", 2), ("the", 3), ("hound", 4)]);
+        // Interleaved on one thread, so each reads what the other cached,
+        // and uncached (an `emit` that analyses again).
+        for _ in 0..2 {
+            assert_eq!(Analyzer::global().terms(text), built_in);
+            assert_eq!(own.terms(text), with_own);
+        }
+        let mut nested = Vec::new();
+        own.analyze("x", 0, |_, _| nested = own.terms(text));
+        assert_eq!(nested, with_own);
+        Analyzer::global().analyze("x", 0, |_, _| nested = Analyzer::global().terms(text));
+        assert_eq!(nested, built_in);
+        assert!(own.is_stopword("fox") && !own.is_stopword("the"));
+        assert_eq!(own.stem_word("The").as_deref(), Some("the"));
+    }
+
+    #[test]
     fn texts_of_several_batches_keep_every_token_in_order() {
         let a = Analyzer::global();
         let long = "x".repeat(MAX_TOKEN_CHARS + 1);
@@ -534,9 +574,11 @@ mod tests {
         let mut got = None;
         let make = || {
             *stemmed += 1;
-            (word != "the").then_some(word)
+            (word, word == "the")
         };
-        cache.stem_of(word, hash_of(word), make, |s| got = Some(s.to_owned()));
+        cache.stem_of(word, hash_of(word), make, |s, stop| {
+            got = (!stop).then(|| s.to_owned())
+        });
         got
     }
 
@@ -592,9 +634,9 @@ mod tests {
                 let mut got = None;
                 let make = || {
                     misses += 1;
-                    Some(stem)
+                    (stem, false)
                 };
-                cache.stem_of(word, hash_of(word), make, |s| got = Some(s.to_owned()));
+                cache.stem_of(word, hash_of(word), make, |s, _| got = Some(s.to_owned()));
                 assert_eq!(got.as_deref(), Some(stem), "{word}");
                 assert_eq!(
                     misses,

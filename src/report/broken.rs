@@ -1,4 +1,5 @@
-//! `report broken`: every URL that failed or answered 4xx/5xx, with every
+//! `report broken`: every URL that failed or answered 4xx/5xx (less the
+//! statuses its run's `--accept` lists), with every
 //! page that links to it and the link's text there ("found on ... as
 //! ..."), the most linked first. A URL reached through redirects is linked
 //! from the pages linking to each hop of the chains that lead to it, each
@@ -6,8 +7,10 @@
 
 use serde::Serialize;
 
+use super::accepted::Accepted;
 use super::redirects::{Hop, RedirectsInto, MAX_HOPS};
 use super::{failed_status, opt_cell, Ctx, ListKind, Result, Row};
+use crate::html::resources::Element;
 use crate::store::prelude::*;
 use crate::store::{PageId, UrlState};
 
@@ -22,6 +25,8 @@ pub struct Item {
     /// The redirect chains that end at the URL, each with the pages
     /// linking to its first hop.
     pub chains: Vec<Chain>,
+    /// What loads it, when it is a resource of the reported pages.
+    pub element: Option<Element>,
 }
 
 /// Redirects (with their 3xx) that lead, hop by hop, to a broken URL, and
@@ -45,6 +50,10 @@ pub struct BrokenRow {
     pub status: Option<u16>,
     pub reason: String,
     pub sources: Vec<Source>,
+    /// The element that loads it (`img`, `script`, ...) when it is a
+    /// resource; absent for a link target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<&'static str>,
 }
 
 /// A page linking to a broken URL, and the link's text there.
@@ -67,20 +76,27 @@ impl ListKind for Broken {
         for (id, state) in ctx.states()? {
             into.add(*id, state);
         }
+        let accepted = Accepted::read(ctx.r)?;
         let mut items = Vec::new();
         for (id, state) in ctx.states()? {
-            if let UrlState::Failed { reason, .. } = state {
+            if let UrlState::Failed { point, gen, reason } = state {
+                let status = failed_status(ctx.r, *id, reason)?;
+                if !accepted.is_broken(*point, *gen, status) {
+                    continue;
+                }
                 let mut chains = Vec::new();
                 chains_into(ctx, &into, *id, &[], &mut chains)?;
                 items.push(Item {
                     page: *id,
-                    status: failed_status(ctx.r, *id, reason)?,
+                    status,
                     reason: reason.clone(),
                     parents: ctx.r.parents(*id)?,
                     chains,
+                    element: None,
                 });
             }
         }
+        add_broken_resources(ctx, &mut items)?;
         most_linked_first(&mut items);
         Ok(items)
     }
@@ -88,6 +104,29 @@ impl ListKind for Broken {
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
         row(ctx, item)
     }
+}
+
+/// Adds the broken resources: a resource crawled as a page too (a frame)
+/// that is already a row gets its element; the others are rows of their
+/// own, the pages loading them as their sources.
+fn add_broken_resources(ctx: &Ctx<'_, '_>, items: &mut Vec<Item>) -> Result<()> {
+    let resources = super::resources::items(super::resources::uses(ctx)?);
+    for r in resources.into_iter().filter(|r| r.broken()) {
+        if let Some(item) = items.iter_mut().find(|i| i.page == r.page) {
+            item.element.get_or_insert(r.element);
+            continue;
+        }
+        let Some(check) = r.check else { continue };
+        items.push(Item {
+            page: r.page,
+            status: check.status,
+            reason: check.reason.unwrap_or_default(),
+            parents: r.sources,
+            chains: Vec::new(),
+            element: Some(r.element),
+        });
+    }
+    Ok(())
 }
 
 /// Every chain of redirects that leads to `end` through `hops` (the hops
@@ -150,6 +189,7 @@ pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
         status: item.status,
         reason: item.reason,
         sources,
+        element: item.element.map(Element::as_str),
     })
 }
 

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::indexability::canonical_is_other;
 use super::{status_of, Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, UrlState};
@@ -41,12 +42,10 @@ impl ListKind for Canonicals {
             let Some(canonical) = &rec.canonical else {
                 continue;
             };
-            let own = ctx.url(*id)?;
-            let target = Url::parse(canonical).ok();
-            if canonical == &own || target.as_ref().is_some_and(|t| t.as_str() == own) {
+            if !canonical_is_other(canonical, &ctx.url(*id)?) {
                 continue;
             }
-            let issue = match target {
+            let issue = match Url::parse(canonical).ok() {
                 Some(t) if is_error(ctx, &t)? => Issue::ToError,
                 _ => Issue::NonSelf,
             };

@@ -109,7 +109,8 @@ fn pick_point(ctx: &Ctx<'_, '_>) -> Result<Option<PointId>> {
     if let Some(p) = ctx.point() {
         return Ok(Some(p));
     }
-    let points = ctx.r.points_with_history()?;
+    let mut points = ctx.r.points_with_history()?;
+    points.retain(|&p| ctx.covers_point(p));
     match points.as_slice() {
         [] => Ok(None),
         [p] => Ok(Some(*p)),

@@ -1,12 +1,26 @@
 //! `report descriptions`: HTML pages (2xx) whose meta description is
-//! missing, shared with other pages, or longer than 160 characters (the
-//! check is the titles' one, on another field).
+//! missing, shared with other pages, longer than 160 characters, shorter
+//! than 70, or wider than 985 px at 14 px (the titles' check, on another
+//! field with other [`Limits`]).
 
-use super::titles::{text_issues, text_row, Item, TextRow};
+use super::pixels::DESCRIPTION_FONT_PX;
+use super::titles::{text_issues, text_row, Item, Limits, TextRow};
 use super::{Ctx, ListKind, Result};
 
 /// Descriptions longer than this many characters are cut in search results.
 pub const DESCRIPTION_MAX: usize = 160;
+/// Descriptions shorter than this say too little (Screaming Frog's default).
+pub const DESCRIPTION_MIN: usize = 70;
+/// Descriptions wider than this, at [`DESCRIPTION_FONT_PX`], are cut.
+pub const DESCRIPTION_MAX_PX: u32 = 985;
+
+const DESCRIPTION_LIMITS: Limits = Limits {
+    min_chars: DESCRIPTION_MIN,
+    max_chars: DESCRIPTION_MAX,
+    font_px: DESCRIPTION_FONT_PX,
+    max_px: DESCRIPTION_MAX_PX,
+    same_as_h1: false,
+};
 
 pub struct Descriptions;
 
@@ -15,7 +29,7 @@ impl ListKind for Descriptions {
     type Row = TextRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
-        text_issues(ctx, |rec| rec.description.as_deref(), DESCRIPTION_MAX)
+        text_issues(ctx, |rec| rec.description.as_deref(), &DESCRIPTION_LIMITS)
     }
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<TextRow> {

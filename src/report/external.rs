@@ -1,8 +1,9 @@
 //! `report external`: out-of-scope link targets that `--check-external`
-//! checked and found broken (no answer, or 4xx/5xx), with every page
+//! checked and found broken (no answer, or 4xx/5xx less `--accept`), with every page
 //! linking to them, the most linked first. With a point: the links its
 //! runs checked.
 
+use super::accepted::Accepted;
 use super::broken::{most_linked_first, row, BrokenRow, Item};
 use super::{Ctx, ListKind, Result};
 use crate::store::prelude::*;
@@ -25,16 +26,18 @@ pub fn any_checked(ctx: &Ctx<'_, '_>) -> Result<bool> {
         .r
         .external_checks()?
         .iter()
-        .any(|(_, c)| ctx.point().is_none_or(|p| c.point == p)))
+        .any(|(_, c)| ctx.covers_point(c.point)))
 }
 
 /// Why nothing was checked: the note to give when [`any_checked`] says no
 /// link was. A crawl point of the report that checks external links and
 /// has crawled found none; otherwise none was asked to.
 pub fn nothing_checked(ctx: &Ctx<'_, '_>) -> Result<&'static str> {
-    let checks = ctx.r.points()?.into_iter().any(|(id, p)| {
-        ctx.point().is_none_or(|only| id == only) && !p.deleted && p.check_external && p.gen > 0
-    });
+    let checks = ctx
+        .r
+        .points()?
+        .into_iter()
+        .any(|(id, p)| ctx.covers_point(id) && !p.deleted && p.check_external && p.gen > 0);
     Ok(if checks { NONE_FOUND } else { NOT_CHECKED })
 }
 
@@ -43,18 +46,25 @@ impl ListKind for External {
     type Row = BrokenRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
+        let accepted = Accepted::read(ctx.r)?;
         let mut items = Vec::new();
         for (page, check) in ctx.r.external_checks()? {
-            if ctx.point().is_some_and(|p| check.point != p) {
+            if !ctx.covers_point(check.point) {
                 continue;
             }
-            if let Some(reason) = check.reason {
+            if accepted.is_broken(check.point, check.gen, check.status) {
+                let reason = match (check.reason, check.status) {
+                    (Some(reason), _) => reason,
+                    (None, Some(s)) => crate::crawl::status_text(s),
+                    (None, None) => String::new(),
+                };
                 items.push(Item {
                     page,
                     status: check.status,
                     reason,
                     parents: ctx.r.parents(page)?,
                     chains: Vec::new(),
+                    element: None,
                 });
             }
         }

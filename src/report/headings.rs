@@ -1,24 +1,46 @@
 //! `report headings`: HTML pages (2xx) without an `<h1>`, then those with
-//! several (the most first).
+//! several (the most first), those without an `<h2>` (known only for
+//! pages crawled since the `<h2>` count is kept, see `PageAudit`), then
+//! pages whose first `<h1>` is another page's too (`duplicate_h1`, the
+//! largest groups first).
 
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::{Ctx, ListKind, Result, Row};
+use crate::store::prelude::*;
 use crate::store::PageId;
 
 pub struct Headings;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Issue {
     MissingH1,
     MultipleH1,
+    MissingH2,
+    DuplicateH1,
+}
+
+impl Issue {
+    fn as_str(self) -> &'static str {
+        match self {
+            Issue::MissingH1 => "missing_h1",
+            Issue::MultipleH1 => "multiple_h1",
+            Issue::MissingH2 => "missing_h2",
+            Issue::DuplicateH1 => "duplicate_h1",
+        }
+    }
 }
 
 pub struct Item {
     page: PageId,
     issue: Issue,
     h1: Vec<String>,
+    /// Every page sharing the first h1 (this one included), for duplicates.
+    group: Option<Rc<Vec<PageId>>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -26,6 +48,8 @@ pub struct HeadingRow {
     pub url: String,
     pub issue: Issue,
     pub h1: Vec<String>,
+    /// The other pages with the same first h1 (`duplicate_h1` only).
+    pub others: Vec<String>,
 }
 
 impl ListKind for Headings {
@@ -33,45 +57,91 @@ impl ListKind for Headings {
     type Row = HeadingRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
+        let mut h2 = FxHashMap::default();
+        ctx.r.for_each_page_audit(|page, audit| {
+            h2.insert(page, audit.h2);
+        })?;
         let mut items = Vec::new();
+        let mut groups: FxHashMap<&str, Vec<PageId>> = FxHashMap::default();
         for (id, rec) in ctx.pages()? {
-            if !ctx.is_html_ok(rec)? || rec.h1.len() == 1 {
+            if !ctx.is_html_ok(rec)? {
                 continue;
             }
-            let issue = if rec.h1.is_empty() {
-                Issue::MissingH1
-            } else {
-                Issue::MultipleH1
-            };
-            items.push(Item {
+            let item = |issue| Item {
                 page: *id,
                 issue,
                 h1: rec.h1.clone(),
-            });
+                group: None,
+            };
+            match rec.h1.len() {
+                0 => items.push(item(Issue::MissingH1)),
+                1 => {}
+                _ => items.push(item(Issue::MultipleH1)),
+            }
+            if h2.get(id) == Some(&0) {
+                items.push(item(Issue::MissingH2));
+            }
+            if let Some(first) = rec.h1.first() {
+                groups.entry(first).or_default().push(*id);
+            }
         }
         items.sort_by(|a, b| {
-            let rank = |i: &Item| (i.issue == Issue::MultipleH1, std::cmp::Reverse(i.h1.len()));
+            let rank = |i: &Item| (i.issue, std::cmp::Reverse(i.h1.len()));
             rank(a).cmp(&rank(b)).then(a.page.cmp(&b.page))
         });
+        let mut dups: Vec<Rc<Vec<PageId>>> = (groups.into_values())
+            .filter(|pages| pages.len() > 1)
+            .map(Rc::new)
+            .collect();
+        dups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
+        let h1_of: FxHashMap<PageId, &Vec<String>> = ctx
+            .pages()?
+            .iter()
+            .map(|(id, rec)| (*id, &rec.h1))
+            .collect();
+        for group in dups {
+            for &page in group.iter() {
+                items.push(Item {
+                    page,
+                    issue: Issue::DuplicateH1,
+                    h1: h1_of.get(&page).map(|h| h.to_vec()).unwrap_or_default(),
+                    group: Some(Rc::clone(&group)),
+                });
+            }
+        }
         Ok(items)
     }
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<HeadingRow> {
+        let others = super::titles::others(ctx, item.group.as_ref(), item.page)?;
         Ok(HeadingRow {
             url: ctx.url(item.page)?,
             issue: item.issue,
             h1: item.h1,
+            others,
         })
     }
 }
 
 impl Row for HeadingRow {
-    const COLUMNS: &'static [&'static str] = &["url", "issue", "h1"];
+    const COLUMNS: &'static [&'static str] = &["url", "issue", "h1", "others"];
     fn cells(&self) -> Vec<String> {
-        let issue = match self.issue {
-            Issue::MissingH1 => "missing_h1",
-            Issue::MultipleH1 => "multiple_h1",
-        };
-        vec![self.url.clone(), issue.to_string(), self.h1.join(" | ")]
+        vec![
+            self.url.clone(),
+            self.issue.as_str().to_string(),
+            self.h1.join(" | "),
+            self.others.join(" "),
+        ]
+    }
+    fn table_columns() -> &'static [&'static str] {
+        &["url", "issue", "h1"]
+    }
+    fn table_cells(&self) -> Vec<String> {
+        let mut cells = self.cells();
+        cells.pop();
+        cells
+    }
+    fn details(&self) -> Vec<String> {
+        self.others.iter().map(|u| format!("also on {u}")).collect()
     }
 }

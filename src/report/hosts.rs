@@ -30,7 +30,7 @@ impl ListKind for Hosts {
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<(String, OriginFigures)>> {
         let mut items = ctx.r.origin_figures()?;
-        if ctx.point().is_some() {
+        if ctx.scoped() {
             let mut origins = FxHashSet::default();
             for (id, _) in ctx.states()? {
                 if let Ok(url) = crate::url::Url::parse(&ctx.url(*id)?) {

@@ -4,6 +4,7 @@
 //! shown into URLs and text ([`ListKind`]); `summary`, `depth` and
 //! `changes` answer one object each. Faces print the rows ([`Row`]).
 
+pub mod accepted;
 pub mod broken;
 pub mod canonicals;
 pub mod changes;
@@ -12,12 +13,20 @@ pub mod descriptions;
 pub mod directives;
 pub mod duplicates;
 pub mod external;
+pub mod fragments;
 pub mod headings;
 pub mod hosts;
+pub mod images;
+pub mod indexability;
 pub mod large;
+pub mod links;
 pub mod mimetypes;
+pub mod near_duplicates;
+pub mod pixels;
 pub mod redirects;
+pub mod resources;
 pub mod scope;
+pub mod sitemaps;
 pub mod slow;
 pub mod summary;
 pub mod titles;
@@ -50,6 +59,13 @@ pub enum Kind {
     Hosts,
     External,
     Changes,
+    NearDuplicates,
+    Fragments,
+    Indexability,
+    Links,
+    Sitemaps,
+    Resources,
+    Images,
 }
 
 /// Why a report could not be made.
@@ -68,6 +84,13 @@ pub enum ReportError {
     },
     #[error("several crawl points have runs to compare ({0}): give --point ID")]
     PointNeeded(String),
+    #[error(transparent)]
+    Doc(#[from] crate::documents::DocError),
+    #[error("run {run} is not a run of a crawl point of document {doc:?}")]
+    RunOutsideDocument {
+        run: crate::store::RunId,
+        doc: String,
+    },
 }
 
 pub type Result<T, E = ReportError> = std::result::Result<T, E>;
@@ -133,7 +156,16 @@ pub struct Listing<R> {
 }
 
 pub fn list<K: ListKind>(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Listing<K::Row>> {
-    let items = K::find(ctx)?;
+    listing::<K>(ctx, K::find(ctx)?, limit)
+}
+
+/// The first `limit` of a kind's `items` as rows, and how many there are
+/// (for a kind found with settings of its own: `near-duplicates`).
+pub fn listing<K: ListKind>(
+    ctx: &Ctx<'_, '_>,
+    items: Vec<K::Item>,
+    limit: usize,
+) -> Result<Listing<K::Row>> {
     let total = items.len();
     let rows = items
         .into_iter()
@@ -158,6 +190,10 @@ pub struct Ctx<'a, 's> {
     in_point: OnceCell<FxHashSet<PageId>>,
     urls: RefCell<FxHashMap<PageId, String>>,
     mimes: RefCell<FxHashMap<MimeId, Option<MimeRecord>>>,
+    /// `--doc`: the document's crawl points, the only ones reported.
+    doc_points: Option<FxHashSet<PointId>>,
+    /// The resource tables, read once for every kind that needs them.
+    resource_uses: OnceCell<resources::Uses>,
 }
 
 impl<'a, 's> Ctx<'a, 's> {
@@ -179,7 +215,17 @@ impl<'a, 's> Ctx<'a, 's> {
             }
         }
         let (view, named) = scope::view(r, point, scope)?;
-        Ok(Ctx {
+        Ok(Ctx::of(r, point, scope, view, named))
+    }
+
+    fn of(
+        r: &'a Reader<'s>,
+        point: Option<PointId>,
+        scope: Scope,
+        view: Option<scope::View>,
+        named: Vec<NamedRun>,
+    ) -> Ctx<'a, 's> {
+        Ctx {
             r,
             point,
             scope,
@@ -190,7 +236,31 @@ impl<'a, 's> Ctx<'a, 's> {
             in_point: OnceCell::new(),
             urls: RefCell::default(),
             mimes: RefCell::default(),
-        })
+            doc_points: None,
+            resource_uses: OnceCell::new(),
+        }
+    }
+
+    /// A context over what the crawl points of document `doc` reached in
+    /// the runs `scope` asks for (`report --doc`).
+    pub fn for_document(r: &'a Reader<'s>, doc: &str, scope: Scope) -> Result<Ctx<'a, 's>> {
+        let points = crate::documents::points_of(r, doc)?;
+        let (view, named) = scope::view_of_points(r, &points, scope, doc)?;
+        let mut ctx = Ctx::of(r, None, scope, Some(view), named);
+        ctx.doc_points = Some(points.into_iter().collect());
+        Ok(ctx)
+    }
+
+    /// Whether the report covers crawl point `p`'s findings: every point's
+    /// without `--point` or `--doc`.
+    pub fn covers_point(&self, p: PointId) -> bool {
+        self.point.is_none_or(|only| only == p)
+            && self.doc_points.as_ref().is_none_or(|set| set.contains(&p))
+    }
+
+    /// Whether the report covers only some crawl points' URLs.
+    pub fn scoped(&self) -> bool {
+        self.point.is_some() || self.doc_points.is_some()
     }
 
     pub fn point(&self) -> Option<PointId> {

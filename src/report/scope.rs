@@ -68,6 +68,48 @@ impl View {
     pub fn covers(&self, page: PageId, state: &UrlState) -> bool {
         self.gens.contains(&state.run()) || self.reached.contains(&page)
     }
+
+    fn add(&mut self, other: View) {
+        self.gens.extend(other.gens);
+        self.reached.extend(other.reached);
+    }
+}
+
+/// The view `scope` asks for over several points (a document's, named
+/// `doc`): each point's, together. `--run ID` must name a run of one of
+/// them; with no points, nothing is covered.
+pub(super) fn view_of_points(
+    r: &Reader<'_>,
+    points: &[PointId],
+    scope: Scope,
+    doc: &str,
+) -> Result<(View, Vec<NamedRun>)> {
+    let mut all = View {
+        gens: FxHashSet::default(),
+        reached: FxHashSet::default(),
+    };
+    let mut named = Vec::new();
+    let of_run = match scope {
+        Scope::Run(id) => Some(r.run(id)?.ok_or(ReportError::NoRun(id))?.point),
+        _ => None,
+    };
+    if let (Scope::Run(run), Some(point)) = (scope, of_run) {
+        if !points.contains(&point) {
+            return Err(ReportError::RunOutsideDocument {
+                run,
+                doc: doc.to_string(),
+            });
+        }
+    }
+    for &point in points.iter().filter(|&&p| of_run.is_none_or(|o| o == p)) {
+        let (view, runs) = view(r, Some(point), scope)?;
+        // With a point, every scope gives a view.
+        if let Some(v) = view {
+            all.add(v);
+        }
+        named.extend(runs);
+    }
+    Ok((all, named))
 }
 
 /// The view `scope` asks for (of `point`'s runs only, when given) and the

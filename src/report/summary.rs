@@ -92,10 +92,26 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         ("directives", count::<super::directives::Directives>(ctx)?),
         ("canonicals", count::<super::canonicals::Canonicals>(ctx)?),
         ("external", count::<super::external::External>(ctx)?),
+        (
+            "near-duplicates",
+            count::<super::near_duplicates::NearDuplicates>(ctx)?,
+        ),
+        ("fragments", count::<super::fragments::Fragments>(ctx)?),
+        (
+            "indexability",
+            count::<super::indexability::NonIndexable>(ctx)?,
+        ),
+        ("sitemaps", count::<super::sitemaps::Sitemaps>(ctx)?),
+        (
+            "resources",
+            count::<super::resources::BrokenResources>(ctx)?,
+        ),
+        ("images", count::<super::images::Images>(ctx)?),
     ]);
-    let urls = match ctx.point() {
-        Some(_) => ctx.states()?.len() as u64,
-        None => ctx.r.url_count()?,
+    let urls = if ctx.scoped() {
+        ctx.states()?.len() as u64
+    } else {
+        ctx.r.url_count()?
     };
     let named = ctx.named_runs();
     Ok(Summary {

@@ -1,19 +1,44 @@
 //! `report titles`: HTML pages (2xx) whose title is missing, shared with
-//! other pages, or longer than 60 characters. The check itself is shared
-//! with `report descriptions` ([`text_issues`]).
+//! other pages, longer than 60 characters, shorter than 30, wider than
+//! 561 px at 20 px (see [`pixels`](super::pixels)), or the same as the
+//! page's first `<h1>`. The check itself is shared with `report
+//! descriptions` ([`text_issues`]), which gives it other [`Limits`].
 
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::pixels::{width_px, TITLE_FONT_PX};
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::{PageId, PageRecord};
 
 /// Titles longer than this many characters are cut in search results.
 pub const TITLE_MAX: usize = 60;
+/// Titles shorter than this say too little (Screaming Frog's default).
+pub const TITLE_MIN: usize = 30;
+/// Titles wider than this, at [`TITLE_FONT_PX`], are cut in results.
+pub const TITLE_MAX_PX: u32 = 561;
 
 pub struct Titles;
+
+/// What a text field is held to.
+pub struct Limits {
+    pub min_chars: usize,
+    pub max_chars: usize,
+    pub font_px: u32,
+    pub max_px: u32,
+    /// Whether a value equal to the page's first `<h1>` is an issue.
+    pub same_as_h1: bool,
+}
+
+const TITLE_LIMITS: Limits = Limits {
+    min_chars: TITLE_MIN,
+    max_chars: TITLE_MAX,
+    font_px: TITLE_FONT_PX,
+    max_px: TITLE_MAX_PX,
+    same_as_h1: true,
+};
 
 /// What is wrong with a page's title or description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -22,6 +47,9 @@ pub enum Issue {
     Missing,
     Duplicate,
     TooLong,
+    TooShort,
+    TooWide,
+    SameAsH1,
 }
 
 impl Issue {
@@ -30,6 +58,9 @@ impl Issue {
             Issue::Missing => "missing",
             Issue::Duplicate => "duplicate",
             Issue::TooLong => "too_long",
+            Issue::TooShort => "too_short",
+            Issue::TooWide => "too_wide",
+            Issue::SameAsH1 => "same_as_h1",
         }
     }
 }
@@ -40,6 +71,7 @@ pub struct Item {
     value: Option<String>,
     /// Every page sharing the value (this one included), for duplicates.
     group: Option<Rc<Vec<PageId>>>,
+    font_px: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -49,6 +81,10 @@ pub struct TextRow {
     pub value: Option<String>,
     /// The other pages with the same value (duplicates only).
     pub others: Vec<String>,
+    /// The value's length in characters and its width in pixels (null
+    /// when it is missing).
+    pub chars: Option<usize>,
+    pub px: Option<u32>,
 }
 
 impl ListKind for Titles {
@@ -56,7 +92,7 @@ impl ListKind for Titles {
     type Row = TextRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
-        text_issues(ctx, |rec| rec.title.as_deref(), TITLE_MAX)
+        text_issues(ctx, |rec| rec.title.as_deref(), &TITLE_LIMITS)
     }
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<TextRow> {
@@ -64,36 +100,44 @@ impl ListKind for Titles {
     }
 }
 
-/// Missing (absent or blank), duplicate and too-long values of one text
-/// field of HTML 2xx pages: missing first, then duplicates (the largest
-/// groups first), then too long (the longest first). A page can have two
-/// issues.
+/// Issues of one text field of HTML 2xx pages: missing (absent or blank)
+/// first, then duplicates (the largest groups first), too long (the
+/// longest first), too short (the shortest first), too wide (the widest
+/// first), the same as the h1 (by page). A page can have several issues.
 pub fn text_issues(
     ctx: &Ctx<'_, '_>,
     field: impl Fn(&PageRecord) -> Option<&str>,
-    max_chars: usize,
+    limits: &Limits,
 ) -> Result<Vec<Item>> {
     let mut missing = Vec::new();
     let mut groups: FxHashMap<&str, Vec<PageId>> = FxHashMap::default();
+    // (sort key, smallest first; page; value) for each measured issue.
     let mut long = Vec::new();
+    let mut short = Vec::new();
+    let mut wide = Vec::new();
+    let mut same = Vec::new();
     for (id, rec) in ctx.pages()? {
         if !ctx.is_html_ok(rec)? {
             continue;
         }
-        match field(rec).filter(|v| !v.trim().is_empty()) {
-            None => missing.push(Item {
-                page: *id,
-                issue: Issue::Missing,
-                value: None,
-                group: None,
-            }),
-            Some(v) => {
-                groups.entry(v).or_default().push(*id);
-                let chars = v.chars().count();
-                if chars > max_chars {
-                    long.push((chars, *id, v));
-                }
-            }
+        let Some(v) = field(rec).filter(|v| !v.trim().is_empty()) else {
+            missing.push(*id);
+            continue;
+        };
+        groups.entry(v).or_default().push(*id);
+        let chars = v.chars().count() as i64;
+        if chars > limits.max_chars as i64 {
+            long.push((-chars, *id, v));
+        }
+        if chars < limits.min_chars as i64 {
+            short.push((chars, *id, v));
+        }
+        let px = i64::from(width_px(v, limits.font_px));
+        if px > i64::from(limits.max_px) {
+            wide.push((-px, *id, v));
+        }
+        if limits.same_as_h1 && rec.h1.first().is_some_and(|h| h.trim() == v.trim()) {
+            same.push((0, *id, v));
         }
     }
     let mut dups: Vec<(&str, Rc<Vec<PageId>>)> = groups
@@ -102,59 +146,82 @@ pub fn text_issues(
         .map(|(v, pages)| (v, Rc::new(pages)))
         .collect();
     dups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1[0].cmp(&b.1[0])));
-    long.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut items = missing;
+    let item = |issue, page, value: Option<&str>, group| Item {
+        page,
+        issue,
+        value: value.map(str::to_string),
+        group,
+        font_px: limits.font_px,
+    };
+    let mut items: Vec<Item> = missing
+        .into_iter()
+        .map(|page| item(Issue::Missing, page, None, None))
+        .collect();
     for (v, group) in dups {
         for &page in group.iter() {
-            items.push(Item {
+            items.push(item(
+                Issue::Duplicate,
                 page,
-                issue: Issue::Duplicate,
-                value: Some(v.to_string()),
-                group: Some(Rc::clone(&group)),
-            });
+                Some(v),
+                Some(Rc::clone(&group)),
+            ));
         }
     }
-    items.extend(long.into_iter().map(|(_, page, v)| Item {
-        page,
-        issue: Issue::TooLong,
-        value: Some(v.to_string()),
-        group: None,
-    }));
+    for (issue, mut found) in [
+        (Issue::TooLong, long),
+        (Issue::TooShort, short),
+        (Issue::TooWide, wide),
+        (Issue::SameAsH1, same),
+    ] {
+        found.sort_unstable();
+        let found = found.into_iter();
+        items.extend(found.map(|(_, page, v)| item(issue, page, Some(v), None)));
+    }
     Ok(items)
 }
 
+/// The URLs of a group's pages other than `page` (none without a group).
+pub fn others(
+    ctx: &Ctx<'_, '_>,
+    group: Option<&Rc<Vec<PageId>>>,
+    page: PageId,
+) -> Result<Vec<String>> {
+    let rest: Vec<PageId> = group
+        .map(|g| g.iter().copied().filter(|&p| p != page).collect())
+        .unwrap_or_default();
+    ctx.urls(&rest)
+}
+
 pub fn text_row(ctx: &Ctx<'_, '_>, item: Item) -> Result<TextRow> {
-    let others = match &item.group {
-        Some(group) => {
-            let rest: Vec<PageId> = group.iter().copied().filter(|&p| p != item.page).collect();
-            ctx.urls(&rest)?
-        }
-        None => Vec::new(),
-    };
+    let others = others(ctx, item.group.as_ref(), item.page)?;
     Ok(TextRow {
         url: ctx.url(item.page)?,
         issue: item.issue,
+        chars: item.value.as_deref().map(|v| v.chars().count()),
+        px: item.value.as_deref().map(|v| width_px(v, item.font_px)),
         value: item.value,
         others,
     })
 }
 
 impl Row for TextRow {
-    const COLUMNS: &'static [&'static str] = &["url", "issue", "value", "others"];
+    const COLUMNS: &'static [&'static str] = &["url", "issue", "value", "others", "chars", "px"];
     fn cells(&self) -> Vec<String> {
         vec![
             self.url.clone(),
             self.issue.as_str().to_string(),
             self.value.clone().unwrap_or_default(),
             self.others.join(" "),
+            super::opt_cell(self.chars),
+            super::opt_cell(self.px),
         ]
     }
     fn table_columns() -> &'static [&'static str] {
-        &["url", "issue", "value"]
+        &["url", "issue", "value", "chars", "px"]
     }
     fn table_cells(&self) -> Vec<String> {
         let mut cells = self.cells();
-        cells.pop();
+        cells.remove(3);
         cells
     }
     fn details(&self) -> Vec<String> {

@@ -13,6 +13,7 @@ use crate::store::{PageId, PageRead, StoreError, WordRead};
 
 pub use query::{parse, Empty, Exclusion, Phrase, Query};
 pub use rank::TITLE_BOOST;
+pub(crate) use snippet::page_text;
 pub use snippet::SNIPPET_CHARS;
 
 /// Results a face shows when no limit is asked for.
@@ -59,7 +60,18 @@ pub fn search<R: PageRead + WordRead>(
     query: &str,
     limit: usize,
 ) -> Result<Results, StoreError> {
-    let q = match query::parse(query) {
+    search_with(r, query, limit, crate::index::Analyzer::global())
+}
+
+/// [`search`] with the query analysed by `analyzer` (a crawl point's own
+/// stopwords), so that it meets the stems its pages were indexed under.
+pub fn search_with<R: PageRead + WordRead>(
+    r: &R,
+    query: &str,
+    limit: usize,
+    analyzer: &crate::index::Analyzer,
+) -> Result<Results, StoreError> {
+    let q = match query::parse_with(query, analyzer) {
         Ok(q) => q,
         Err(empty) => {
             return Ok(Results {

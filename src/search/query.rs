@@ -118,7 +118,11 @@ fn bump<T: PartialEq>(list: &mut Vec<(T, u32)>, item: T) {
 
 /// Parses and analyses a query. `Err` says why there is nothing to search.
 pub fn parse(q: &str) -> Result<Query, Empty> {
-    let analyzer = Analyzer::global();
+    parse_with(q, Analyzer::global())
+}
+
+/// [`parse`] with the words analysed by `analyzer`.
+pub fn parse_with(q: &str, analyzer: &Analyzer) -> Result<Query, Empty> {
     let mut query = Query::default();
     let mut any_token = false;
     for piece in pieces(q) {

@@ -15,7 +15,7 @@ const LEAD_CHARS: usize = 50;
 /// The page's visible text, decoded from its stored body as the crawler
 /// parsed it, one space between words; None when no body was kept or it
 /// is not text.
-fn page_text<R: PageRead>(r: &R, page: PageId) -> Result<Option<String>, StoreError> {
+pub(crate) fn page_text<R: PageRead>(r: &R, page: PageId) -> Result<Option<String>, StoreError> {
     let Some(record) = r.page(page)? else {
         return Ok(None);
     };

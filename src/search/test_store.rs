@@ -31,6 +31,7 @@ pub(crate) fn put(w: &mut Writer<'_>, url: &str, html: &str) -> Result<PageId, S
         terms,
         title_terms,
         head: None,
+        audit: Some(crate::store::PageAudit { h2: doc.h2 }),
     };
     w.put_page(id, &write, &[])?;
     Ok(id)

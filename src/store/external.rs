@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::codec::{self, read_u32, u32_key};
+use super::codec::{self, u32_key};
 use super::schema::{PageId, PointId};
-use super::sealed::{by_id, View};
+use super::sealed::{all_by_id, by_id, View};
 use super::{Result, Writer};
 
 /// The answer to one external link check.
@@ -37,12 +37,7 @@ pub trait ExternalRead: View {
 
     /// Every checked link target, by page id.
     fn external_checks(&self) -> Result<Vec<(PageId, ExternalCheck)>> {
-        let mut out = Vec::new();
-        for item in self.dbs().external_checks.iter(self.txn())? {
-            let (k, v) = item?;
-            out.push((read_u32(k)?, codec::decode(v)?));
-        }
-        Ok(out)
+        all_by_id(self, self.dbs().external_checks)
     }
 }
 

@@ -40,20 +40,31 @@ pub trait LinkRead: View {
         let Some(v) = link_list(self, page)? else {
             return Ok(Vec::new());
         };
-        let mut r = VarintReader::new(&v);
-        let children = codec::read_u32_list(&mut r)?;
-        let mut out = Vec::with_capacity(children.len());
-        for child in children {
-            // Length and mark in one varint: `len << 1 | nofollow`.
-            let head = r.next_u64()?;
-            let anchor = std::str::from_utf8(r.take(head >> 1)?)
+        let mut out = Vec::new();
+        walk_links(&v, |child, anchor, nofollow| {
+            let anchor = std::str::from_utf8(anchor)
                 .map_err(|_| super::StoreError::corrupt("anchor text is not UTF-8"))?;
             out.push(OutLink {
                 child,
                 anchor: anchor.to_string(),
-                nofollow: head & 1 == 1,
+                nofollow,
             });
-        }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The page's links as (child, nofollow), anchors skipped: what a
+    /// pass over the whole graph needs, without a string per link.
+    fn link_marks(&self, page: PageId) -> Result<Vec<(PageId, bool)>> {
+        let Some(v) = link_list(self, page)? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        walk_links(&v, |child, _, nofollow| {
+            out.push((child, nofollow));
+            Ok(())
+        })?;
         Ok(out)
     }
 
@@ -85,6 +96,18 @@ pub trait LinkRead: View {
 }
 
 impl<T: View + ?Sized> LinkRead for T {}
+
+/// Walks a `links_out` record: each child with its anchor's bytes and
+/// its nofollow mark, in page order.
+fn walk_links(v: &[u8], mut f: impl FnMut(PageId, &[u8], bool) -> Result<()>) -> Result<()> {
+    let mut r = VarintReader::new(v);
+    for child in codec::read_u32_list(&mut r)? {
+        // Length and mark in one varint: `len << 1 | nofollow`.
+        let head = r.next_u64()?;
+        f(child, r.take(head >> 1)?, head & 1 == 1)?;
+    }
+    Ok(())
+}
 
 /// A page's `links_out` record, decompressed (None: it links nowhere).
 fn link_list<V: View + ?Sized>(view: &V, page: PageId) -> Result<Option<Vec<u8>>> {

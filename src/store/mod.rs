@@ -23,20 +23,26 @@ pub(crate) mod codec;
 mod committed;
 mod copy;
 mod dictionary;
+mod documents;
 mod external;
 mod forward;
+mod fragments;
 mod frontier;
 mod history;
 mod inverted;
 mod links;
 mod origin_figures;
+mod page_audit;
 mod page_records;
+mod page_text;
 mod pages;
 mod points;
 mod repack;
+mod resources;
 mod retrain;
 mod runs;
 mod schema;
+mod sitemap_listings;
 mod sitemap_pages;
 mod terms;
 mod transaction;
@@ -56,8 +62,10 @@ pub use bodies::compress_body;
 pub use check::CheckRead;
 pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
+pub use documents::{DocumentRead, DocumentRecord};
 pub use external::{ExternalCheck, ExternalRead};
 pub use forward::Forward;
+pub use fragments::{FragmentRead, FragmentRecord};
 pub use frontier::{Claim, FrontierRead, StateCounts};
 pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
@@ -65,9 +73,12 @@ pub use inverted::run::Entry as PostingEntry;
 pub use inverted::words::{Posting, Stream, WordRead};
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
+pub use page_audit::{AuditRead, PageAudit};
+pub use page_text::{PageText, PageTextRead};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
 pub use repack::Repacked;
+pub use resources::{ResourceCheck, ResourceLink, ResourceRead};
 pub use runs::RunRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
@@ -75,15 +86,19 @@ pub use schema::{
     RobotsRecord, RunCounts, RunEnd, RunFlags, RunId, RunRecord, SkipReason, UrlRecord, UrlState,
     WordId, SCHEMA_VERSION,
 };
+pub use sitemap_listings::{ListingRead, SitemapListing};
 pub use sitemap_pages::SitemapRead;
 pub use terms::{stem_key, KnownWords, Term, Terms, TermsBuilder};
 pub use transaction::Writer;
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
+    pub use super::DocumentRead;
+    pub use super::FragmentRead;
+    pub use super::ResourceRead;
     pub use super::{
-        CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, OriginFiguresRead, PageRead,
-        PointRead, RunRead, SitemapRead, WordRead,
+        AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, ListingRead,
+        OriginFiguresRead, PageRead, PageTextRead, PointRead, RunRead, SitemapRead, WordRead,
     };
 }
 
@@ -417,6 +432,19 @@ mod sealed {
             done => done?,
         }
         Ok(())
+    }
+
+    /// Every record of `db`, a table keyed by an id, decoded, in id order.
+    pub fn all_by_id<V: View + ?Sized, T: serde::de::DeserializeOwned>(
+        v: &V,
+        db: super::schema::Db,
+    ) -> super::Result<Vec<(u32, T)>> {
+        let mut out = Vec::new();
+        for item in db.iter(v.txn())? {
+            let (k, value) = item?;
+            out.push((super::codec::read_u32(k)?, super::codec::decode(value)?));
+        }
+        Ok(out)
     }
 
     /// The record of `db` keyed by the id `id`, decoded (None: there is

@@ -35,6 +35,8 @@ pub struct PageWrite {
     pub title_terms: Terms,
     /// The request and response heads (None: none kept).
     pub head: Option<HttpHead>,
+    /// What the audit reports read of an HTML page (None: not HTML).
+    pub audit: Option<super::PageAudit>,
 }
 
 /// A meta tags part (schema 17): `varint n`, then the tags, framed or
@@ -100,8 +102,9 @@ fn parse_mime(content_type: &str) -> MimeRecord {
     // Every parameter is kept (the base schema's `mime_parameter`), names
     // in lower case; values keep their case (they may be tokens) but the
     // charset's, which is case-insensitive. Bounded: a header is outside
-    // input.
-    let params = parts
+    // input. Sorted by name (then value), so that one type sent with its
+    // parameters in another order is the same mimetype, one row.
+    let mut params: Vec<(String, String)> = parts
         .filter_map(|p| p.split_once('='))
         .map(|(k, v)| {
             let k: String = k.trim().to_ascii_lowercase().chars().take(50).collect();
@@ -116,6 +119,7 @@ fn parse_mime(content_type: &str) -> MimeRecord {
         .filter(|(k, _)| !k.is_empty())
         .take(16)
         .collect();
+    params.sort_unstable();
     MimeRecord {
         essence,
         suffix,
@@ -577,6 +581,7 @@ impl Writer<'_> {
             &head,
         ];
         self.put_page_records(id, parts)?;
+        self.put_page_audit(id, page.audit.as_ref())?;
         self.put_body(id, &page.compressed_body)
     }
 
@@ -639,6 +644,10 @@ impl Writer<'_> {
         let segment = self.unindex_page(id)?;
         self.unlink_children(id, segment)?;
         self.drop_page_records(id)?;
+        self.drop_page_text(id)?;
+        self.drop_fragments(id)?;
+        self.drop_page_audit(id)?;
+        self.drop_resources(id)?;
         self.set_norm_factor(id, 0.0)?;
         if let Some(old) = self.page(id)? {
             self.write_out_history(id, &old)?;
@@ -773,6 +782,24 @@ mod tests {
         assert_eq!(
             mime_key(&m),
             "application/xhtml+xml; charset=utf-8; profile=Strict"
+        );
+        // One type whatever the order or case of its parameters; a
+        // charset's value is case-insensitive (RFC 9110), others' are not.
+        let one = [
+            "text/html; charset=utf-8; foo=bar",
+            "text/html; foo=bar; charset=UTF-8",
+            "TEXT/HTML;FOO=bar;  Charset=\"utf-8\"",
+        ];
+        for ct in one {
+            assert_eq!(
+                mime_key(&parse_mime(ct)),
+                "text/html; charset=utf-8; foo=bar",
+                "{ct}"
+            );
+        }
+        assert_ne!(
+            mime_key(&parse_mime("text/html; foo=BAR")),
+            mime_key(&parse_mime("text/html; foo=bar"))
         );
         let many = format!("text/plain{}", "; a=b".repeat(100));
         assert_eq!(parse_mime(&many).params.len(), 16);

@@ -71,9 +71,27 @@ pub struct Dbs {
     pub pair_postings: Db,
     /// Every run of every crawl point, by run id (`runs`).
     pub runs: Db,
+    /// Documents grouping crawl points, by name (`documents`).
+    pub documents: Db,
+    /// A page's near-duplicate signature (`page_text`).
+    pub near_signatures: Db,
+    /// Why a fetched document's text could not be read (`page_text`).
+    pub text_errors: Db,
+    /// A page's ids and fragment links, for `--check-fragments` (`fragments`).
+    pub fragments: Db,
+    /// Page id → what the audit reports need beyond the page record
+    /// (`page_audit`).
+    pub page_audit: Db,
+    /// Page id → the sitemaps that listed it, by point and run
+    /// (`sitemap_listings`).
+    pub sitemap_listings: Db,
+    /// A page's (or stylesheet's) resources: what it loads (`resources`).
+    pub page_resources: Db,
+    /// What checking a resource answered, by its page id (`resources`).
+    pub resource_checks: Db,
 }
 
-pub const DB_COUNT: u32 = 32;
+pub const DB_COUNT: u32 = 40;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -119,6 +137,14 @@ impl Dbs {
             ("page_segments", self.page_segments),
             ("pair_postings", self.pair_postings),
             ("runs", self.runs),
+            ("documents", self.documents),
+            ("near_signatures", self.near_signatures),
+            ("text_errors", self.text_errors),
+            ("fragments", self.fragments),
+            ("page_audit", self.page_audit),
+            ("sitemap_listings", self.sitemap_listings),
+            ("page_resources", self.page_resources),
+            ("resource_checks", self.resource_checks),
         ]
     }
 }
@@ -159,6 +185,14 @@ impl Dbs {
             page_segments: db("page_segments")?,
             pair_postings: db("pair_postings")?,
             runs: db("runs")?,
+            documents: db("documents")?,
+            near_signatures: db("near_signatures")?,
+            text_errors: db("text_errors")?,
+            fragments: db("fragments")?,
+            page_audit: db("page_audit")?,
+            sitemap_listings: db("sitemap_listings")?,
+            page_resources: db("page_resources")?,
+            resource_checks: db("resource_checks")?,
         })
     }
 }
@@ -337,7 +371,7 @@ impl SkipReason {
     pub fn describe(self) -> &'static str {
         match self {
             SkipReason::OutOfScope => "outside the crawl point's root",
-            SkipReason::Excluded => "under an excluded prefix",
+            SkipReason::Excluded => "under an excluded prefix or matching an excluded pattern",
             SkipReason::Robots => "disallowed by robots.txt",
             SkipReason::TooDeep => "deeper than the depth limit",
             SkipReason::Nofollow => "linked with nofollow",

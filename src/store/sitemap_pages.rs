@@ -13,6 +13,15 @@ pub trait SitemapRead: View {
     fn listed_by_sitemap(&self, page: PageId) -> Result<Option<String>> {
         by_id(self, self.dbs().sitemap_pages, page, codec::decode)
     }
+
+    /// Every page a sitemap listed, with that sitemap, in page id order.
+    fn for_each_listed(&self, mut f: impl FnMut(PageId, String)) -> Result<()> {
+        for item in self.dbs().sitemap_pages.iter(self.txn())? {
+            let (k, v) = item?;
+            f(codec::read_u32(k)?, codec::decode(v)?);
+        }
+        Ok(())
+    }
 }
 
 impl<T: View + ?Sized> SitemapRead for T {}

@@ -117,6 +117,10 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         Kind::Directives => v.visit::<rep::directives::Directives>(),
         Kind::Canonicals => v.visit::<rep::canonicals::Canonicals>(),
         Kind::External => v.visit::<rep::external::External>(),
+        Kind::NearDuplicates => v.visit::<rep::near_duplicates::NearDuplicates>(),
+        Kind::Fragments => v.visit::<rep::fragments::Fragments>(),
+        Kind::Resources => v.visit::<rep::resources::BrokenResources>(),
+        Kind::Images => v.visit::<rep::images::Images>(),
         // Not findings: `report summary` does not count them.
         Kind::Slow
         | Kind::Large
@@ -125,6 +129,10 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         | Kind::Summary
         | Kind::Depth
         | Kind::Changes => return Err(unknown()),
+        Kind::Indexability => v.visit::<rep::indexability::NonIndexable>(),
+        Kind::Sitemaps => v.visit::<rep::sitemaps::Sitemaps>(),
+        // Every page has a row: a listing, not findings.
+        Kind::Links => return Err(unknown()),
     })
 }
 
@@ -150,7 +158,8 @@ impl Visit for Rows<'_, '_, '_> {
 }
 
 /// A row's URL and the rest of its table cells as words. A row that names
-/// a group rather than a page (duplicates) gives a line per URL it lists.
+/// a group rather than a page (duplicates) gives a line per URL it lists;
+/// a pair (near-duplicates) opens its first page, `a`.
 fn url_and_issue<R: Row>(row: &R) -> Vec<(String, String)> {
     let cols = R::table_columns();
     let cells = row.table_cells();
@@ -162,7 +171,7 @@ fn url_and_issue<R: Row>(row: &R) -> Vec<(String, String)> {
             .collect::<Vec<_>>()
             .join(" · ")
     };
-    if cols.first() == Some(&"url") {
+    if matches!(cols.first(), Some(&"url") | Some(&"a")) {
         let url = cells.first().cloned().unwrap_or_default();
         vec![(url, words(&cols[1..], cells.get(1..).unwrap_or_default()))]
     } else {

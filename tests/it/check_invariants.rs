@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::support::crawl::crawl_ok;
-use crate::support::{page, Reply, Resp, TestServer};
+use crate::support::{on_store, page, stderr_of, Reply, Resp, TestServer};
 use crawlscope::store::{Kept, PointRecord, RunEntry, UrlState, SCHEMA_VERSION};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RwTxn};
@@ -48,7 +48,8 @@ fn site() -> TestServer {
         "/a",
         Reply::Respond(Resp::html(
             "<title>Alpha harbor</title><meta name=description content=\"the alpha page\">\
-             <p>boats in the harbor at night</p><a href=/>home</a> <a href=/b>b</a> <a href=/c>c</a>",
+             <p>boats in the harbor at night</p><a href=/>home</a> <a href=/b>b</a> <a href=/c>c</a>\
+             <img src=/harbor.png alt=harbor>",
         )),
     );
     s.route(
@@ -84,7 +85,24 @@ struct Crawled {
 fn crawled(dir: &Path) -> Crawled {
     let server = site();
     let base = server.base();
-    crawl_ok(dir, &[&base, "--max-pages", "5", "--check-external"]);
+    crawl_ok(
+        dir,
+        &[
+            &base,
+            "--max-pages",
+            "5",
+            "--check-external",
+            "--check-fragments",
+        ],
+    );
+    // The point in a document, so that the documents table has a record.
+    for args in [
+        &["doc", "add", "suite"][..],
+        &["point", "update", "1", "--doc", "suite"],
+    ] {
+        let out = on_store(dir, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+    }
     // The store's own options, so LMDB sees the same map and table count.
     // SAFETY: opened once for this path in this process; the crawler that
     // wrote the store has exited.
@@ -708,19 +726,28 @@ fn check_names_each_broken_invariant_and_exits_1() {
 /// `next_instance_id` may start again; a robots record is a cache (fetched
 /// again when missing, absent under `--ignore-robots`); origin figures and
 /// which sitemap listed a page and what an external link answered are
-/// statistics and notes, no invariant's parts. And ones no record
-/// reveals: a page's body is optional (no body is kept for an image or
+/// statistics and notes, no invariant's parts, and so is what a resource
+/// check answered. And ones no record
+/// reveals: a page's resources are optional (a page may load nothing),
+/// and nothing else records them; a page's body is optional (no body is kept for an image or
 /// an error page) and the page record does not say whether it had one; a
 /// flag for that would take a schema change. (A page's meta tags and HTTP
 /// head are parts of its `forward` record, which a page must have.) Run history is what the
 /// next run is compared with, and nothing else records whether a run
 /// fetched a URL (its state may since belong to another point's run): a
-/// lost entry shows as a "new" URL in `report changes`, nothing more.
+/// lost entry shows as a "new" URL in `report changes`, nothing more. A
+/// near-duplicate signature is optional too (a page too short for one
+/// shingle has none), and nothing else records whether a page had one.
 fn passes(table: &str, key: &[u8]) -> bool {
     match table {
         "meta" => key == b"schema_version" || key == b"next_instance_id",
         "robots" | "bodies" | "origin_figures" | "sitemap_pages" | "external_checks"
-        | "run_history" => true,
+        | "run_history" | "near_signatures" | "page_resources" | "resource_checks" => true,
+        // A page without its fragment record is "not known": never a finding.
+        "fragments" => true,
+        // A page without an audit record reads as "not known"; a listing
+        // gone reads as a sitemap that did not list the page.
+        "page_audit" | "sitemap_listings" => true,
         _ => false,
     }
 }
@@ -735,7 +762,7 @@ fn deleting_any_entry_of_any_table_is_noticed() {
     // the crawler exits, pair postings, kept by merged segments of 512
     // pages or more (the store's unit tests delete each of theirs), and
     // the three tables schema 17 keeps empty (their records are parts of
-    // `forward`'s).
+    // `forward`'s), and text errors (the site has no unreadable document).
     let empty: Vec<&str> = c
         .tables
         .iter()
@@ -750,7 +777,8 @@ fn deleting_any_entry_of_any_table_is_noticed() {
             "instances",
             "links_out",
             "meta_tags",
-            "pair_postings"
+            "pair_postings",
+            "text_errors"
         ]
     );
     assert!(c.tables.len() >= 24, "tables: {}", c.tables.len());

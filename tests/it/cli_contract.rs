@@ -55,6 +55,8 @@ const ROLES: &[(&str, Role)] = &[
     ("runs", Role::Reads),
     ("completions", Role::Without),
     ("man", Role::Without),
+    ("doc add", Role::Creates),
+    ("doc list", Role::Reads),
 ];
 
 fn line(words: &[&str]) -> Vec<String> {
@@ -99,6 +101,8 @@ pub(crate) fn reads(url: &str, word: &str, scratch: &Path) -> Vec<Vec<String>> {
         line(&["runs"]),
         line(&["runs", "--json"]),
         line(&["runs", "--point", "1"]),
+        line(&["doc", "list"]),
+        line(&["doc", "list", "--json"]),
     ];
     for f in ExportFormat::value_variants() {
         let f = value_name(f);

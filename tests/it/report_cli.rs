@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::support::{json_of, on_store};
 
-const KINDS: [&str; 16] = [
+const KINDS: &[&str] = &[
     "summary",
     "broken",
     "redirects",
@@ -23,6 +23,13 @@ const KINDS: [&str; 16] = [
     "hosts",
     "external",
     "changes",
+    "near-duplicates",
+    "fragments",
+    "indexability",
+    "links",
+    "sitemaps",
+    "resources",
+    "images",
 ];
 
 #[test]
@@ -30,7 +37,7 @@ fn every_kind_answers_on_an_empty_store() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path();
     crawlscope::store::Store::open(db).unwrap();
-    for kind in KINDS {
+    for &kind in KINDS {
         let v = json_of(db, &["report", kind, "--json"]);
         match kind {
             "summary" => assert_eq!(
@@ -42,7 +49,7 @@ fn every_kind_answers_on_an_empty_store() {
                     "findings": {
                         "broken": 0, "canonicals": 0, "descriptions": 0, "directives": 0,
                         "duplicates": 0, "external": 0, "headings": 0, "redirects": 0,
-                        "titles": 0
+                        "titles": 0, "near-duplicates": 0, "fragments": 0, "indexability": 0, "sitemaps": 0, "resources": 0, "images": 0
                     }
                 })
             ),

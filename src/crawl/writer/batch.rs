@@ -11,13 +11,16 @@ use std::collections::{HashMap, HashSet};
 use url::Url;
 
 use super::counters::count_run;
+use super::fragments;
 use super::liveness::{instance_dead, live_instances};
 use super::runs::{begin_run, Overrides};
 use crate::crawl::event::{CrawlEvent, FetchedPage};
 use crate::crawl::history;
 use crate::crawl::msg::{Outcome, Request, Settle};
 use crate::crawl::policy::{self, PointRun, Runs, SITEMAP_DEPTH};
+use crate::html::resources::Element;
 use crate::store::prelude::*;
+use crate::store::ResourceLink;
 use crate::store::{
     Claim, FrontierEntry, InstanceId, OriginFigures, OutLink, PageId, PageRecord, PointId,
     RunCounts, RunId, SkipReason, StoreError, UrlState, Writer,
@@ -230,6 +233,19 @@ impl Applier {
                     links.push(out);
                 }
                 w.put_page(claim.page, write, &links)?;
+                w.put_page_text(claim.page, &page.text)?;
+                if self.runs.get(&e.point).is_some_and(|r| r.check_fragments) {
+                    fragments::keep(w, claim.page, write.record.status, &page.fragments, &links)?;
+                }
+                let mut resources = Vec::with_capacity(page.resources.len());
+                for r in &page.resources {
+                    resources.push(ResourceLink {
+                        target: self.link_id(w, e.point, &r.url)?.0,
+                        element: r.element,
+                        alt: r.alt.clone(),
+                    });
+                }
+                w.put_resources(claim.page, &resources)?;
                 let status = write.record.status;
                 let state = if (200..300).contains(&status) {
                     UrlState::Done {
@@ -338,6 +354,9 @@ impl Applier {
                 for listed in &found.urls {
                     let (id, url) = self.link_id(w, *point, &listed.url)?;
                     w.put_listed_by_sitemap(id, &listed.sitemap)?;
+                    if let Some(run) = self.runs.get(point) {
+                        w.put_sitemap_listing(id, *point, run.gen, &listed.sitemap)?;
+                    }
                     let fetched_at = w.page(id)?.map(|p| p.fetched_at);
                     // Changed since we fetched it: among the first claimed.
                     let changed = policy::listed_changed(listed.lastmod, fetched_at);
@@ -349,6 +368,35 @@ impl Applier {
             Outcome::External { url, page, check } => {
                 w.put_external_check(*page, check)?;
                 Ok(Done::Event(CrawlEvent::ExternalChecked {
+                    page: *page,
+                    url: url.clone(),
+                    status: check.status,
+                    reason: check.reason.clone(),
+                }))
+            }
+            Outcome::Resource {
+                url,
+                page,
+                check,
+                css,
+            } => {
+                w.put_resource_check(*page, check)?;
+                if !css.is_empty() {
+                    let mut found = Vec::with_capacity(css.len());
+                    for u in css {
+                        found.push(ResourceLink {
+                            target: self.link_id(w, check.point, u)?.0,
+                            element: Element::CssUrl,
+                            alt: None,
+                        });
+                    }
+                    w.put_resources(*page, &found)?;
+                }
+                // Not asked: nothing to count or tell.
+                if check.robots {
+                    return Ok((Done::Nothing, 0));
+                }
+                Ok(Done::Event(CrawlEvent::ResourceChecked {
                     page: *page,
                     url: url.clone(),
                     status: check.status,
@@ -570,6 +618,7 @@ fn point_of(o: &Outcome) -> Option<PointId> {
         | Outcome::Skipped { claim, .. }
         | Outcome::Redirect { claim, .. } => Some(claim.entry.point),
         Outcome::External { check, .. } => Some(check.point),
+        Outcome::Resource { check, .. } => Some(check.point),
         _ => None,
     }
 }

@@ -24,6 +24,8 @@ pub struct Counters {
     pub external_checked: AtomicU64,
     pub external_broken: AtomicU64,
     pub throttled: AtomicU64,
+    pub resources_checked: AtomicU64,
+    pub resources_broken: AtomicU64,
 }
 
 impl Counters {
@@ -51,6 +53,12 @@ impl Counters {
                 &self.external_checked
             }
             Some(Tally::Throttled) => &self.throttled,
+            Some(Tally::Resource { broken }) => {
+                if broken {
+                    self.resources_broken.fetch_add(1, Ordering::Relaxed);
+                }
+                &self.resources_checked
+            }
             Some(Tally::Skipped(reason)) => match reason {
                 SkipReason::Robots => &self.skipped_robots,
                 SkipReason::OutOfScope => &self.out_of_scope,
@@ -81,6 +89,8 @@ impl Counters {
             external_checked: self.external_checked.load(Ordering::Relaxed),
             external_broken: self.external_broken.load(Ordering::Relaxed),
             elapsed_s,
+            resources_checked: self.resources_checked.load(Ordering::Relaxed),
+            resources_broken: self.resources_broken.load(Ordering::Relaxed),
             pages_per_s: if elapsed_s > 0.0 {
                 fetched as f64 / elapsed_s
             } else {
@@ -100,6 +110,7 @@ enum Tally {
     Skipped(SkipReason),
     External { broken: bool },
     Throttled,
+    Resource { broken: bool },
 }
 
 fn tally(e: &CrawlEvent) -> Option<Tally> {
@@ -114,6 +125,9 @@ fn tally(e: &CrawlEvent) -> Option<Tally> {
         },
         CrawlEvent::OriginThrottled { .. } => Tally::Throttled,
         CrawlEvent::Skipped { reason, .. } => Tally::Skipped(*reason),
+        CrawlEvent::ResourceChecked { reason, .. } => Tally::Resource {
+            broken: reason.is_some(),
+        },
         _ => return None,
     })
 }
@@ -130,6 +144,10 @@ pub(super) fn count_run(counts: &mut RunCounts, e: &CrawlEvent) {
         Some(Tally::External { broken }) => {
             counts.external_broken += u64::from(broken);
             &mut counts.external_checked
+        }
+        Some(Tally::Resource { broken }) => {
+            counts.resources_broken += u64::from(broken);
+            &mut counts.resources_checked
         }
         Some(Tally::Throttled) | None => return,
     };

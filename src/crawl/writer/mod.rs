@@ -7,6 +7,7 @@
 
 mod batch;
 mod counters;
+mod fragments;
 mod liveness;
 mod runs;
 

@@ -78,7 +78,8 @@ pub(super) fn begin_run(
         count_run(&mut run.counts, e);
     }
     w.put_run(run_id, &run)?;
-    let mut point_run = PointRun::of(&rec);
+    let doc_excludes = crate::documents::excludes_for(w, &rec)?;
+    let mut point_run = PointRun::of(&rec).and_doc_excludes(&rec, doc_excludes);
     point_run.depth = overrides.depth.or(point_run.depth);
     point_run.run = run_id;
     Ok((point_run, rescoped))

@@ -1,7 +1,7 @@
 //! `check` of the crawl's own tables: the frontier against the URL
 //! states, a state for every URL the crawl decided on, crawl points of
 //! queued URLs, claims of dead processes, and the run history and run
-//! records of known points and URLs.
+//! records of known points and URLs, and the documents points name.
 
 use std::collections::{HashMap, HashSet};
 
@@ -10,7 +10,7 @@ use crate::store::history::{self, Kept};
 use crate::store::page_records::{self, Part};
 use crate::store::schema::{FrontierEntry, InstanceId, PageId, PointId, UrlState};
 use crate::store::sealed::View;
-use crate::store::{FrontierRead, LinkRead, PageRead, PointRead, Result, RunRead};
+use crate::store::{DocumentRead, FrontierRead, LinkRead, PageRead, PointRead, Result, RunRead};
 
 use super::{InUse, Problems};
 
@@ -204,6 +204,20 @@ pub(super) fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Resu
                     "page {child}: linked from page {parent}, which was followed, but without a state"
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// A crawl point names a document that exists: documents are never
+/// removed, so a missing one is a lost record (and its excludes with it).
+pub(super) fn check_documents<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    for (id, point) in v.points()? {
+        let Some(name) = point.doc else { continue };
+        if v.document(&name)?.is_none() {
+            p.add(format!(
+                "crawl point {id} is in document {name:?}, which does not exist"
+            ));
         }
     }
     Ok(())

@@ -3,12 +3,13 @@
 //! directions, id maps, frontier ↔ states, a state for every URL the crawl
 //! decided on, crawl points of queued URLs, id counters beyond every id in
 //! use, claims of dead processes, run history of known points and URLs,
-//! pair postings that match a fresh count from their segment's postings)
-//! as one readable line.
+//! pair postings that match a fresh count from their segment's postings,
+//! the document each point names) as one readable line.
 
 mod crawl;
 mod index;
 mod pages;
+mod resources;
 
 use std::collections::HashMap;
 
@@ -40,7 +41,9 @@ pub trait CheckRead: View {
         crawl::check_frontier(self, is_dead, &mut in_use, &mut p)?;
         crawl::check_seen_urls(self, &mut p)?;
         crawl::check_history(self, &mut in_use, &mut p)?;
+        crawl::check_documents(self, &mut p)?;
         check_counters(self, &in_use, &mut p)?;
+        resources::check_resources(self, &mut p)?;
         Ok(p.list)
     }
 }

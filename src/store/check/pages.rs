@@ -14,7 +14,7 @@ use super::{missing_dictionary, Problems};
 
 /// Every page record has its forward record (both are written and removed
 /// together); bodies, meta tags, HTTP heads, robots records, origin
-/// figures and sitemap sources belong to something.
+/// figures, sitemap sources and audit records belong to something.
 pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
@@ -35,6 +35,15 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
         let page = read_u32(k)?;
         if d.pages.get(t, k)?.is_none() {
             p.add(format!("page {page}: records placed without a page record"));
+        }
+    }
+    for item in d.page_audit.iter(t)? {
+        let (k, _) = item?;
+        if d.pages.get(t, k)?.is_none() {
+            p.add(format!(
+                "page {}: audit record without a page record",
+                read_u32(k)?
+            ));
         }
     }
     for item in d.bodies.iter(t)? {
@@ -103,12 +112,31 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
     }
     for (db, what) in [
         (&d.sitemap_pages, "listed by a sitemap"),
+        (&d.sitemap_listings, "listed by a sitemap in a run"),
         (&d.external_checks, "checked as an external link"),
+        (&d.page_resources, "holds resource links"),
+        (&d.resource_checks, "checked as a resource"),
     ] {
         for item in db.iter(t)? {
             let (k, _) = item?;
             if d.urls.get(t, k)?.is_none() {
                 p.add(format!("page {}: {what} but has no URL", read_u32(k)?));
+            }
+        }
+    }
+    // Written with the page and removed with it.
+    for (db, what) in [
+        (&d.near_signatures, "near signature"),
+        (&d.text_errors, "text error"),
+        (&d.fragments, "fragment record"),
+    ] {
+        for item in db.iter(t)? {
+            let (k, _) = item?;
+            if d.pages.get(t, k)?.is_none() {
+                p.add(format!(
+                    "page {}: {what} without a page record",
+                    read_u32(k)?
+                ));
             }
         }
     }

@@ -347,3 +347,72 @@ fn url_states_queued_claimed_and_done_in_batches_fill_their_leaves() {
         Some(UrlState::Done { point: 1, gen: 1 })
     ));
 }
+
+#[test]
+fn a_pages_fragment_record_goes_with_it_and_check_sees_one_left_behind() {
+    let (_d, store) = temp_store();
+    let rec = FragmentRecord {
+        ids: vec!["intro".into()],
+        links: vec![(7, "intro".into())],
+    };
+    let id = store
+        .update(|w| {
+            let id = w.page_id_for(&url("http://h/f"))?;
+            put(w, id, page(&["a"], &[], vec![]))?;
+            w.put_fragments(id, &rec)?;
+            Ok(id)
+        })
+        .unwrap();
+    assert_eq!(
+        store.read().unwrap().fragments(id).unwrap(),
+        Some(rec.clone())
+    );
+    assert_whole(&store);
+    store.update(|w| w.remove_page(id)).unwrap();
+    assert_eq!(store.read().unwrap().fragments(id).unwrap(), None);
+    assert_whole(&store);
+    // A record without its page (a removal that forgot it) is a problem.
+    store.update(|w| w.put_fragments(id, &rec)).unwrap();
+    assert_problem(
+        &store.read().unwrap(),
+        "fragment record without a page record",
+    );
+}
+
+#[test]
+fn a_pages_resources_are_replaced_with_it_and_removed_with_it() {
+    use crate::html::resources::Element;
+    use crate::store::{ResourceLink, ResourceRead};
+    let (_d, store) = temp_store();
+    let link = |target, element| ResourceLink {
+        target,
+        element,
+        alt: None,
+    };
+    let (id, img) = store
+        .update(|w| {
+            let id = w.page_id_for(&url("http://h/p"))?;
+            let img = w.page_id_for(&url("http://h/i.png"))?;
+            put(w, id, page(&["a"], &[], vec![]))?;
+            w.put_resources(id, &[link(img, Element::Img), link(img, Element::Preload)])?;
+            Ok((id, img))
+        })
+        .unwrap();
+    assert_eq!(store.read().unwrap().resources(id).unwrap().len(), 2);
+    store
+        .update(|w| w.put_resources(id, &[link(img, Element::Img)]))
+        .unwrap();
+    let kept = store.read().unwrap().resources(id).unwrap();
+    assert_eq!(kept, [link(img, Element::Img)]);
+    store.update(|w| w.remove_page(id)).unwrap();
+    assert!(store.read().unwrap().resources(id).unwrap().is_empty());
+    assert_whole(&store);
+    // `check` knows a resource must be a URL of the store.
+    store
+        .update(|w| w.put_resources(img, &[link(img + 100, Element::Img)]))
+        .unwrap();
+    assert_problem(
+        &store.read().unwrap(),
+        &format!("page {img}: loads page {}, which has no URL", img + 100),
+    );
+}

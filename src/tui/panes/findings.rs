@@ -289,7 +289,9 @@ impl FindingsPane {
                 (format::count(n as u64), theme::error())
             };
             Line::from(vec![
-                Span::styled(format!("{kind:<14}"), theme::label()),
+                // A name longer than the column ("near-duplicates") still
+                // gets its space.
+                Span::styled(format!("{kind:<13} "), theme::label()),
                 Span::styled(format::ellipsize(&count, width.saturating_sub(14)), style),
             ])
         });

@@ -19,7 +19,7 @@ use crate::tui::findings_jobs::{self, ExternalChecked};
 use crate::tui::jobs;
 
 /// Serves `home` at `/`, 404 at `/gone` and a small page anywhere else.
-async fn serve(listener: TcpListener, home: Arc<String>) {
+pub(super) async fn serve(listener: TcpListener, home: Arc<String>) {
     while let Ok((conn, _)) = listener.accept().await {
         tokio::spawn(answer(conn, home.clone()));
     }
@@ -72,7 +72,10 @@ async fn site(outward: bool) -> SocketAddr {
 
 /// `site` crawled into a fresh store by a point that checks external links
 /// when `check`; the crawl's events.
-async fn crawl(site: SocketAddr, check: bool) -> (tempfile::TempDir, Arc<Store>, Vec<CrawlEvent>) {
+pub(super) async fn crawl(
+    site: SocketAddr,
+    check: bool,
+) -> (tempfile::TempDir, Arc<Store>, Vec<CrawlEvent>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Arc::new(Store::open(&dir.path().join("store")).expect("open store"));
     let url = crate::url::parse_start(&format!("http://{site}/")).expect("start URL");

@@ -218,6 +218,23 @@ async fn a_real_crawl_with_a_404_link_counts_lists_opens_and_exports_it() {
         .map(|e| e.expect("entry").file_name())
         .collect();
     assert_eq!(names.len(), 1, "no part file left: {names:?}");
+
+    // The audit kinds are counted and listed too: the 404 is a page that
+    // may not be indexed, and its row opens the same page.
+    let counts = findings_jobs::counts(&c.store).expect("counts");
+    let kinds: Vec<&str> = counts.kinds.iter().map(|(k, _)| *k).collect();
+    assert!(
+        kinds.contains(&"indexability") && kinds.contains(&"sitemaps"),
+        "{kinds:?}"
+    );
+    let rows = findings_jobs::list(&c.store, "indexability").expect("indexability rows");
+    let row = (rows.rows.iter())
+        .find(|r| r.url == listed.rows[0].url)
+        .expect("the 404 is not indexable");
+    assert_eq!(
+        (row.page, row.issue.as_str()),
+        (page, "indexability: non_200")
+    );
 }
 
 /// A test terminal that publishes its screen as text on every flush, so a

@@ -65,7 +65,9 @@ async fn a_points_runs_show_with_the_figures_runs_json_gives() {
     let drawn = pane(&h, PaneId::Points, 160, 10);
     let rows = run_rows(&drawn);
 
-    let json = json_rows(&store.read().expect("read"), Some(point), None).expect("runs --json");
+    let r = store.read().expect("read");
+    let all = crate::runs::newest_first(&r, Some(point)).expect("runs");
+    let json = json_rows(&r, all, None).expect("runs --json");
     let json = serde_json::to_value(json).expect("json");
     let json = json.as_array().expect("a list of runs");
     assert_eq!(json.len(), 2);

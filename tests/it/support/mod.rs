@@ -8,6 +8,7 @@
 //! `#[tokio::test]`s can both use it, and it stops when the `TestServer` drops.
 
 pub mod crawl;
+pub mod pdf;
 
 use std::collections::HashMap;
 use std::io::Write as _;

@@ -1,0 +1,72 @@
+//! `export --format links`: every link of every fetched page, one CSV row
+//! each (Screaming Frog's "All Inlinks"): where it is, where it points,
+//! its anchor text, its rel (`nofollow` is the one the store keeps), the
+//! element it is written in, and what the crawl found of its target.
+//! Streamed page by page, in page id order.
+
+use std::io::Write;
+
+use super::csv::csv_error;
+use super::{each_page, ExportResult};
+use crate::report::status_of;
+use crate::store::prelude::*;
+use crate::store::{PageId, Reader, UrlState};
+
+/// The columns, in order (docs/CLI.md, export).
+pub const COLUMNS: [&str; 8] = [
+    "source",
+    "target",
+    "anchor",
+    "rel",
+    "element",
+    "nofollow",
+    "target_status",
+    "target_state",
+];
+
+pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(COLUMNS).map_err(csv_error)?;
+    each_page(r, |id, _| {
+        let Some(source) = r.url_of(id)? else {
+            return Ok(());
+        };
+        for link in r.links(id)? {
+            let Some(target) = r.url_of(link.child)? else {
+                continue;
+            };
+            let rel = if link.nofollow { "nofollow" } else { "" };
+            let (status, state) = target_facts(r, link.child)?;
+            let row = [
+                source.as_str(),
+                &target,
+                &link.anchor,
+                rel,
+                "a",
+                if link.nofollow { "true" } else { "false" },
+                &status,
+                &state,
+            ];
+            out.write_record(row).map_err(csv_error)?;
+        }
+        // Resource links (img, script, stylesheet, ...) get rows of their
+        // own here, with their element, once the store keeps them.
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A link target's status (empty when it answered none) and state label
+/// (`seen` when the crawl never decided on it).
+fn target_facts(r: &Reader<'_>, page: PageId) -> Result<(String, String), super::ExportError> {
+    let status = status_of(r, page).map_err(|e| match e {
+        crate::report::ReportError::Store(e) => super::ExportError::Store(e),
+        other => std::io::Error::other(other.to_string()).into(),
+    })?;
+    let state = r.url_state(page)?.map(UrlState::known);
+    Ok((
+        status.map(|s| s.to_string()).unwrap_or_default(),
+        state.map_or_else(|| "seen".to_string(), |s| s.label()),
+    ))
+}

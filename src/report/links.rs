@@ -1,0 +1,260 @@
+//! `report links` and the link score: a PageRank over the internal link
+//! graph of the report's scope, read once ([`Graph::read`]) into flat
+//! arrays (each page's followed children as one slice of a shared
+//! vector). Nodes are the fetched pages; a link passes score unless it is
+//! `rel=nofollow`, on a page whose robots directives say nofollow, or to
+//! the page itself. Damping 0.85; a page without followed links shares
+//! its score with every page; rounds stop when the scores move less than
+//! 1e-9 in all, or after 50.
+//!
+//! The score is scaled 0-100 on a log scale, as Screaming Frog's is: the
+//! least linked page 0, the best 100, each tenfold of PageRank the same
+//! step between (every page 100 when all are equal).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use super::{Ctx, ListKind, ReportError, Result, Row};
+use crate::store::prelude::*;
+use crate::store::{PageId, Reader, StoreError};
+
+const DAMPING: f64 = 0.85;
+const MAX_ROUNDS: usize = 50;
+const TOLERANCE: f64 = 1e-9;
+
+/// The link graph of the scope's fetched pages.
+pub struct Graph {
+    /// Node index → page id, ascending.
+    pub pages: Vec<PageId>,
+    /// Followed links of node i: `targets[offsets[i]..offsets[i + 1]]`.
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    /// Links into each node from the scope's pages (nofollow included).
+    pub inlinks: Vec<u32>,
+    /// Pages each node links to, in scope or not.
+    pub outlinks: Vec<u32>,
+    /// Every URL a fetched page of the scope links to (but itself).
+    pub linked: FxHashSet<PageId>,
+}
+
+impl Graph {
+    pub fn read(ctx: &Ctx<'_, '_>) -> Result<Graph> {
+        let records = ctx.pages()?;
+        let pages: Vec<PageId> = records.iter().map(|(id, _)| *id).collect();
+        let index: FxHashMap<PageId, u32> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (*p, i as u32))
+            .collect();
+        let mut g = Graph {
+            offsets: Vec::with_capacity(pages.len() + 1),
+            targets: Vec::with_capacity(pages.len() * 8),
+            inlinks: vec![0; pages.len()],
+            outlinks: vec![0; pages.len()],
+            linked: FxHashSet::default(),
+            pages,
+        };
+        g.offsets.push(0);
+        for (i, (id, rec)) in records.iter().enumerate() {
+            let links = ctx.r.link_marks(*id)?;
+            g.outlinks[i] = links.len() as u32;
+            for &(child, nofollow) in links.iter().filter(|(child, _)| child != id) {
+                g.linked.insert(child);
+                let Some(&t) = index.get(&child) else {
+                    continue;
+                };
+                g.inlinks[t as usize] += 1;
+                if !nofollow && rec.nofollow.is_none() {
+                    g.targets.push(t);
+                }
+            }
+            g.offsets.push(g.targets.len() as u32);
+        }
+        Ok(g)
+    }
+
+    fn children(&self, node: usize) -> &[u32] {
+        &self.targets[self.offsets[node] as usize..self.offsets[node + 1] as usize]
+    }
+
+    /// Each node's PageRank (summing to 1).
+    pub fn page_rank(&self) -> Vec<f64> {
+        let n = self.pages.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let nf = n as f64;
+        let mut rank = vec![1.0 / nf; n];
+        let mut next = vec![0.0; n];
+        for _ in 0..MAX_ROUNDS {
+            let mut dangling = 0.0;
+            next.fill(0.0);
+            for (node, r) in rank.iter().enumerate() {
+                let children = self.children(node);
+                if children.is_empty() {
+                    dangling += r;
+                    continue;
+                }
+                let share = r / children.len() as f64;
+                for &c in children {
+                    next[c as usize] += share;
+                }
+            }
+            let base = (1.0 - DAMPING) / nf + DAMPING * dangling / nf;
+            let mut moved = 0.0;
+            for (r, x) in rank.iter_mut().zip(&next) {
+                let v = base + DAMPING * x;
+                moved += (v - *r).abs();
+                *r = v;
+            }
+            if moved < TOLERANCE {
+                break;
+            }
+        }
+        rank
+    }
+}
+
+/// PageRanks scaled 0-100 on a log scale, one decimal (see the module's
+/// doc).
+pub fn scaled(rank: &[f64]) -> Vec<f64> {
+    let (min, max) = rank
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+    let span = (max / min).ln();
+    rank.iter()
+        .map(|&r| match span > 1e-12 {
+            true => ((r / min).ln() / span * 1000.0).round() / 10.0,
+            false => 100.0,
+        })
+        .collect()
+}
+
+/// Every fetched page's link score in the scope.
+pub fn link_scores(ctx: &Ctx<'_, '_>) -> Result<FxHashMap<PageId, f64>> {
+    let g = Graph::read(ctx)?;
+    let scores = scaled(&g.page_rank());
+    Ok(g.pages.iter().copied().zip(scores).collect())
+}
+
+/// Every fetched page's link score as of each point's latest runs (what
+/// `page` and the exports show), for callers that speak the store's
+/// errors.
+pub fn latest_link_scores(r: &Reader<'_>) -> Result<FxHashMap<PageId, f64>, StoreError> {
+    let scores = Ctx::new(r, None).and_then(|ctx| link_scores(&ctx));
+    scores.map_err(|e| match e {
+        ReportError::Store(e) => e,
+        other => StoreError::corrupt(other.to_string()),
+    })
+}
+
+pub struct Links;
+
+pub struct Item {
+    page: PageId,
+    score: f64,
+    inlinks: u32,
+    outlinks: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LinkRow {
+    pub url: String,
+    pub link_score: f64,
+    pub inlinks: u32,
+    /// Pages linking here; the store keeps one link per page and target,
+    /// so today this equals `inlinks`.
+    pub unique_inlinks: u32,
+    pub outlinks: u32,
+}
+
+impl ListKind for Links {
+    type Item = Item;
+    type Row = LinkRow;
+
+    /// Best score first, then most inlinks, then page id.
+    fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
+        let g = Graph::read(ctx)?;
+        let scores = scaled(&g.page_rank());
+        let mut items: Vec<Item> = (0..g.pages.len())
+            .map(|i| Item {
+                page: g.pages[i],
+                score: scores[i],
+                inlinks: g.inlinks[i],
+                outlinks: g.outlinks[i],
+            })
+            .collect();
+        items.sort_by(|a, b| {
+            (b.score.total_cmp(&a.score))
+                .then(b.inlinks.cmp(&a.inlinks))
+                .then(a.page.cmp(&b.page))
+        });
+        Ok(items)
+    }
+
+    fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<LinkRow> {
+        Ok(LinkRow {
+            url: ctx.url(item.page)?,
+            link_score: item.score,
+            inlinks: item.inlinks,
+            unique_inlinks: item.inlinks,
+            outlinks: item.outlinks,
+        })
+    }
+}
+
+impl Row for LinkRow {
+    const COLUMNS: &'static [&'static str] =
+        &["url", "link_score", "inlinks", "unique_inlinks", "outlinks"];
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.url.clone(),
+            self.link_score.to_string(),
+            self.inlinks.to_string(),
+            self.unique_inlinks.to_string(),
+            self.outlinks.to_string(),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(edges: &[&[u32]]) -> Graph {
+        let mut g = Graph {
+            pages: (0..edges.len() as u32).collect(),
+            offsets: vec![0],
+            targets: Vec::new(),
+            inlinks: vec![0; edges.len()],
+            outlinks: vec![0; edges.len()],
+            linked: FxHashSet::default(),
+        };
+        for e in edges {
+            g.targets.extend_from_slice(e);
+            g.offsets.push(g.targets.len() as u32);
+        }
+        g
+    }
+
+    #[test]
+    fn rank_follows_the_links_and_sums_to_one() {
+        // 0 ↔ 1, 2 → 0, 3 → 0 and 3 → 2; 4 links nowhere.
+        let g = graph(&[&[1], &[0], &[0], &[0, 2], &[]]);
+        let rank = g.page_rank();
+        assert!((rank.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        let mut order: Vec<usize> = (0..5).collect();
+        order.sort_by(|&a, &b| rank[b].total_cmp(&rank[a]));
+        assert_eq!(order, [0, 1, 2, 3, 4]);
+        assert!((rank[3] - rank[4]).abs() < 1e-12, "no inlinks, same rank");
+        let s = scaled(&rank);
+        assert_eq!((s[0], s[3]), (100.0, 0.0));
+        assert!(s[1] > s[2] && s[2] > s[3]);
+    }
+
+    #[test]
+    fn equal_pages_all_score_100() {
+        let g = graph(&[&[1], &[0]]);
+        assert_eq!(scaled(&g.page_rank()), [100.0, 100.0]);
+    }
+}
