@@ -141,8 +141,12 @@ pub enum Command {
     Export {
         #[arg(long, value_enum, default_value_t = ExportFormat::SpiderResult)]
         format: ExportFormat,
-        #[arg(long)]
+        #[arg(long, required_if_eq("format", "parquet"))]
         out: Option<PathBuf>,
+        /// parquet: also write this WARC, which the rows point into;
+        /// cdxj: the WARC to index.
+        #[arg(long, required_if_eq("format", "cdxj"))]
+        warc: Option<PathBuf>,
     },
     /// A consistent copy of the store, safe while crawls run.
     Copy {
@@ -251,6 +255,10 @@ pub enum ExportFormat {
     Warc,
     /// One row per link: source, target, anchor, rel, target's status.
     Links,
+    /// Common Crawl's columnar-index columns, one row per fetched URL (needs --out).
+    Parquet,
+    /// pywb's index of the WARC given with --warc.
+    Cdxj,
 }
 
 #[derive(Debug, Subcommand)]

@@ -101,6 +101,9 @@ pub enum CliError {
     /// `--junit` on a report that is not a list of findings (exit 2).
     #[error("--junit: report {0} is not a list of findings (give a list kind or summary)")]
     NoJunit(&'static str),
+    /// What an export reads besides the store is unreadable or malformed.
+    #[error("{0}")]
+    ExportInput(String),
 }
 
 /// The tokio runtime a command drives its async work on.
@@ -118,6 +121,7 @@ impl From<crate::export::ExportError> for CliError {
         match e {
             crate::export::ExportError::Store(e) => CliError::Store(e),
             crate::export::ExportError::Output(e) => CliError::Output(e),
+            crate::export::ExportError::Input(e) => CliError::ExportInput(e),
         }
     }
 }
@@ -276,7 +280,7 @@ pub fn run(cli: Cli) -> CliResult {
             };
             report::run(&open_existing(db)?, kind, format, limit, on)
         }
-        Some(Command::Export { format, out }) => export::run(&open_existing(db)?, format, out),
+        Some(Command::Export { format, out, warc }) => export::run(db, format, out, warc),
         Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
         Some(Command::Demo { pages }) => tui::demo(db, pages),
         Some(Command::Completions { shell }) => generated::completions(shell),

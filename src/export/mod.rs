@@ -1,19 +1,25 @@
 //! Exports: the whole store written out, one format per file here
-//! (`spider_result`, `jsonl`, `csv`, `warc`). Each reads one snapshot and
+//! (`spider_result`, `jsonl`, `csv`, `warc`, `parquet`; `cdxj` indexes a
+//! WARC, read back by `warc_read`). Each reads one snapshot and
 //! writes to any `Write`; where the bytes go (stdout, a file that appears
 //! whole) is the face's choice. The page object they share (also
 //! `page --json`'s) is [`page`]'s; the depth of a redirect, which the store
 //! does not keep, is [`redirect_depth`]'s.
 
+pub mod cdxj;
 pub mod csv;
 pub mod jsonl;
 pub mod links;
 pub mod own_words;
 pub mod page;
+pub mod parquet;
+pub mod parquet_rows;
 pub mod redirect_depth;
 pub mod spider_result;
+pub mod surt;
 pub mod url_parts;
 pub mod warc;
+pub mod warc_read;
 
 use crate::store::prelude::*;
 use crate::store::{PageId, PageRecord, Reader, StoreError};
@@ -27,6 +33,10 @@ pub enum ExportError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Output(#[from] std::io::Error),
+    /// What an export reads besides the store (the WARC a CDXJ indexes)
+    /// is not what it should be.
+    #[error("{0}")]
+    Input(String),
 }
 
 pub type ExportResult = Result<(), ExportError>;

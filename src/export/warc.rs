@@ -16,9 +16,9 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use sha1::{Digest, Sha1};
 
-use super::{each_page, ExportResult};
+use super::{each_page, ExportError};
 use crate::store::prelude::*;
-use crate::store::{HttpHead, PageRecord, Reader};
+use crate::store::{HttpHead, PageId, PageRecord, Reader};
 use crate::time::{rfc3339, unix_now};
 
 /// Response headers that describe the bytes on the wire, not the stored
@@ -33,54 +33,130 @@ pub struct WarcCounts {
     pub without_head: u64,
 }
 
-pub fn write(
-    r: &Reader<'_>,
-    w: &mut impl Write,
+/// Where a record lies in the file: its first byte and its length (the
+/// gzip member's, when gzipped), as a CDX index points into a WARC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub offset: u64,
+    pub length: u64,
+}
+
+/// A WARC being written: the `warcinfo` record first, then one exchange
+/// per page, each telling where its response record landed.
+pub struct WarcWriter<W: Write> {
+    out: Counted<W>,
     gzip: bool,
-) -> Result<WarcCounts, super::ExportError> {
-    let info_id = record_id();
-    let info = format!(
-        "software: crawlscope/{}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n",
-        env!("CARGO_PKG_VERSION")
-    );
-    write_record(
-        w,
-        gzip,
-        &[
-            ("WARC-Type", "warcinfo".into()),
-            ("WARC-Record-ID", info_id.clone()),
-            ("WARC-Date", rfc3339(unix_now())),
-            ("Content-Type", "application/warc-fields".into()),
-        ],
-        &[info.as_bytes()],
-        None,
-    )?;
-    let mut counts = WarcCounts::default();
+    info_id: String,
+    counts: WarcCounts,
+}
+
+impl<W: Write> WarcWriter<W> {
+    /// Writes the `warcinfo` record.
+    pub fn start(w: W, gzip: bool) -> io::Result<Self> {
+        let mut out = Counted {
+            inner: w,
+            written: 0,
+        };
+        let info_id = record_id();
+        let info = format!(
+            "software: crawlscope/{}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        write_record(
+            &mut out,
+            gzip,
+            &[
+                ("WARC-Type", "warcinfo".into()),
+                ("WARC-Record-ID", info_id.clone()),
+                ("WARC-Date", rfc3339(unix_now())),
+                ("Content-Type", "application/warc-fields".into()),
+            ],
+            &[info.as_bytes()],
+            None,
+        )?;
+        Ok(WarcWriter {
+            out,
+            gzip,
+            info_id,
+            counts: WarcCounts::default(),
+        })
+    }
+
+    /// Writes page `id`'s request and response (its stored `body` given,
+    /// so a caller that needs it too reads it once); the response
+    /// record's span, or None when no HTTP head was kept for the page.
+    pub fn page(
+        &mut self,
+        r: &Reader<'_>,
+        id: PageId,
+        url: &str,
+        record: &PageRecord,
+        body: &[u8],
+    ) -> Result<Option<Span>, ExportError> {
+        let Some(head) = r.http_head(id)? else {
+            self.counts.without_head += 1;
+            return Ok(None);
+        };
+        let span = write_exchange(
+            &mut self.out,
+            self.gzip,
+            &self.info_id,
+            url,
+            record,
+            &head,
+            body,
+        )?;
+        self.counts.pages += 1;
+        Ok(Some(span))
+    }
+
+    pub fn counts(&self) -> WarcCounts {
+        self.counts
+    }
+}
+
+/// A sink that knows how many bytes went through it.
+struct Counted<W> {
+    inner: W,
+    written: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+pub fn write(r: &Reader<'_>, w: &mut impl Write, gzip: bool) -> Result<WarcCounts, ExportError> {
+    let mut warc = WarcWriter::start(w, gzip)?;
     each_page(r, |id, record| {
         let Some(url) = r.url_of(id)? else {
             return Ok(());
         };
-        let Some(head) = r.http_head(id)? else {
-            counts.without_head += 1;
-            return Ok(());
-        };
         let body = r.body(id)?.unwrap_or_default();
-        write_exchange(w, gzip, &info_id, &url, &record, &head, &body)?;
-        counts.pages += 1;
+        warc.page(r, id, &url, &record, &body)?;
         Ok(())
     })?;
-    Ok(counts)
+    Ok(warc.counts())
 }
 
-fn write_exchange(
-    w: &mut impl Write,
+/// Writes a page's response and request records; where the response
+/// landed.
+fn write_exchange<W: Write>(
+    out: &mut Counted<W>,
     gzip: bool,
     info_id: &str,
     url: &str,
     record: &PageRecord,
     head: &HttpHead,
     body: &[u8],
-) -> ExportResult {
+) -> io::Result<Span> {
     let date = rfc3339(record.fetched_at);
     let response_id = record_id();
     let mut response_headers = vec![
@@ -95,16 +171,21 @@ fn write_exchange(
         response_headers.push(("WARC-Truncated", "length".into()));
     }
     let response_head = response_head(head, record.status, body.len());
+    let offset = out.written;
     write_record(
-        w,
+        out,
         gzip,
         &response_headers,
         &[&response_head, body],
         Some(body),
     )?;
+    let span = Span {
+        offset,
+        length: out.written - offset,
+    };
     let request_head = request_head(url, head);
     write_record(
-        w,
+        out,
         gzip,
         &[
             ("WARC-Type", "request".into()),
@@ -118,7 +199,7 @@ fn write_exchange(
         &[&request_head],
         None,
     )?;
-    Ok(())
+    Ok(span)
 }
 
 /// The status line and headers as received, made true of the stored body.
@@ -181,7 +262,7 @@ fn write_record(
     if let Some(p) = payload {
         head.push_str(&format!(
             "WARC-Payload-Digest: sha1:{}\r\n",
-            base32(&Sha1::digest(p))
+            payload_digest(p)
         ));
     }
     head.push_str(&format!("Content-Length: {len}\r\n\r\n"));
@@ -204,6 +285,12 @@ fn write_record(
 
 fn record_id() -> String {
     format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+}
+
+/// The SHA-1 of a payload in base32, as WARC-Payload-Digest and Common
+/// Crawl's `content_digest` write it (without the `sha1:` label).
+pub fn payload_digest(payload: &[u8]) -> String {
+    base32(&Sha1::digest(payload))
 }
 
 /// RFC 4648 base32 (uppercase, padded), the digest encoding WARC tools use.

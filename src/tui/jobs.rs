@@ -9,6 +9,7 @@ use crate::store::prelude::*;
 use crate::store::{PageId, Reader, Store, StoreError, UrlState};
 
 use super::app::Snapshot;
+use super::graph_resources;
 use super::panes::graph::{LinkRow, PageView};
 use super::panes::log::{self, LogLine};
 use super::panes::lookup::Detail;
@@ -58,6 +59,7 @@ fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
         state: r.url_state(page)?.map(|s| s.known().label()),
         nofollow: false,
         external: r.external_check(page)?,
+        resource: None,
     })
 }
 
@@ -89,7 +91,23 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
     if let Some(UrlState::Redirected { to, .. }) = &state {
         children.insert(0, (*to, false));
     }
-    let parents: Vec<(PageId, bool)> = parents.into_iter().map(|p| (p, false)).collect();
+    let mut parents: Vec<(PageId, bool)> = parents.into_iter().map(|p| (p, false)).collect();
+    // A checked URL, or one with no state (never a crawl URL), is a
+    // resource: the pages using it are parents too, after those linking.
+    let resource = r.resource_check(page)?;
+    let linking = parents.len();
+    let mut users_total = 0;
+    if resource.is_some() || state.is_none() {
+        let (users, total) = graph_resources::users(&r, page, LINK_ROWS)?;
+        users_total = total;
+        for u in users {
+            if parents[..linking].iter().any(|&(p, _)| p == u) {
+                users_total -= 1;
+            } else {
+                parents.push((u, false));
+            }
+        }
+    }
     let rows = |ids: &[(PageId, bool)]| -> Result<Vec<LinkRow>, StoreError> {
         ids.iter()
             .take(LINK_ROWS)
@@ -101,6 +119,11 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
             })
             .collect()
     };
+    let mut child_rows = rows(&children)?;
+    // Resources follow the links, within the same row budget.
+    let room = LINK_ROWS.saturating_sub(child_rows.len());
+    let (resources, resources_total) = graph_resources::rows(&r, page, room)?;
+    child_rows.extend(resources);
     Ok(PageView {
         page,
         url,
@@ -108,10 +131,11 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         state: state.as_ref().map(state_text),
         external: r.external_check(page)?,
         parents: rows(&parents)?,
-        children: rows(&children)?,
-        parents_total: parents.len(),
-        children_total: children.len(),
+        children: child_rows,
+        parents_total: linking + users_total,
+        children_total: children.len() + resources_total,
         from_sitemap: r.listed_by_sitemap(page)?,
+        resource,
     })
 }
 

@@ -8,6 +8,7 @@ mod app;
 mod fields;
 mod findings_jobs;
 mod format;
+mod graph_resources;
 mod jobs;
 mod keymap;
 mod labels;

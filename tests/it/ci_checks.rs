@@ -182,7 +182,10 @@ fn report_judges_and_writes_junit() {
     let out = on_store(db.path(), &["report", "--junit"]);
     let cases = junit_cases(&out.stdout);
     assert!(cases.contains(&("broken".to_string(), true)), "{cases:?}");
-    assert!(cases.contains(&("redirects".to_string(), false)), "{cases:?}");
+    assert!(
+        cases.contains(&("redirects".to_string(), false)),
+        "{cases:?}"
+    );
 }
 
 /// The test cases of a JUnit document, parsed by Python's own XML parser

@@ -68,7 +68,8 @@ fn crawled() -> (TestServer, tempfile::TempDir) {
     (s, db)
 }
 
-fn export(db: &Path, args: &[&str]) -> std::process::Output {
+/// `export ARGS...`, which must succeed.
+pub(crate) fn export(db: &Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["export"];
     all.extend_from_slice(args);
     let out = on_store(db, &all);

@@ -33,6 +33,7 @@ mod crawl_throttle;
 mod crawl_unreachable;
 mod demo_site;
 mod documents;
+mod export_engines;
 mod export_formats;
 mod fuzz_regressions;
 mod hostile_input;

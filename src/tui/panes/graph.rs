@@ -3,7 +3,9 @@
 //! to a linked page, Backspace walks the trail back; links never fetched
 //! (queued, out of scope, excluded, failed) show their state instead of a
 //! status, and an out-of-scope link `--check-external` checked shows what
-//! the check found.
+//! the check found. A page's resources follow its links among the
+//! children, marked with their element and check; a resource's view shows
+//! its check and, as parents, the pages that load it.
 
 use std::collections::HashMap;
 
@@ -15,7 +17,8 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::list::ListView;
 use super::{Action, KeyCtx, Pane, Setup};
-use crate::store::{ExternalCheck, PageId, PageRecord};
+use crate::html::resources::Element;
+use crate::store::{ExternalCheck, PageId, PageRecord, ResourceCheck};
 use crate::tui::keymap::{ch, code, Binding, HelpRow, Table, Verb, BROWSE, UP_DOWN_PAGE};
 use crate::tui::{format, theme};
 
@@ -37,10 +40,50 @@ pub(crate) struct LinkRow {
     pub nofollow: bool,
     /// What `--check-external` found of it, an out-of-scope URL.
     pub external: Option<ExternalCheck>,
+    /// A resource the page loads, not a link.
+    pub resource: Option<ResourceTag>,
+}
+
+/// A resource row's element and what its check answered (None: not
+/// checked yet).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ResourceTag {
+    pub element: Element,
+    pub check: Option<ResourceCheck>,
+}
+
+impl ResourceTag {
+    fn label(&self) -> String {
+        let found = match &self.check {
+            Some(c) => resource_checked(c).0,
+            None => "not checked".into(),
+        };
+        format!("[{}] {found}", self.element.as_str())
+    }
+
+    fn style(&self) -> ratatui::style::Style {
+        self.check
+            .as_ref()
+            .map_or_else(theme::dim, |c| resource_checked(c).1)
+    }
+}
+
+/// A resource check in a few words, with its colour: the status it got
+/// (styled like a link's), else why none came.
+fn resource_checked(c: &ResourceCheck) -> (String, ratatui::style::Style) {
+    match (c.status, c.robots, c.broken()) {
+        (Some(s), _, _) => (s.to_string(), theme::status(s)),
+        (None, true, _) => ("disallowed".into(), theme::skipped()),
+        (None, false, true) => ("no answer".into(), theme::failed()),
+        (None, false, false) => ("works".into(), theme::ok()),
+    }
 }
 
 impl LinkRow {
     fn label(&self) -> String {
+        if let Some(t) = &self.resource {
+            return t.label();
+        }
         // The label column is narrow: the status the check got, or else
         // the start of why it got none.
         if let Some(c) = &self.external {
@@ -58,6 +101,9 @@ impl LinkRow {
     }
 
     fn label_style(&self) -> ratatui::style::Style {
+        if let Some(t) = &self.resource {
+            return t.style();
+        }
         if let Some(c) = &self.external {
             return checked(c).1;
         }
@@ -97,6 +143,8 @@ pub(crate) struct PageView {
     pub children_total: usize,
     /// The sitemap that listed the page, if one did.
     pub from_sitemap: Option<String>,
+    /// What the check of it found, a resource pages load.
+    pub resource: Option<ResourceCheck>,
 }
 
 impl PageView {
@@ -276,6 +324,8 @@ impl GraphPane {
                 ),
                 theme::label(),
             ));
+        } else if let Some(c) = &v.resource {
+            facts.extend(resource_facts(c));
         } else {
             facts.push(Span::styled("not fetched", theme::dim()));
         }
@@ -380,6 +430,24 @@ impl GraphPane {
             ])
         });
     }
+}
+
+/// A checked resource's header facts: status (or why none came), size,
+/// type, as its check found them.
+fn resource_facts(c: &ResourceCheck) -> Vec<Span<'static>> {
+    let (found, style) = resource_checked(c);
+    let mut facts = vec![
+        Span::styled("resource ", theme::label()),
+        Span::styled(found, style),
+    ];
+    if let Some(reason) = &c.reason {
+        facts.push(Span::styled(format!(" · {reason}"), theme::error()));
+    }
+    let size = c.size.map(format::bytes);
+    for fact in [size, c.mime.clone()].into_iter().flatten() {
+        facts.push(Span::styled(format!(" · {fact}"), theme::label()));
+    }
+    facts
 }
 
 /// A list's rows, under its heading.

@@ -93,7 +93,7 @@ pub(super) async fn crawl(
 }
 
 /// The graph pane drawn alone at 140×24, as text.
-fn graph_shown(h: &Harness) -> String {
+pub(super) fn graph_shown(h: &Harness) -> String {
     let area = ratatui::layout::Rect::new(0, 0, 140, 24);
     let mut buf = Buffer::empty(area);
     h.app.pane(PaneId::Graph).draw(area, &mut buf);

@@ -348,6 +348,7 @@ fn link(page: u32, path: &str, title: Option<&str>, status: Option<u16>, state: 
         state: Some(state.into()),
         nofollow: false,
         external: None,
+        resource: None,
     }
 }
 
@@ -394,6 +395,7 @@ fn view(page: u32, title: &str, path: &str) -> PageView {
         parents_total: 1,
         children_total: 5,
         from_sitemap: None,
+        resource: None,
     }
 }
 
