@@ -103,7 +103,7 @@ pub fn run(
     // Tried and got no answer at all: a dead or mistyped host is a failure,
     // not an empty success. (A crawler that found nothing left to claim,
     // because another took it, tried nothing and is fine.)
-    match first_failure {
+    let outcome = match first_failure {
         Some((url, reason))
             if summary.fetched == 0 && summary.not_modified == 0 && summary.unchanged == 0 =>
         {
@@ -113,6 +113,24 @@ pub fn run(
             Some(fail_on) => fail_on.judge(&findings_of_last_runs(&store, &points)?),
             None => Ok(()),
         },
+    };
+    // The runtime's tasks hold the store until it is gone.
+    drop(rt);
+    repack(store);
+    outcome
+}
+
+/// Gives a small store back the pages its last merges freed, if this
+/// process holds it last (see `Store::close_and_repack`); the crawl's
+/// outcome does not depend on it, so a failure is only logged.
+fn repack(store: Arc<Store>) {
+    let Ok(store) = Arc::try_unwrap(store) else {
+        return;
+    };
+    match store.close_and_repack() {
+        Ok(Some(r)) => tracing::info!(before = r.before, after = r.after, "store repacked"),
+        Ok(None) => {}
+        Err(e) => tracing::warn!("store not repacked: {e}"),
     }
 }
 

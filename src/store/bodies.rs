@@ -35,7 +35,7 @@ const MIN_CHUNK: usize = 128;
 /// it is wrong (another process wrote, or this one just opened the store)
 /// the first chunk that does not fit starts a leaf on both sides and the
 /// count is right again.
-struct LeafFill {
+pub(super) struct LeafFill {
     leaf: usize,
     room: usize,
 }
@@ -109,23 +109,46 @@ impl Writer<'_> {
         let Some(segment) = self.pending.segment else {
             return Ok(());
         };
-        let mut leaf = LeafFill {
-            leaf: super::page_size() - PAGE_HEADER,
-            room: self.body_leaf_room.load(Ordering::Relaxed),
-        };
+        let mut leaf = LeafFill::after(self.body_leaf_room.load(Ordering::Relaxed));
+        let db = self.dbs.bodies;
         for (page, body) in bodies {
-            let mut rest = &body[..];
-            let mut n = 0u32;
-            while !rest.is_empty() {
-                let (chunk, tail) = rest.split_at(leaf.next_chunk(rest.len()));
-                self.append(self.dbs.bodies, &triple_key(segment, page, n), chunk)?;
-                rest = tail;
-                n = n
-                    .checked_add(1)
-                    .ok_or_else(|| StoreError::corrupt("a body needs over 2^32 chunks"))?;
-            }
+            leaf.cut(segment, page, &body, |key, chunk| {
+                self.append(db, key, chunk)
+            })?;
         }
         self.body_leaf_room.store(leaf.room, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl LeafFill {
+    /// Cuts for a table whose last leaf has `room` bytes left.
+    pub(super) fn after(room: usize) -> LeafFill {
+        LeafFill {
+            leaf: super::page_size() - PAGE_HEADER,
+            room,
+        }
+    }
+
+    /// Cuts page `page`'s body into chunks and hands each to `put` with
+    /// its key, in key order.
+    pub(super) fn cut(
+        &mut self,
+        segment: u32,
+        page: PageId,
+        body: &[u8],
+        mut put: impl FnMut(&[u8; 12], &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut rest = body;
+        let mut n = 0u32;
+        while !rest.is_empty() {
+            let (chunk, tail) = rest.split_at(self.next_chunk(rest.len()));
+            put(&triple_key(segment, page, n), chunk)?;
+            rest = tail;
+            n = n
+                .checked_add(1)
+                .ok_or_else(|| StoreError::corrupt("a body needs over 2^32 chunks"))?;
+        }
         Ok(())
     }
 }

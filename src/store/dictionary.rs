@@ -135,13 +135,13 @@ const KINDS: [Kind; 5] = [
 ];
 
 /// `zdict: ‖ kind`: what every dictionary of `kind` is kept under.
-fn kind_prefix(kind: Kind) -> Vec<u8> {
+pub(super) fn kind_prefix(kind: Kind) -> Vec<u8> {
     let mut k = META_PREFIX.to_vec();
     k.push(kind.tag());
     k
 }
 
-fn meta_key(kind: Kind, id: u32) -> Vec<u8> {
+pub(super) fn meta_key(kind: Kind, id: u32) -> Vec<u8> {
     let mut k = kind_prefix(kind);
     k.extend_from_slice(&id.to_be_bytes());
     k
@@ -315,7 +315,10 @@ fn compress_with(kind: Kind, dictionary: Option<&Trained>, raw: &[u8]) -> Vec<u8
 }
 
 /// A compression context for `kind`, with `dictionary` loaded.
-fn context(kind: Kind, dictionary: Option<&[u8]>) -> Option<zstd::bulk::Compressor<'static>> {
+pub(super) fn context(
+    kind: Kind,
+    dictionary: Option<&[u8]>,
+) -> Option<zstd::bulk::Compressor<'static>> {
     let mut c = zstd::bulk::Compressor::new(kind.level()).ok()?;
     if let Some(d) = dictionary {
         // Set before the dictionary is loaded: zstd builds its tables

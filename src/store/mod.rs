@@ -37,7 +37,9 @@ mod page_records;
 mod page_text;
 mod pages;
 mod points;
+mod repack;
 mod resources;
+mod retrain;
 mod runs;
 mod schema;
 mod sitemap_listings;
@@ -75,6 +77,7 @@ pub use page_audit::{AuditRead, PageAudit};
 pub use page_text::{PageText, PageTextRead};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
+pub use repack::Repacked;
 pub use resources::{ResourceCheck, ResourceLink, ResourceRead};
 pub use runs::RunRead;
 pub use schema::{

@@ -273,6 +273,27 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Merges every live segment below the final size into one, when
+    /// there are two or more and they fit in one (whether it did): a
+    /// small crawl's last few segments, each of which keeps a run head
+    /// for most of the words it shares with the others.
+    pub(in crate::store) fn merge_to_one(&mut self) -> Result<bool> {
+        let list = self.segments_mut()?;
+        let small: Vec<(u32, u32)> = list
+            .0
+            .iter()
+            .copied()
+            .filter(|&(_, pages)| pages < FINAL_PAGES)
+            .collect();
+        let total: u64 = small.iter().map(|&(_, pages)| u64::from(pages)).sum();
+        if small.len() < 2 || total > u64::from(FINAL_PAGES) {
+            return Ok(false);
+        }
+        let group: Vec<u32> = small.into_iter().map(|(s, _)| s).collect();
+        self.merge(&group)?;
+        Ok(true)
+    }
+
     /// Merges `group` into a new segment, table by table.
     fn merge(&mut self, group: &[u32]) -> Result<()> {
         let into = self.next_id32(crate::store::schema::meta_keys::NEXT_SEGMENT)?;

@@ -6,6 +6,7 @@
 mod index;
 mod pair_postings;
 mod records;
+mod repack;
 
 use proptest::prelude::*;
 use url::Url;
