@@ -1,7 +1,9 @@
 //! `export --format links`: every link of every fetched page, one CSV row
 //! each (Screaming Frog's "All Inlinks"): where it is, where it points,
 //! its anchor text, its rel (`nofollow` is the one the store keeps), the
-//! element it is written in, and what the crawl found of its target.
+//! element it is written in, and what the crawl found of its target; a
+//! resource (`img`, `script`, ...) has its check's status and `checked`,
+//! `broken` or `not checked` as its state.
 //! Streamed page by page, in page id order.
 
 use std::io::Write;
@@ -49,8 +51,35 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             ];
             out.write_record(row).map_err(csv_error)?;
         }
-        // Resource links (img, script, stylesheet, ...) get rows of their
-        // own here, with their element, once the store keeps them.
+        // What the page loads: a row per resource, its element named, an
+        // image's alt as its anchor, what its check answered.
+        for res in r.resources(id)? {
+            let Some(target) = r.url_of(res.target)? else {
+                continue;
+            };
+            let (status, state) = match r.resource_check(res.target)? {
+                Some(c) => (
+                    c.status.map(|s| s.to_string()).unwrap_or_default(),
+                    if c.reason.is_some() {
+                        "broken"
+                    } else {
+                        "checked"
+                    },
+                ),
+                None => (String::new(), "not checked"),
+            };
+            let row = [
+                source.as_str(),
+                &target,
+                res.alt.as_deref().unwrap_or(""),
+                "",
+                res.element.as_str(),
+                "false",
+                &status,
+                state,
+            ];
+            out.write_record(row).map_err(csv_error)?;
+        }
         Ok(())
     })?;
     out.flush()?;

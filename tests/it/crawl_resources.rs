@@ -258,6 +258,20 @@ fn resources_are_checked_once_reported_and_never_pages() {
         assert_eq!(of(s.url("/gone.js"))["element"], "script");
         assert_eq!(of(s.url("/gone.js"))["status"], 404);
         assert_eq!(of(s.url("/ok.css"))["status"], 200);
+
+        // The links export has a row per resource, with its element.
+        let out = crate::support::on_store(db.path(), &["export", "--format", "links"]);
+        let links = String::from_utf8(out.stdout).unwrap();
+        let answer = if checked > 0 {
+            "404,broken"
+        } else {
+            ",not checked"
+        };
+        let script = format!("{home},{},,,script,false,{answer}", s.url("/gone.js"));
+        assert!(
+            links.lines().any(|l| l == script),
+            "{flags:?}: {script} not in\n{links}"
+        );
         assert_whole(db.path());
     }
 }
