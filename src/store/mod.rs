@@ -82,7 +82,7 @@ pub use resources::{ResourceCheck, ResourceLink, ResourceRead};
 pub use runs::RunRead;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
-    OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, Resolve,
+    OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, RenderMode, Resolve,
     RobotsRecord, RunCounts, RunEnd, RunFlags, RunId, RunRecord, SkipReason, UrlRecord, UrlState,
     WordId, SCHEMA_VERSION,
 };

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 /// A change to any record's encoding takes a new number and an upgrade
 /// from the one before, which the committed store in
 /// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 20;
+pub const SCHEMA_VERSION: u32 = 21;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -511,6 +511,27 @@ pub struct PointRecord {
     pub stopwords: Option<Vec<String>>,
     /// The document (`doc add`) the point belongs to, by name.
     pub doc: Option<String>,
+    // Schema 21's fields, each one zero byte when unset, as 20's.
+    /// `--render`: whether pages are loaded in a headless browser.
+    pub render: RenderMode,
+    /// `--render-wait-ms`: the most a rendered page waits for network
+    /// idle (None: the built-in budget).
+    pub render_wait_ms: Option<u32>,
+    /// `--render-concurrency`: browser tabs (None: the built-in count).
+    pub render_concurrency: Option<u32>,
+}
+
+/// `--render`: how a point's HTML pages are read. Postcard writes the
+/// variant's index, so `Off` is the zero byte an upgraded point takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum RenderMode {
+    /// The HTML as served (the default).
+    #[default]
+    Off,
+    /// Every HTML page in scope, after its scripts ran.
+    Js,
+    /// Only pages whose served HTML looks like an application shell.
+    Auto,
 }
 
 /// One `--resolve HOST:PORT:ADDR`, as curl takes it.

@@ -8,8 +8,9 @@
 //! and claimed states of 18 are rewritten with none (18 had overwritten
 //! it). 20 adds settings at the end of a point record, each one zero byte
 //! when unset, so a point of 17 to 19 takes those bytes; a run record of
-//! 18 or 19 is decoded in its own layout and written in 20's. The rest of
-//! the layout is 17's, so nothing else is rewritten.
+//! 18 or 19 is decoded in its own layout and written in 20's. 21 appends
+//! the rendering settings to a point record the same way. The rest of the
+//! layout is 17's, so nothing else is rewritten.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -59,11 +60,11 @@ fn queue_state_of_18(bytes: &[u8]) -> Result<Option<UrlState>> {
 /// Brings a store of schema `from` (17 to 19) to the current one, in the
 /// transaction that opens it.
 pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
-    // Points first: 17's runs are made from them in 20's layout.
-    points_to_20(txn, dbs)?;
+    // Points first: 17's runs are made from them in the current layout.
+    pad_points(txn, dbs, point_fields_added_after(from))?;
     if from == FROM {
         from_17(txn, dbs)?;
-    } else {
+    } else if from < 20 {
         runs_to_20(txn, dbs)?;
     }
     if from < 19 {
@@ -72,17 +73,24 @@ pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
     Ok(())
 }
 
-/// The settings schema 20 appends to a point record, each one zero byte
-/// when unset (false, an empty list, None).
-const POINT_FIELDS_ADDED_IN_20: usize = 6;
+/// The settings appended to a point record since schema `from`, each one
+/// zero byte when unset (false, an empty list, None, the first variant):
+/// six in 20, three in 21.
+fn point_fields_added_after(from: u32) -> usize {
+    if from < 20 {
+        9
+    } else {
+        3
+    }
+}
 
-/// Gives each point of 17 to 19 the unset settings of 20.
-fn points_to_20(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+/// Gives each point the unset settings appended after its schema.
+fn pad_points(txn: &mut RwTxn<'_>, dbs: &Dbs, fields: usize) -> Result<()> {
     let mut rewrite = Vec::new();
     for item in dbs.crawl_points.iter(txn)? {
         let (k, v) = item?;
         let mut v = v.to_vec();
-        v.extend_from_slice(&[0; POINT_FIELDS_ADDED_IN_20]);
+        v.resize(v.len() + fields, 0);
         rewrite.push((k.to_vec(), v));
     }
     for (k, v) in rewrite {

@@ -480,9 +480,9 @@ fn a_point_and_a_run_of_schema_19_read_back_after_the_upgrade() {
         gen: 2,
         ..PointRecord::default()
     };
-    // 19's point: 20's with its six unset settings (a zero byte each) cut.
+    // 19's point: 21's with its nine unset settings (a zero byte each) cut.
     let mut point_19 = codec::encode(&point).unwrap();
-    point_19.truncate(point_19.len() - 6);
+    point_19.truncate(point_19.len() - 9);
     let flags_19 = (
         Some(3u32),
         None::<u64>,
@@ -537,6 +537,29 @@ fn a_point_and_a_run_of_schema_19_read_back_after_the_upgrade() {
         ),
         (40, 2, 0)
     );
+}
+
+#[test]
+fn a_point_of_schema_20_reads_back_after_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let point = PointRecord {
+        url: "http://h/".into(),
+        root: "http://h/".into(),
+        check_fragments: true,
+        doc: Some("site".into()),
+        ..PointRecord::default()
+    };
+    // 20's point: 21's with its three unset rendering settings cut.
+    let mut point_20 = codec::encode(&point).unwrap();
+    point_20.truncate(point_20.len() - 3);
+    mark_schema(dir.path(), 20, |w| {
+        w.dbs
+            .crawl_points
+            .put(&mut w.txn, &1u32.to_be_bytes(), &point_20)?;
+        Ok(())
+    });
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.read().unwrap().point(1).unwrap(), Some(point));
 }
 
 #[test]
