@@ -20,7 +20,9 @@
 # Environment: CRAWL_ARGS="--concurrency 64 --per-host 64" extra crawl
 # flags; SITE_WORDS=60 words of text per page (default 560, ~6 KB pages);
 # RUNS=1 one crawl instead of the median of 3; KEEP=1 keeps the work
-# directory. Installs nginx (Debian) if missing.
+# directory; SITE=DIR PORT=N reuse a site sitegen wrote earlier for
+# http://127.0.0.1:N/ (a million pages take minutes to write). Installs
+# nginx (Debian) if missing.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -53,10 +55,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+if [ -n "${SITE:-}" ]; then
+    [ -n "${PORT:-}" ] || { echo "error: SITE=DIR needs PORT=N, the port its pages were written for" >&2; exit 2; }
+    ln -s "$(realpath "$SITE")" "$WORK/site"
+else
+    PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    "$TARGET/release/examples/sitegen" "$WORK/site" "$PAGES" "http://127.0.0.1:$PORT/" "${SITE_WORDS:-560}" >&2
+fi
 BASE="http://127.0.0.1:$PORT/"
-"$TARGET/release/examples/sitegen" "$WORK/site" "$PAGES" "$BASE" "${SITE_WORDS:-560}" >&2
-RAW=$(find "$WORK/site" -name '*.html' -printf '%s\n' | awk '{s+=$1} END {print s}')
+RAW=$(find -L "$WORK/site" -name '*.html' -printf '%s\n' | awk '{s+=$1} END {print s}')
 
 mkdir -p "$WORK/logs"
 cat >"$WORK/nginx.conf" <<EOF
@@ -109,7 +116,7 @@ for RUN in $(seq "$RUNS"); do
 done
 "$TARGET/release/examples/crawlbench" site-queries --db "$WORK/store" --site "$WORK/site" >"$WORK/queries.txt"
 SLOWEST=0
-for KIND in summary broken redirects titles descriptions headings duplicates directives canonicals slow large depth mimetypes hosts external changes; do
+for KIND in summary broken redirects titles descriptions headings duplicates directives canonicals slow large depth mimetypes hosts external changes near-duplicates fragments indexability links sitemaps resources images; do
     T0=$(date +%s%N)
     "$BIN" --db "$WORK/store" report "$KIND" --limit 50 >/dev/null
     T=$(( ($(date +%s%N) - T0) / 1000000 ))
