@@ -37,7 +37,7 @@ struct DictionaryJson {
 
 pub fn run(store: &Store, json: bool) -> CliResult {
     let r = store.read()?;
-    let states = r.state_counts()?;
+    let counted = crate::report::kept::store_counts(&r)?;
     let mut tables: Vec<(String, u64)> = r
         .table_sizes()?
         .into_iter()
@@ -46,14 +46,14 @@ pub fn run(store: &Store, json: bool) -> CliResult {
     tables.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let s = StatsJson {
         pages: r.page_count()?,
-        fetched: states.done,
-        failed: states.failed,
+        fetched: counted.done,
+        failed: counted.failed,
         queued: r.frontier_len()?,
-        words: r.word_count()?,
-        links: r.link_count()?,
+        words: counted.words,
+        links: counted.links,
         store_bytes: store.disk_size(),
         urls: r.url_count()?,
-        skipped: states.skipped,
+        skipped: counted.skipped,
         tables,
         segments: r.segment_ids()?.len(),
         dictionaries: r
