@@ -15,6 +15,7 @@ fn or_dash<T: ToString>(v: &Option<T>) -> String {
 }
 
 pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
+    crate::report::kept::ensure(store);
     let r = store.read()?;
     let Some(id) = r.site_page_id(url)? else {
         return Err(CliError::NoSuchPage(

@@ -36,6 +36,7 @@ struct DictionaryJson {
 }
 
 pub fn run(store: &Store, json: bool) -> CliResult {
+    crate::report::kept::ensure(store);
     let r = store.read()?;
     let counted = crate::report::kept::store_counts(&r)?;
     let mut tables: Vec<(String, u64)> = r

@@ -116,6 +116,41 @@ pub fn refresh(store: &Store) -> Result<bool> {
     Ok(store.keep_figures(as_of, &records)?)
 }
 
+/// Makes the kept figures current before a read that uses them, unless a
+/// crawl is writing (they would be stale at once): a store crawled by an
+/// older build, or changed since its last crawl, counts once, saying so
+/// on stderr when that is long. A store that cannot be written (or any
+/// other failure) only costs the reports their speed.
+pub fn ensure(store: &Store) {
+    let started = std::time::Instant::now();
+    let result = crawling(store).and_then(|busy| {
+        if busy {
+            return Ok(None);
+        }
+        refresh(store).map(Some)
+    });
+    match result {
+        Ok(Some(_)) if started.elapsed() >= SAY_AFTER => eprintln!(
+            "counted the store's report figures in {:.1} s; they are kept until it changes",
+            started.elapsed().as_secs_f64()
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "report figures not kept"),
+    }
+}
+
+/// A count longer than this is told on stderr.
+const SAY_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether a live crawler has the store.
+fn crawling(store: &Store) -> Result<bool> {
+    let r = store.read()?;
+    let instances: std::collections::HashMap<_, _> = r.instances()?.into_iter().collect();
+    Ok(instances
+        .keys()
+        .any(|&id| !crate::crawl::instance_dead(&instances, id)))
+}
+
 /// `report summary` of the default view from the kept counts, when they
 /// are current; None: count.
 pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Option<Summary>> {
