@@ -60,7 +60,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 use heed::{Env, EnvOpenOptions, RoTxn};
 
 pub use bodies::compress_body;
-pub use check::CheckRead;
+pub use check::{CheckRead, CHECK_STEPS};
 pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use documents::{DocumentRead, DocumentRecord};

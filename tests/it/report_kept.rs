@@ -3,13 +3,16 @@
 //! kind of change: a first crawl, a re-crawl of a changed site, a partial
 //! run, a second point, a point purged (the kept figures are stale then,
 //! and read as such), and a crawl after it. The CLI's `report summary`
-//! reads the same counts.
+//! reads the same counts; `check` finds the store whole and tells each of
+//! its steps.
 
 use std::path::Path;
 
 use crate::support::crawl::{crawl_ok, store};
 use crate::support::{json_of, on_store, page, Reply, Resp, TestServer};
 use crawlscope::report::{kept, links, summary, Ctx};
+use crawlscope::store::prelude::*;
+use crawlscope::store::CHECK_STEPS;
 
 fn site(s: &TestServer) {
     s.route(
@@ -113,4 +116,14 @@ fn kept_figures_equal_a_recount_after_every_change() {
         change();
         check(db, step, fresh);
     }
+    // `check` tells each of its steps as it begins, and the store the
+    // figures were kept in is whole.
+    let store = store(db);
+    let r = store.read().unwrap();
+    let mut told = Vec::new();
+    let problems = r
+        .check_telling(&|_| true, &mut |n, _| told.push(n))
+        .unwrap();
+    assert_eq!(problems, Vec::<String>::new());
+    assert_eq!(told, (1..=CHECK_STEPS).collect::<Vec<_>>());
 }
