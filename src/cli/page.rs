@@ -15,6 +15,7 @@ fn or_dash<T: ToString>(v: &Option<T>) -> String {
 }
 
 pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
+    crate::report::kept::ensure(store);
     let r = store.read()?;
     let Some(id) = r.site_page_id(url)? else {
         return Err(CliError::NoSuchPage(
@@ -24,7 +25,10 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     // The stored form: without any user:password@ that was typed.
     let shown = r.url_of(id)?.unwrap_or_default();
     let mut p = page_json(&r, id, shown, keywords)?;
-    p.link_score = latest_link_scores(&r)?.get(&id).copied();
+    p.link_score = match crate::report::kept::link_score(&r, id)? {
+        Some(kept) => kept,
+        None => latest_link_scores(&r)?.get(&id).copied(),
+    };
     if json {
         return print_json(&p);
     }

@@ -46,6 +46,13 @@ pub struct On {
 }
 
 pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
+    if kind == Kind::Summary
+        && on.point.is_none()
+        && on.doc.is_none()
+        && on.scope == rep::Scope::Latest
+    {
+        rep::kept::ensure(store);
+    }
     let r = store.read()?;
     let ctx = match &on.doc {
         Some(doc) => Ctx::for_document(&r, doc, on.scope)?,

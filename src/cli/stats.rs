@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{print_json, CliError, CliResult};
 use crate::store::prelude::*;
-use crate::store::Store;
+use crate::store::{Store, CHECK_STEPS};
 
 #[derive(Serialize)]
 struct StatsJson {
@@ -36,8 +36,9 @@ struct DictionaryJson {
 }
 
 pub fn run(store: &Store, json: bool) -> CliResult {
+    crate::report::kept::ensure(store);
     let r = store.read()?;
-    let states = r.state_counts()?;
+    let counted = crate::report::kept::store_counts(&r)?;
     let mut tables: Vec<(String, u64)> = r
         .table_sizes()?
         .into_iter()
@@ -46,14 +47,14 @@ pub fn run(store: &Store, json: bool) -> CliResult {
     tables.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let s = StatsJson {
         pages: r.page_count()?,
-        fetched: states.done,
-        failed: states.failed,
+        fetched: counted.done,
+        failed: counted.failed,
         queued: r.frontier_len()?,
-        words: r.word_count()?,
-        links: r.link_count()?,
+        words: counted.words,
+        links: counted.links,
         store_bytes: store.disk_size(),
         urls: r.url_count()?,
-        skipped: states.skipped,
+        skipped: counted.skipped,
         tables,
         segments: r.segment_ids()?.len(),
         dictionaries: r
@@ -84,6 +85,10 @@ pub fn run(store: &Store, json: bool) -> CliResult {
     Ok(())
 }
 
+/// Without a terminal, a store this large (MB) gets a progress line a
+/// step; a small one checks in a moment and says nothing.
+const LINES_FROM_MB: f64 = 64.0;
+
 #[derive(Serialize)]
 struct CheckJson {
     ok: bool,
@@ -91,20 +96,29 @@ struct CheckJson {
 }
 
 pub fn check(store: &Store, json: bool) -> CliResult {
-    // A large store takes seconds to read through: say so on a terminal.
+    // A large store takes minutes to read through: say how far it is, on
+    // stderr (a bar on a terminal, else a line a step for a large store).
+    let size_mb = store.disk_size() as f64 / 1e6;
     let spinner = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_message(format!(
-            "checking every table of {} ({:.1} MB)",
-            store.path().display(),
-            store.disk_size() as f64 / 1e6
-        ));
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
         bar
     });
+    let started = std::time::Instant::now();
+    let path = store.path().display().to_string();
+    let mut step = |n: usize, what: &str| {
+        let msg = format!("checking {path} ({size_mb:.1} MB): step {n}/{CHECK_STEPS}, {what}");
+        match &spinner {
+            Some(bar) => bar.set_message(msg),
+            None if size_mb >= LINES_FROM_MB => {
+                eprintln!("{msg} ({:.1} s)", started.elapsed().as_secs_f64())
+            }
+            None => {}
+        }
+    };
     let r = store.read()?;
     let instances: HashMap<_, _> = r.instances()?.into_iter().collect();
-    let problems = r.check(&|id| crate::crawl::instance_dead(&instances, id));
+    let problems = r.check_telling(&|id| crate::crawl::instance_dead(&instances, id), &mut step);
     if let Some(bar) = spinner {
         bar.finish_and_clear();
     }

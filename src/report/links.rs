@@ -141,6 +141,9 @@ pub fn link_scores(ctx: &Ctx<'_, '_>) -> Result<FxHashMap<PageId, f64>> {
 /// `page` and the exports show), for callers that speak the store's
 /// errors.
 pub fn latest_link_scores(r: &Reader<'_>) -> Result<FxHashMap<PageId, f64>, StoreError> {
+    if let Some(kept) = super::kept::link_scores(r)? {
+        return Ok(kept);
+    }
     let scores = Ctx::new(r, None).and_then(|ctx| link_scores(&ctx));
     scores.map_err(|e| match e {
         ReportError::Store(e) => e,

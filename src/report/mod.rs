@@ -18,6 +18,7 @@ pub mod headings;
 pub mod hosts;
 pub mod images;
 pub mod indexability;
+pub mod kept;
 pub mod large;
 pub mod links;
 pub mod mimetypes;
@@ -182,8 +183,10 @@ pub struct Ctx<'a, 's> {
     pub r: &'a Reader<'s>,
     point: Option<PointId>,
     scope: Scope,
-    /// The URLs the scope covers (None: all), and the runs it names.
-    view: Option<scope::View>,
+    /// The runs whose URLs the scope covers (None: all), and the runs it
+    /// names; the URLs are read on first use.
+    plan: Option<scope::Plan>,
+    view: OnceCell<scope::View>,
     named: Vec<NamedRun>,
     states: OnceCell<Vec<(PageId, UrlState)>>,
     pages: OnceCell<Vec<(PageId, PageRecord)>>,
@@ -222,14 +225,15 @@ impl<'a, 's> Ctx<'a, 's> {
         r: &'a Reader<'s>,
         point: Option<PointId>,
         scope: Scope,
-        view: Option<scope::View>,
+        plan: Option<scope::Plan>,
         named: Vec<NamedRun>,
     ) -> Ctx<'a, 's> {
         Ctx {
             r,
             point,
             scope,
-            view,
+            plan,
+            view: OnceCell::new(),
             named,
             states: OnceCell::new(),
             pages: OnceCell::new(),
@@ -285,14 +289,27 @@ impl<'a, 's> Ctx<'a, 's> {
         if let Some(s) = self.states.get() {
             return Ok(s);
         }
+        let view = self.view()?;
         let mut out = Vec::new();
         self.r.for_each_state(|id, state| {
-            if self.view.as_ref().is_none_or(|v| v.covers(id, &state)) {
+            if view.is_none_or(|v| v.covers(id, &state)) {
                 out.push((id, state.known()));
             }
             Ok(true)
         })?;
         Ok(self.states.get_or_init(|| out))
+    }
+
+    /// The URLs the scope covers, read on first use; None: every URL.
+    fn view(&self) -> Result<Option<&scope::View>> {
+        let Some(plan) = &self.plan else {
+            return Ok(None);
+        };
+        if let Some(v) = self.view.get() {
+            return Ok(Some(v));
+        }
+        let built = plan.build(self.r)?;
+        Ok(Some(self.view.get_or_init(|| built)))
     }
 
     /// Every fetched page's record (the point's pages only, with a point).
@@ -322,7 +339,7 @@ impl<'a, 's> Ctx<'a, 's> {
     /// Whether a page belongs to the report: always over every run of the
     /// store, else when the scope covers it.
     pub fn includes(&self, page: PageId) -> Result<bool> {
-        if self.view.is_none() {
+        if self.plan.is_none() {
             return Ok(true);
         }
         if let Some(set) = self.in_point.get() {

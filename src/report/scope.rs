@@ -56,6 +56,30 @@ impl NamedRun {
     }
 }
 
+/// The runs a scope picks, (point, run number): what [`View`] is built
+/// from, only when a report reads URLs (the kept counts need none).
+#[derive(Default)]
+pub(super) struct Plan {
+    runs: Vec<(PointId, u32)>,
+}
+
+impl Plan {
+    /// The URLs the picked runs decided on or reached.
+    pub fn build(&self, r: &Reader<'_>) -> Result<View> {
+        let mut view = View {
+            gens: FxHashSet::default(),
+            reached: FxHashSet::default(),
+        };
+        for &(point, gen) in &self.runs {
+            view.gens.insert((point, gen));
+            let entries = r.kept_entries(point, gen)?;
+            view.reached
+                .extend(entries.into_iter().map(|(page, _)| page));
+        }
+        Ok(view)
+    }
+}
+
 /// The URLs a scope covers; None: every URL of the store.
 pub(super) struct View {
     /// The runs (point, run number) whose states count.
@@ -68,11 +92,6 @@ impl View {
     pub fn covers(&self, page: PageId, state: &UrlState) -> bool {
         self.gens.contains(&state.run()) || self.reached.contains(&page)
     }
-
-    fn add(&mut self, other: View) {
-        self.gens.extend(other.gens);
-        self.reached.extend(other.reached);
-    }
 }
 
 /// The view `scope` asks for over several points (a document's, named
@@ -83,11 +102,8 @@ pub(super) fn view_of_points(
     points: &[PointId],
     scope: Scope,
     doc: &str,
-) -> Result<(View, Vec<NamedRun>)> {
-    let mut all = View {
-        gens: FxHashSet::default(),
-        reached: FxHashSet::default(),
-    };
+) -> Result<(Plan, Vec<NamedRun>)> {
+    let mut all = Plan::default();
     let mut named = Vec::new();
     let of_run = match scope {
         Scope::Run(id) => Some(r.run(id)?.ok_or(ReportError::NoRun(id))?.point),
@@ -105,7 +121,7 @@ pub(super) fn view_of_points(
         let (view, runs) = view(r, Some(point), scope)?;
         // With a point, every scope gives a view.
         if let Some(v) = view {
-            all.add(v);
+            all.runs.extend(v.runs);
         }
         named.extend(runs);
     }
@@ -118,7 +134,7 @@ pub(super) fn view(
     r: &Reader<'_>,
     point: Option<PointId>,
     scope: Scope,
-) -> Result<(Option<View>, Vec<NamedRun>)> {
+) -> Result<(Option<Plan>, Vec<NamedRun>)> {
     let instances = r.instances()?.into_iter().collect();
     let ended = |run: &RunRecord| run_ended(run, &instances);
     let runs = r.runs(point)?;
@@ -154,15 +170,6 @@ pub(super) fn view(
             (picked, named)
         }
     };
-    let mut view = View {
-        gens: FxHashSet::default(),
-        reached: FxHashSet::default(),
-    };
-    for run in picked {
-        view.gens.insert((run.point, run.gen));
-        let entries = r.kept_entries(run.point, run.gen)?;
-        view.reached
-            .extend(entries.into_iter().map(|(page, _)| page));
-    }
-    Ok((Some(view), named))
+    let runs = picked.into_iter().map(|run| (run.point, run.gen)).collect();
+    Ok((Some(Plan { runs }), named))
 }

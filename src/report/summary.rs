@@ -49,6 +49,26 @@ fn count<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<usize> {
 }
 
 pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
+    let counted = match super::kept::summary(ctx)? {
+        Some(s) => s,
+        None => counted(ctx)?,
+    };
+    let named = ctx.named_runs();
+    Ok(Summary {
+        run: (named.len() == 1).then(|| named[0].clone()),
+        runs: if named.len() > 1 {
+            named.to_vec()
+        } else {
+            Vec::new()
+        },
+        all_runs: ctx.scope() == Scope::AllRuns,
+        ..counted
+    })
+}
+
+/// The summary's counts, read from every page and state of the view (its
+/// runs left for [`summary`] to name).
+pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
     let mut by_status = ByStatus::default();
     let mut skipped = BTreeMap::new();
     for (id, state) in ctx.states()? {
@@ -113,7 +133,6 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
     } else {
         ctx.r.url_count()?
     };
-    let named = ctx.named_runs();
     Ok(Summary {
         pages: ctx.pages()?.len() as u64,
         urls,
@@ -122,12 +141,8 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         by_depth,
         by_mime,
         findings,
-        run: (named.len() == 1).then(|| named[0].clone()),
-        runs: if named.len() > 1 {
-            named.to_vec()
-        } else {
-            Vec::new()
-        },
-        all_runs: ctx.scope() == Scope::AllRuns,
+        run: None,
+        runs: Vec::new(),
+        all_runs: false,
     })
 }

@@ -30,6 +30,7 @@ mod fragments;
 mod frontier;
 mod history;
 mod inverted;
+mod kept;
 mod links;
 mod origin_figures;
 mod page_audit;
@@ -59,7 +60,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 use heed::{Env, EnvOpenOptions, RoTxn};
 
 pub use bodies::compress_body;
-pub use check::CheckRead;
+pub use check::{CheckRead, CHECK_STEPS};
 pub use codec::Positions;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use documents::{DocumentRead, DocumentRecord};
@@ -71,6 +72,7 @@ pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
 pub use inverted::run::Entry as PostingEntry;
 pub use inverted::words::{Posting, Stream, WordRead};
+pub use kept::KeptRead;
 pub use links::LinkRead;
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use page_audit::{AuditRead, PageAudit};
@@ -95,6 +97,7 @@ pub use transaction::Writer;
 pub mod prelude {
     pub use super::DocumentRead;
     pub use super::FragmentRead;
+    pub use super::KeptRead;
     pub use super::ResourceRead;
     pub use super::{
         AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, ListingRead,

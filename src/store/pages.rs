@@ -646,6 +646,7 @@ impl Writer<'_> {
         self.drop_page_records(id)?;
         self.drop_page_text(id)?;
         self.drop_fragments(id)?;
+        self.drop_kept()?;
         self.drop_page_audit(id)?;
         self.drop_resources(id)?;
         self.set_norm_factor(id, 0.0)?;

@@ -89,9 +89,12 @@ pub struct Dbs {
     pub page_resources: Db,
     /// What checking a resource answered, by its page id (`resources`).
     pub resource_checks: Db,
+    /// Figures derived from the whole store, with the transaction they
+    /// are true of (`kept`).
+    pub kept: Db,
 }
 
-pub const DB_COUNT: u32 = 40;
+pub const DB_COUNT: u32 = 41;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -145,6 +148,7 @@ impl Dbs {
             ("sitemap_listings", self.sitemap_listings),
             ("page_resources", self.page_resources),
             ("resource_checks", self.resource_checks),
+            ("kept", self.kept),
         ]
     }
 }
@@ -193,6 +197,7 @@ impl Dbs {
             sitemap_listings: db("sitemap_listings")?,
             page_resources: db("page_resources")?,
             resource_checks: db("resource_checks")?,
+            kept: db("kept")?,
         })
     }
 }
@@ -209,6 +214,9 @@ pub mod meta_keys {
     pub const FRONTIER_SEQ: &[u8] = b"frontier_seq";
     pub const NEXT_SEGMENT: &[u8] = b"next_segment";
     pub const NEXT_RUN: &[u8] = b"next_run_id";
+    /// Counts committed write transactions: what `kept` figures are
+    /// stamped with (LMDB's own transaction ids start again at a copy).
+    pub const WRITE_SEQ: &[u8] = b"write_seq";
 }
 
 /// What is known of a fetched page (the URL itself lives in `urls`).

@@ -69,6 +69,8 @@ pub struct Pending {
     pub(super) norms: HashMap<u32, Vec<f32>>,
     /// Compression dictionaries this transaction made sure the store holds.
     pub(super) dictionaries: Vec<(Kind, u32)>,
+    /// The transaction changes nothing a kept figure counts (`kept`).
+    pub(super) keeps_figures: bool,
     /// Next values of the `meta` id counters used in this transaction.
     pub(super) counters: HashMap<&'static [u8], u64>,
     /// The www rule's decisions of this transaction, by a URL's text up
@@ -107,6 +109,11 @@ impl<'s> Writer<'s> {
     /// Flushes and commits the transaction; only then do the caches learn
     /// the ids it made, so a failed one leaves none behind.
     pub(super) fn commit(mut self) -> Result<()> {
+        // Every commit counts, so a figure kept as of one is stale after
+        // the next (`kept`), unless it only moved what no figure counts.
+        if !self.pending.keeps_figures {
+            self.next_id(meta_keys::WRITE_SEQ)?;
+        }
         self.flush()?;
         let new_words = std::mem::take(&mut self.pending.new_words);
         let new_urls = std::mem::take(&mut self.pending.new_urls);

@@ -168,7 +168,7 @@ impl App {
                     _ => {}
                 }
                 self.panes.queue.clear_in_flight();
-                self.panes.findings.changed();
+                self.panes.findings.crawl_ended();
                 self.refresh_at = self.now;
                 None
             }
@@ -209,7 +209,7 @@ impl App {
                 None
             }
             Msg::FindingCounts(counts) => {
-                self.panes.findings.set_counts(counts);
+                self.panes.findings.set_counts(counts, self.now);
                 None
             }
             Msg::FindingRows { seq, result } => {

@@ -55,6 +55,7 @@ pub(crate) struct Listed {
 }
 
 pub(crate) fn counts(store: &Store) -> Result<Counts, String> {
+    rep::kept::ensure(store);
     let r = store.read().map_err(|e| e.to_string())?;
     let ctx = Ctx::new(&r, None).map_err(|e| e.to_string())?;
     let s = rep::summary::summary(&ctx).map_err(|e| e.to_string())?;

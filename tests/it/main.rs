@@ -43,6 +43,7 @@ mod report_audit;
 mod report_changes;
 mod report_cli;
 mod report_findings;
+mod report_kept;
 mod report_near;
 mod run_decisions;
 mod runs;

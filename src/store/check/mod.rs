@@ -29,24 +29,54 @@ pub trait CheckRead: View {
     /// Every invariant that does not hold; empty when the store is whole.
     /// `is_dead` says whether a crawler instance no longer runs.
     fn check(&self, is_dead: &dyn Fn(InstanceId) -> bool) -> Result<Vec<String>> {
+        self.check_telling(is_dead, &mut |_, _| {})
+    }
+
+    /// [`CheckRead::check`], telling `step` (the step's number from 1 of
+    /// [`CHECK_STEPS`], and what it reads) as each step begins: a large
+    /// store takes minutes.
+    fn check_telling(
+        &self,
+        is_dead: &dyn Fn(InstanceId) -> bool,
+        step: &mut dyn FnMut(usize, &'static str),
+    ) -> Result<Vec<String>> {
         let mut p = Problems::default();
         let mut in_use = InUse::default();
+        let mut n = 0;
+        let mut next = |what| {
+            n += 1;
+            step(n, what);
+        };
         // Live segment -> its page count: the streams' parts must be in one.
         let listed: HashMap<u32, u32> = self.live_segments()?.entries().iter().copied().collect();
+        next("pages");
         pages::check_pages(self, &mut p)?;
+        next("index");
         index::check_index(self, &listed, &mut in_use, &mut p)?;
+        next("pair postings");
         index::check_pairs(self, &mut p)?;
+        next("links");
         index::check_links(self, &listed, &mut in_use, &mut p)?;
+        next("id maps");
         pages::check_id_maps(self, &mut p)?;
+        next("frontier");
         crawl::check_frontier(self, is_dead, &mut in_use, &mut p)?;
+        next("URL states");
         crawl::check_seen_urls(self, &mut p)?;
+        next("run history");
         crawl::check_history(self, &mut in_use, &mut p)?;
+        next("documents");
         crawl::check_documents(self, &mut p)?;
+        next("counters");
         check_counters(self, &in_use, &mut p)?;
+        next("resources");
         resources::check_resources(self, &mut p)?;
         Ok(p.list)
     }
 }
+
+/// The steps [`CheckRead::check_telling`] tells.
+pub const CHECK_STEPS: usize = 11;
 
 impl<T: View + ?Sized> CheckRead for T {}
 

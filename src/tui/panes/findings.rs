@@ -1,6 +1,7 @@
 //! The findings pane: how many findings of each kind the store holds (the
 //! counts of `report summary`, read again by a background job at most every
-//! [`RECOUNT_EVERY`] while something changed and the pane is shown), a
+//! [`RECOUNT_EVERY`], and never more than a twentieth of the time, while
+//! something changed and the pane is shown), a
 //! kind's rows (URL and what is wrong), a row opened in the link graph, and
 //! a kind exported as CSV.
 
@@ -18,9 +19,15 @@ use crate::tui::findings_jobs::{Counts, ExternalChecked, FindingRow, Listed};
 use crate::tui::keymap::{self, ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE};
 use crate::tui::{format, theme};
 
-/// The least time between two counts: `report summary` reads every table
-/// (0.34 s on a 100,000-page store).
+/// The least time between two counts: the kept counts are a few records,
+/// but while a crawl writes they are stale and `report summary` reads
+/// every table (0.34 s on a 100,000-page store).
 pub(crate) const RECOUNT_EVERY: Duration = Duration::from_secs(2);
+
+/// A count that took t waits at least this many t before the next, so
+/// recounting a large store while a crawl writes takes at most a
+/// twentieth of the time (one core's 5%).
+const IDLE_PER_COUNT: u32 = 19;
 
 /// What the pane says instead of a count of broken external links when no
 /// link was ever checked.
@@ -46,6 +53,8 @@ pub(crate) struct FindingsPane {
     /// The store changed since the last count began.
     stale: bool,
     counting: bool,
+    /// When the count under way began.
+    count_began: Instant,
     next_count: Instant,
 }
 
@@ -53,6 +62,13 @@ impl FindingsPane {
     /// The store may hold new findings (a crawl wrote, or ended).
     pub(crate) fn changed(&mut self) {
         self.stale = true;
+    }
+
+    /// The crawl ended: its last count comes as soon as two seconds
+    /// allow, however long the last took (the counts are kept now).
+    pub(crate) fn crawl_ended(&mut self) {
+        self.stale = true;
+        self.next_count = self.next_count.min(self.count_began + RECOUNT_EVERY);
     }
 
     /// Whether to count now: something changed, the pane is `shown`, no
@@ -63,12 +79,16 @@ impl FindingsPane {
         }
         self.stale = false;
         self.counting = true;
+        self.count_began = now;
         self.next_count = now + RECOUNT_EVERY;
         true
     }
 
-    pub(crate) fn set_counts(&mut self, counts: Result<Counts, String>) {
+    /// The counts, arrived at `now`.
+    pub(crate) fn set_counts(&mut self, counts: Result<Counts, String>, now: Instant) {
         self.counting = false;
+        let took = now.saturating_duration_since(self.count_began);
+        self.next_count = self.next_count.max(now + took * IDLE_PER_COUNT);
         if let Ok(c) = &counts {
             self.list.clamp(c.kinds.len());
         }
@@ -204,6 +224,7 @@ impl Pane for FindingsPane {
             // Whatever the store already holds is counted once shown.
             stale: true,
             counting: false,
+            count_began: setup.now,
             next_count: setup.now,
         }
     }

@@ -1,0 +1,129 @@
+//! The figures a crawl keeps for the default view (`report summary`'s
+//! counts, link scores, `stats`' counts) equal a full recount after every
+//! kind of change: a first crawl, a re-crawl of a changed site, a partial
+//! run, a second point, a point purged (the kept figures are stale then,
+//! and read as such), and a crawl after it. The CLI's `report summary`
+//! reads the same counts; `check` finds the store whole and tells each of
+//! its steps.
+
+use std::path::Path;
+
+use crate::support::crawl::{crawl_ok, store};
+use crate::support::{json_of, on_store, page, Reply, Resp, TestServer};
+use crawlscope::report::{kept, links, summary, Ctx};
+use crawlscope::store::prelude::*;
+use crawlscope::store::CHECK_STEPS;
+
+fn site(s: &TestServer) {
+    s.route(
+        "/",
+        Reply::Respond(page("Home", "home", &["a", "b", "c", "gone", "r"])),
+    );
+    s.route("/a", Reply::Respond(page("Same", "alpha", &["b"])));
+    s.route("/b", Reply::Respond(page("Same", "bravo", &["a", "c"])));
+    s.route("/c", Reply::Respond(page("C", "charlie", &["deep"])));
+    s.route("/deep", Reply::Respond(page("Deep", "deep", &[])));
+    s.route("/gone", Reply::Respond(Resp::status(404)));
+    s.route("/r", Reply::Respond(Resp::redirect(301, "/a")));
+}
+
+/// Whether the kept figures are current (`fresh`) and, whatever they
+/// are, whether what the reports say equals a recount.
+fn check(db: &Path, step: &str, fresh: bool) {
+    let store = store(db);
+    let r = store.read().unwrap();
+    let ctx = Ctx::new(&r, None).unwrap();
+    let recount = serde_json::to_value(summary::counted(&ctx).unwrap()).unwrap();
+    let kept_summary = kept::summary(&ctx).unwrap();
+    assert_eq!(kept_summary.is_some(), fresh, "{step}: summary kept");
+    if let Some(k) = kept_summary {
+        assert_eq!(serde_json::to_value(k).unwrap(), recount, "{step}: summary");
+    }
+    let scores = kept::link_scores(&r).unwrap();
+    assert_eq!(scores.is_some(), fresh, "{step}: scores kept");
+    if let Some(k) = scores {
+        assert_eq!(k, links::link_scores(&ctx).unwrap(), "{step}: scores");
+    }
+    assert_eq!(
+        kept::store_counts(&r).unwrap(),
+        kept::StoreCounts::count(&r).unwrap(),
+        "{step}: stats"
+    );
+    // The command reads the same counts, named with the view's runs.
+    let mut cli = json_of(db, &["report", "summary", "--json"]);
+    for named in ["run", "runs"] {
+        cli.as_object_mut().unwrap().remove(named);
+    }
+    assert_eq!(cli, recount, "{step}: report summary");
+}
+
+/// A change to the store, by name, and whether the figures are current
+/// after it.
+type Step<'a> = (&'static str, Box<dyn Fn() + 'a>, bool);
+
+#[test]
+fn kept_figures_equal_a_recount_after_every_change() {
+    let s = TestServer::start();
+    let other = TestServer::start();
+    site(&s);
+    site(&other);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    let base = s.base();
+    let steps: Vec<Step<'_>> = vec![
+        (
+            "first crawl",
+            Box::new(|| drop(crawl_ok(db, &[&base]))),
+            true,
+        ),
+        (
+            "re-crawl of a changed site",
+            Box::new(|| {
+                s.route("/b", Reply::Respond(Resp::status(500)));
+                s.route("/c", Reply::Respond(page("C again", "charlie", &[])));
+                crawl_ok(db, &[&base]);
+            }),
+            true,
+        ),
+        (
+            "partial run",
+            Box::new(|| {
+                s.route("/b", Reply::Respond(page("B", "bravo", &[])));
+                crawl_ok(db, &[&base, "--depth", "1"]);
+            }),
+            true,
+        ),
+        (
+            "second point",
+            Box::new(|| drop(crawl_ok(db, &[&other.base()]))),
+            true,
+        ),
+        (
+            "second point purged",
+            Box::new(|| {
+                let out = on_store(db, &["point", "rm", "2", "--purge"]);
+                assert!(out.status.success(), "{out:?}");
+            }),
+            false,
+        ),
+        (
+            "crawl after the purge",
+            Box::new(|| drop(crawl_ok(db, &[&base]))),
+            true,
+        ),
+    ];
+    for (step, change, fresh) in steps {
+        change();
+        check(db, step, fresh);
+    }
+    // `check` tells each of its steps as it begins, and the store the
+    // figures were kept in is whole.
+    let store = store(db);
+    let r = store.read().unwrap();
+    let mut told = Vec::new();
+    let problems = r
+        .check_telling(&|_| true, &mut |n, _| told.push(n))
+        .unwrap();
+    assert_eq!(problems, Vec::<String>::new());
+    assert_eq!(told, (1..=CHECK_STEPS).collect::<Vec<_>>());
+}
