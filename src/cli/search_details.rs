@@ -103,6 +103,10 @@ mod tests {
     use crate::search::test_store::{html, put_linked};
     use crate::store::OutLink;
 
+    /// A hit's details as compared: keyword words, parents, children and
+    /// the two counts.
+    type Seen = (Vec<String>, Vec<String>, Vec<String>, usize, usize);
+
     /// However the hits are split between threads, each hit's details are
     /// its own, in the hits' order.
     #[test]
@@ -138,7 +142,7 @@ mod tests {
             })
             .expect("index pages");
         let r = store.read().expect("read");
-        let seen = |threads| -> Vec<(Vec<String>, Vec<String>, Vec<String>, usize, usize)> {
+        let seen = |threads| -> Vec<Seen> {
             details_on(&store, &r, &ids, threads)
                 .expect("details")
                 .into_iter()
