@@ -27,6 +27,7 @@ mod point;
 mod report;
 pub(crate) mod runs;
 mod search;
+mod search_details;
 mod serve_demo;
 mod stats;
 mod tui;

@@ -3,17 +3,11 @@
 
 use serde::Serialize;
 
+use super::search_details::details;
 use super::{print_json, CliResult};
-use crate::export::page::{keyword_line, keywords_json, urls, KeywordJson};
-use crate::store::prelude::*;
+use crate::export::page::{keyword_line, KeywordJson};
 use crate::store::Store;
 use crate::time::rfc3339;
-
-/// Keywords listed per result.
-const RESULT_KEYWORDS: usize = 5;
-/// Parent and child URLs listed per result: a hub page can have tens of
-/// thousands; `page URL` lists them all.
-const RESULT_LINKS: usize = 20;
 
 #[derive(Serialize)]
 struct HitJson {
@@ -23,8 +17,8 @@ struct HitJson {
     last_modified: String,
     size: u64,
     keywords: Vec<KeywordJson>,
-    /// The first [`RESULT_LINKS`] parents (by page id) and children (in link
-    /// order); the counts say how many there are in all.
+    /// The first parents (by page id) and children (in link order); the
+    /// counts say how many there are in all.
     parents: Vec<String>,
     children: Vec<String>,
     parent_count: usize,
@@ -43,23 +37,24 @@ pub fn run(
     let r = store.read()?;
     let analyzer = analyzer.unwrap_or(crate::index::Analyzer::global());
     let results = crate::search::search_with(&r, query, limit, analyzer)?;
-    let mut hits = Vec::with_capacity(results.hits.len());
-    for h in results.hits {
-        let parents = r.parents(h.page)?;
-        let children = r.children(h.page)?;
-        hits.push(HitJson {
+    let pages: Vec<_> = results.hits.iter().map(|h| h.page).collect();
+    let hits: Vec<HitJson> = results
+        .hits
+        .into_iter()
+        .zip(details(store, &r, &pages)?)
+        .map(|(h, d)| HitJson {
             score: h.score,
             url: h.url,
             title: h.title,
             last_modified: rfc3339(h.last_modified),
             size: h.size,
-            keywords: keywords_json(&r, h.page, RESULT_KEYWORDS)?,
-            parents: urls(&r, &parents[..parents.len().min(RESULT_LINKS)])?,
-            children: urls(&r, &children[..children.len().min(RESULT_LINKS)])?,
-            parent_count: parents.len(),
-            child_count: children.len(),
-        });
-    }
+            keywords: d.keywords,
+            parents: d.parents,
+            children: d.children,
+            parent_count: d.parent_count,
+            child_count: d.child_count,
+        })
+        .collect();
     if json {
         return print_json(&hits);
     }

@@ -3,13 +3,23 @@
 
 use crate::index::Analyzer;
 use crate::store::{
-    compress_body, PageId, PageRecord, PageWrite, Store, StoreError, Terms, Writer,
+    compress_body, OutLink, PageId, PageRecord, PageWrite, Store, StoreError, Terms, Writer,
 };
 use crate::url::Url;
 
 /// Indexes an HTML page the way the crawler does (body and title
 /// analysed separately, positions from 0).
 pub(crate) fn put(w: &mut Writer<'_>, url: &str, html: &str) -> Result<PageId, StoreError> {
+    put_linked(w, url, html, &[])
+}
+
+/// [`put`] for a page linking to `links`.
+pub(crate) fn put_linked(
+    w: &mut Writer<'_>,
+    url: &str,
+    html: &str,
+    links: &[OutLink],
+) -> Result<PageId, StoreError> {
     let url = Url::parse(url).map_err(|e| StoreError::corrupt(e.to_string()))?;
     let id = w.page_id_for(&url)?;
     let doc = crate::html::parse_html(html.as_bytes(), Some("text/html"), &url);
@@ -33,7 +43,7 @@ pub(crate) fn put(w: &mut Writer<'_>, url: &str, html: &str) -> Result<PageId, S
         head: None,
         audit: Some(crate::store::PageAudit { h2: doc.h2 }),
     };
-    w.put_page(id, &write, &[])?;
+    w.put_page(id, &write, links)?;
     Ok(id)
 }
 
