@@ -18,6 +18,7 @@ pub mod headings;
 pub mod hosts;
 pub mod images;
 pub mod indexability;
+pub mod javascript;
 pub mod large;
 pub mod links;
 pub mod mimetypes;
@@ -66,6 +67,7 @@ pub enum Kind {
     Sitemaps,
     Resources,
     Images,
+    Javascript,
 }
 
 /// Why a report could not be made.

@@ -89,9 +89,11 @@ pub struct Dbs {
     pub page_resources: Db,
     /// What checking a resource answered, by its page id (`resources`).
     pub resource_checks: Db,
+    /// Page id → how it was rendered in a browser (`render_facts`).
+    pub render_facts: Db,
 }
 
-pub const DB_COUNT: u32 = 40;
+pub const DB_COUNT: u32 = 41;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -145,6 +147,7 @@ impl Dbs {
             ("sitemap_listings", self.sitemap_listings),
             ("page_resources", self.page_resources),
             ("resource_checks", self.resource_checks),
+            ("render_facts", self.render_facts),
         ]
     }
 }
@@ -193,6 +196,7 @@ impl Dbs {
             sitemap_listings: db("sitemap_listings")?,
             page_resources: db("page_resources")?,
             resource_checks: db("resource_checks")?,
+            render_facts: db("render_facts")?,
         })
     }
 }

@@ -46,6 +46,15 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             ));
         }
     }
+    for item in d.render_facts.iter(t)? {
+        let (k, _) = item?;
+        if d.pages.get(t, k)?.is_none() {
+            p.add(format!(
+                "page {}: render record without a page record",
+                read_u32(k)?
+            ));
+        }
+    }
     for item in d.bodies.iter(t)? {
         let (key, chunk) = item?;
         let (segment, page, n) = split_triple_key(key)?;
