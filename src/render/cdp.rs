@@ -64,6 +64,18 @@ impl Conn {
     /// Sends `method` (to the tab `session`, or the browser) and waits for
     /// its result; an error answer, a dead browser or a timeout is Err.
     pub async fn call(&self, session: Option<&str>, method: &str, params: Value) -> Answer {
+        self.call_within(COMMAND_TIMEOUT, session, method, params)
+            .await
+    }
+
+    /// [`Conn::call`] with its own timeout (a browser starting up).
+    pub async fn call_within(
+        &self,
+        timeout: Duration,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Answer {
         if !self.alive() {
             return Err("the browser is gone".into());
         }
@@ -78,14 +90,14 @@ impl Conn {
         bytes.push(0);
         let sent = {
             let mut w = self.writer.lock().await;
-            tokio::time::timeout(COMMAND_TIMEOUT, w.write_all(&bytes)).await
+            tokio::time::timeout(timeout, w.write_all(&bytes)).await
         };
         if !matches!(sent, Ok(Ok(()))) {
             lock(&self.routes).waiting.remove(&id);
             self.alive.store(false, Ordering::Relaxed);
             return Err("the browser stopped reading".into());
         }
-        match tokio::time::timeout(COMMAND_TIMEOUT, rx).await {
+        match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(_)) => Err("the browser is gone".into()),
             Err(_) => {

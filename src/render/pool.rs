@@ -6,12 +6,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use serde_json::json;
 use tokio::sync::{Mutex, Semaphore};
 use url::Url;
 
 use super::cdp::Conn;
 use super::process::{self, Process};
 use super::{tab, Gate, Served};
+
+/// The most a browser may take to start.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// `--render-wait-ms` is held to this, whatever the point says.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -44,7 +48,8 @@ impl Renderer {
     }
 
     /// Renders `url` in a tab once one is free. A browser that died under
-    /// the page is started again and the page tried once more.
+    /// the page (or while starting) is started again and the page tried
+    /// once more.
     pub async fn render(
         &self,
         url: &Url,
@@ -57,16 +62,15 @@ impl Renderer {
         let wait = wait.min(MAX_WAIT);
         let mut dom = Err(String::new());
         for _ in 0..2 {
-            let browser = match self.browser().await {
-                Ok(b) => b,
-                Err(e) => {
-                    dom = Err(e);
-                    break;
+            match self.browser().await {
+                Ok(browser) => {
+                    dom = tab::render(&browser.conn, url, served, wait, gate).await;
+                    if dom.is_ok() || browser.conn.alive() {
+                        break;
+                    }
                 }
-            };
-            dom = tab::render(&browser.conn, url, served, wait, gate).await;
-            if dom.is_ok() || browser.conn.alive() {
-                break;
+                // Killed while starting, maybe: started once more.
+                Err(e) => dom = Err(e),
             }
         }
         Rendering {
@@ -85,10 +89,13 @@ impl Renderer {
         *slot = None;
         let (p, to, from) = process::start(&self.binary)
             .map_err(|e| format!("cannot start {}: {e}", self.binary.display()))?;
-        let b = Arc::new(Browser {
-            conn: Conn::new(to, from),
-            _process: p,
-        });
+        let conn = Conn::new(to, from);
+        // Answered once the browser is up: on a loaded host that can take
+        // many seconds, which no page's budget should pay for.
+        conn.call_within(STARTUP_TIMEOUT, None, "Browser.getVersion", json!({}))
+            .await
+            .map_err(|e| format!("the browser did not start: {e}"))?;
+        let b = Arc::new(Browser { conn, _process: p });
         *slot = Some(b.clone());
         Ok(b)
     }

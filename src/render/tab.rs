@@ -13,6 +13,9 @@ use url::Url;
 use super::cdp::{Conn, Event};
 use super::{Gate, Reply, Served};
 
+/// The most a page may take to load (before `--render-wait-ms` counts).
+const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Reads the DOM as scripts left it.
 const OUTER_HTML: &str = "document.documentElement ? document.documentElement.outerHTML : ''";
 
@@ -80,8 +83,10 @@ async fn drive(
         json!({"enabled": true}),
     )
     .await?;
-    let deadline = tokio::time::Instant::now() + wait;
-    let started = Instant::now();
+    // The wait budget counts from the load event; before it, a browser
+    // starting cold on a busy host gets a fixed allowance.
+    let mut deadline = tokio::time::Instant::now() + LOAD_TIMEOUT;
+    let mut loaded_at: Option<Instant> = None;
     // The navigation is answered through the events below, so it is
     // awaited beside them.
     let navigate = conn.call(s, "Page.navigate", json!({"url": url.as_str()}));
@@ -90,7 +95,10 @@ async fn drive(
     let mut navigated = false;
     let mut answering = FuturesUnordered::new();
     loop {
+        // Biased: the navigation's answer is read before the events that
+        // followed it, which need its loader id.
         tokio::select! {
+            biased;
             r = &mut navigate, if !navigated => {
                 navigated = true;
                 let r = r?;
@@ -105,14 +113,15 @@ async fn drive(
                     "Fetch.requestPaused" => {
                         answering.push(answer(conn, session, ev.params, url, served, gate));
                     }
-                    "Page.lifecycleEvent"
-                        if navigated
-                            && ev.params.get("name").and_then(Value::as_str) == Some("networkIdle")
-                            && loader.as_deref().is_some_and(|l| {
-                                ev.params.get("loaderId").and_then(Value::as_str) == Some(l)
-                            }) =>
-                    {
-                        break;
+                    "Page.lifecycleEvent" if navigated && ours(&ev.params, loader.as_deref()) => {
+                        match ev.params.get("name").and_then(Value::as_str) {
+                            Some("load") => {
+                                loaded_at = Some(Instant::now());
+                                deadline = tokio::time::Instant::now() + wait;
+                            }
+                            Some("networkIdle") => break,
+                            _ => {}
+                        }
                     }
                     "Inspector.targetCrashed" => return Err("the tab crashed".into()),
                     _ => {}
@@ -120,10 +129,13 @@ async fn drive(
             }
             Some(()) = answering.next(), if !answering.is_empty() => {}
             _ = tokio::time::sleep_until(deadline) => {
-                return Err(format!(
-                    "timeout: the network was not idle after {} ms",
-                    started.elapsed().as_millis()
-                ));
+                return Err(match loaded_at {
+                    Some(at) => format!(
+                        "timeout: the network was not idle {} ms after load",
+                        at.elapsed().as_millis()
+                    ),
+                    None => format!("timeout: not loaded within {} s", LOAD_TIMEOUT.as_secs()),
+                });
             }
         }
     }
@@ -198,6 +210,11 @@ async fn answer(
         ),
     };
     let _ = conn.call(Some(session), method, args).await;
+}
+
+/// Whether a lifecycle event is of our navigation (not the blank page's).
+fn ours(params: &Value, loader: Option<&str>) -> bool {
+    loader.is_some() && params.get("loaderId").and_then(Value::as_str) == loader
 }
 
 fn str_field<'a>(v: &'a Value, name: &str) -> Result<&'a str, String> {
