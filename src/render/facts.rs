@@ -48,6 +48,17 @@ pub enum Mark {
     Failed,
 }
 
+/// A fetched page's line in the console's Log: its title, marked when it
+/// was read from a browser's DOM or its rendering failed.
+pub fn log_text(mark: Mark, title: Option<&str>) -> String {
+    let title = title.unwrap_or_default();
+    match mark {
+        Mark::Served => title.to_string(),
+        Mark::Rendered => format!("[rendered] {title}"),
+        Mark::Failed => format!("[render failed] {title}"),
+    }
+}
+
 /// A page's rendering, kept per page.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageRender {
