@@ -163,3 +163,58 @@ fn opt(v: &Option<String>) -> serde_json::Value {
         serde_json::Value::String(s.clone())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_and_log_marks() {
+        let seen = |title: &str, robots: Option<&str>| Seen {
+            title: Some(title.into()),
+            directives: robots.map(str::to_string),
+            ..Default::default()
+        };
+        let rendered = PageRender {
+            rendered: true,
+            served: seen("Shell", None),
+            dom: Some(seen("App", Some("noindex"))),
+            links_rendered_only: vec!["http://a.test/menu".into()],
+            ..Default::default()
+        };
+        let failed = PageRender {
+            error: Some("timeout".into()),
+            served: seen("Shell", None),
+            ..Default::default()
+        };
+        let unchanged = PageRender {
+            rendered: true,
+            served: seen("Same", None),
+            dom: Some(seen("Same", None)),
+            ..Default::default()
+        };
+        // (facts, issues, mark, log line)
+        let cases = [
+            (
+                rendered,
+                vec!["title_changed", "directives_changed", "links_added"],
+                Mark::Rendered,
+                "[rendered] t",
+            ),
+            (
+                failed,
+                vec!["render_failed"],
+                Mark::Failed,
+                "[render failed] t",
+            ),
+            (unchanged, vec![], Mark::Rendered, "[rendered] t"),
+            (PageRender::default(), vec![], Mark::Served, "t"),
+        ];
+        for (facts, issues, mark, line) in cases {
+            let found: Vec<&str> = facts.findings().iter().map(|f| f.0).collect();
+            assert_eq!(found, issues, "{facts:?}");
+            assert_eq!(facts.mark(), mark);
+            assert_eq!(log_text(facts.mark(), Some("t")), line);
+        }
+    }
+}
