@@ -12,6 +12,7 @@ pub mod html;
 pub mod index;
 pub mod outfile;
 pub mod points;
+pub mod render;
 pub mod report;
 pub mod runs;
 pub mod search;

@@ -385,6 +385,17 @@ pub struct ScopeArgs {
     /// Check resource links again (undoes --no-resources).
     #[arg(long)]
     pub resources: bool,
+    /// Load HTML pages in a headless Chromium and read the DOM after their
+    /// scripts ran: `off` (default), `js` (every page), `auto` (pages that
+    /// look like an application shell). Kept on the point.
+    #[arg(long, value_name = "off|js|auto", value_parser = crate::render::parse_mode)]
+    pub render: Option<crate::store::RenderMode>,
+    /// The most a rendered page may take to settle after load (default 5000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=600_000))]
+    pub render_wait_ms: Option<u32>,
+    /// Browser tabs rendering at once (default 2).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub render_concurrency: Option<u32>,
 }
 
 /// The words of a `--stopwords FILE`, read when the flag is parsed.
@@ -422,6 +433,9 @@ impl ScopeArgs {
             (self.check_fragments.is_some(), "--check-fragments"),
             (self.no_resources, "--no-resources"),
             (self.resources, "--resources"),
+            (self.render.is_some(), "--render"),
+            (self.render_wait_ms.is_some(), "--render-wait-ms"),
+            (self.render_concurrency.is_some(), "--render-concurrency"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

@@ -64,6 +64,15 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if s.no_resources || s.resources {
         rec.no_resources = s.no_resources;
     }
+    if let Some(mode) = s.render {
+        rec.render = mode;
+    }
+    if s.render_wait_ms.is_some() {
+        rec.render_wait_ms = s.render_wait_ms;
+    }
+    if s.render_concurrency.is_some() {
+        rec.render_concurrency = s.render_concurrency;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -105,6 +114,10 @@ struct PointJson {
     check_fragments: bool,
     /// Resource links are checked (not `--no-resources`).
     resources: bool,
+    /// `--render`: `off`, `js` or `auto`.
+    render: &'static str,
+    render_wait_ms: Option<u32>,
+    render_concurrency: Option<u32>,
 }
 
 impl PointJson {
@@ -139,6 +152,9 @@ impl PointJson {
             exclude_regex: p.exclude_regex,
             check_fragments: p.check_fragments,
             resources: !p.no_resources,
+            render: crate::render::mode_name(p.render),
+            render_wait_ms: p.render_wait_ms,
+            render_concurrency: p.render_concurrency,
         }
     }
 }

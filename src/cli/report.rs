@@ -115,6 +115,7 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         Kind::Sitemaps => out.list::<rep::sitemaps::Sitemaps>(&ctx, "sitemap issues"),
         Kind::Resources => out.list::<rep::resources::Resources>(&ctx, "resources"),
         Kind::Images => out.list::<rep::images::Images>(&ctx, "image issues"),
+        Kind::Javascript => out.list::<rep::javascript::Javascript>(&ctx, "rendering changes"),
     };
     answered?;
     judge(&ctx, on.fail_on.as_ref())

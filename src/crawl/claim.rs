@@ -55,6 +55,8 @@ pub(super) struct Ctx {
     pub on_wire: AtomicU64,
     /// The analyzers of points with stopwords of their own.
     pub analyzers: PointAnalyzers,
+    /// The points that render pages in a browser, and the browser.
+    pub render: super::render_gate::RenderPlans,
 }
 
 /// What a crawl point sends with its requests.
@@ -69,7 +71,7 @@ pub(super) fn credentials(rec: &PointRecord) -> Credentials {
 }
 
 /// Where a claim's way ends short of a page to parse.
-enum End {
+pub(super) enum End {
     Failed(String),
     Skipped(SkipReason),
     NotModified {
@@ -127,7 +129,7 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
                 response_ms: millis(resp.elapsed),
             }
         }
-        Ok((resp, _)) => parse_page(ctx, claim, &site, resp).await,
+        Ok((resp, _)) => super::render_gate::parse(ctx, claim, &site, resp).await,
     };
     let ok = match &outcome {
         Outcome::Fetched { page, .. } => (200..300).contains(&page.write.record.status),
@@ -181,7 +183,7 @@ async fn fetch_page(ctx: &Ctx, claim: &Claim, url: &Url) -> Result<(Response, Op
 
 /// Lets a claim through when its origin is up and robots.txt can be had
 /// and allows it; returns the origin's rules (none when robots is ignored).
-async fn admit(
+pub(super) async fn admit(
     ctx: &Ctx,
     url: &Url,
     origin: &str,
@@ -315,7 +317,7 @@ impl Drop for OnWire<'_> {
 }
 
 /// The status and the pause, when a response asks us to slow down.
-fn throttle_asked(resp: &Response) -> Option<(u16, Duration)> {
+pub(super) fn throttle_asked(resp: &Response) -> Option<(u16, Duration)> {
     throttle::asked(
         resp.status,
         resp.header_values("retry-after").next(),
@@ -325,7 +327,7 @@ fn throttle_asked(resp: &Response) -> Option<(u16, Duration)> {
 }
 
 /// One request to `origin`, for its figures.
-fn exchanged(
+pub(super) fn exchanged(
     origin: &str,
     r: &Result<Response, FetchError>,
     throttle: Option<(u16, Duration)>,
@@ -390,7 +392,7 @@ fn read_answer(url: &Url, resp: Response) -> Result<Response, End> {
 }
 
 /// Parses a page on the parser pool, off the reactor.
-async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -> Outcome {
+pub(super) async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -> Outcome {
     let url = site.clone();
     let depth = claim.entry.depth;
     let fetched_at = unix_now();

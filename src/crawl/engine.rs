@@ -88,6 +88,7 @@ pub fn start(
     let sitemaps = Sitemaps::default();
     let mut resolves = Vec::new();
     let analyzers = PointAnalyzers::default();
+    let mut render = super::render_gate::RenderPlans::default();
     {
         let r = store.read()?;
         for &id in &points {
@@ -95,6 +96,7 @@ pub fn start(
                 analyzers.set(id, rec.stopwords.as_deref());
                 creds.insert(id, credentials(&rec));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
+                render.add(id, &rec);
                 resolves.push((id, rec.resolve));
             }
         }
@@ -120,6 +122,7 @@ pub fn start(
         analyzers,
         store,
         cfg,
+        render,
     });
     let done = tokio::spawn(async move {
         let result = Dispatcher::new(ctx.clone(), points, counters.clone(), cmd_rx)
@@ -529,6 +532,8 @@ impl Dispatcher {
             throttled: c.throttled.load(Ordering::Relaxed),
             elapsed: self.clock.elapsed(),
             store_bytes: self.ctx.store.disk_size(),
+            rendered: c.rendered.load(Ordering::Relaxed),
+            render_failed: c.render_failed.load(Ordering::Relaxed),
         }));
     }
 }

@@ -171,6 +171,8 @@ pub struct FetchedPage {
     pub elapsed: Duration,
     pub title: Option<String>,
     pub depth: u32,
+    /// Whether it was read from a browser's DOM (`--render`).
+    pub render: crate::render::Mark,
 }
 
 /// A periodic snapshot for progress displays.
@@ -191,6 +193,9 @@ pub struct CrawlStats {
     pub throttled: u64,
     pub elapsed: Duration,
     pub store_bytes: u64,
+    /// Pages read from a browser's DOM, and pages whose rendering failed.
+    pub rendered: u64,
+    pub render_failed: u64,
 }
 
 /// Skipped URLs by reason.
@@ -232,6 +237,9 @@ pub struct Summary {
     pub resources_checked: u64,
     pub resources_broken: u64,
     pub pages_per_s: f64,
+    /// Pages read from a browser's DOM, and pages whose rendering failed.
+    pub rendered: u64,
+    pub render_failed: u64,
 }
 
 /// What a face asks of a running engine.

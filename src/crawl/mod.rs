@@ -26,6 +26,7 @@ mod parse;
 mod policy;
 mod politeness;
 mod pool;
+mod render_gate;
 mod rescope;
 mod resources;
 mod retry;

@@ -45,6 +45,8 @@ pub struct ParsedPage {
     pub fragments: crate::html::PageFragments,
     /// What the page loads (images, scripts, ...), for the checks.
     pub resources: Vec<crate::html::resources::Resource>,
+    /// How a rendering point's page was rendered (`--render`).
+    pub render: Option<Box<crate::render::PageRender>>,
 }
 
 /// What kind of body a content type announces.
@@ -197,6 +199,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         },
         fragments: doc.fragments,
         resources: doc.resources,
+        render: None,
     }
 }
 

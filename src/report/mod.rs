@@ -19,6 +19,7 @@ pub mod hosts;
 pub mod images;
 pub mod indexability;
 pub mod kept;
+pub mod javascript;
 pub mod large;
 pub mod links;
 pub mod mimetypes;
@@ -67,6 +68,7 @@ pub enum Kind {
     Sitemaps,
     Resources,
     Images,
+    Javascript,
 }
 
 /// Why a report could not be made.

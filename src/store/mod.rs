@@ -38,6 +38,7 @@ mod page_records;
 mod page_text;
 mod pages;
 mod points;
+mod render_facts;
 mod repack;
 mod resources;
 mod retrain;
@@ -79,6 +80,7 @@ pub use page_audit::{AuditRead, PageAudit};
 pub use page_text::{PageText, PageTextRead};
 pub use pages::{norm_factor, PageRead, PageWrite};
 pub use points::PointRead;
+pub use render_facts::RenderRead;
 pub use repack::Repacked;
 pub use resources::{ResourceCheck, ResourceLink, ResourceRead};
 pub use runs::RunRead;
@@ -98,6 +100,7 @@ pub mod prelude {
     pub use super::DocumentRead;
     pub use super::FragmentRead;
     pub use super::KeptRead;
+    pub use super::RenderRead;
     pub use super::ResourceRead;
     pub use super::{
         AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, ListingRead,

@@ -649,6 +649,7 @@ impl Writer<'_> {
         self.drop_kept()?;
         self.drop_page_audit(id)?;
         self.drop_resources(id)?;
+        self.drop_page_render(id)?;
         self.set_norm_factor(id, 0.0)?;
         if let Some(old) = self.page(id)? {
             self.write_out_history(id, &old)?;

@@ -92,9 +92,11 @@ pub struct Dbs {
     /// Figures derived from the whole store, with the transaction they
     /// are true of (`kept`).
     pub kept: Db,
+    /// Page id → how it was rendered in a browser (`render_facts`).
+    pub render_facts: Db,
 }
 
-pub const DB_COUNT: u32 = 41;
+pub const DB_COUNT: u32 = 42;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -149,6 +151,7 @@ impl Dbs {
             ("page_resources", self.page_resources),
             ("resource_checks", self.resource_checks),
             ("kept", self.kept),
+            ("render_facts", self.render_facts),
         ]
     }
 }
@@ -198,6 +201,7 @@ impl Dbs {
             page_resources: db("page_resources")?,
             resource_checks: db("resource_checks")?,
             kept: db("kept")?,
+            render_facts: db("render_facts")?,
         })
     }
 }

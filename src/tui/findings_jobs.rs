@@ -134,6 +134,7 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         Kind::Sitemaps => v.visit::<rep::sitemaps::Sitemaps>(),
         // Every page has a row: a listing, not findings.
         Kind::Links => return Err(unknown()),
+        Kind::Javascript => v.visit::<rep::javascript::Javascript>(),
     })
 }
 

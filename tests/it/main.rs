@@ -39,6 +39,7 @@ mod fuzz_regressions;
 mod hostile_input;
 mod nothing_lost;
 mod process_tuning;
+mod render;
 mod report_audit;
 mod report_changes;
 mod report_cli;

@@ -30,6 +30,7 @@ const KINDS: &[&str] = &[
     "sitemaps",
     "resources",
     "images",
+    "javascript",
 ];
 
 #[test]

@@ -246,6 +246,9 @@ impl Applier {
                     });
                 }
                 w.put_resources(claim.page, &resources)?;
+                if let Some(facts) = &page.render {
+                    w.put_page_render(claim.page, facts)?;
+                }
                 let status = write.record.status;
                 let state = if (200..300).contains(&status) {
                     UrlState::Done {
@@ -269,6 +272,7 @@ impl Applier {
                         elapsed: *elapsed,
                         title: write.record.title.clone(),
                         depth: e.depth,
+                        render: page.render.as_deref().map(|r| r.mark()).unwrap_or_default(),
                     })),
                     queued,
                 ));

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::crawl::event::{CrawlEvent, SkipCounts, Summary};
+use crate::render::Mark;
 use crate::store::{RunCounts, SkipReason};
 
 /// Counters of this run, read by the dispatcher and the stats tick.
@@ -26,6 +27,8 @@ pub struct Counters {
     pub throttled: AtomicU64,
     pub resources_checked: AtomicU64,
     pub resources_broken: AtomicU64,
+    pub rendered: AtomicU64,
+    pub render_failed: AtomicU64,
 }
 
 impl Counters {
@@ -41,6 +44,13 @@ impl Counters {
 
     /// Counts one committed outcome.
     pub(super) fn count(&self, e: &CrawlEvent) {
+        if let CrawlEvent::Fetched(f) = e {
+            match f.render {
+                Mark::Rendered => self.rendered.fetch_add(1, Ordering::Relaxed),
+                Mark::Failed => self.render_failed.fetch_add(1, Ordering::Relaxed),
+                Mark::Served => 0,
+            };
+        }
         let counter = match tally(e) {
             Some(Tally::Fetched) => &self.fetched,
             Some(Tally::Failed) => &self.failed,
@@ -96,6 +106,8 @@ impl Counters {
             } else {
                 0.0
             },
+            rendered: self.rendered.load(Ordering::Relaxed),
+            render_failed: self.render_failed.load(Ordering::Relaxed),
         }
     }
 }

@@ -14,7 +14,7 @@ use super::{missing_dictionary, Problems};
 
 /// Every page record has its forward record (both are written and removed
 /// together); bodies, meta tags, HTTP heads, robots records, origin
-/// figures, sitemap sources and audit records belong to something.
+/// figures, sitemap sources, audit and render records belong to something.
 pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
@@ -37,13 +37,15 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             p.add(format!("page {page}: records placed without a page record"));
         }
     }
-    for item in d.page_audit.iter(t)? {
-        let (k, _) = item?;
-        if d.pages.get(t, k)?.is_none() {
-            p.add(format!(
-                "page {}: audit record without a page record",
-                read_u32(k)?
-            ));
+    for (db, what) in [(d.page_audit, "audit"), (d.render_facts, "render")] {
+        for item in db.iter(t)? {
+            let (k, _) = item?;
+            if d.pages.get(t, k)?.is_none() {
+                p.add(format!(
+                    "page {}: {what} record without a page record",
+                    read_u32(k)?
+                ));
+            }
         }
     }
     for item in d.bodies.iter(t)? {

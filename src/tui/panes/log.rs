@@ -267,7 +267,7 @@ impl LogPane {
                 },
                 f.page,
                 &f.url,
-                f.title.clone().unwrap_or_default(),
+                crate::render::facts::log_text(f.render, f.title.as_deref()),
             ),
             CrawlEvent::NotModified { page, url } => (Kind::NotModified, *page, url, String::new()),
             CrawlEvent::Unchanged { page, url } => (

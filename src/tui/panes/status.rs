@@ -224,6 +224,8 @@ impl StatusPane {
                 s.not_modified = summary.not_modified;
                 s.unchanged = summary.unchanged;
                 s.throttled = summary.throttled;
+                s.rendered = summary.rendered;
+                s.render_failed = summary.render_failed;
                 s.skipped_by = SkipCounts {
                     robots: summary.skipped_robots,
                     out_of_scope: summary.out_of_scope,
@@ -464,6 +466,22 @@ impl StatusPane {
             if label == Label::Fetched {
                 row.push(Field::new("", self.rate(), self.rate()));
             }
+        }
+        // Only a crawl that renders (`--render`) shows its browser's work.
+        if s.rendered + s.render_failed > 0 {
+            row.push(Field::new(
+                "rendered",
+                format!(
+                    "{} (failed {})",
+                    format::count(s.rendered),
+                    format::count(s.render_failed)
+                ),
+                format!(
+                    "{}/{}",
+                    format::compact(s.rendered),
+                    format::compact(s.render_failed)
+                ),
+            ));
         }
         row
     }

@@ -161,6 +161,7 @@ fn fetched(page: u32, path: &str, status: u16, title: &str, depth: u32) -> Crawl
         elapsed: Duration::from_millis(12 + u64::from(page) * 3),
         title: Some(title.to_string()),
         depth,
+        render: Default::default(),
     })
 }
 

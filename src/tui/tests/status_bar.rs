@@ -33,6 +33,8 @@ fn stats(scale: u64) -> CrawlStats {
         throttled: 7 * scale,
         elapsed: Duration::from_secs(83),
         store_bytes: 777 << 20,
+        rendered: 0,
+        render_failed: 0,
     }
 }
 
