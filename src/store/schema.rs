@@ -89,9 +89,12 @@ pub struct Dbs {
     pub page_resources: Db,
     /// What checking a resource answered, by its page id (`resources`).
     pub resource_checks: Db,
+    /// A `word_ids` record's number → its key, so that `words` can name
+    /// the record holding a word's stem (`inverted::stems`).
+    pub stem_records: Db,
 }
 
-pub const DB_COUNT: u32 = 40;
+pub const DB_COUNT: u32 = 41;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -145,6 +148,7 @@ impl Dbs {
             ("sitemap_listings", self.sitemap_listings),
             ("page_resources", self.page_resources),
             ("resource_checks", self.resource_checks),
+            ("stem_records", self.stem_records),
         ]
     }
 }
@@ -193,6 +197,7 @@ impl Dbs {
             sitemap_listings: db("sitemap_listings")?,
             page_resources: db("page_resources")?,
             resource_checks: db("resource_checks")?,
+            stem_records: db("stem_records")?,
         })
     }
 }
