@@ -188,5 +188,11 @@ mod tests {
         }
         assert_eq!(seen, ids);
         assert_eq!(next_id(&r, r.dbs.words).unwrap(), 3000);
+        // The stems (9 bytes each) are kept in `word_ids` alone: `words`
+        // holds a byte or two a word.
+        let held: usize = (r.dbs.words.iter(&r.txn).unwrap())
+            .map(|item| item.unwrap().1.len())
+            .sum();
+        assert!(held < 2 * ids.len(), "{held} bytes for {} words", ids.len());
     }
 }
