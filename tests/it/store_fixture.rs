@@ -63,7 +63,11 @@ fn one_committed_store(name: &str, times_kept: bool) {
     assert_eq!(runs[0]["ended"], "finished", "{runs}");
     assert_eq!(runs[0]["fetched"], 4, "{runs}");
     assert_eq!(runs[0]["failed"], 1, "{runs}");
-    assert_eq!(runs[0]["started_at"].is_string(), times_kept, "{name}: {runs}");
+    assert_eq!(
+        runs[0]["started_at"].is_string(),
+        times_kept,
+        "{name}: {runs}"
+    );
 
     // Four pages fetched, the link to a missing one failed.
     let stats = json_of(db, &["stats", "--json"]);

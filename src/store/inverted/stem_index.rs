@@ -83,7 +83,7 @@ pub fn number_of(record: &[u8]) -> Result<u32> {
 }
 
 /// The `word_ids` record numbered `number` (None: there is none).
-pub fn numbered<'t, V: View + ?Sized>(view: &'t V, number: u32) -> Result<Option<&'t [u8]>> {
+pub fn numbered<V: View + ?Sized>(view: &V, number: u32) -> Result<Option<&[u8]>> {
     let Some(key) = view.dbs().stem_records.get(view.txn(), &u32_key(number))? else {
         return Ok(None);
     };
