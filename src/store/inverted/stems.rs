@@ -49,8 +49,10 @@ pub fn stem<V: View + ?Sized>(view: &V, id: WordId) -> Result<Option<Vec<u8>>> {
     let Some(n) = number_in(record, id)? else {
         return Ok(None);
     };
-    let held = stem_index::numbered(view, n)?
-        .ok_or_else(|| StoreError::corrupt(format!("word {id}: its stem record {n} is gone")))?;
+    // A record gone is a store `check` finds broken; here, no stem.
+    let Some(held) = stem_index::numbered(view, n)? else {
+        return Ok(None);
+    };
     let mut found = None;
     stem_index::each_in(held, |stem, at| {
         if at == id {
