@@ -46,6 +46,7 @@ mod runs;
 mod schema;
 mod sitemap_listings;
 mod sitemap_pages;
+mod stem_layout;
 mod terms;
 mod transaction;
 mod upgrade;
@@ -275,6 +276,8 @@ impl Store {
                 dbs.meta
                     .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
             }
+            // A store of 21 written before its stems were kept once.
+            Some(SCHEMA_VERSION) => stem_layout::bring(&mut txn, &dbs)?,
             Some(found) => {
                 if found != SCHEMA_VERSION {
                     return Err(StoreError::Schema {

@@ -94,9 +94,12 @@ pub struct Dbs {
     pub kept: Db,
     /// Page id → how it was rendered in a browser (`render_facts`).
     pub render_facts: Db,
+    /// A `word_ids` record's number → its key, so that `words` can name
+    /// the record holding a word's stem (`inverted::stems`).
+    pub stem_records: Db,
 }
 
-pub const DB_COUNT: u32 = 42;
+pub const DB_COUNT: u32 = 43;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -152,6 +155,7 @@ impl Dbs {
             ("resource_checks", self.resource_checks),
             ("kept", self.kept),
             ("render_facts", self.render_facts),
+            ("stem_records", self.stem_records),
         ]
     }
 }
@@ -202,6 +206,7 @@ impl Dbs {
             resource_checks: db("resource_checks")?,
             kept: db("kept")?,
             render_facts: db("render_facts")?,
+            stem_records: db("stem_records")?,
         })
     }
 }

@@ -9,8 +9,9 @@
 //! it). 20 adds settings at the end of a point record, each one zero byte
 //! when unset, so a point of 17 to 19 takes those bytes; a run record of
 //! 18 or 19 is decoded in its own layout and written in 20's. 21 appends
-//! the rendering settings to a point record the same way. The rest of the
-//! layout is 17's, so nothing else is rewritten.
+//! the rendering settings to a point record the same way, and keeps each
+//! stem once (`stem_layout`). The rest of the layout is 17's, so nothing
+//! else is rewritten.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -70,7 +71,7 @@ pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
     if from < 19 {
         from_18(txn, dbs)?;
     }
-    Ok(())
+    super::stem_layout::bring(txn, dbs)
 }
 
 /// The settings appended to a point record since schema `from`, each one

@@ -328,12 +328,12 @@ fn check_names_each_broken_invariant_and_exits_1() {
     // record's first entry is the one byte of an empty one.
     let (df_key, df_value) = c.baseline("doc_freq")[0].clone();
     assert_eq!((&df_key[..], df_value[0]), (&[0, 0, 0, 0][..], 0));
-    // `words`: 64 stems to a record, `varint len, stem`; the first
-    // record's first entry is id 0's empty one.
+    // `words`: for 64 ids a record, each id's `word_ids` record number
+    // (a varint); the first record's first entry is id 0's empty one.
+    // Word 1 sent to a record there is none of (number 60,000).
     let (stem_key, stems) = c.baseline("words")[0].clone();
     assert_eq!((&stem_key[..], stems[0]), (&[0, 0, 0, 0][..], 0));
-    let mut renamed = vec![0, 5];
-    renamed.extend_from_slice(b"zzzzz");
+    let renamed = vec![0, 0xe0, 0xd4, 0x03];
     let links_in = first_key(c.baseline("links_in"));
     let (norms_key, mut norms) = c.baseline("norms")[0].clone();
     let slot = u32::from_be_bytes(home) as usize % 1000 * 4;
@@ -459,7 +459,7 @@ fn check_names_each_broken_invariant_and_exits_1() {
         (
             "each word id maps back to its stem",
             Box::new(|w| put(c.db("words"), w, &stem_key, &renamed)),
-            "does not map back to its id",
+            "word 1: stem record 60000 does not hold it",
         ),
         (
             "the origin maps are one-to-one",

@@ -215,18 +215,31 @@ pub(super) fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result
     Ok(())
 }
 
-/// Each stem in `words` maps back to its id in `word_ids`, and each id
-/// there has that stem.
+/// Each word in `words` names the `word_ids` record holding its stem,
+/// which maps back to its id; each id there has that stem; each record
+/// number in `stem_records` names a record of that number.
 fn check_stems<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
+    for item in d.stem_records.iter(t)? {
+        let (k, key) = item?;
+        let n = read_u32(k)?;
+        match d.word_ids.get(t, key)? {
+            Some(record) if stem_index::number_of(record)? == n => {}
+            _ => p.add(format!("stem record {n} is not where its key says")),
+        }
+    }
     let mut held = 0u64;
     for item in d.words.iter(t)? {
         let (k, record) = item?;
-        stems::each_stem(read_u32(k)?, record, |id, stem| {
+        stems::each_number(read_u32(k)?, record, |id, n| {
             held += 1;
-            if stem_index::find(v, stem)? != Some(id) {
-                p.add(format!("word {id} does not map back to its id"));
+            match stems::stem(v, id)? {
+                None => p.add(format!("word {id}: stem record {n} does not hold it")),
+                Some(stem) if stem_index::find(v, &stem)? != Some(id) => {
+                    p.add(format!("word {id} does not map back to its id"));
+                }
+                Some(_) => {}
             }
             Ok(())
         })?;

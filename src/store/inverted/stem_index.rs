@@ -1,19 +1,23 @@
 //! The `word_ids` table: stem → word id, as sorted runs of stems packed
 //! into records of about [`RECORD_BYTES`] at most, each keyed by its first
-//! stem. An entry is `varint shared, varint rest length, rest, varint id`,
-//! its stem the previous one's first `shared` bytes and then `rest`. A
+//! stem. A record is `varint number` (its number in `stem_records`, which
+//! `words` names for each of its stems: the stems are kept here alone),
+//! then its entries: `varint shared, varint rest length, rest, varint id`,
+//! each stem the previous one's first `shared` bytes and then `rest`. A
 //! record per stem spent 14 bytes of LMDB node, pointer and id on a stem
 //! of 8, and new words, inserted all over the table, left its leaves a
 //! third empty: 58,000 stems took 1.9 MB. A stem is found in the record
 //! with the greatest key at or below it.
 //!
 //! A transaction's new stems are added at its end, sorted, a record at a
-//! time; a record grown past the limit is cut in two.
+//! time; a record grown past the limit is cut in two, the first part
+//! keeping its number and the others taking new ones, and [`insert`]
+//! says which stems now live in which record, for `words`.
 
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
-use crate::store::codec::{put_varint, VarintReader};
-use crate::store::schema::{Db, WordId};
+use crate::store::codec::{put_varint, read_u32, u32_key, VarintReader};
+use crate::store::schema::{Dbs, WordId};
 use crate::store::sealed::View;
 use crate::store::{Result, StoreError};
 
@@ -30,11 +34,14 @@ struct Entries<'a> {
 }
 
 impl<'a> Entries<'a> {
-    fn new(record: &'a [u8]) -> Self {
-        Entries {
-            r: VarintReader::new(record),
+    /// The entries of `record`, past its number.
+    fn new(record: &'a [u8]) -> Result<Self> {
+        let mut r = VarintReader::new(record);
+        r.next_u64()?;
+        Ok(Entries {
+            r,
             stem: Vec::new(),
-        }
+        })
     }
 
     /// The next stem and its id (the stem lives until the next call).
@@ -59,8 +66,8 @@ impl<'a> Entries<'a> {
 
 /// Hands `f` each (stem, id) of `record`, in stem order; `f` returns
 /// false to stop (and then so does this, with false).
-fn each_in(record: &[u8], mut f: impl FnMut(&[u8], WordId) -> Result<bool>) -> Result<bool> {
-    let mut entries = Entries::new(record);
+pub fn each_in(record: &[u8], mut f: impl FnMut(&[u8], WordId) -> Result<bool>) -> Result<bool> {
+    let mut entries = Entries::new(record)?;
     while let Some((stem, id)) = entries.next_entry()? {
         if !f(stem, id)? {
             return Ok(false);
@@ -69,24 +76,46 @@ fn each_in(record: &[u8], mut f: impl FnMut(&[u8], WordId) -> Result<bool>) -> R
     Ok(true)
 }
 
+/// A record's number: what `words` and `stem_records` know it by.
+pub fn number_of(record: &[u8]) -> Result<u32> {
+    let n = VarintReader::new(record).next_u64()?;
+    u32::try_from(n).map_err(|_| StoreError::corrupt("a stem record's number past 32 bits"))
+}
+
+/// The `word_ids` record numbered `number` (None: there is none).
+pub fn numbered<V: View + ?Sized>(view: &V, number: u32) -> Result<Option<&[u8]>> {
+    let Some(key) = view.dbs().stem_records.get(view.txn(), &u32_key(number))? else {
+        return Ok(None);
+    };
+    Ok(view.dbs().word_ids.get(view.txn(), key)?)
+}
+
+/// Records cut from sorted stems: each its first stem, its entries
+/// (without its number) and how many.
+struct Cut {
+    key: Vec<u8>,
+    entries: Vec<u8>,
+    count: usize,
+}
+
 /// Writes sorted (stem, id) pairs as records, a record cut once it holds
-/// `cut` bytes: (first stem, record).
-fn encode<'s>(
-    sorted: impl IntoIterator<Item = (&'s [u8], WordId)>,
-    cut: usize,
-) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut out: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+/// `cut` bytes.
+fn encode<'s>(sorted: impl IntoIterator<Item = (&'s [u8], WordId)>, cut: usize) -> Vec<Cut> {
+    let mut out: Vec<Cut> = Vec::new();
     let mut record = Vec::new();
     let mut first: Option<&[u8]> = None;
     let mut last: &[u8] = &[];
+    let mut count = 0;
     for (stem, id) in sorted {
         if record.len() >= cut {
-            out.push((
-                first.unwrap_or_default().to_vec(),
-                std::mem::take(&mut record),
-            ));
+            out.push(Cut {
+                key: first.unwrap_or_default().to_vec(),
+                entries: std::mem::take(&mut record),
+                count: std::mem::take(&mut count),
+            });
             first = None;
         }
+        count += 1;
         let shared = match first {
             None => {
                 first = Some(stem);
@@ -101,7 +130,11 @@ fn encode<'s>(
         last = stem;
     }
     if let Some(first) = first {
-        out.push((first.to_vec(), record));
+        out.push(Cut {
+            key: first.to_vec(),
+            entries: record,
+            count,
+        });
     }
     out
 }
@@ -157,9 +190,21 @@ pub fn each_from<V: View + ?Sized>(
     Ok(())
 }
 
-/// Adds new words' stems (none already in the table), in any order.
-pub fn insert(txn: &mut heed::RwTxn<'_>, db: Db, new: &mut [(&[u8], WordId)]) -> Result<()> {
+/// Adds new words' stems (none already in the table), in any order, and
+/// returns where each stem whose record changed now lives: (id, record
+/// number) for every new stem and every stem a cut moved, for `words`.
+pub fn insert(
+    txn: &mut heed::RwTxn<'_>,
+    dbs: &Dbs,
+    new: &mut [(&[u8], WordId)],
+) -> Result<Vec<(WordId, u32)>> {
+    let db = dbs.word_ids;
     new.sort_unstable();
+    let mut placed = Vec::with_capacity(new.len());
+    let mut fresh = match dbs.stem_records.last(txn)? {
+        Some((k, _)) => read_u32(k)? + 1,
+        None => 1,
+    };
     let mut rest: &[(&[u8], WordId)] = new;
     while let Some(&(stem, _)) = rest.first() {
         // The record the first stem goes to, or the first record when
@@ -187,18 +232,26 @@ pub fn insert(txn: &mut heed::RwTxn<'_>, db: Db, new: &mut [(&[u8], WordId)]) ->
         };
         let (mine, later) = rest.split_at(n);
         rest = later;
+        let number = match record.is_empty() {
+            true => None,
+            false => Some(number_of(&record)?),
+        };
         // The record's stems, one after another in one buffer, not an
         // allocation a stem: this runs on the writer's thread.
         let mut held = Vec::with_capacity(record.len() * 2);
         let mut spans = Vec::with_capacity(mine.len() + 96);
-        each_in(&record, |s, id| {
-            spans.push((held.len(), held.len() + s.len(), id));
-            held.extend_from_slice(s);
-            Ok(true)
-        })?;
-        let mut merged: Vec<(&[u8], WordId)> = (spans.iter())
-            .map(|&(from, to, id)| (&held[from..to], id))
-            .chain(mine.iter().copied())
+        if number.is_some() {
+            each_in(&record, |s, id| {
+                spans.push((held.len(), held.len() + s.len(), id));
+                held.extend_from_slice(s);
+                Ok(true)
+            })?;
+        }
+        // Each stem with whether it is new (the record's own stay where
+        // they are unless a cut moves them).
+        let mut merged: Vec<(&[u8], WordId, bool)> = (spans.iter())
+            .map(|&(from, to, id)| (&held[from..to], id, false))
+            .chain(mine.iter().map(|&(s, id)| (s, id, true)))
             .collect();
         merged.sort_unstable();
         if merged.windows(2).any(|w| w[0].0 == w[1].0) {
@@ -207,22 +260,44 @@ pub fn insert(txn: &mut heed::RwTxn<'_>, db: Db, new: &mut [(&[u8], WordId)]) ->
         // Grown past the limit, a record is cut into equal parts: cut
         // full, it would leave a sliver beside a full record, and the next
         // stem to land there would cut another sliver off.
-        let entries = || merged.iter().copied();
+        let entries = || merged.iter().map(|&(s, id, _)| (s, id));
         let mut records = encode(entries(), usize::MAX);
-        let bytes: usize = records.iter().map(|(_, v)| v.len()).sum();
+        let bytes: usize = records.iter().map(|r| r.entries.len()).sum();
         if bytes > RECORD_BYTES {
             records = encode(entries(), bytes.div_ceil(bytes.div_ceil(RECORD_BYTES)));
         }
         // The record keeps its key unless a stem below it came first: a
         // put then replaces it in place.
-        if !key.is_empty() && records.first().map(|(k, _)| k) != Some(&key) {
+        let first_key = records.first().map(|r| &r.key);
+        let rekeyed = !key.is_empty() && first_key != Some(&key);
+        if rekeyed {
             db.delete(txn, &key)?;
         }
-        for (k, v) in records {
-            db.put(txn, &k, &v)?;
+        let mut at = 0;
+        let mut value = Vec::with_capacity(RECORD_BYTES + 8);
+        for (i, cut) in records.into_iter().enumerate() {
+            let kept = number.filter(|_| i == 0);
+            let number = kept.unwrap_or_else(|| {
+                fresh += 1;
+                fresh - 1
+            });
+            if kept.is_none() || rekeyed {
+                dbs.stem_records.put(txn, &u32_key(number), &cut.key)?;
+            }
+            let part = &merged[at..at + cut.count];
+            at += cut.count;
+            placed.extend(
+                (part.iter())
+                    .filter(|&&(_, _, new)| new || kept.is_none())
+                    .map(|&(_, id, _)| (id, number)),
+            );
+            value.clear();
+            put_varint(&mut value, u64::from(number));
+            value.extend_from_slice(&cut.entries);
+            db.put(txn, &cut.key, &value)?;
         }
     }
-    Ok(())
+    Ok(placed)
 }
 
 #[cfg(test)]
@@ -248,6 +323,8 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let store = Store::open(dir.path()).unwrap();
             let mut model: BTreeMap<Vec<u8>, WordId> = BTreeMap::new();
+            // Where `insert` said each word's stem lives.
+            let mut homes: BTreeMap<WordId, u32> = BTreeMap::new();
             for batch in &batches {
                 let mut new: Vec<(Vec<u8>, WordId)> = Vec::new();
                 for stem in batch {
@@ -257,11 +334,12 @@ mod tests {
                     }
                     new.push((stem, model.len() as WordId + new.len() as WordId + 1));
                 }
-                store.update(|w| {
+                let placed = store.update(|w| {
                     let mut refs: Vec<(&[u8], WordId)> =
                         new.iter().map(|(s, id)| (s.as_slice(), *id)).collect();
-                    insert(&mut w.txn, w.dbs.word_ids, &mut refs)
+                    insert(&mut w.txn, &w.dbs, &mut refs)
                 }).unwrap();
+                homes.extend(placed);
                 model.extend(new);
             }
             let r = store.read().unwrap();
@@ -287,11 +365,14 @@ mod tests {
                 let (key, record) = item.unwrap();
                 prop_assert!(record.len() <= RECORD_BYTES + 32);
                 let mut first = None;
-                each_in(record, |s, _| {
+                let number = number_of(record).unwrap();
+                each_in(record, |s, id| {
                     first.get_or_insert_with(|| s.to_vec());
+                    assert_eq!(homes.get(&id), Some(&number), "word {}", id);
                     Ok(true)
                 }).unwrap();
                 prop_assert_eq!(first.as_deref(), Some(key));
+                prop_assert_eq!(numbered(&r, number).unwrap(), Some(record));
             }
         }
     }
@@ -309,20 +390,15 @@ mod tests {
                     .enumerate()
                     .map(|(i, s)| (s.as_bytes(), i as WordId + 1))
                     .collect();
-                insert(&mut w.txn, w.dbs.word_ids, &mut sorted)
+                insert(&mut w.txn, &w.dbs, &mut sorted)
             })
             .unwrap();
         let r = store.read().unwrap();
         assert_eq!(find(&r, b"stem012345").unwrap(), Some(12_346));
         assert_eq!(find(&r, b"stem0123456").unwrap(), None);
         drop(r);
-        let again = store.update(|w| {
-            insert(
-                &mut w.txn,
-                w.dbs.word_ids,
-                &mut [(&b"stem000007"[..], 99_999)],
-            )
-        });
+        let again =
+            store.update(|w| insert(&mut w.txn, &w.dbs, &mut [(&b"stem000007"[..], 99_999)]));
         assert!(again.unwrap_err().to_string().contains("already"));
     }
 }

@@ -1,99 +1,144 @@
-//! The `words` table: each word id's stem, 64 ids to a record (keyed
-//! like `doc_freq`, by id / 64), each stem as `varint len, bytes` in id
-//! order. A record per id spent 22 bytes of LMDB node, key and pointer on
-//! a stem of 8: on a store of small pages, 58,000 stems took 1.3 MB of
-//! `words` alone. Ids are handed out in order and never freed, so a
-//! record's n-th entry is word `block × 64 + n`: a transaction's new words
-//! extend the last record and append new ones. An id no word has (0, the
-//! counter starts at 1; or a gap an old store left) is an empty entry.
+//! The `words` table: for each word id, the number of the `word_ids`
+//! record holding its stem (see `stem_index`), 64 ids to a record (keyed
+//! like `doc_freq`, by id / 64), each a varint in id order, 0 for an id
+//! no word has (0, the counter starts at 1; or a gap an old store left).
+//! Ids are handed out in order and never freed, so a record's n-th entry
+//! is word `block × 64 + n`. The table held each stem again until
+//! 2026-11: on the 300-page bench site, 30,000 stems took 0.29 MB of it
+//! beside the 0.28 MB of `word_ids`; a number takes one or two bytes.
+//!
+//! A stem is read from its id in three gets: this record, the number's
+//! key in `stem_records`, then that `word_ids` record, scanned for the
+//! id. A transaction sets the numbers [`stem_index::insert`] hands back:
+//! its new words (at the end) and the words a cut record moved.
 
 use super::doc_freq::{first_word, BLOCK_WORDS};
-use crate::store::codec::{put_varint, u32_key, VarintReader};
+use super::stem_index;
+use crate::store::codec::{put_varint, read_u32, u32_key, VarintReader};
 use crate::store::schema::{Db, WordId};
-use crate::store::sealed;
+use crate::store::sealed::{self, View};
 use crate::store::{Result, StoreError};
 
-/// Word `id`'s stem in `record` (the record keyed by its block), None
-/// when the record ends first or the entry is empty.
-pub fn stem_in(record: &[u8], id: WordId) -> Result<Option<&[u8]>> {
+/// The number of the `word_ids` record holding word `id`'s stem, from
+/// `record` (the `words` record keyed by its block); None when the record
+/// ends first or the id has no word.
+pub fn number_in(record: &[u8], id: WordId) -> Result<Option<u32>> {
     let mut r = VarintReader::new(record);
     for _ in 0..id % BLOCK_WORDS {
         if r.is_empty() {
             return Ok(None);
         }
-        let len = r.next_u64()?;
-        r.take(len)?;
+        r.next_u64()?;
     }
     if r.is_empty() {
         return Ok(None);
     }
-    let len = r.next_u64()?;
-    Ok(Some(r.take(len)?).filter(|stem| !stem.is_empty()))
+    Ok(Some(number(r.next_u64()?)?).filter(|&n| n != 0))
 }
 
-/// Hands `f` each (word id, stem) of the record keyed `block`, in order
-/// (none for an empty entry); returns the id after the record's last.
-pub fn each_stem<'a>(
+fn number(n: u64) -> Result<u32> {
+    u32::try_from(n).map_err(|_| StoreError::corrupt("a stem record's number past 32 bits"))
+}
+
+/// Word `id`'s stem, or None when no word has the id.
+pub fn stem<V: View + ?Sized>(view: &V, id: WordId) -> Result<Option<Vec<u8>>> {
+    let dbs = view.dbs();
+    let Some(record) = dbs.words.get(view.txn(), &u32_key(id / BLOCK_WORDS))? else {
+        return Ok(None);
+    };
+    let Some(n) = number_in(record, id)? else {
+        return Ok(None);
+    };
+    // A record gone is a store `check` finds broken; here, no stem.
+    let Some(held) = stem_index::numbered(view, n)? else {
+        return Ok(None);
+    };
+    let mut found = None;
+    stem_index::each_in(held, |stem, at| {
+        if at == id {
+            found = Some(stem.to_vec());
+        }
+        Ok(found.is_none())
+    })?;
+    Ok(found)
+}
+
+/// Hands `f` each (word id, record number) of the record keyed `block`,
+/// in order (none for an id without a word); returns the id after the
+/// record's last.
+pub fn each_number(
     block: u32,
-    record: &'a [u8],
-    mut f: impl FnMut(WordId, &'a [u8]) -> Result<()>,
+    record: &[u8],
+    mut f: impl FnMut(WordId, u32) -> Result<()>,
 ) -> Result<WordId> {
     let mut r = VarintReader::new(record);
     let mut id = first_word(block);
     while !r.is_empty() {
         if id / BLOCK_WORDS != block {
             return Err(StoreError::corrupt(format!(
-                "stem record {block} holds more than {BLOCK_WORDS} stems"
+                "word record {block} holds more than {BLOCK_WORDS} words"
             )));
         }
-        let len = r.next_u64()?;
-        let stem = r.take(len)?;
-        if !stem.is_empty() {
-            f(id, stem)?;
+        let n = number(r.next_u64()?)?;
+        if n != 0 {
+            f(id, n)?;
         }
         id += 1;
     }
     Ok(id)
 }
 
-/// Adds stems of new words, in id order and each past the last one `db`
-/// holds: to the last record while it has room, then in new records at
-/// the end.
-pub fn append<'s>(
-    txn: &mut heed::RwTxn<'_>,
-    db: Db,
-    new: impl IntoIterator<Item = (WordId, &'s [u8])>,
-) -> Result<()> {
-    let mut new = new.into_iter().peekable();
-    while let Some(&(id, _)) = new.peek() {
-        let block = id / BLOCK_WORDS;
-        let key = u32_key(block);
-        let mut record = db.get(txn, &key)?.map(<[u8]>::to_vec).unwrap_or_default();
-        let mut next = each_stem(block, &record, |_, _| Ok(()))?;
-        while let Some((id, stem)) = new.next_if(|&(id, _)| id / BLOCK_WORDS == block) {
-            if id < next || stem.is_empty() {
-                return Err(StoreError::corrupt(format!(
-                    "new word {id} is empty or not past the stems stored, which end before {next}"
-                )));
+/// Sets the record numbers of `placed` (word id, number), in any order: a
+/// record of `db` at a time, new records appended at the end.
+pub fn set(txn: &mut heed::RwTxn<'_>, db: Db, placed: &mut [(WordId, u32)]) -> Result<()> {
+    placed.sort_unstable();
+    let mut slots: Vec<u32> = Vec::with_capacity(BLOCK_WORDS as usize);
+    let mut value = Vec::with_capacity(BLOCK_WORDS as usize * 2);
+    for block in placed.chunk_by(|a, b| a.0 / BLOCK_WORDS == b.0 / BLOCK_WORDS) {
+        let key = u32_key(block[0].0 / BLOCK_WORDS);
+        slots.clear();
+        let existed = match db.get(txn, &key)? {
+            Some(record) => {
+                each_slot(record, |n| slots.push(n))?;
+                true
             }
-            // Ids no word has: empty entries, so each keeps its place.
-            record.resize(record.len() + (id - next) as usize, 0);
-            next = id;
-            put_varint(&mut record, stem.len() as u64);
-            record.extend_from_slice(stem);
-            next += 1;
+            None => false,
+        };
+        for &(id, n) in block {
+            let slot = (id % BLOCK_WORDS) as usize;
+            if slots.len() <= slot {
+                slots.resize(slot + 1, 0);
+            }
+            slots[slot] = n;
         }
-        sealed::put_appending(txn, db, &key, &record)?;
+        value.clear();
+        for &n in &slots {
+            put_varint(&mut value, u64::from(n));
+        }
+        if existed {
+            db.put(txn, &key, &value)?;
+        } else {
+            sealed::put_appending(txn, db, &key, &value)?;
+        }
     }
     Ok(())
 }
 
-/// The id after the last stem `db` holds (0: it holds none).
-pub fn next_id<V: sealed::View + ?Sized>(view: &V, db: Db) -> Result<WordId> {
+/// Every slot of a `words` record, empty ones as 0.
+fn each_slot(record: &[u8], mut f: impl FnMut(u32)) -> Result<()> {
+    let mut r = VarintReader::new(record);
+    while !r.is_empty() {
+        f(number(r.next_u64()?)?);
+    }
+    Ok(())
+}
+
+/// The id after the last word `db` holds (0: it holds none).
+pub fn next_id<V: View + ?Sized>(view: &V, db: Db) -> Result<WordId> {
     let Some((k, record)) = db.last(view.txn())? else {
         return Ok(0);
     };
-    each_stem(crate::store::codec::read_u32(k)?, record, |_, _| Ok(()))
+    each_number(read_u32(k)?, record, |_, _| Ok(()))
 }
 
 #[cfg(test)]
@@ -104,47 +149,52 @@ mod tests {
     /// Stems added in batches of every size, with gaps, read back by id,
     /// in order, and the next id after them.
     #[test]
-    fn stems_appended_in_batches_read_back_by_id() {
+    fn stems_added_in_batches_read_back_by_id() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         // Id 0 is never a word's; 70..75 are a gap an old store left.
-        let ids: Vec<WordId> = (1..70).chain(75..300).collect();
-        let stem = |id: WordId| format!("s{id}").into_bytes();
+        let ids: Vec<WordId> = (1..70).chain(75..3000).collect();
+        // Stems in an order unlike the ids', so cut records move words.
+        let stem = |id: WordId| format!("s{:08x}", id.wrapping_mul(2_654_435_761)).into_bytes();
         let mut at = 0;
-        for batch in [1, 5, 63, 64, 65, 100, 1000] {
+        for batch in [1, 5, 63, 64, 65, 100, 1000, 2000] {
             let end = (at + batch).min(ids.len());
             let chunk: Vec<(WordId, Vec<u8>)> =
                 ids[at..end].iter().map(|&i| (i, stem(i))).collect();
             store
                 .update(|w| {
-                    let new = chunk.iter().map(|(i, s)| (*i, s.as_slice()));
-                    append(&mut w.txn, w.dbs.words, new)
+                    let mut new: Vec<(&[u8], WordId)> =
+                        chunk.iter().map(|(i, s)| (s.as_slice(), *i)).collect();
+                    let mut placed = stem_index::insert(&mut w.txn, &w.dbs, &mut new)?;
+                    set(&mut w.txn, w.dbs.words, &mut placed)
                 })
                 .unwrap();
             at = end;
         }
         let r = store.read().unwrap();
         use crate::store::WordRead;
-        for id in 0..310 {
-            let want = ids.contains(&id).then(|| format!("s{id}"));
+        for id in 0..3010 {
+            let want = ids
+                .contains(&id)
+                .then(|| String::from_utf8(stem(id)).unwrap());
             assert_eq!(r.word(id).unwrap(), want, "word {id}");
         }
         let mut seen = Vec::new();
         for item in r.dbs.words.iter(&r.txn).unwrap() {
             let (k, record) = item.unwrap();
-            let block = crate::store::codec::read_u32(k).unwrap();
-            each_stem(block, record, |id, s| {
-                assert_eq!(s, stem(id));
+            each_number(read_u32(k).unwrap(), record, |id, _| {
                 seen.push(id);
                 Ok(())
             })
             .unwrap();
         }
         assert_eq!(seen, ids);
-        assert_eq!(next_id(&r, r.dbs.words).unwrap(), 300);
-        drop(r);
-        // An id not past the last stem is refused, not written over it.
-        let again = store.update(|w| append(&mut w.txn, w.dbs.words, [(299, &b"x"[..])]));
-        assert!(again.unwrap_err().to_string().contains("not past"));
+        assert_eq!(next_id(&r, r.dbs.words).unwrap(), 3000);
+        // The stems (9 bytes each) are kept in `word_ids` alone: `words`
+        // holds a byte or two a word.
+        let held: usize = (r.dbs.words.iter(&r.txn).unwrap())
+            .map(|item| item.unwrap().1.len())
+            .sum();
+        assert!(held < 2 * ids.len(), "{held} bytes for {} words", ids.len());
     }
 }

@@ -1,5 +1,5 @@
-//! Words (stems) ↔ ids (`word_ids`, see `stem_index`, and `words` back,
-//! see `stems`), their document frequencies and spellings (`doc_freq`,
+//! Words (stems) ↔ ids (`word_ids`, see `stem_index`, and `words` back
+//! to the record holding the stem, see `stems`), their document frequencies and spellings (`doc_freq`,
 //! packed as [`super::doc_freq`] says), and reading the inverted index:
 //! body and title postings (tf + positions, each in one stream of parts
 //! per segment, see `run`): one range scan per live segment (see
@@ -51,12 +51,9 @@ pub trait WordRead: View {
         Ok(out)
     }
 
-    /// The stem of word `id`, from its block of `words`.
+    /// The stem of word `id`, from the `word_ids` record `words` names.
     fn word(&self, id: WordId) -> Result<Option<String>> {
-        let Some(record) = self.dbs().words.get(self.txn(), &block_key(id))? else {
-            return Ok(None);
-        };
-        Ok(stems::stem_in(record, id)?.map(|stem| String::from_utf8_lossy(stem).into_owned()))
+        Ok(stems::stem(self, id)?.map(|stem| String::from_utf8_lossy(&stem).into_owned()))
     }
 
     /// Pages whose body or title holds the word.
@@ -339,23 +336,20 @@ fn each_run<'t, V: View + ?Sized>(
     Ok(())
 }
 
-/// Writes a transaction's new stems to `words` and `word_ids` and its
-/// count changes to `doc_freq`, a record (a block of words) at a time.
+/// Writes a transaction's new stems to `word_ids` (and where they, and
+/// any stems a cut record moved, live to `words`) and its count changes
+/// to `doc_freq`, a record (a block of words) at a time.
 pub(in crate::store) fn write_doc_freqs(
     txn: &mut heed::RwTxn<'_>,
     dbs: &Dbs,
     grouped: &Grouped<'_>,
     new_stems: &[(WordId, Box<str>)],
 ) -> Result<()> {
-    stems::append(
-        txn,
-        dbs.words,
-        new_stems.iter().map(|(id, stem)| (*id, stem.as_bytes())),
-    )?;
     let mut by_stem: Vec<(&[u8], WordId)> = (new_stems.iter())
         .map(|(id, stem)| (stem.as_bytes(), *id))
         .collect();
-    stem_index::insert(txn, dbs.word_ids, &mut by_stem)?;
+    let mut placed = stem_index::insert(txn, dbs, &mut by_stem)?;
+    stems::set(txn, dbs.words, &mut placed)?;
     let changed: Vec<(WordId, Change<'_>)> = grouped
         .words
         .iter()
