@@ -248,10 +248,10 @@ impl OpenElements {
             self.close_p();
         }
         match name {
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                if self.stack.last().is_some_and(|o| is_heading(&o.name)) {
-                    self.pop();
-                }
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+                if self.stack.last().is_some_and(|o| is_heading(&o.name)) =>
+            {
+                self.pop();
             }
             "li" => self.close_list_item(&["li"]),
             "dd" | "dt" => self.close_list_item(&["dd", "dt"]),
