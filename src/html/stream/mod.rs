@@ -77,12 +77,15 @@ impl TokenSink for Sink {
                 };
                 pass.text(text);
             }
-            Token::CommentToken(_) => pass.end_node(),
+            Token::CommentToken(_) if pass.open.comment_ends_node() => pass.end_node(),
             Token::EOFToken => {
                 pass.end_title();
                 pass.end_node();
             }
-            Token::DoctypeToken(_) | Token::NullCharacterToken | Token::ParseError(_) => {}
+            Token::CommentToken(_)
+            | Token::DoctypeToken(_)
+            | Token::NullCharacterToken
+            | Token::ParseError(_) => {}
         }
         TokenSinkResult::Continue
     }

@@ -71,6 +71,9 @@ pub(super) struct OpenElements {
     copies: bool,
     /// How many open elements gather text.
     captures: usize,
+    /// After `</body>` or `</html>`: a comment goes to the document, not
+    /// the body, so text on both sides stays one node.
+    after_body: bool,
     /// An `<a>` just closed around a block still open: the tree builder
     /// moves the block out of it (the adoption agency), so the anchor keeps
     /// only its text from before the block (the mark), the rest goes to a
@@ -137,6 +140,7 @@ impl OpenElements {
         // "<image>" is an old spelling of "<img>".
         let name = if name == "image" { "img" } else { name };
         let was_in_body = self.in_body;
+        self.after_body = false;
         if !matches!(
             name,
             "html"
@@ -381,6 +385,7 @@ impl OpenElements {
         // Before the body these make one (the tree builder reprocesses
         // them in the body it opens).
         self.in_body |= matches!(name, "body" | "html" | "br");
+        self.after_body = matches!(name, "body" | "html");
         match name {
             "body" | "html" => false,
             "br" => true,
@@ -492,6 +497,11 @@ impl OpenElements {
         !self.in_body && !self.frameset
     }
 
+    /// Whether a comment here parts the text before it from the text after.
+    pub(super) fn comment_ends_node(&self) -> bool {
+        !self.after_body
+    }
+
     /// Characters: where they land.
     pub(super) fn text(&mut self, text: &str) -> TextPlace {
         if self.frameset {
@@ -502,6 +512,7 @@ impl OpenElements {
         }
         if !text.trim_ascii_start().is_empty() {
             self.in_body = true;
+            self.after_body = false;
             self.frameset_not_ok = true;
         }
         self.reopen();
@@ -763,58 +774,15 @@ fn is_void(name: &str) -> bool {
     )
 }
 
-/// Start tags that close an open `<p>`.
-fn closes_p(name: &str) -> bool {
-    is_heading(name)
-        || matches!(
-            name,
-            "address"
-                | "article"
-                | "aside"
-                | "blockquote"
-                | "center"
-                | "details"
-                | "dialog"
-                | "dir"
-                | "div"
-                | "dl"
-                | "fieldset"
-                | "figcaption"
-                | "figure"
-                | "footer"
-                | "header"
-                | "hgroup"
-                | "main"
-                | "menu"
-                | "nav"
-                | "ol"
-                | "p"
-                | "search"
-                | "section"
-                | "summary"
-                | "ul"
-                | "pre"
-                | "listing"
-                | "form"
-                | "plaintext"
-                | "xmp"
-                | "hr"
-                | "table"
-                | "li"
-                | "dd"
-                | "dt"
-        )
-}
-
-/// End tags that close their element only when it is in scope.
-fn is_block(name: &str) -> bool {
+/// Blocks: their start tag closes an open `<p>`, their end tag closes
+/// them only when they are in scope.
+fn is_flow_block(name: &str) -> bool {
     matches!(
         name,
         "address"
             | "article"
             | "aside"
             | "blockquote"
-            | "button"
             | "center"
             | "details"
             | "dialog"
@@ -827,25 +795,36 @@ fn is_block(name: &str) -> bool {
             | "footer"
             | "header"
             | "hgroup"
-            | "listing"
             | "main"
             | "menu"
             | "nav"
             | "ol"
-            | "pre"
             | "search"
             | "section"
             | "summary"
             | "ul"
+            | "pre"
+            | "listing"
             | "form"
             | "dd"
             | "dt"
-            | "applet"
-            | "marquee"
-            | "object"
-            | "select"
-            | "template"
     )
+}
+
+/// Start tags that close an open `<p>`.
+fn closes_p(name: &str) -> bool {
+    is_heading(name)
+        || is_flow_block(name)
+        || matches!(name, "p" | "plaintext" | "xmp" | "hr" | "table" | "li")
+}
+
+/// End tags that close their element only when it is in scope.
+fn is_block(name: &str) -> bool {
+    is_flow_block(name)
+        || matches!(
+            name,
+            "button" | "applet" | "marquee" | "object" | "select" | "template"
+        )
 }
 
 /// The standard's "special" elements: an end tag never closes through one.
