@@ -141,22 +141,7 @@ impl OpenElements {
         let name = if name == "image" { "img" } else { name };
         let was_in_body = self.in_body;
         self.after_body = false;
-        if !matches!(
-            name,
-            "html"
-                | "head"
-                | "base"
-                | "basefont"
-                | "bgsound"
-                | "link"
-                | "meta"
-                | "noframes"
-                | "script"
-                | "style"
-                | "template"
-                | "title"
-                | "noscript"
-        ) {
+        if !matches!(name, "html" | "head") && !is_head_element(name) {
             self.in_body = true;
         }
         if matches!(
@@ -231,23 +216,8 @@ impl OpenElements {
             _ => {}
         }
         let reconstruct = !closes_p(name)
-            && !matches!(
-                name,
-                "base"
-                    | "basefont"
-                    | "bgsound"
-                    | "link"
-                    | "meta"
-                    | "noframes"
-                    | "script"
-                    | "style"
-                    | "template"
-                    | "title"
-                    | "noscript"
-                    | "textarea"
-                    | "option"
-                    | "optgroup"
-            );
+            && !is_head_element(name)
+            && !matches!(name, "textarea" | "option" | "optgroup");
         if closes_p(name) {
             self.close_p();
         }
@@ -726,6 +696,25 @@ fn is_marker(name: &str) -> bool {
     matches!(
         name,
         "td" | "th" | "caption" | "template" | "applet" | "object" | "marquee"
+    )
+}
+
+/// Elements that belong in the head: they neither begin the body nor
+/// reopen formatting elements.
+fn is_head_element(name: &str) -> bool {
+    matches!(
+        name,
+        "base"
+            | "basefont"
+            | "bgsound"
+            | "link"
+            | "meta"
+            | "noframes"
+            | "script"
+            | "style"
+            | "template"
+            | "title"
+            | "noscript"
     )
 }
 
