@@ -1,12 +1,11 @@
-//! The parsed tree walked once, without recursion: title, every meta tag,
-//! the `<h1>` headings, the canonical link, links with their anchor text and
-//! `rel=nofollow` (resolved against `<base href>`, deduplicated, capped) and
-//! the visible text, node after node.
+//! What a pass over a page keeps, whichever pass reads it (the streaming
+//! one of [`super::stream`], or the tree walk that is its test oracle):
+//! each element handed here by name and attributes gives the title, meta
+//! tags, `<h1>` headings, canonical and base links, links with their anchor
+//! text and `rel=nofollow`, resources and ids; [`Gathered::finish`] then
+//! resolves the links against `<base href>`, deduplicates and caps them.
 
 use rustc_hash::FxHashMap as HashMap;
-
-use scraper::node::Element;
-use scraper::{ElementRef, Html, Node};
 
 use super::resources::{self, RawResource};
 use super::{
@@ -15,182 +14,168 @@ use super::{
 };
 use crate::url::{resolve, Url};
 
-pub(super) const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
+/// What the elements of a page gave, as written, before resolving: a
+/// `<base href>` applies to every link of the document, including links
+/// that come before it.
+#[derive(Default)]
+pub(super) struct Gathered {
+    base: Option<String>,
+    canonical: Option<String>,
+    hrefs: Vec<RawLink>,
+    resources: Vec<RawResource>,
+    h1: Vec<String>,
+}
 
-pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
-    let html = Html::parse_document(source);
+/// What the pass must do about an element it handed to [`Gathered::element`].
+pub(super) enum Visit<'a> {
+    Nothing,
+    /// The element's text is the page title (if not blank).
+    Title,
+    /// The element's text (its subtree's) goes to this anchor or heading.
+    Capture(Capture),
+    /// An image: its alt text goes to the anchors and headings around it.
+    Alt(&'a str),
+}
 
-    let mut doc = Document {
-        text: String::with_capacity(source.len() / 2),
-        ..Document::default()
-    };
-    let mut base: Option<&str> = None;
-    let mut canonical: Option<&str> = None;
-    // Raw hrefs are resolved after the walk: a <base href> applies to every
-    // link of the document, including links that come before it.
-    let mut hrefs: Vec<RawLink> = Vec::new();
-    // Resources as written, resolved with the links for the same reason.
-    let mut raw_resources: Vec<RawResource> = Vec::new();
-    let mut h1: Vec<String> = Vec::new();
-    // Elements whose text is being gathered (anchors, headings), each with
-    // the walk depth it was opened at: its subtree is everything deeper.
-    let mut open: Vec<(usize, Capture)> = Vec::new();
-
-    // Iterative pre-order walk: pages nested 100,000 deep must not overflow
-    // the stack. Ancestors are kept on an explicit stack rather than read
-    // back through `parent()`: ego-tree 0.6 (under scraper 0.20) left stale
-    // parent links on nodes the parser moves during misnested-tag recovery
-    // ("<em><div><p/></em>word"), and climbing through those lost the rest
-    // of the page. Sibling links stay right; the stack costs nothing.
-    let root = html.tree.root();
-    let mut ancestors = vec![root];
-    let mut next = root.first_child();
-    loop {
-        let Some(node) = next else {
-            match ancestors.pop() {
-                Some(ancestor) => {
-                    next = ancestor.next_sibling();
-                    continue;
-                }
-                None => break,
+impl Gathered {
+    /// Notes element `name` (inside `parent`, with attributes `attr`);
+    /// `html_title` tells an HTML `<title>` from an svg one, a tooltip.
+    pub(super) fn element<'a>(
+        &mut self,
+        doc: &mut Document,
+        (name, parent, html_title): (&str, &str, bool),
+        attr: impl Fn(&str) -> Option<&'a str>,
+    ) -> Visit<'a> {
+        doc.fragments.element(&attr);
+        resources::collect(name, parent, &attr, &mut self.resources);
+        match name {
+            "title" if html_title && doc.title.is_none() => return Visit::Title,
+            "meta" => push_meta(&mut doc.meta, &attr),
+            "base" if self.base.is_none() => self.base = attr("href").map(str::to_owned),
+            "link" if self.canonical.is_none() && has_token(attr("rel"), "canonical") => {
+                self.canonical = attr("href").map(str::to_owned);
             }
-        };
-        let mut descend = true;
-        let depth = ancestors.len();
-        open.retain(|&(at, _)| depth > at);
-        match node.value() {
-            Node::Element(el) => {
-                let name = el.name();
-                // An svg <title> is a tooltip and may hold HTML content.
-                let html_title = name == "title" && &*el.name.ns == XHTML_NS;
-                doc.fragments.element(el);
-                // Only a <source> depends on its parent (picture or media).
-                let parent = match name {
-                    "source" => ancestors.last().and_then(|n| n.value().as_element()),
-                    _ => None,
-                };
-                resources::collect(
-                    name,
-                    parent.map_or("", |p| p.name()),
-                    el,
-                    &mut raw_resources,
-                );
-                match name {
-                    "title" if html_title && doc.title.is_none() => {
-                        doc.title = ElementRef::wrap(node).and_then(|e| title_text(e.text()));
-                    }
-                    "meta" => push_meta(&mut doc.meta, el),
-                    "base" if base.is_none() => base = el.attr("href"),
-                    "link" if canonical.is_none() && has_token(el.attr("rel"), "canonical") => {
-                        canonical = el.attr("href");
-                    }
-                    "a" | "area" => {
-                        if let Some(href) = el.attr("href") {
-                            doc.fragments.href(href);
-                            let nofollow = has_token(el.attr("rel"), "nofollow");
-                            let mut anchor = String::new();
-                            if name == "area" {
-                                push_words(&mut anchor, el.attr("alt").unwrap_or(""));
-                            } else {
-                                open.push((depth, Capture::Anchor(hrefs.len())));
-                            }
-                            hrefs.push(RawLink {
-                                href,
-                                anchor,
-                                nofollow,
-                            });
-                        }
-                    }
-                    "frame" | "iframe" => hrefs.extend(el.attr("src").map(|href| RawLink {
-                        href,
-                        anchor: String::new(),
-                        nofollow: false,
-                    })),
-                    "h1" if h1.len() < MAX_H1 => {
-                        open.push((depth, Capture::H1(h1.len())));
-                        h1.push(String::new());
-                    }
-                    "h2" => doc.h2 = doc.h2.saturating_add(1),
-                    // An image is the anchor text of the link around it.
-                    "img" => {
-                        if let Some(alt) = el.attr("alt") {
-                            capture(&open, &mut hrefs, &mut h1, alt);
-                        }
-                    }
-                    _ => {}
+            "a" | "area" => {
+                if let Some(href) = attr("href") {
+                    doc.fragments.href(href);
+                    let nofollow = has_token(attr("rel"), "nofollow");
+                    let mut anchor = String::new();
+                    let capture = if name == "area" {
+                        push_words(&mut anchor, attr("alt").unwrap_or(""));
+                        Visit::Nothing
+                    } else {
+                        Visit::Capture(Capture::Anchor(self.hrefs.len()))
+                    };
+                    self.hrefs.push(RawLink {
+                        href: href.to_owned(),
+                        anchor,
+                        nofollow,
+                    });
+                    return capture;
                 }
-                // Nothing visible or linkable lives inside these (the parser
-                // keeps their content as raw text, or as template contents).
-                descend = !html_title
-                    && !matches!(
-                        name,
-                        "script" | "style" | "noscript" | "template" | "iframe"
-                    );
             }
-            // The head needs no case of its own: the parser moves non-blank
-            // text out of it into the body, and its title, script, style,
-            // noscript and template contents are not descended into.
-            Node::Text(text) => {
-                push_node(&mut doc.text, text);
-                capture(&open, &mut hrefs, &mut h1, text);
+            "frame" | "iframe" => self.hrefs.extend(attr("src").map(|href| RawLink {
+                href: href.to_owned(),
+                anchor: String::new(),
+                nofollow: false,
+            })),
+            "h1" if self.h1.len() < MAX_H1 => {
+                self.h1.push(String::new());
+                return Visit::Capture(Capture::H1(self.h1.len() - 1));
+            }
+            "h2" => doc.h2 = doc.h2.saturating_add(1),
+            "img" => {
+                if let Some(alt) = attr("alt") {
+                    return Visit::Alt(alt);
+                }
             }
             _ => {}
         }
-        match node.first_child() {
-            Some(child) if descend => {
-                ancestors.push(node);
-                next = Some(child);
-            }
-            _ => next = node.next_sibling(),
-        }
+        Visit::Nothing
     }
 
-    let base_url = base.and_then(|href| resolve(page_url, href).ok());
-    let base_url = base_url.as_ref().unwrap_or(page_url);
-    doc.links = resolve_links(base_url, hrefs);
-    doc.fragments.resolve(base_url, &doc.links);
-    doc.resources = resources::resolve_resources(base_url, raw_resources);
-    doc.canonical = canonical.and_then(|href| resolve(base_url, href).ok());
-    doc.h1 = h1
-        .iter()
-        .map(|h| clean(h, MAX_TITLE_CHARS))
-        .filter(|h| !h.is_empty())
-        .collect();
-    doc.description = doc
-        .meta
-        .iter()
-        .find(|m| m.attr == "name" && m.name == "description")
-        .map(|m| m.content.clone())
-        .filter(|d| !d.is_empty());
-    doc
-}
-
-/// An `<a>`, `<area>` or frame as written, before resolving.
-struct RawLink<'a> {
-    href: &'a str,
-    anchor: String,
-    nofollow: bool,
-}
-
-/// Where text inside an open element goes.
-#[derive(Clone, Copy)]
-enum Capture {
-    Anchor(usize),
-    H1(usize),
-}
-
-/// Adds text to every element that is gathering it, each kept short: the
-/// text is cleaned and cut later, this only bounds the work.
-fn capture(open: &[(usize, Capture)], links: &mut [RawLink], h1: &mut [String], text: &str) {
-    for &(_, c) in open {
+    /// Adds text to one element that is gathering it, kept short: the text
+    /// is cleaned and cut later, this only bounds the work.
+    pub(super) fn capture(&mut self, c: Capture, text: &str) {
         let (out, max) = match c {
-            Capture::Anchor(i) => (links.get_mut(i).map(|l| &mut l.anchor), MAX_ANCHOR_CHARS),
-            Capture::H1(i) => (h1.get_mut(i), MAX_TITLE_CHARS),
+            Capture::Anchor(i) => (
+                self.hrefs.get_mut(i).map(|l| &mut l.anchor),
+                MAX_ANCHOR_CHARS,
+            ),
+            Capture::H1(i) => (self.h1.get_mut(i), MAX_TITLE_CHARS),
         };
         if let Some(out) = out.filter(|o| o.len() < max * 4) {
             push_words(out, text);
         }
     }
+
+    /// How much text a capture holds so far.
+    pub(super) fn captured_len(&self, c: Capture) -> usize {
+        match c {
+            Capture::Anchor(i) => self.hrefs.get(i).map_or(0, |l| l.anchor.len()),
+            Capture::H1(i) => self.h1.get(i).map_or(0, String::len),
+        }
+    }
+
+    /// An anchor split at `at` by the tree builder (an `<a>` around a block
+    /// it moves out): the link keeps its text before `at`, or, when that is
+    /// blank, the text after it (which the copy of the `<a>` got).
+    pub(super) fn cut_anchor(&mut self, c: Capture, at: usize) {
+        let Capture::Anchor(i) = c else {
+            return;
+        };
+        let Some(anchor) = self.hrefs.get_mut(i).map(|l| &mut l.anchor) else {
+            return;
+        };
+        match (anchor.get(..at), anchor.get(at..)) {
+            (Some(head), _) if !head.trim().is_empty() => anchor.truncate(at),
+            (_, Some(tail)) => *anchor = tail.trim_start().to_owned(),
+            _ => {}
+        }
+    }
+
+    /// The document, its links, resources, fragments and canonical link
+    /// resolved against the base.
+    pub(super) fn finish(self, mut doc: Document, page_url: &Url) -> Document {
+        let base_url = self
+            .base
+            .as_deref()
+            .and_then(|href| resolve(page_url, href).ok());
+        let base_url = base_url.as_ref().unwrap_or(page_url);
+        doc.links = resolve_links(base_url, self.hrefs);
+        doc.fragments.resolve(base_url, &doc.links);
+        doc.resources = resources::resolve_resources(base_url, self.resources);
+        doc.canonical = self
+            .canonical
+            .and_then(|href| resolve(base_url, &href).ok());
+        doc.h1 = self
+            .h1
+            .iter()
+            .map(|h| clean(h, MAX_TITLE_CHARS))
+            .filter(|h| !h.is_empty())
+            .collect();
+        doc.description = doc
+            .meta
+            .iter()
+            .find(|m| m.attr == "name" && m.name == "description")
+            .map(|m| m.content.clone())
+            .filter(|d| !d.is_empty());
+        doc
+    }
+}
+
+/// An `<a>`, `<area>` or frame as written, before resolving.
+struct RawLink {
+    href: String,
+    anchor: String,
+    nofollow: bool,
+}
+
+/// Where text inside an open element goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Capture {
+    Anchor(usize),
+    H1(usize),
 }
 
 /// Whether a space-separated attribute (`rel`) holds `token`, in any case.
@@ -210,15 +195,15 @@ pub(super) fn title_text<'a>(pieces: impl Iterator<Item = &'a str>) -> Option<St
 /// The attributes that name a meta tag, in the order they are looked for.
 const META_NAMING: [&str; 4] = ["name", "property", "http-equiv", "itemprop"];
 
-fn push_meta(meta: &mut Vec<MetaTag>, el: &Element) {
+fn push_meta<'a>(meta: &mut Vec<MetaTag>, attr: impl Fn(&str) -> Option<&'a str>) {
     if meta.len() >= MAX_META_TAGS {
         return;
     }
     // `<meta charset>` has no content: the charset is its value.
     let named = META_NAMING
         .iter()
-        .find_map(|&attr| Some((attr, el.attr(attr)?, el.attr("content")?)))
-        .or_else(|| Some(("charset", "charset", el.attr("charset")?)));
+        .find_map(|&naming| Some((naming, attr(naming)?, attr("content")?)))
+        .or_else(|| Some(("charset", "charset", attr("charset")?)));
     let Some((attr, name, content)) = named else {
         return;
     };
@@ -255,20 +240,6 @@ pub(super) fn clean(s: &str, max_chars: usize) -> String {
         }
     }
     out
-}
-
-/// Appends a text node after one space, so that "<p>a</p><p>b</p>" gives
-/// "a b" and never "ab"; the node's own whitespace stays as written, for
-/// the analyzer and snippets split words themselves (collapsing it here
-/// was 3% of a crawl's CPU). Blank nodes (indentation) add nothing.
-fn push_node(out: &mut String, text: &str) {
-    if text.trim_ascii_start().is_empty() {
-        return;
-    }
-    if !out.is_empty() {
-        out.push(' ');
-    }
-    out.push_str(text);
 }
 
 /// Appends a text node's words, one space between words and between nodes,
@@ -328,14 +299,14 @@ fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> Vec<Link> {
         if links.len() >= MAX_LINKS_PER_PAGE {
             break;
         }
-        let Ok(url) = resolve(base, raw.href) else {
+        let Ok(url) = resolve(base, &raw.href) else {
             continue;
         };
         // Only an href that may hold `user@` pays for a second join.
         let userinfo = raw
             .href
             .contains('@')
-            .then(|| base.join(raw.href).ok())
+            .then(|| base.join(&raw.href).ok())
             .flatten()
             .and_then(|u| crate::url::userinfo(&u));
         if let Some(&i) = seen.get(url.as_str()) {

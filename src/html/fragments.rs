@@ -1,7 +1,7 @@
 //! What `--check-fragments` needs of a parsed HTML page: the `id` and
 //! `name` values of its elements, and its links that name a fragment
 //! (`page#frag`; the link itself is stored without it, as every URL is).
-//! The tree walk hands each element and each `<a>`/`<area>` href here;
+//! The extraction pass hands each element and each `<a>`/`<area>` href here;
 //! after the links are resolved, each fragment link is tied to its link.
 //! `#top` and an empty fragment need no element (browsers scroll to the
 //! top), so they are not kept.
@@ -33,9 +33,9 @@ pub struct PageFragments {
 
 impl PageFragments {
     /// Notes an element's `id` and `name`.
-    pub(super) fn element(&mut self, el: &scraper::node::Element) {
-        for attr in ["id", "name"] {
-            if let Some(v) = el.attr(attr).filter(|v| !v.is_empty()) {
+    pub(super) fn element<'a>(&mut self, attr: impl Fn(&str) -> Option<&'a str>) {
+        for name in ["id", "name"] {
+            if let Some(v) = attr(name).filter(|v| !v.is_empty()) {
                 if self.ids.len() < MAX_IDS {
                     self.ids.push(cut(v).to_string());
                 }

@@ -2,25 +2,31 @@
 //! tags, outgoing links and visible text. Pure functions, no I/O; hostile
 //! input (binary garbage, absurd nesting, link floods) is bounded, never fatal.
 //! The parts: [`charset`] decodes, [`flatten`] defuses hostile markup (on the
-//! one tag scanner of [`scan`]), [`extract`] walks the parsed tree.
+//! one tag scanner of [`scan`]), [`stream`] reads the tokens in one pass
+//! and [`extract`] keeps what they give.
 
 mod charset;
 pub mod css;
+#[cfg(any(test, feature = "tree-oracle"))]
+pub mod dom;
 mod extract;
 mod flatten;
 mod fragments;
 pub mod pdf;
 pub mod resources;
 mod scan;
+mod stream;
 
 pub use fragments::PageFragments;
+#[cfg(test)]
+mod differential;
 #[cfg(test)]
 mod tests;
 
 use crate::url::Url;
 use charset::decode_with;
-use extract::parse_source;
 use flatten::{flatten, needs_flatten};
+use stream::parse_source;
 
 pub const MAX_TITLE_CHARS: usize = 300;
 
@@ -108,11 +114,16 @@ pub fn collapse_whitespace(text: &str) -> String {
 
 /// Parse an HTML body fetched from `page_url`.
 pub fn parse_html(body: &[u8], content_type: Option<&str>, page_url: &Url) -> Document {
-    let mut source = decode(body, content_type);
+    parse_source(&html_source(body, content_type), page_url)
+}
+
+/// The text an HTML body is read from: decoded, and flattened if hostile.
+fn html_source(body: &[u8], content_type: Option<&str>) -> String {
+    let source = decode(body, content_type);
     if needs_flatten(&source) {
-        source = flatten(&source);
+        return flatten(&source);
     }
-    parse_source(&source, page_url)
+    source
 }
 
 /// A text/plain body: no title, no links, the decoded text.

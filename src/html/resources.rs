@@ -1,11 +1,10 @@
 //! Resource links: what a page loads rather than links to (images,
 //! scripts, stylesheets, icons, media, frames, objects), each with the
-//! element kind it was found in, gathered during the one tree walk of
-//! [`super::extract`] and resolved with the page's links; and the `srcset`
+//! element kind it was found in, gathered during the one extraction pass
+//! (see [`super::extract`]) and resolved with the page's links; and the `srcset`
 //! candidate parser those elements need.
 
 use rustc_hash::FxHashSet as HashSet;
-use scraper::node::Element as El;
 use serde::{Deserialize, Serialize};
 
 use super::extract::{clean, has_token};
@@ -58,18 +57,27 @@ pub struct Resource {
 }
 
 /// A resource as written, before resolving against the base.
-pub(super) struct RawResource<'a> {
-    href: &'a str,
+pub(super) struct RawResource {
+    href: String,
     element: Element,
-    alt: Option<&'a str>,
+    alt: Option<String>,
 }
 
-/// Adds the resources element `el` (named `name`, inside `parent`) loads.
-pub(super) fn collect<'a>(name: &str, parent: &str, el: &'a El, out: &mut Vec<RawResource<'a>>) {
-    let mut add = |href: &'a str, element: Element, alt: Option<&'a str>| {
-        out.push(RawResource { href, element, alt })
+/// Adds the resources an element (named `name`, inside `parent`, with
+/// attributes `attr`) loads.
+pub(super) fn collect<'a>(
+    name: &str,
+    parent: &str,
+    attr: impl Fn(&str) -> Option<&'a str>,
+    out: &mut Vec<RawResource>,
+) {
+    let mut add = |href: &str, element: Element, alt: Option<&str>| {
+        out.push(RawResource {
+            href: href.to_owned(),
+            element,
+            alt: alt.map(str::to_owned),
+        })
     };
-    let attr = |a: &str| el.attr(a);
     match name {
         "img" => {
             let alt = attr("alt");
@@ -164,21 +172,21 @@ pub fn srcset<'a>(value: &'a str, mut f: impl FnMut(&'a str)) {
 
 /// Resolves, drops rejects (`data:` and other schemes included),
 /// deduplicates per (URL, element) in first-seen order, caps.
-pub(super) fn resolve_resources(base: &Url, raw: Vec<RawResource<'_>>) -> Vec<Resource> {
+pub(super) fn resolve_resources(base: &Url, raw: Vec<RawResource>) -> Vec<Resource> {
     let mut out = Vec::new();
     let mut seen: HashSet<(String, Element)> = HashSet::default();
     for r in raw {
         if out.len() >= MAX_LINKS_PER_PAGE {
             break;
         }
-        let Ok(url) = resolve(base, r.href) else {
+        let Ok(url) = resolve(base, &r.href) else {
             continue;
         };
         if seen.insert((url.as_str().to_owned(), r.element)) {
             out.push(Resource {
                 url,
                 element: r.element,
-                alt: r.alt.map(|a| clean(a, MAX_ALT_CHARS)),
+                alt: r.alt.map(|a| clean(&a, MAX_ALT_CHARS)),
             });
         }
     }

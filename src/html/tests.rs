@@ -466,7 +466,7 @@ proptest::proptest! {
 /// whose error recovery moves content around, and svg only whole: HTML
 /// inside an unclosed svg's <script> is error recovery that flattening
 /// does not reproduce either.
-const FRAGMENTS: &[&str] = &[
+pub(super) const FRAGMENTS: &[&str] = &[
     "word ",
     "two words",
     "x",
