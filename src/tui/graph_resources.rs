@@ -27,6 +27,7 @@ pub(crate) fn rows(
             status: None,
             state: None,
             nofollow: false,
+            rendered_only: false,
             external: None,
             resource: Some(ResourceTag {
                 element: l.element,

@@ -58,6 +58,7 @@ fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
         status: record.map(|p| p.status),
         state: r.url_state(page)?.map(|s| s.known().label()),
         nofollow: false,
+        rendered_only: false,
         external: r.external_check(page)?,
         resource: None,
     })
@@ -120,6 +121,11 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
             .collect()
     };
     let mut child_rows = rows(&children)?;
+    if let Some(render) = r.page_render(page)? {
+        for row in &mut child_rows {
+            row.rendered_only = render.links_rendered_only.contains(&row.url);
+        }
+    }
     // Resources follow the links, within the same row budget.
     let room = LINK_ROWS.saturating_sub(child_rows.len());
     let (resources, resources_total) = graph_resources::rows(&r, page, room)?;

@@ -5,7 +5,8 @@
 //! status, and an out-of-scope link `--check-external` checked shows what
 //! the check found. A page's resources follow its links among the
 //! children, marked with their element and check; a resource's view shows
-//! its check and, as parents, the pages that load it.
+//! its check and, as parents, the pages that load it. A link only the
+//! rendered DOM has (`--render`) is marked as such.
 
 use std::collections::HashMap;
 
@@ -38,6 +39,9 @@ pub(crate) struct LinkRow {
     pub state: Option<String>,
     /// A child linked with `rel=nofollow`.
     pub nofollow: bool,
+    /// A child only the rendered DOM links to (`--render`): the served
+    /// HTML does not.
+    pub rendered_only: bool,
     /// What `--check-external` found of it, an out-of-scope URL.
     pub external: Option<ExternalCheck>,
     /// A resource the page loads, not a link.
@@ -420,6 +424,9 @@ impl GraphPane {
             };
             if row.nofollow {
                 name.push_str(" · nofollow");
+            }
+            if row.rendered_only {
+                name.push_str(" · rendered only");
             }
             Line::from(vec![
                 Span::styled(

@@ -348,6 +348,7 @@ fn link(page: u32, path: &str, title: Option<&str>, status: Option<u16>, state: 
         status,
         state: Some(state.into()),
         nofollow: false,
+        rendered_only: false,
         external: None,
         resource: None,
     }
@@ -1213,7 +1214,7 @@ fn b_shows_this_runs_answers_by_status_class() {
 }
 
 #[test]
-fn the_graph_shows_directives_canonicals_and_nofollow_links() {
+fn the_graph_shows_directives_canonicals_nofollow_and_rendered_only_links() {
     let mut h = searched();
     h.key(KeyCode::Down);
     let cmd = h.key(KeyCode::Enter);
@@ -1226,6 +1227,7 @@ fn the_graph_shows_directives_canonicals_and_nofollow_links() {
         r.canonical = Some(url("/canon/"));
     }
     v.children[0].nofollow = true;
+    v.children[1].rendered_only = true;
     h.send(Msg::PageLoaded { seq, result: Ok(v) });
     let screen = h.screen(160, 40);
     assert!(screen.contains("noindex (header)"), "{screen}");
@@ -1238,4 +1240,5 @@ fn the_graph_shows_directives_canonicals_and_nofollow_links() {
         "{screen}"
     );
     assert_eq!(screen.matches("· nofollow").count(), 1, "{screen}");
+    assert_eq!(screen.matches("· rendered only").count(), 1, "{screen}");
 }
