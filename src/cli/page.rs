@@ -30,8 +30,7 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
         None => latest_link_scores(&r)?.get(&id).copied(),
     };
     if json {
-        let render = crate::render::facts::PageRenderJson::of(r.page_render(id)?);
-        return print_json(&crate::render::facts::WithRender { page: &p, render });
+        return print_json(&p);
     }
     outln!("id             {}", p.id);
     outln!("url            {}", p.url);

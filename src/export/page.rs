@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::url_parts::{self, UrlPartsJson};
+use crate::render::facts::PageRenderJson;
 use crate::report::indexability::{classify, is_html, Facts, Indexability};
 use crate::report::pixels::{width_px, DESCRIPTION_FONT_PX, TITLE_FONT_PX};
 use crate::store::prelude::*;
@@ -112,6 +113,9 @@ pub struct PageJson {
     pub description_px: Option<u32>,
     /// What the page loads, with each resource's checked status.
     pub resources: Vec<ResourceJson>,
+    /// How the page was rendered (`--render`), beside its own fields.
+    #[serde(flatten)]
+    pub render: PageRenderJson,
 }
 
 /// A resource of the page: its URL, the element that loads it and the
@@ -269,6 +273,7 @@ pub fn page_json(
         None => Ok(None),
     };
     Ok(PageJson {
+        render: PageRenderJson::of(r.page_render(id)?),
         id,
         url,
         parts: url_parts::parts(r, id)?,

@@ -149,15 +149,6 @@ impl PageRenderJson {
     }
 }
 
-/// A page's JSON with its rendering fields beside its own.
-#[derive(Serialize)]
-pub struct WithRender<'a, P: Serialize> {
-    #[serde(flatten)]
-    pub page: &'a P,
-    #[serde(flatten)]
-    pub render: PageRenderJson,
-}
-
 fn opt(v: &Option<String>) -> serde_json::Value {
     v.as_ref().map_or(serde_json::Value::Null, |s| {
         serde_json::Value::String(s.clone())
