@@ -31,8 +31,9 @@ fn chromium() -> Option<MutexGuard<'static, ()>> {
 
 /// A single-page app: `/` is a shell whose script writes the title, the
 /// text and a menu linking `/menu-route` (linked from nowhere else), and
-/// tries to fetch `other` (another origin) and `/private/secret`
-/// (disallowed by robots.txt). `/menu-route` is a plain page.
+/// tries to fetch `other` (another origin), `/private/secret`
+/// (disallowed by robots.txt) and `/excluded/x` (outside the crawl's
+/// scope: the tests exclude `/excluded/`). `/menu-route` is a plain page.
 fn spa(s: &TestServer, other: &TestServer) {
     s.route(
         "/robots.txt",
@@ -52,6 +53,7 @@ fn spa(s: &TestServer, other: &TestServer) {
            app.innerHTML = '<nav><a href=\"/menu-route\">Menu</a></nav><p>zanzibarine scripted words</p>';\
            fetch('{}steal').catch(function () {{}});\
            fetch('/private/secret').catch(function () {{}});\
+           fetch('/excluded/x').catch(function () {{}});\
          }});",
         other.base()
     );
@@ -79,7 +81,19 @@ fn rendering_finds_what_a_browser_user_sees() {
         spa(&s, &other);
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("db");
-        let sum = crawl_ok(&db, &[&s.base(), "--render", mode]);
+        let excluded = s.url("/excluded/");
+        let sum = crawl_ok(
+            &db,
+            &[
+                &s.base(),
+                "--render",
+                mode,
+                "--exclude",
+                &excluded,
+                "--delay-ms",
+                "150",
+            ],
+        );
         assert_eq!(sum["rendered"], rendered, "{mode}: {sum}");
         assert_eq!(sum["render_failed"], 0, "{mode}: {sum}");
         let menu = state(&db, &s.url("/menu-route"));
@@ -114,6 +128,26 @@ fn rendering_finds_what_a_browser_user_sees() {
         }
         // The page's script asked for these; the crawl would not fetch them.
         assert_eq!(s.hits("/private/secret"), 0, "{mode}");
+        assert_eq!(s.hits("/excluded/x"), 0, "{mode}");
+        // The browser's own requests (the app's script) kept the
+        // politeness gap to the origin, as the crawler's do.
+        let mut arrivals: Vec<Instant> = s
+            .requests()
+            .iter()
+            .filter(|r| r.path != "/robots.txt")
+            .map(|r| r.arrived)
+            .collect();
+        arrivals.sort();
+        let browser_asked = s.hits("/app.js");
+        assert_eq!(browser_asked > 0, home_rendered, "{mode}");
+        for w in arrivals.windows(2) {
+            let gap = w[1] - w[0];
+            assert!(
+                gap + Duration::from_millis(30) >= Duration::from_millis(150),
+                "{mode}: requests {:?} apart",
+                gap
+            );
+        }
         assert!(
             other.requests().is_empty(),
             "{mode}: {:?}",
