@@ -276,16 +276,13 @@ impl Store {
                 dbs.meta
                     .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
             }
-            // A store of 21 written before its stems were kept once.
-            Some(SCHEMA_VERSION) => stem_layout::bring(&mut txn, &dbs)?,
+            Some(SCHEMA_VERSION) => {}
             Some(found) => {
-                if found != SCHEMA_VERSION {
-                    return Err(StoreError::Schema {
-                        path: path.to_path_buf(),
-                        found,
-                        expected: SCHEMA_VERSION,
-                    });
-                }
+                return Err(StoreError::Schema {
+                    path: path.to_path_buf(),
+                    found,
+                    expected: SCHEMA_VERSION,
+                });
             }
         }
         let dictionaries = Arc::new(Dictionaries::load(&dbs, &txn)?);

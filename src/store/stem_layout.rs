@@ -1,12 +1,11 @@
 //! Bringing a store's vocabulary to the layout that keeps each stem once
-//! (`inverted::stem_index`, `inverted::stems`). Stores of 17 to 20, and
-//! stores of 21 written before this layout (2026-11-27), keep every stem
-//! twice: in `words`, by id, and in `word_ids`, by stem, whose records
-//! carry no number. Each `word_ids` record is given a number (in key
-//! order), `stem_records` its key, and `words` is written anew with the
-//! record number of each word. Such a store is known by `word_ids`
-//! holding stems while `stem_records` is empty, which no store in the
-//! new layout is.
+//! (`inverted::stem_index`, `inverted::stems`), schema 22's. Stores of 17
+//! to 21 keep every stem twice: in `words`, by id, and in `word_ids`, by
+//! stem, whose records carry no number. Each `word_ids` record is given a
+//! number (in key order), `stem_records` its key, and `words` is written
+//! anew with the record number of each word. Some builds of 21 (on
+//! 2026-11-27) already wrote this layout under 21: such a store is known
+//! by `stem_records` holding records, and left as it is.
 
 use heed::RwTxn;
 

@@ -9,7 +9,7 @@
 //! it). 20 adds settings at the end of a point record, each one zero byte
 //! when unset, so a point of 17 to 19 takes those bytes; a run record of
 //! 18 or 19 is decoded in its own layout and written in 20's. 21 appends
-//! the rendering settings to a point record the same way, and keeps each
+//! the rendering settings to a point record the same way. 22 keeps each
 //! stem once (`stem_layout`). The rest of the layout is 17's, so nothing
 //! else is rewritten.
 
@@ -58,7 +58,7 @@ fn queue_state_of_18(bytes: &[u8]) -> Result<Option<UrlState>> {
     })
 }
 
-/// Brings a store of schema `from` (17 to 19) to the current one, in the
+/// Brings a store of schema `from` (17 to 21) to the current one, in the
 /// transaction that opens it.
 pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
     // Points first: 17's runs are made from them in the current layout.
@@ -76,12 +76,12 @@ pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
 
 /// The settings appended to a point record since schema `from`, each one
 /// zero byte when unset (false, an empty list, None, the first variant):
-/// six in 20, three in 21.
+/// six in 20, three in 21, none since.
 fn point_fields_added_after(from: u32) -> usize {
-    if from < 20 {
-        9
-    } else {
-        3
+    match from {
+        ..=19 => 9,
+        20 => 3,
+        _ => 0,
     }
 }
 

@@ -540,8 +540,7 @@ fn a_point_and_a_run_of_schema_19_read_back_after_the_upgrade() {
 }
 
 #[test]
-fn a_point_of_schema_20_reads_back_after_the_upgrade() {
-    let dir = tempfile::tempdir().unwrap();
+fn a_point_of_schemas_20_and_21_reads_back_after_the_upgrade() {
     let point = PointRecord {
         url: "http://h/".into(),
         root: "http://h/".into(),
@@ -549,17 +548,34 @@ fn a_point_of_schema_20_reads_back_after_the_upgrade() {
         doc: Some("site".into()),
         ..PointRecord::default()
     };
-    // 20's point: 21's with its three unset rendering settings cut.
-    let mut point_20 = codec::encode(&point).unwrap();
-    point_20.truncate(point_20.len() - 3);
-    mark_schema(dir.path(), 20, |w| {
-        w.dbs
-            .crawl_points
-            .put(&mut w.txn, &1u32.to_be_bytes(), &point_20)?;
-        Ok(())
-    });
-    let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.read().unwrap().point(1).unwrap(), Some(point));
+    // 20's point is the current one with its three unset rendering
+    // settings cut; 21's is the current one.
+    for (schema, cut) in [(20u32, 3usize), (21, 0)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut old = codec::encode(&point).unwrap();
+        old.truncate(old.len() - cut);
+        mark_schema(dir.path(), schema, |w| {
+            w.dbs
+                .crawl_points
+                .put(&mut w.txn, &1u32.to_be_bytes(), &old)?;
+            Ok(())
+        });
+        let store = Store::open(dir.path()).unwrap();
+        let r = store.read().unwrap();
+        assert_eq!(
+            r.point(1).unwrap(),
+            Some(point.clone()),
+            "a point of schema {schema}"
+        );
+        // Decoding ignores bytes after the record, so padding too much
+        // shows only in the stored bytes.
+        let stored = r.dbs.crawl_points.get(&r.txn, &1u32.to_be_bytes());
+        assert_eq!(
+            stored.unwrap(),
+            Some(&codec::encode(&point).unwrap()[..]),
+            "the stored point of schema {schema}"
+        );
+    }
 }
 
 #[test]
