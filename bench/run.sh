@@ -8,7 +8,8 @@
 #   bench/run.sh 2000 10000      # any sizes
 #
 # Environment: CRAWL_ARGS="--concurrency 64 ..." extra `crawl` flags;
-# PER_CLASS=300 queries per class; KEEP=1 keeps the work directory;
+# PER_CLASS=300 queries per class; KEEP=1 keeps the work directory with
+# each size's store (to time reports on it);
 # BENCH_DEBUG=1 also writes every RSS sample to WORK/N/samples.txt;
 # CARGO_TARGET_DIR as for cargo.
 #
@@ -188,7 +189,8 @@ for N in "${SIZES[@]}"; do
     ROWS+=("$("$HELPER" row "$M" 2>"$D/details")")
     DETAILS+=("$(cat "$D/details")")
     echo "${ROWS[-1]}" >&2
-    rm -rf "$D/store" # free the disk before the next size
+    # Free the disk before the next size, unless the stores are asked for.
+    [ "${KEEP:-0}" = 1 ] || rm -rf "$D/store"
 done
 
 echo
