@@ -28,64 +28,22 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=bench/machine.sh
 . bench/machine.sh
+# shellcheck source=bench/nginx_site.sh
+. bench/nginx_site.sh
 PAGES=${1:-10000}
 RUNS=${RUNS:-3}
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "error: RUNS must be a whole number of crawls, 1 or more (got '$RUNS')" >&2; exit 2; }
 TARGET=${CARGO_TARGET_DIR:-target}
 BIN=$TARGET/release/crawlscope
 
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-    echo "installing nginx..." >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq nginx-light >/dev/null 2>&1 || apt-get install -y -qq nginx >/dev/null
-fi
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+need_nginx
 [ -x /usr/bin/time ] || { echo "error: GNU time (/usr/bin/time) is needed: apt-get install time" >&2; exit 1; }
 
 echo "building (release)..." >&2
 cargo build --release --quiet --bin crawlscope --example sitegen --example crawlbench
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/crawlscope-nginx.XXXXXX")
-# nginx workers run as an unprivileged user: let them read the site.
-chmod 755 "$WORK"
-cleanup() {
-    [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
-    [ "${KEEP:-0}" = 1 ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-if [ -n "${SITE:-}" ]; then
-    [ -n "${PORT:-}" ] || { echo "error: SITE=DIR needs PORT=N, the port its pages were written for" >&2; exit 2; }
-    ln -s "$(realpath "$SITE")" "$WORK/site"
-else
-    PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    "$TARGET/release/examples/sitegen" "$WORK/site" "$PAGES" "http://127.0.0.1:$PORT/" "${SITE_WORDS:-560}" >&2
-fi
-BASE="http://127.0.0.1:$PORT/"
-RAW=$(find -L "$WORK/site" -name '*.html' -printf '%s\n' | awk '{s+=$1} END {print s}')
-
-mkdir -p "$WORK/logs"
-cat >"$WORK/nginx.conf" <<EOF
-worker_processes 1;
-pid $WORK/nginx.pid;
-error_log $WORK/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    default_type text/html;
-    types { text/html html; }
-    sendfile on;
-    keepalive_requests 100000;
-    server {
-        listen 127.0.0.1:$PORT;
-        root $WORK/site;
-        index index.html;
-    }
-}
-EOF
-"$NGINX" -c "$WORK/nginx.conf" -p "$WORK"
-for _ in $(seq 50); do curl -sf -o /dev/null "$BASE" 2>/dev/null && break; sleep 0.1; done
+make_work nginx
+serve_site "$WORK" "$PAGES" "$TARGET/release/examples/sitegen"
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 # One crawl into a fresh store: GNU time's report in time-$1.txt, the

@@ -57,6 +57,10 @@ pub fn run(
     output: Output,
 ) -> CliResult {
     let mut cfg = run.config();
+    cfg.parts_off = crawl::PartsOff::from_env()?;
+    if !cfg.parts_off.is_empty() {
+        eprintln!("bench: parts off: {}", cfg.parts_off);
+    }
     if urls.is_empty() {
         // No URL: the flags shape this run of the stored points. Scope and
         // credentials belong to a point, so without one they mean nothing.

@@ -105,6 +105,9 @@ pub enum CliError {
     /// What an export reads besides the store is unreadable or malformed.
     #[error("{0}")]
     ExportInput(String),
+    /// `CRAWLSCOPE_BENCH_OFF` names no part (exit 2).
+    #[error(transparent)]
+    BenchParts(#[from] crate::crawl::UnknownPart),
 }
 
 /// The tokio runtime a command drives its async work on.
@@ -175,6 +178,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::FlagNeedsUrl { .. } | CliError::NoSuchCommand(_) | CliError::NoJunit(_) => 2,
+            CliError::BenchParts(_) => 2,
             CliError::FailOn(_) => 3,
             _ => 1,
         }

@@ -400,6 +400,7 @@ pub(super) async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Respon
     let agent = ctx.agent.clone();
     let from_store = parse::FromStore::of(&ctx.store);
     let own = ctx.analyzers.of(claim.entry.point);
+    let keep_body = !ctx.cfg.parts_off.off(super::Part::Bodies);
     let parsed = ctx
         .parsers
         .run(move || {
@@ -408,6 +409,7 @@ pub(super) async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Respon
                 depth,
                 fetched_at,
                 analyzer: own.as_deref().unwrap_or(crate::index::Analyzer::global()),
+                keep_body,
             };
             parse::parse(&resp, at, &agent, &from_store)
         })

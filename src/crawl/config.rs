@@ -28,6 +28,8 @@ pub struct CrawlConfig {
     pub depth: Option<u32>,
     /// Replaces every crawled point's page limit for this run.
     pub max_pages: Option<u64>,
+    /// Parts of the work left out, for a benchmark (`bench_parts`).
+    pub parts_off: super::PartsOff,
 }
 
 pub const DEFAULT_USER_AGENT: &str = concat!(
@@ -51,6 +53,7 @@ impl Default for CrawlConfig {
             batch_interval: Duration::from_millis(100),
             depth: None,
             max_pages: None,
+            parts_off: super::PartsOff::default(),
         }
     }
 }

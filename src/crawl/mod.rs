@@ -10,6 +10,7 @@
 //! found goes, and announces them once committed.
 
 mod analyzers;
+mod bench_parts;
 mod claim;
 mod config;
 mod engine;
@@ -36,6 +37,7 @@ mod stop;
 mod throttle;
 mod writer;
 
+pub use bench_parts::{Part, PartsOff, UnknownPart, BENCH_OFF};
 pub use config::{CrawlConfig, DEFAULT_USER_AGENT};
 pub use engine::{start, CrawlHandle};
 pub use event::{

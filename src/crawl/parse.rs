@@ -85,6 +85,8 @@ pub struct At<'a> {
     pub fetched_at: i64,
     /// The crawl point's (its stopwords).
     pub analyzer: &'a Analyzer,
+    /// False only when a benchmark turned bodies off: none is compressed.
+    pub keep_body: bool,
 }
 
 /// Parses a response; `agent` is our robots.txt product token (a `<meta
@@ -95,6 +97,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         depth,
         fetched_at,
         analyzer,
+        keep_body,
     } = at;
     let ct = resp.content_type.as_deref();
     let ok = (200..300).contains(&resp.status);
@@ -166,7 +169,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
     };
     // Every 2xx body is kept, whatever its type (`crawlscope body URL`
     // returns it exactly); only HTML, text and PDF are indexed.
-    let keep_body = ok;
+    let keep_body = ok && keep_body;
     let (mut terms, mut title_terms) = (body.finish(), title.finish());
     store.known_words.resolve(&mut terms);
     store.known_words.resolve(&mut title_terms);

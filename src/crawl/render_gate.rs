@@ -144,10 +144,12 @@ pub(super) async fn parse(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -
         w.record.content_hash = xxhash_rust::xxh3::xxh3_64(&served_body);
         w.record.size = served_size;
         w.content_type = served_type.unwrap_or_default();
-        w.compressed_body = ctx
-            .store
-            .dictionaries()
-            .compress(crate::store::DictionaryKind::Body, &served_body);
+        if !ctx.cfg.parts_off.off(super::Part::Bodies) {
+            w.compressed_body = ctx
+                .store
+                .dictionaries()
+                .compress(crate::store::DictionaryKind::Body, &served_body);
+        }
     }
     with_facts(outcome, facts)
 }

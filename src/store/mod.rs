@@ -56,7 +56,7 @@ mod url_records;
 mod tests;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use heed::{Env, EnvOpenOptions, RoTxn};
@@ -220,6 +220,9 @@ pub struct Store {
     /// next one's log starts that large instead of growing (copying
     /// itself at each doubling) from empty every transaction.
     hits_per_txn: AtomicUsize,
+    /// Whether merges count phrase pairs: off only for a benchmark that
+    /// weighs them (`crawl::PartsOff`).
+    pair_postings: AtomicBool,
 }
 
 /// The word cache is dropped past this many stems to bound memory.
@@ -297,7 +300,15 @@ impl Store {
             dictionaries,
             body_leaf_room: AtomicUsize::new(0),
             hits_per_txn: AtomicUsize::new(0),
+            pair_postings: AtomicBool::new(true),
         })
+    }
+
+    /// Whether this process's merges count phrase pairs (they do unless a
+    /// benchmark says not to): a segment merged without them is read from
+    /// its positions, as a small one always is.
+    pub fn count_pairs(&self, on: bool) {
+        self.pair_postings.store(on, Ordering::Relaxed);
     }
 
     /// The store's compression dictionaries, for whoever compresses its

@@ -33,6 +33,8 @@ pub struct Writer<'s> {
     pub(super) dictionaries: &'s Dictionaries,
     pub(super) body_leaf_room: &'s AtomicUsize,
     pub(super) hits_per_txn: &'s AtomicUsize,
+    /// Whether its merges count phrase pairs ([`Store::count_pairs`]).
+    pub(super) pair_postings: bool,
 }
 
 /// What one write transaction accumulates before it commits: the blocks of
@@ -103,6 +105,7 @@ impl<'s> Writer<'s> {
             dictionaries: &store.dictionaries,
             body_leaf_room: &store.body_leaf_room,
             hits_per_txn: &store.hits_per_txn,
+            pair_postings: store.pair_postings.load(Ordering::Relaxed),
         }
     }
 

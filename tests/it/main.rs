@@ -5,6 +5,7 @@
 
 mod support;
 
+mod bench_parts;
 mod check_invariants;
 mod ci_checks;
 mod cli_contract;

@@ -18,6 +18,7 @@ use crate::crawl::event::{CrawlEvent, FetchedPage};
 use crate::crawl::history;
 use crate::crawl::msg::{Outcome, Request, Settle};
 use crate::crawl::policy::{self, PointRun, Runs, SITEMAP_DEPTH};
+use crate::crawl::{Part, PartsOff};
 use crate::html::resources::Element;
 use crate::store::prelude::*;
 use crate::store::ResourceLink;
@@ -90,10 +91,18 @@ pub(super) struct Applier {
     /// Those of the transaction being applied, joining `decided` once it
     /// commits.
     deciding: HashSet<(PointId, PageId)>,
+    /// The parts a benchmark turned off: the writer leaves out `links`
+    /// and `history`.
+    parts_off: PartsOff,
 }
 
 impl Applier {
-    pub fn new(instance: InstanceId, runs: Runs, overrides: Overrides) -> Applier {
+    pub fn new(
+        instance: InstanceId,
+        runs: Runs,
+        overrides: Overrides,
+        parts_off: PartsOff,
+    ) -> Applier {
         Applier {
             instance,
             runs,
@@ -103,6 +112,7 @@ impl Applier {
             overrides,
             decided: HashSet::new(),
             deciding: HashSet::new(),
+            parts_off,
         }
     }
 
@@ -122,10 +132,16 @@ impl Applier {
         self.figures.clear();
         self.tallies.clear();
         self.deciding.clear();
+        let history = !self.parts_off.off(Part::History);
         for (i, o) in batch.outcomes.iter().enumerate() {
             let (done, queued) = self
                 .outcome(w, o)
-                .and_then(|r| history::record(w, o).map(|_| r))
+                .and_then(|r| {
+                    if history {
+                        history::record(w, o)?;
+                    }
+                    Ok(r)
+                })
                 .inspect_err(|_| applied.failed_at = Some(i))?;
             if let (Done::Event(e), Some(point)) = (&done, point_of(o)) {
                 self.tally(point, e);
@@ -219,22 +235,32 @@ impl Applier {
                 let e = claim.entry;
                 let write = &page.write;
                 let mut queued = 0;
-                let mut links = Vec::with_capacity(page.links.len());
+                let check_fragments = self.runs.get(&e.point).is_some_and(|r| r.check_fragments);
+                let graph = !self.parts_off.off(Part::Links);
+                // The fragment check reads the links by their place on the page.
+                let keep_links = graph || check_fragments;
+                let mut links = Vec::with_capacity(if keep_links { page.links.len() } else { 0 });
                 for link in &page.links {
                     let (child, url) = self.link_id(w, e.point, &link.url)?;
                     let out = OutLink {
                         child,
-                        anchor: link.anchor.clone(),
+                        anchor: if keep_links {
+                            link.anchor.clone()
+                        } else {
+                            String::new()
+                        },
                         nofollow: link.nofollow,
                     };
                     if (200..300).contains(&write.record.status) {
                         queued += self.follow(w, &write.record, &out, url.as_str(), e)?;
                     }
-                    links.push(out);
+                    if keep_links {
+                        links.push(out);
+                    }
                 }
-                w.put_page(claim.page, write, &links)?;
+                w.put_page(claim.page, write, if graph { &links } else { &[] })?;
                 w.put_page_text(claim.page, &page.text)?;
-                if self.runs.get(&e.point).is_some_and(|r| r.check_fragments) {
+                if check_fragments {
                     fragments::keep(w, claim.page, write.record.status, &page.fragments, &links)?;
                 }
                 let mut resources = Vec::with_capacity(page.resources.len());

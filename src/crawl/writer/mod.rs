@@ -59,6 +59,9 @@ impl WriterThread {
         counters: Arc<Counters>,
     ) -> Result<(WriterThread, u64), StoreError> {
         let pid = std::process::id();
+        if cfg.parts_off.off(crate::crawl::Part::Pairs) {
+            store.count_pairs(false);
+        }
         let (instance, runs, queued, overrides) = store.update(|w| {
             let instances = liveness::live_instances(w)?;
             for (&id, _) in instances
@@ -97,7 +100,7 @@ impl WriterThread {
             WriterThread {
                 store,
                 pid,
-                applier: Applier::new(instance, runs, overrides),
+                applier: Applier::new(instance, runs, overrides, cfg.parts_off),
                 events,
                 counters,
                 last_heartbeat: Instant::now(),

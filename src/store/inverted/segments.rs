@@ -319,7 +319,7 @@ impl Writer<'_> {
             pairs::drop(&mut self.txn, dbs.pair_postings, s)?;
         }
         let pages = u32::try_from(pages).unwrap_or(u32::MAX);
-        if pages >= pairs::PAIR_MIN_PAGES {
+        if pages >= pairs::PAIR_MIN_PAGES && self.pair_postings {
             pairs::build(&mut self.txn, &dbs, into, pages)?;
         }
         Ok(())
