@@ -12,8 +12,9 @@
 //! step between (every page 100 when all are equal).
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::{Ctx, ListKind, ReportError, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, Reader, StoreError};
@@ -153,6 +154,7 @@ pub fn latest_link_scores(r: &Reader<'_>) -> Result<FxHashMap<PageId, f64>, Stor
 
 pub struct Links;
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     page: PageId,
     score: f64,
@@ -203,6 +205,10 @@ impl ListKind for Links {
             unique_inlinks: item.inlinks,
             outlinks: item.outlinks,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:links"))
     }
 }
 

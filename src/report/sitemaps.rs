@@ -13,9 +13,10 @@
 //! listed any page: there is nothing to hold the pages to.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::indexability::{of_scope, Indexability};
+use super::kept_lists::Keeper;
 use super::links::Graph;
 use super::{Ctx, ListKind, Result, Row, Scope};
 use crate::store::prelude::*;
@@ -23,7 +24,7 @@ use crate::store::{PageId, PointId, SitemapListing};
 
 pub struct Sitemaps;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Issue {
     Orphan,
@@ -45,6 +46,7 @@ impl Issue {
     }
 }
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     page: PageId,
     issue: Issue,
@@ -157,6 +159,10 @@ impl ListKind for Sitemaps {
             issue: item.issue,
             sitemap: item.sitemap,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:sitemaps"))
     }
 }
 
