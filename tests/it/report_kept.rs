@@ -1,8 +1,9 @@
 //! The figures a crawl keeps for the default view (`report summary`'s
 //! counts, link scores, `stats`' counts, each list kind's findings and
 //! `depth`'s) equal a full recount after every kind of change: a first
-//! crawl, a re-crawl of a changed site, a partial run, a second point, a point purged (the kept figures are stale then,
-//! and read as such), and a crawl after it. The CLI's `report summary`
+//! crawl, a re-crawl of a changed site, a partial run, a second point, a
+//! point purged (the kept figures are stale then, and read as such), and
+//! a crawl after it. The CLI's `report summary`
 //! reads the same counts; `check` finds the store whole and tells each of
 //! its steps.
 
