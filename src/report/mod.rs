@@ -214,6 +214,10 @@ pub struct Ctx<'a, 's> {
     /// Item counts of the kinds already found in this snapshot, by their
     /// kept names: the crawl-end pass finds each kind once.
     found: RefCell<FxHashMap<&'static str, usize>>,
+    /// The link graph and its nodes' link scores, read and ranked once
+    /// for every kind that needs them.
+    graph: OnceCell<links::Graph>,
+    scores: OnceCell<Vec<f64>>,
 }
 
 impl<'a, 's> Ctx<'a, 's> {
@@ -260,6 +264,8 @@ impl<'a, 's> Ctx<'a, 's> {
             doc_points: None,
             resource_uses: OnceCell::new(),
             found: RefCell::default(),
+            graph: OnceCell::new(),
+            scores: OnceCell::new(),
         }
     }
 

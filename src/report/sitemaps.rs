@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::indexability::{of_scope, Indexability};
 use super::kept_lists::Keeper;
-use super::links::Graph;
+use super::links::graph;
 use super::{Ctx, ListKind, Result, Row, Scope};
 use crate::store::prelude::*;
 use crate::store::{PageId, PointId, SitemapListing};
@@ -116,7 +116,7 @@ impl ListKind for Sitemaps {
         if listed.is_empty() {
             return Ok(Vec::new());
         }
-        let linked = Graph::read(ctx)?.linked;
+        let linked = &graph(ctx)?.linked;
         let mut items = Vec::new();
         for (page, indexability) in of_scope(ctx)? {
             if of_point.get(&page).is_none_or(|p| skipped.contains(p)) {
