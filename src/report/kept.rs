@@ -6,7 +6,8 @@
 //! records instead of every page and state; any later write makes them
 //! stale and the reports count afresh, as they always did. So `report
 //! summary`, `page` and `stats` answer in milliseconds on a finished
-//! crawl of any size, and never say what a full count would not.
+//! crawl of any size, and never say what a full count would not. The
+//! same pass keeps each list kind's findings ([`kept_lists`](super::kept_lists)).
 
 use std::collections::BTreeMap;
 
