@@ -88,6 +88,10 @@ pub enum Command {
         /// List the whole forward record, not the top 10 keywords.
         #[arg(long)]
         all_keywords: bool,
+        /// List the first N parents by page id (0: all); `parent_count`
+        /// says how many there are.
+        #[arg(long, value_name = "N", default_value_t = crate::export::page::PAGE_PARENTS)]
+        parents: usize,
         #[arg(long)]
         json: bool,
     },

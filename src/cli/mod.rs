@@ -229,6 +229,7 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Page {
             url,
             all_keywords,
+            parents,
             json,
         }) => {
             let keywords = if all_keywords {
@@ -236,7 +237,8 @@ pub fn run(cli: Cli) -> CliResult {
             } else {
                 crate::export::page::PAGE_KEYWORDS
             };
-            page::run(&open_existing(db)?, &url, keywords, json)
+            let parents = if parents == 0 { usize::MAX } else { parents };
+            page::run(&open_existing(db)?, &url, keywords, parents, json)
         }
         Some(Command::Word { word, id, json }) => {
             word::run(&open_existing(db)?, word.as_deref(), id, json)

@@ -14,7 +14,7 @@ fn or_dash<T: ToString>(v: &Option<T>) -> String {
     v.as_ref().map_or_else(|| "-".to_string(), T::to_string)
 }
 
-pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
+pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool) -> CliResult {
     crate::report::kept::ensure(store);
     let r = store.read()?;
     let Some(id) = r.site_page_id(url)? else {
@@ -24,7 +24,7 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     };
     // The stored form: without any user:password@ that was typed.
     let shown = r.url_of(id)?.unwrap_or_default();
-    let mut p = page_json(&r, id, shown, keywords)?;
+    let mut p = page_json(&r, id, shown, keywords, parents)?;
     p.link_score = match crate::report::kept::link_score(&r, id)? {
         Some(kept) => kept,
         None => latest_link_scores(&r)?.get(&id).copied(),
@@ -96,9 +96,15 @@ pub fn run(store: &Store, url: &Url, keywords: usize, json: bool) -> CliResult {
     for m in &p.meta {
         outln!("meta           {} {}: {}", m.attr, m.name, m.content);
     }
-    outln!("parents ({})", p.parents.len());
+    outln!("parents ({})", p.parent_count);
     for u in &p.parents {
         outln!("  {u}");
+    }
+    if p.parents.len() < p.parent_count {
+        outln!(
+            "  … and {} more (--parents 0 lists all)",
+            p.parent_count - p.parents.len()
+        );
     }
     if let Some(sitemap) = &p.from_sitemap {
         outln!("  from sitemap {sitemap}");

@@ -46,11 +46,8 @@ pub struct On {
 }
 
 pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
-    if kind == Kind::Summary
-        && on.point.is_none()
-        && on.doc.is_none()
-        && on.scope == rep::Scope::Latest
-    {
+    // Every kind of the default view reads kept figures or findings.
+    if on.point.is_none() && on.doc.is_none() && on.scope == rep::Scope::Latest {
         rep::kept::ensure(store);
     }
     let r = store.read()?;
@@ -102,7 +99,16 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
         Kind::NearDuplicates => {
-            let pairs = rep::near_duplicates::find(&ctx, on.near_threshold)?;
+            // The default threshold's pairs are kept; another's are found.
+            use rep::near_duplicates::{find, NearDuplicates, DEFAULT_THRESHOLD};
+            let kept = match on.near_threshold == DEFAULT_THRESHOLD {
+                true => rep::kept_lists::read::<NearDuplicates>(&ctx)?,
+                false => None,
+            };
+            let pairs = match kept {
+                Some(pairs) => pairs,
+                None => find(&ctx, on.near_threshold)?,
+            };
             let listing =
                 rep::listing::<rep::near_duplicates::NearDuplicates>(&ctx, pairs, out.limit)?;
             out.rows(&ctx, &listing, "near-duplicate pairs")

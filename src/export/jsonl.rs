@@ -14,7 +14,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
         let Some(url) = r.url_of(id)? else {
             return Ok(());
         };
-        let mut p = page_json(r, id, url, PAGE_KEYWORDS)?;
+        let mut p = page_json(r, id, url, PAGE_KEYWORDS, usize::MAX)?;
         p.link_score = scores.get(&id).copied();
         serde_json::to_writer(&mut *w, &p).map_err(io::Error::from)?;
         writeln!(w)?;

@@ -19,6 +19,9 @@ use crate::time::rfc3339;
 /// Keywords shown for one page.
 pub const PAGE_KEYWORDS: usize = 10;
 
+/// Parents `page` lists unless told otherwise.
+pub const PAGE_PARENTS: usize = 100;
+
 #[derive(Serialize)]
 pub struct KeywordJson {
     /// As most pages write it (lowercased).
@@ -89,7 +92,11 @@ pub struct PageJson {
     pub content_hash: Option<String>,
     pub keywords: Vec<KeywordJson>,
     pub meta: Vec<MetaJson>,
+    /// The first parents by page id (`page --parents`; the export lists
+    /// all).
     pub parents: Vec<String>,
+    /// How many pages link to this one.
+    pub parent_count: usize,
     /// The sitemap that listed the page (a page only a sitemap leads to
     /// has no parents).
     pub from_sitemap: Option<String>,
@@ -215,13 +222,16 @@ pub fn keywords_json(r: &Reader<'_>, id: PageId, n: usize) -> Result<Vec<Keyword
 }
 
 /// Everything about page `id` (whose URL is `url`), with its top
-/// `keywords` keywords.
+/// `keywords` keywords and its first `parents` parents: only those are
+/// turned into URLs (the home page of a large site has a parent a page).
 pub fn page_json(
     r: &Reader<'_>,
     id: PageId,
     url: String,
     keywords: usize,
+    parents: usize,
 ) -> Result<PageJson, StoreError> {
+    let parent_ids = r.parents(id)?;
     // Queued again, a URL reads as what an earlier run found of it.
     let state = r.url_state(id)?.map(UrlState::known);
     let (redirect_to, redirect_status) = match &state {
@@ -307,7 +317,8 @@ pub fn page_json(
         content_hash: record.as_ref().map(|p| format!("{:016x}", p.content_hash)),
         keywords,
         meta,
-        parents: urls(r, &r.parents(id)?)?,
+        parents: urls(r, &parent_ids[..parent_ids.len().min(parents)])?,
+        parent_count: parent_ids.len(),
         from_sitemap: r.listed_by_sitemap(id)?,
         children,
         links,

@@ -5,9 +5,10 @@
 //! from the pages linking to each hop of the chains that lead to it, each
 //! with the hops its link went through ("via 301 ...").
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::accepted::Accepted;
+use super::kept_lists::Keeper;
 use super::redirects::{Hop, RedirectsInto, MAX_HOPS};
 use super::{failed_status, opt_cell, Ctx, ListKind, Result, Row};
 use crate::html::resources::Element;
@@ -17,6 +18,7 @@ use crate::store::{PageId, UrlState};
 pub struct Broken;
 
 /// A broken link target: also what `report external` lists.
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     pub page: PageId,
     pub status: Option<u16>,
@@ -31,6 +33,7 @@ pub struct Item {
 
 /// Redirects (with their 3xx) that lead, hop by hop, to a broken URL, and
 /// the pages linking to the first of them.
+#[derive(Serialize, Deserialize)]
 pub struct Chain {
     pub hops: Vec<(PageId, u16)>,
     pub parents: Vec<PageId>,
@@ -103,6 +106,10 @@ impl ListKind for Broken {
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
         row(ctx, item)
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:broken"))
     }
 }
 

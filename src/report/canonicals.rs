@@ -2,9 +2,10 @@
 //! (`non_self`), worst first those whose canonical failed or answered an
 //! error (`to_error`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::indexability::canonical_is_other;
+use super::kept_lists::Keeper;
 use super::{status_of, Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, UrlState};
@@ -12,13 +13,14 @@ use crate::url::Url;
 
 pub struct Canonicals;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Issue {
     ToError,
     NonSelf,
 }
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     page: PageId,
     canonical: String,
@@ -65,6 +67,10 @@ impl ListKind for Canonicals {
             canonical: item.canonical,
             issue: item.issue,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:canonicals"))
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Ctx, Result, Row};
+use crate::store::PageId;
 
 #[derive(Debug, Serialize)]
 pub struct DepthReport {
@@ -31,13 +32,15 @@ pub struct DepthRow {
 }
 
 pub fn depth(ctx: &Ctx<'_, '_>, limit: usize) -> Result<DepthReport> {
-    let pages = ctx.pages()?;
+    let order = match super::kept_lists::depth_order(ctx)? {
+        Some(order) => order,
+        None => order(ctx)?,
+    };
     let mut by_depth = BTreeMap::new();
-    for (_, rec) in pages {
-        *by_depth.entry(rec.depth).or_insert(0u64) += 1;
+    for (depth, _) in &order {
+        *by_depth.entry(*depth).or_insert(0u64) += 1;
     }
-    let mut order: Vec<(u32, u32)> = pages.iter().map(|(id, rec)| (rec.depth, *id)).collect();
-    order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let total = order.len();
     let deepest = order
         .into_iter()
         .take(limit)
@@ -51,8 +54,18 @@ pub fn depth(ctx: &Ctx<'_, '_>, limit: usize) -> Result<DepthReport> {
     Ok(DepthReport {
         by_depth,
         deepest,
-        total: pages.len(),
+        total,
     })
+}
+
+/// Every page of the view as (depth, page), the deepest first (ties by
+/// page id).
+pub fn order(ctx: &Ctx<'_, '_>) -> Result<Vec<(u32, PageId)>> {
+    let mut order: Vec<(u32, PageId)> = (ctx.pages()?.iter())
+        .map(|(id, rec)| (rec.depth, *id))
+        .collect();
+    order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    Ok(order)
 }
 
 impl DepthReport {

@@ -3,8 +3,9 @@
 //! than 70, or wider than 985 px at 14 px (the titles' check, on another
 //! field with other [`Limits`]).
 
+use super::kept_lists::Keeper;
 use super::pixels::DESCRIPTION_FONT_PX;
-use super::titles::{text_issues, text_row, Item, Limits, TextRow};
+use super::titles::{decode, encode, text_issues, text_row, Item, Limits, TextRow};
 use super::{Ctx, ListKind, Result};
 
 /// Descriptions longer than this many characters are cut in search results.
@@ -34,5 +35,9 @@ impl ListKind for Descriptions {
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<TextRow> {
         text_row(ctx, item)
+    }
+
+    fn keeper() -> Option<Keeper<Item>> {
+        Some(Keeper::with("found:descriptions", encode, decode))
     }
 }

@@ -1,13 +1,15 @@
 //! `report directives`: pages that ask not to be indexed or followed
 //! (`<meta name=robots>` or `X-Robots-Tag`), noindex first.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::{DirectiveSource, PageId};
 
 pub struct Directives;
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     page: PageId,
     noindex: Option<DirectiveSource>,
@@ -59,6 +61,10 @@ impl ListKind for Directives {
             nofollow: item.nofollow.is_some(),
             source,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:directives"))
     }
 }
 

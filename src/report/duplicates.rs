@@ -2,13 +2,15 @@
 //! same content hash), the largest groups first.
 
 use rustc_hash::FxHashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::{is_ok, Ctx, ListKind, Result, Row};
 use crate::store::PageId;
 
 pub struct Duplicates;
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     hash: u64,
     pages: Vec<PageId>,
@@ -51,6 +53,10 @@ impl ListKind for Duplicates {
             content_hash: format!("{:016x}", item.hash),
             urls: ctx.urls(&item.pages)?,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:duplicates"))
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::accepted::Accepted;
 use super::broken::{most_linked_first, row, BrokenRow, Item};
+use super::kept_lists::Keeper;
 use super::{Ctx, ListKind, Result};
 use crate::store::prelude::*;
 
@@ -74,5 +75,9 @@ impl ListKind for External {
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
         row(ctx, item)
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:external"))
     }
 }

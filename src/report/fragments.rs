@@ -6,9 +6,10 @@
 //! such a run) is not known, so never a finding.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::broken::{source_cells, source_lines, sources, Source};
+use super::kept_lists::Keeper;
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{FragmentRecord, PageId, UrlState};
@@ -16,6 +17,7 @@ use crate::store::{FragmentRecord, PageId, UrlState};
 pub struct Fragments;
 
 /// A fragment no element of its target has, and the pages linking to it.
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     target: PageId,
     fragment: String,
@@ -91,6 +93,10 @@ impl ListKind for Fragments {
             sources: sources(ctx, item.target, &item.sources)?,
             fragment: item.fragment,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:fragments"))
     }
 }
 

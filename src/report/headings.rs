@@ -7,15 +7,16 @@
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::{decode_grouped, encode_grouped, Keeper};
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
-use crate::store::PageId;
+use crate::store::{PageId, StoreError};
 
 pub struct Headings;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Issue {
     MissingH1,
@@ -121,6 +122,27 @@ impl ListKind for Headings {
             others,
         })
     }
+
+    fn keeper() -> Option<Keeper<Item>> {
+        Some(Keeper::with("found:headings", encode, decode))
+    }
+}
+
+/// Heading issues as kept: each group once, an item as (page, issue,
+/// h1s).
+fn encode(items: &[Item]) -> Result<Vec<u8>, StoreError> {
+    encode_grouped(items, |i| {
+        ((i.page, i.issue, i.h1.clone()), i.group.as_ref())
+    })
+}
+
+fn decode(bytes: &[u8]) -> Result<Vec<Item>, StoreError> {
+    decode_grouped(bytes, |(page, issue, h1), group| Item {
+        page,
+        issue,
+        h1,
+        group,
+    })
 }
 
 impl Row for HeadingRow {

@@ -6,8 +6,9 @@
 //! first page using it).
 
 use rustc_hash::FxHashSet;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::resources::uses;
 use super::{opt_cell, Ctx, ListKind, Result, Row};
 use crate::html::resources::Element;
@@ -20,7 +21,7 @@ pub const LONG_ALT_CHARS: usize = 100;
 /// An image over this many bytes (100 KB) is a finding.
 pub const LARGE_BYTES: u64 = 100 * 1024;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Issue {
     MissingAlt,
     LongAlt,
@@ -37,6 +38,7 @@ impl Issue {
     }
 }
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     pub image: PageId,
     pub issue: Issue,
@@ -102,6 +104,10 @@ impl ListKind for Images {
             alt: item.alt,
             size: item.size,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:images"))
     }
 }
 

@@ -13,12 +13,13 @@
 //! is read only on a page that answered).
 
 use rustc_hash::FxHashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::{is_ok, Ctx, ListKind, Result, Row};
 use crate::store::{MimeRecord, PageId, PageRecord, SkipReason, UrlState};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Indexability {
     Indexable,
@@ -147,6 +148,10 @@ impl ListKind for NonIndexable {
             url: ctx.url(page)?,
             indexability,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:indexability"))
     }
 }
 

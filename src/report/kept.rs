@@ -6,7 +6,8 @@
 //! records instead of every page and state; any later write makes them
 //! stale and the reports count afresh, as they always did. So `report
 //! summary`, `page` and `stats` answer in milliseconds on a finished
-//! crawl of any size, and never say what a full count would not.
+//! crawl of any size, and never say what a full count would not. The
+//! same pass keeps each list kind's findings ([`kept_lists`](super::kept_lists)).
 
 use std::collections::BTreeMap;
 
@@ -98,17 +99,20 @@ pub fn refresh(store: &Store) -> Result<bool> {
     let (as_of, records) = {
         let r = store.read()?;
         let stamp = r.write_seq()?;
-        if r.kept(SUMMARY)?.is_some() {
+        let ctx = Ctx::new(&r, None)?;
+        if r.kept(SUMMARY)?.is_some() && super::kept_lists::all_current(&ctx)? {
             return Ok(true);
         }
-        let ctx = Ctx::new(&r, None)?;
+        // The lists first: each kind is found once, and counted for the
+        // summary as it is.
+        let mut records = super::kept_lists::records(&ctx)?;
         let counts = Counts::of(&summary::counted(&ctx)?);
         let scores = super::links::link_scores(&ctx)?;
-        let records = vec![
+        records.extend([
             (SUMMARY, codec::encode(&counts)?),
             (LINK_SCORES, encode_scores(&scores)),
             (STATS, codec::encode(&StoreCounts::count(&r)?)?),
-        ];
+        ]);
         (stamp, records)
     };
     // The snapshot is closed first: a write that grows the map waits for

@@ -12,8 +12,9 @@
 //! step between (every page 100 when all are equal).
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::{Ctx, ListKind, ReportError, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, Reader, StoreError};
@@ -130,11 +131,32 @@ pub fn scaled(rank: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// The scope's link graph, read once per context.
+pub fn graph<'c>(ctx: &'c Ctx<'_, '_>) -> Result<&'c Graph> {
+    if let Some(g) = ctx.graph.get() {
+        return Ok(g);
+    }
+    let read = Graph::read(ctx)?;
+    Ok(ctx.graph.get_or_init(|| read))
+}
+
+/// Each node of [`graph`]'s link score, ranked once per context.
+fn scores<'c>(ctx: &'c Ctx<'_, '_>) -> Result<&'c [f64]> {
+    if let Some(s) = ctx.scores.get() {
+        return Ok(s);
+    }
+    let ranked = scaled(&graph(ctx)?.page_rank());
+    Ok(ctx.scores.get_or_init(|| ranked))
+}
+
 /// Every fetched page's link score in the scope.
 pub fn link_scores(ctx: &Ctx<'_, '_>) -> Result<FxHashMap<PageId, f64>> {
-    let g = Graph::read(ctx)?;
-    let scores = scaled(&g.page_rank());
-    Ok(g.pages.iter().copied().zip(scores).collect())
+    let g = graph(ctx)?;
+    Ok(g.pages
+        .iter()
+        .copied()
+        .zip(scores(ctx)?.iter().copied())
+        .collect())
 }
 
 /// Every fetched page's link score as of each point's latest runs (what
@@ -153,6 +175,7 @@ pub fn latest_link_scores(r: &Reader<'_>) -> Result<FxHashMap<PageId, f64>, Stor
 
 pub struct Links;
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     page: PageId,
     score: f64,
@@ -177,8 +200,8 @@ impl ListKind for Links {
 
     /// Best score first, then most inlinks, then page id.
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
-        let g = Graph::read(ctx)?;
-        let scores = scaled(&g.page_rank());
+        let g = graph(ctx)?;
+        let scores = scores(ctx)?;
         let mut items: Vec<Item> = (0..g.pages.len())
             .map(|i| Item {
                 page: g.pages[i],
@@ -203,6 +226,10 @@ impl ListKind for Links {
             unique_inlinks: item.inlinks,
             outlinks: item.outlinks,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:links"))
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::kept_lists::Keeper;
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::MimeId;
 
@@ -43,6 +44,10 @@ impl ListKind for Mimetypes {
             params,
             pages,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:mimetypes"))
     }
 }
 

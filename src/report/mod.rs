@@ -20,6 +20,7 @@ pub mod images;
 pub mod indexability;
 pub mod javascript;
 pub mod kept;
+pub mod kept_lists;
 pub mod large;
 pub mod links;
 pub mod mimetypes;
@@ -150,6 +151,11 @@ pub trait ListKind {
     type Row: Row;
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Self::Item>>;
     fn row(ctx: &Ctx<'_, '_>, item: Self::Item) -> Result<Self::Row>;
+    /// How the items are kept for the default view ([`kept_lists`]);
+    /// None: not kept (finding them reads little).
+    fn keeper() -> Option<kept_lists::Keeper<Self::Item>> {
+        None
+    }
 }
 
 /// The first `limit` rows of a list kind and how many there are in all.
@@ -158,8 +164,14 @@ pub struct Listing<R> {
     pub total: usize,
 }
 
+/// The items read from the kept findings when they are current, else
+/// found afresh.
 pub fn list<K: ListKind>(ctx: &Ctx<'_, '_>, limit: usize) -> Result<Listing<K::Row>> {
-    listing::<K>(ctx, K::find(ctx)?, limit)
+    let items = match kept_lists::read::<K>(ctx)? {
+        Some(items) => items,
+        None => K::find(ctx)?,
+    };
+    listing::<K>(ctx, items, limit)
 }
 
 /// The first `limit` of a kind's `items` as rows, and how many there are
@@ -199,6 +211,13 @@ pub struct Ctx<'a, 's> {
     doc_points: Option<FxHashSet<PointId>>,
     /// The resource tables, read once for every kind that needs them.
     resource_uses: OnceCell<resources::Uses>,
+    /// Item counts of the kinds already found in this snapshot, by their
+    /// kept names: the crawl-end pass finds each kind once.
+    found: RefCell<FxHashMap<&'static str, usize>>,
+    /// The link graph and its nodes' link scores, read and ranked once
+    /// for every kind that needs them.
+    graph: OnceCell<links::Graph>,
+    scores: OnceCell<Vec<f64>>,
 }
 
 impl<'a, 's> Ctx<'a, 's> {
@@ -244,6 +263,9 @@ impl<'a, 's> Ctx<'a, 's> {
             mimes: RefCell::default(),
             doc_points: None,
             resource_uses: OnceCell::new(),
+            found: RefCell::default(),
+            graph: OnceCell::new(),
+            scores: OnceCell::new(),
         }
     }
 
@@ -349,6 +371,20 @@ impl<'a, 's> Ctx<'a, 's> {
         }
         let set: FxHashSet<PageId> = self.states()?.iter().map(|(id, _)| *id).collect();
         Ok(self.in_point.get_or_init(|| set).contains(&page))
+    }
+
+    /// Notes that kind `name` found `n` items in this snapshot.
+    pub fn note_found(&self, name: &'static str, n: usize) {
+        self.found.borrow_mut().insert(name, n);
+    }
+
+    /// How many items kind `K` finds in this snapshot.
+    pub fn count<K: ListKind>(&self) -> Result<usize> {
+        let noted = K::keeper().and_then(|k| self.found.borrow().get(k.name).copied());
+        match noted {
+            Some(n) => Ok(n),
+            None => Ok(K::find(self)?.len()),
+        }
     }
 
     /// A page's URL.

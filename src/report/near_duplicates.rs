@@ -13,8 +13,9 @@
 //! the answer times the bands.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::{is_ok, Ctx, ListKind, Result, Row};
 use crate::index::minhash::{Signature, HASHES};
 use crate::store::{PageId, PageTextRead};
@@ -33,6 +34,7 @@ pub fn parse_threshold(s: &str) -> std::result::Result<f64, String> {
 /// The list kind at the default threshold (summary and console counts).
 pub struct NearDuplicates;
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     a: PageId,
     b: PageId,
@@ -61,6 +63,10 @@ impl ListKind for NearDuplicates {
             b: ctx.url(item.b)?,
             similarity: item.similarity,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:near-duplicates"))
     }
 }
 

@@ -4,8 +4,9 @@
 //! longest chains.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::{opt_cell, status_of, Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, UrlState};
@@ -16,6 +17,7 @@ pub const MAX_HOPS: usize = 32;
 
 pub struct Redirects;
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     hops: Vec<(PageId, u16)>,
     end: PageId,
@@ -87,6 +89,10 @@ impl ListKind for Redirects {
             },
             looped: item.looped,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:redirects"))
     }
 }
 

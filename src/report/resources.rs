@@ -6,8 +6,9 @@
 //! [`uses`] is what every resource report reads, once.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::Keeper;
 use super::{opt_cell, Ctx, ListKind, Result, Row};
 use crate::html::resources::Element;
 use crate::store::prelude::*;
@@ -65,6 +66,7 @@ fn read_uses(ctx: &Ctx<'_, '_>) -> Result<Uses> {
 }
 
 /// One resource as found: ids, what loads it, its check.
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     pub page: PageId,
     pub element: Element,
@@ -158,6 +160,10 @@ impl ListKind for Resources {
                 .collect(),
         })
     }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:resources"))
+    }
 }
 
 impl ListKind for BrokenResources {
@@ -172,6 +178,10 @@ impl ListKind for BrokenResources {
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<ResourceRow> {
         Resources::row(ctx, item)
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:broken-resources"))
     }
 }
 

@@ -13,17 +13,18 @@
 //! listed any page: there is nothing to hold the pages to.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::indexability::{of_scope, Indexability};
-use super::links::Graph;
+use super::kept_lists::Keeper;
+use super::links::graph;
 use super::{Ctx, ListKind, Result, Row, Scope};
 use crate::store::prelude::*;
 use crate::store::{PageId, PointId, SitemapListing};
 
 pub struct Sitemaps;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Issue {
     Orphan,
@@ -45,6 +46,7 @@ impl Issue {
     }
 }
 
+#[derive(Serialize, Deserialize)]
 pub struct Item {
     page: PageId,
     issue: Issue,
@@ -114,7 +116,7 @@ impl ListKind for Sitemaps {
         if listed.is_empty() {
             return Ok(Vec::new());
         }
-        let linked = Graph::read(ctx)?.linked;
+        let linked = &graph(ctx)?.linked;
         let mut items = Vec::new();
         for (page, indexability) in of_scope(ctx)? {
             if of_point.get(&page).is_none_or(|p| skipped.contains(p)) {
@@ -157,6 +159,10 @@ impl ListKind for Sitemaps {
             issue: item.issue,
             sitemap: item.sitemap,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:sitemaps"))
     }
 }
 

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::kept_lists::Keeper;
 use super::{top_pages, Ctx, ListKind, Result, Row};
 use crate::store::PageId;
 
@@ -27,6 +28,10 @@ impl ListKind for Slow {
             url: ctx.url(page)?,
             response_ms: ms,
         })
+    }
+
+    fn keeper() -> Option<Keeper<Self::Item>> {
+        Some(Keeper::as_is("found:slow"))
     }
 }
 

@@ -45,7 +45,7 @@ pub struct ByStatus {
 }
 
 fn count<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<usize> {
-    Ok(K::find(ctx)?.len())
+    ctx.count::<K>()
 }
 
 pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {

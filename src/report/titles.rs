@@ -7,10 +7,12 @@
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::kept_lists::{decode_grouped, encode_grouped, Keeper};
 use super::pixels::{width_px, TITLE_FONT_PX};
 use super::{Ctx, ListKind, Result, Row};
+use crate::store::StoreError;
 use crate::store::{PageId, PageRecord};
 
 /// Titles longer than this many characters are cut in search results.
@@ -41,7 +43,7 @@ const TITLE_LIMITS: Limits = Limits {
 };
 
 /// What is wrong with a page's title or description.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Issue {
     Missing,
@@ -98,6 +100,29 @@ impl ListKind for Titles {
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<TextRow> {
         text_row(ctx, item)
     }
+
+    fn keeper() -> Option<Keeper<Item>> {
+        Some(Keeper::with("found:titles", encode, decode))
+    }
+}
+
+/// Text issues as kept (titles', descriptions'): each group once, an
+/// item as (page, issue, value, font size).
+pub fn encode(items: &[Item]) -> Result<Vec<u8>, StoreError> {
+    encode_grouped(items, |i| {
+        let fields = (i.page, i.issue, i.value.clone(), i.font_px);
+        (fields, i.group.as_ref())
+    })
+}
+
+pub fn decode(bytes: &[u8]) -> Result<Vec<Item>, StoreError> {
+    decode_grouped(bytes, |(page, issue, value, font_px), group| Item {
+        page,
+        issue,
+        value,
+        group,
+        font_px,
+    })
 }
 
 /// Issues of one text field of HTML 2xx pages: missing (absent or blank)

@@ -1,5 +1,5 @@
 //! The `kept` table: figures derived from the whole store (the report
-//! counts, the link scores, the `stats` counts), each stored under its
+//! counts and findings, the link scores, the `stats` counts), each stored under its
 //! name with the count of write transactions it was made as of
 //! (`write_seq` in `meta`, bumped by every commit). A record is true of
 //! the store exactly when no write came after it; any later write makes

@@ -440,3 +440,47 @@ fn check_says_what_it_is_doing_on_a_terminal_only() {
     assert_eq!(String::from_utf8_lossy(&piped.stdout), "store is whole\n");
     assert_eq!(stderr_of(&piped), "", "no progress into a pipe");
 }
+
+#[test]
+fn page_lists_the_first_parents_and_counts_them_all() {
+    let s = TestServer::start();
+    let kids = ["/p0", "/p1", "/p2", "/p3", "/p4"];
+    s.route(
+        "/",
+        Reply::Respond(crate::support::page("Home", "home", &kids)),
+    );
+    for k in kids {
+        s.route(k, Reply::Respond(crate::support::page(k, "kid", &["/"])));
+    }
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    let base = s.base();
+    let page = |extra: &[&str]| {
+        let mut args = vec!["page", "--json"];
+        args.extend_from_slice(extra);
+        args.push(&base);
+        json_of(db.path(), &args)
+    };
+    let all = page(&["--parents", "0"])["parents"].clone();
+    let all = all.as_array().expect("parents");
+    assert_eq!(all.len(), kids.len(), "{all:?}");
+    // (flags, parents listed): the first by page id, the count whole.
+    for (flags, listed) in [
+        (&[][..], 5),
+        (&["--parents", "2"][..], 2),
+        (&["--parents", "0"][..], 5),
+    ] {
+        let p = page(flags);
+        assert_eq!(p["parent_count"], kids.len(), "{flags:?}");
+        assert_eq!(p["parents"], json!(all[..listed]), "{flags:?}");
+    }
+    let out = run(db.path(), &["page", "--parents", "2", &s.base()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("parents (5)") && text.contains("… and 3 more"),
+        "{text}"
+    );
+    // A bad count is refused in one line.
+    let out = run(db.path(), &["page", "--parents", "x", &s.base()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

@@ -1,8 +1,9 @@
 //! The figures a crawl keeps for the default view (`report summary`'s
-//! counts, link scores, `stats`' counts) equal a full recount after every
-//! kind of change: a first crawl, a re-crawl of a changed site, a partial
-//! run, a second point, a point purged (the kept figures are stale then,
-//! and read as such), and a crawl after it. The CLI's `report summary`
+//! counts, link scores, `stats`' counts, each list kind's findings and
+//! `depth`'s) equal a full recount after every kind of change: a first
+//! crawl, a re-crawl of a changed site, a partial run, a second point, a
+//! point purged (the kept figures are stale then, and read as such), and
+//! a crawl after it. The CLI's `report summary`
 //! reads the same counts; `check` finds the store whole and tells each of
 //! its steps.
 
@@ -10,15 +11,30 @@ use std::path::Path;
 
 use crate::support::crawl::{crawl_ok, store};
 use crate::support::{json_of, on_store, page, Reply, Resp, TestServer};
-use crawlscope::report::{kept, links, summary, Ctx};
+use crawlscope::report::{self as rep, depth, kept, kept_lists, links, summary, Ctx, ListKind};
 use crawlscope::store::prelude::*;
 use crawlscope::store::CHECK_STEPS;
 
 fn site(s: &TestServer) {
     s.route(
         "/",
-        Reply::Respond(page("Home", "home", &["a", "b", "c", "gone", "r"])),
+        Reply::Respond(page("Home", "home", &["a", "b", "c", "gone", "r", "x"])),
     );
+    // A page with a finding of most other kinds: a directive, a canonical
+    // to a broken URL, an image without alt that is broken, a fragment
+    // its target lacks, a link to a duplicate.
+    s.route(
+        "/x",
+        Reply::Respond(Resp::html(
+            "<!DOCTYPE html><html><head><title>Extras</title>\
+             <meta name=\"robots\" content=\"noindex\">\
+             <link rel=\"canonical\" href=\"/gone\"></head>\
+             <body><h1>Same</h1><img src=\"/pic.png\"><a href=\"/a#nowhere\">a</a>\
+             <a href=\"/dup\">d</a></body></html>",
+        )),
+    );
+    // An exact duplicate of /a.
+    s.route("/dup", Reply::Respond(page("Same", "alpha", &["b"])));
     s.route("/a", Reply::Respond(page("Same", "alpha", &["b"])));
     s.route("/b", Reply::Respond(page("Same", "bravo", &["a", "c"])));
     s.route("/c", Reply::Respond(page("C", "charlie", &["deep"])));
@@ -49,12 +65,65 @@ fn check(db: &Path, step: &str, fresh: bool) {
         kept::StoreCounts::count(&r).unwrap(),
         "{step}: stats"
     );
+    lists_equal_a_recount(&ctx, step, fresh);
+    let kept_depth = kept_lists::depth_order(&ctx).unwrap();
+    assert_eq!(kept_depth.is_some(), fresh, "{step}: depth kept");
+    if let Some(k) = kept_depth {
+        assert_eq!(k, depth::order(&ctx).unwrap(), "{step}: depth");
+    }
     // The command reads the same counts, named with the view's runs.
     let mut cli = json_of(db, &["report", "summary", "--json"]);
     for named in ["run", "runs"] {
         cli.as_object_mut().unwrap().remove(named);
     }
     assert_eq!(cli, recount, "{step}: report summary");
+}
+
+/// Every kept list kind's rows, read from the kept findings when they are
+/// current (`fresh`), equal the rows of its items found afresh.
+fn lists_equal_a_recount(ctx: &Ctx<'_, '_>, step: &str, fresh: bool) {
+    use rep::*;
+    same_rows::<broken::Broken>(ctx, step, fresh);
+    same_rows::<redirects::Redirects>(ctx, step, fresh);
+    same_rows::<titles::Titles>(ctx, step, fresh);
+    same_rows::<descriptions::Descriptions>(ctx, step, fresh);
+    same_rows::<headings::Headings>(ctx, step, fresh);
+    same_rows::<duplicates::Duplicates>(ctx, step, fresh);
+    same_rows::<directives::Directives>(ctx, step, fresh);
+    same_rows::<canonicals::Canonicals>(ctx, step, fresh);
+    same_rows::<slow::Slow>(ctx, step, fresh);
+    same_rows::<large::Large>(ctx, step, fresh);
+    same_rows::<mimetypes::Mimetypes>(ctx, step, fresh);
+    same_rows::<external::External>(ctx, step, fresh);
+    same_rows::<near_duplicates::NearDuplicates>(ctx, step, fresh);
+    same_rows::<fragments::Fragments>(ctx, step, fresh);
+    same_rows::<indexability::NonIndexable>(ctx, step, fresh);
+    same_rows::<links::Links>(ctx, step, fresh);
+    same_rows::<sitemaps::Sitemaps>(ctx, step, fresh);
+    same_rows::<resources::Resources>(ctx, step, fresh);
+    same_rows::<resources::BrokenResources>(ctx, step, fresh);
+    same_rows::<images::Images>(ctx, step, fresh);
+}
+
+fn same_rows<K: ListKind>(ctx: &Ctx<'_, '_>, step: &str, fresh: bool) {
+    let name = K::keeper().expect("a kept kind").name;
+    let kept = kept_lists::read::<K>(ctx).unwrap();
+    assert_eq!(kept.is_some(), fresh, "{step}: {name} kept");
+    let rows = |items| {
+        let listing = rep::listing::<K>(ctx, items, usize::MAX).unwrap();
+        serde_json::to_value(listing.rows).unwrap()
+    };
+    let found = rows(K::find(ctx).unwrap());
+    if let Some(items) = kept {
+        assert_eq!(rows(items), found, "{step}: {name}");
+    }
+    // What `report` lists is what a recount finds, kept or not.
+    let listed = rep::list::<K>(ctx, usize::MAX).unwrap();
+    assert_eq!(
+        serde_json::to_value(listed.rows).unwrap(),
+        found,
+        "{step}: {name} listed"
+    );
 }
 
 /// A change to the store, by name, and whether the figures are current
@@ -73,7 +142,7 @@ fn kept_figures_equal_a_recount_after_every_change() {
     let steps: Vec<Step<'_>> = vec![
         (
             "first crawl",
-            Box::new(|| drop(crawl_ok(db, &[&base]))),
+            Box::new(|| drop(crawl_ok(db, &[&base, "--check-fragments"]))),
             true,
         ),
         (
