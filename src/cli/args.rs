@@ -198,6 +198,10 @@ pub enum Command {
         /// (comma-separated, or `any`), after the report.
         #[arg(long, value_name = "KIND[,KIND]|any", value_parser = crate::cli::fail_on::parse)]
         fail_on: Option<crate::cli::fail_on::FailOn>,
+        /// `broken`, `external`, `fragments`, `resources`: the first N
+        /// pages of a row's sources (0: all); `source_count` says how many.
+        #[arg(long, value_name = "N", default_value_t = crate::report::SOURCES)]
+        sources: usize,
         /// JUnit XML on stdout: a test case per item, a failure per finding.
         #[arg(long, conflicts_with_all = ["json", "csv"])]
         junit: bool,

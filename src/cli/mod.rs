@@ -263,6 +263,7 @@ pub fn run(cli: Cli) -> CliResult {
             doc,
             near_threshold,
             fail_on,
+            sources,
             junit,
         }) => {
             let format = match (json, csv) {
@@ -284,6 +285,7 @@ pub fn run(cli: Cli) -> CliResult {
                 doc,
                 near_threshold,
                 fail_on,
+                sources,
             };
             report::run(&open_existing(db)?, kind, format, limit, on)
         }

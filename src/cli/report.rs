@@ -43,6 +43,8 @@ pub struct On {
     pub near_threshold: f64,
     /// `--fail-on`: judged on what the report covers, after it.
     pub fail_on: Option<FailOn>,
+    /// `--sources N`: the pages of a row's sources listed (0: all).
+    pub sources: usize,
 }
 
 pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
@@ -54,7 +56,8 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
     let ctx = match &on.doc {
         Some(doc) => Ctx::for_document(&r, doc, on.scope)?,
         None => Ctx::with_scope(&r, on.point, on.scope)?,
-    };
+    }
+    .listing_sources(on.sources);
     let between = on.between;
     if format == Format::Text && kind != Kind::Changes {
         name_runs(&ctx)?;

@@ -52,7 +52,10 @@ pub struct BrokenRow {
     /// The status answered; null when none was (refused, timeout, ...).
     pub status: Option<u16>,
     pub reason: String,
+    /// The first `--sources` pages linking to it, straight first.
     pub sources: Vec<Source>,
+    /// How many pages link to it, listed or not.
+    pub source_count: usize,
     /// The element that loads it (`img`, `script`, ...) when it is a
     /// resource; absent for a link target.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -174,11 +177,16 @@ pub fn most_linked_first(items: &mut [Item]) {
     });
 }
 
-/// A broken target with every page linking to it, straight or through
-/// redirects.
+/// A broken target with the pages linking to it, straight or through
+/// redirects (as many as the report lists).
 pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
-    let mut sources = sources(ctx, item.page, &item.parents)?;
+    let source_count = item.linked_from();
+    let mut sources = sources(ctx, item.page, ctx.listed(&item.parents, 0))?;
     for chain in &item.chains {
+        let parents = ctx.listed(&chain.parents, sources.len());
+        if parents.is_empty() {
+            break;
+        }
         let mut via = Vec::with_capacity(chain.hops.len());
         for &(page, status) in &chain.hops {
             via.push(Hop {
@@ -186,7 +194,7 @@ pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
                 status,
             });
         }
-        for mut source in self::sources(ctx, chain.hops[0].0, &chain.parents)? {
+        for mut source in self::sources(ctx, chain.hops[0].0, parents)? {
             source.via.clone_from(&via);
             sources.push(source);
         }
@@ -196,6 +204,7 @@ pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
         status: item.status,
         reason: item.reason,
         sources,
+        source_count,
         element: item.element.map(Element::as_str),
     })
 }
@@ -271,7 +280,7 @@ impl Row for BrokenRow {
             self.url.clone(),
             opt_cell(self.status),
             self.reason.clone(),
-            self.sources.len().to_string(),
+            self.source_count.to_string(),
         ]
     }
     fn details(&self) -> Vec<String> {

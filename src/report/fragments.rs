@@ -28,7 +28,10 @@ pub struct Item {
 pub struct FragmentRow {
     pub url: String,
     pub fragment: String,
+    /// The first `--sources` pages linking so.
     pub sources: Vec<Source>,
+    /// How many pages link so, listed or not.
+    pub source_count: usize,
 }
 
 impl ListKind for Fragments {
@@ -90,7 +93,8 @@ impl ListKind for Fragments {
         item.sources.sort_unstable();
         Ok(FragmentRow {
             url: ctx.url(item.target)?,
-            sources: sources(ctx, item.target, &item.sources)?,
+            source_count: item.sources.len(),
+            sources: sources(ctx, item.target, ctx.listed(&item.sources, 0))?,
             fragment: item.fragment,
         })
     }
@@ -118,7 +122,7 @@ impl Row for FragmentRow {
                 .map(|s| s.url.clone())
                 .unwrap_or_default(),
             format!("{}#{}", self.url, self.fragment),
-            self.sources.len().to_string(),
+            self.source_count.to_string(),
         ]
     }
     fn details(&self) -> Vec<String> {

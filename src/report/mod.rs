@@ -218,7 +218,14 @@ pub struct Ctx<'a, 's> {
     /// for every kind that needs them.
     graph: OnceCell<links::Graph>,
     scores: OnceCell<Vec<f64>>,
+    /// How many of a row's sources are turned into URLs ([`SOURCES`]).
+    sources: usize,
 }
+
+/// A row's sources listed unless asked otherwise: a stylesheet every page
+/// of a million-page site loads has a million, and each listed one is a
+/// URL (and a link record) to read.
+pub const SOURCES: usize = 100;
 
 impl<'a, 's> Ctx<'a, 's> {
     /// A context over `r` as of each point's latest runs; `point` must
@@ -266,6 +273,7 @@ impl<'a, 's> Ctx<'a, 's> {
             found: RefCell::default(),
             graph: OnceCell::new(),
             scores: OnceCell::new(),
+            sources: SOURCES,
         }
     }
 
@@ -277,6 +285,18 @@ impl<'a, 's> Ctx<'a, 's> {
         let mut ctx = Ctx::of(r, None, scope, Some(view), named);
         ctx.doc_points = Some(points.into_iter().collect());
         Ok(ctx)
+    }
+
+    /// Lists the first `n` of a row's sources (0: all of them).
+    pub fn listing_sources(mut self, n: usize) -> Self {
+        self.sources = if n == 0 { usize::MAX } else { n };
+        self
+    }
+
+    /// The first of `pages` a row lists after `listed` sources (see
+    /// [`Ctx::listing_sources`]).
+    pub fn listed<'p>(&self, pages: &'p [PageId], listed: usize) -> &'p [PageId] {
+        &pages[..pages.len().min(self.sources.saturating_sub(listed))]
     }
 
     /// Whether the report covers crawl point `p`'s findings: every point's

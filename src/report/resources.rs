@@ -127,7 +127,10 @@ pub struct ResourceRow {
     pub reason: Option<String>,
     pub size: Option<u64>,
     pub mime: Option<String>,
+    /// The first `--sources` pages using it, in page order.
     pub sources: Vec<SourceUrl>,
+    /// How many pages use it, listed or not.
+    pub source_count: usize,
 }
 
 /// A page that loads a resource.
@@ -153,8 +156,9 @@ impl ListKind for Resources {
             reason: check.as_ref().and_then(|c| c.reason.clone()),
             size: check.as_ref().and_then(|c| c.size),
             mime: check.and_then(|c| c.mime),
+            source_count: item.sources.len(),
             sources: ctx
-                .urls(&item.sources)?
+                .urls(ctx.listed(&item.sources, 0))?
                 .into_iter()
                 .map(|url| SourceUrl { url })
                 .collect(),

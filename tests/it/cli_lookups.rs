@@ -484,3 +484,54 @@ fn page_lists_the_first_parents_and_counts_them_all() {
     let out = run(db.path(), &["page", "--parents", "x", &s.base()]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+#[test]
+fn reports_list_the_first_sources_of_a_row_and_count_them_all() {
+    let s = TestServer::start();
+    let kids = ["/p0", "/p1", "/p2", "/p3", "/p4"];
+    s.route(
+        "/",
+        Reply::Respond(crate::support::page("Home", "home", &kids)),
+    );
+    // Every kid links to a page that is gone and loads a stylesheet that
+    // is missing (neither is routed: 404).
+    for k in kids {
+        s.route(
+            k,
+            Reply::Respond(Resp::html(&format!(
+                "<!DOCTYPE html><html><head><title>{k}</title>\
+                 <link rel=stylesheet href=/missing.css></head>\
+                 <body><p>kid</p><a href=/gone>gone</a></body></html>"
+            ))),
+        );
+    }
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    let row_of = |kind: &str, path: &str, extra: &[&str]| {
+        let mut args = vec!["report", kind, "--json"];
+        args.extend_from_slice(extra);
+        let rows = json_of(db.path(), &args);
+        let url = format!("{}{}", s.base().trim_end_matches('/'), path);
+        rows.as_array()
+            .expect("rows")
+            .iter()
+            .find(|r| r["url"] == url.as_str())
+            .cloned()
+            .unwrap_or_else(|| panic!("no {kind} row for {url}: {rows}"))
+    };
+    // (kind, the row's URL, flags, sources listed): the count is whole.
+    for (kind, path) in [("broken", "/gone"), ("resources", "/missing.css")] {
+        for (flags, listed) in [
+            (&[][..], 5),
+            (&["--sources", "2"][..], 2),
+            (&["--sources", "0"][..], 5),
+        ] {
+            let row = row_of(kind, path, flags);
+            assert_eq!(row["source_count"], kids.len(), "{kind} {flags:?}: {row}");
+            let sources = row["sources"].as_array().expect("sources");
+            assert_eq!(sources.len(), listed, "{kind} {flags:?}: {row}");
+        }
+    }
+    let out = run(db.path(), &["report", "broken", "--sources", "x"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
