@@ -441,19 +441,29 @@ fn check_says_what_it_is_doing_on_a_terminal_only() {
     assert_eq!(stderr_of(&piped), "", "no progress into a pipe");
 }
 
-#[test]
-fn page_lists_the_first_parents_and_counts_them_all() {
+/// The five pages a home page links to, the most sources a test row has.
+const KIDS: [&str; 5] = ["/p0", "/p1", "/p2", "/p3", "/p4"];
+
+/// A home page linking to [`KIDS`], each kid answering `kid(path)`,
+/// crawled into a new store.
+fn crawled_kids(kid: impl Fn(&str) -> Resp) -> (TestServer, tempfile::TempDir) {
     let s = TestServer::start();
-    let kids = ["/p0", "/p1", "/p2", "/p3", "/p4"];
     s.route(
         "/",
-        Reply::Respond(crate::support::page("Home", "home", &kids)),
+        Reply::Respond(crate::support::page("Home", "home", &KIDS)),
     );
-    for k in kids {
-        s.route(k, Reply::Respond(crate::support::page(k, "kid", &["/"])));
+    for k in KIDS {
+        s.route(k, Reply::Respond(kid(k)));
     }
     let db = tempfile::tempdir().unwrap();
     crawl_ok(db.path(), &[&s.base()]);
+    (s, db)
+}
+
+#[test]
+fn page_lists_the_first_parents_and_counts_them_all() {
+    let (s, db) = crawled_kids(|k| crate::support::page(k, "kid", &["/"]));
+    let kids = KIDS;
     let base = s.base();
     let page = |extra: &[&str]| {
         let mut args = vec!["page", "--json"];
@@ -487,26 +497,16 @@ fn page_lists_the_first_parents_and_counts_them_all() {
 
 #[test]
 fn reports_list_the_first_sources_of_a_row_and_count_them_all() {
-    let s = TestServer::start();
-    let kids = ["/p0", "/p1", "/p2", "/p3", "/p4"];
-    s.route(
-        "/",
-        Reply::Respond(crate::support::page("Home", "home", &kids)),
-    );
     // Every kid links to a page that is gone and loads a stylesheet that
     // is missing (neither is routed: 404).
-    for k in kids {
-        s.route(
-            k,
-            Reply::Respond(Resp::html(&format!(
-                "<!DOCTYPE html><html><head><title>{k}</title>\
-                 <link rel=stylesheet href=/missing.css></head>\
-                 <body><p>kid</p><a href=/gone>gone</a></body></html>"
-            ))),
-        );
-    }
-    let db = tempfile::tempdir().unwrap();
-    crawl_ok(db.path(), &[&s.base()]);
+    let (s, db) = crawled_kids(|k| {
+        Resp::html(&format!(
+            "<!DOCTYPE html><html><head><title>{k}</title>\
+             <link rel=stylesheet href=/missing.css></head>\
+             <body><p>kid</p><a href=/gone>gone</a></body></html>"
+        ))
+    });
+    let kids = KIDS;
     let row_of = |kind: &str, path: &str, extra: &[&str]| {
         let mut args = vec!["report", kind, "--json"];
         args.extend_from_slice(extra);

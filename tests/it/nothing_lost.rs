@@ -131,7 +131,8 @@ fn broken_lists_the_pages_linking_to_the_first_hop_of_a_redirect() {
                     "url": s.base(), "anchor": "link 1",
                     "via": [{"url": s.url("/moved"), "status": 301}]
                 },
-            ]
+            ],
+            "source_count": 2
         }])
     );
     let text = stdout(db.path(), &["report", "broken"]);

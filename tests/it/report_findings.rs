@@ -241,11 +241,13 @@ fn broken_lists_every_failed_url_with_the_pages_linking_to_it() {
                 "sources": [
                     {"url": u(""), "anchor": "Dead link"},
                     {"url": u("about"), "anchor": "Dead link again"},
-                ]
+                ],
+                "source_count": 2
             },
             {
                 "url": site.refused, "status": null, "reason": "connection refused",
-                "sources": [{"url": u(""), "anchor": "Refused link"}]
+                "sources": [{"url": u(""), "anchor": "Refused link"}],
+                "source_count": 1
             },
             {
                 "url": u("loop-b"), "status": null,
@@ -254,7 +256,8 @@ fn broken_lists_every_failed_url_with_the_pages_linking_to_it() {
                 "sources": [{
                     "url": u(""), "anchor": "Loop",
                     "via": [{"url": u("loop-a"), "status": 301}]
-                }]
+                }],
+                "source_count": 1
             },
         ])
     );
@@ -623,11 +626,13 @@ fn external_lists_the_broken_out_of_scope_links_checked() {
                 "sources": [
                     {"url": s.base(), "anchor": "Gone away"},
                     {"url": s.url("a"), "anchor": "Gone again"},
-                ]
+                ],
+                "source_count": 2
             },
             {
                 "url": refused, "status": null, "reason": "connection refused",
-                "sources": [{"url": s.base(), "anchor": "Down"}]
+                "sources": [{"url": s.base(), "anchor": "Down"}],
+                "source_count": 1
             },
         ])
     );
