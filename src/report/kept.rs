@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::summary::{self, ByStatus, Summary};
-use super::{Ctx, Result, Scope};
+use super::{Ctx, Result};
 use crate::store::prelude::*;
 use crate::store::{codec, PageId, Reader, SkipReason, StateCounts, Store, StoreError};
 
@@ -99,10 +99,10 @@ pub fn refresh(store: &Store) -> Result<bool> {
     let (as_of, records) = {
         let r = store.read()?;
         let stamp = r.write_seq()?;
-        let ctx = Ctx::new(&r, None)?;
-        if r.kept(SUMMARY)?.is_some() && super::kept_lists::all_current(&ctx)? {
+        if r.kept(SUMMARY)?.is_some() && super::kept_lists::all_current(&r)? {
             return Ok(true);
         }
+        let ctx = Ctx::new(&r, None)?;
         // The lists first: each kind is found once, and counted for the
         // summary as it is.
         let mut records = super::kept_lists::records(&ctx)?;
@@ -158,7 +158,7 @@ fn crawling(store: &Store) -> Result<bool> {
 /// `report summary` of the default view from the kept counts, when they
 /// are current; None: count.
 pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Option<Summary>> {
-    if ctx.scoped() || ctx.scope() != Scope::Latest {
+    if !super::kept_lists::default_view(ctx) {
         return Ok(None);
     }
     let Some(bytes) = ctx.r.kept(SUMMARY)? else {

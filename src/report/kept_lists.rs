@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Ctx, ListKind, Result, Scope};
 use crate::store::prelude::*;
-use crate::store::{codec, PageId, StoreError};
+use crate::store::{codec, PageId, Reader, StoreError};
 
 /// How a kind's items are stored: its record's name in the `kept` table
 /// and the codec.
@@ -139,7 +139,7 @@ fn unpack(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, StoreError> {
 }
 
 /// Whether `ctx` is the default view, the one kept.
-fn default_view(ctx: &Ctx<'_, '_>) -> bool {
+pub(super) fn default_view(ctx: &Ctx<'_, '_>) -> bool {
     !ctx.scoped() && ctx.scope() == Scope::Latest
 }
 
@@ -214,13 +214,10 @@ pub fn records(ctx: &Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
     Ok(out)
 }
 
-/// Whether every kept kind's record is true of `ctx`'s snapshot (a store
+/// Whether every kept kind's record is true of `r`'s snapshot (a store
 /// whose figures an older build kept has none).
-pub fn all_current(ctx: &Ctx<'_, '_>) -> Result<bool> {
-    ctx.r
-        .kept(DEPTH_ORDER)
-        .map(|d| d.is_some())
-        .map_err(Into::into)
+pub fn all_current(r: &Reader<'_>) -> Result<bool> {
+    r.kept(DEPTH_ORDER).map(|d| d.is_some()).map_err(Into::into)
 }
 
 /// `K`'s items found afresh and encoded, its count noted in `ctx`.
