@@ -33,7 +33,7 @@ pub fn run(store: &Store, word: Option<&str>, id: Option<WordId>, json: bool) ->
     let (word, stem, id) = match (word, id) {
         (_, Some(id)) => {
             let stem = r.word(id)?.ok_or(CliError::NoSuchWord(id))?;
-            let written = r.word_form(id)?.unwrap_or_else(|| stem.clone());
+            let written = r.word_form(id, &stem)?;
             (written, Some(stem), Some(id))
         }
         (Some(word), None) => {
@@ -96,7 +96,7 @@ pub fn list(store: &Store, prefix: Option<&str>, limit: usize, json: bool) -> Cl
     let r = store.read()?;
     let mut rows = Vec::new();
     for (stem, id, df) in r.stems_with_prefix(&prefix.unwrap_or("").to_lowercase(), limit)? {
-        let word = r.word_form(id)?.unwrap_or_else(|| stem.clone());
+        let word = r.word_form(id, &stem)?;
         rows.push(VocabJson { id, stem, word, df });
     }
     if json {

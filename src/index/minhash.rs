@@ -6,50 +6,51 @@
 //! the next full one to their right ("rotation" densification, Shrivastava
 //! and Li 2014), so two pages' signatures agree in about the share of bins
 //! that their shingle sets' Jaccard similarity says. Each bin keeps the
-//! low 16 bits of its minimum: two different minima agree by chance once
-//! in 65,536, which moves no estimate that matters and halves the table.
+//! low 8 bits of its minimum (b-bit minhash, Li and König 2010): two
+//! different minima agree by chance once in 256, which the estimate takes
+//! out ([`Signature::similarity`]); 16 bits made the `near_signatures`
+//! table twice as large for an error that moved no finding.
 
 /// Words per shingle.
 pub const SHINGLE: usize = 5;
 
 /// Bins of a signature (the estimate's standard error at similarity s is
-/// sqrt(s(1-s)/128): 0.027 at 0.9).
+/// sqrt(P(1-P)/128)/(1-2^-8), P = s + (1-s)/256 the share of bins that
+/// agree: 0.027 at 0.9, as with 16 bits to the third decimal).
 pub const HASHES: usize = 128;
 
-/// Bytes of a stored signature.
-pub const SIGNATURE_BYTES: usize = HASHES * 2;
+/// The chance that the kept bits of two different minima agree.
+const CHANCE: f64 = 1.0 / 256.0;
 
-/// A page's minhash signature.
+/// A page's minhash signature: each bin's low byte, in bin order (its
+/// stored form).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Signature(pub [u16; HASHES]);
+pub struct Signature(pub [u8; HASHES]);
 
 impl Signature {
-    /// The stored form: each bin little-endian, in bin order.
-    pub fn to_bytes(&self) -> [u8; SIGNATURE_BYTES] {
-        let mut out = [0u8; SIGNATURE_BYTES];
-        for (o, v) in out.chunks_exact_mut(2).zip(self.0) {
-            o.copy_from_slice(&v.to_le_bytes());
-        }
-        out
+    /// The stored form.
+    pub fn to_bytes(&self) -> [u8; HASHES] {
+        self.0
     }
 
     /// None when `bytes` is not a stored signature.
     pub fn from_bytes(bytes: &[u8]) -> Option<Signature> {
-        if bytes.len() != SIGNATURE_BYTES {
-            return None;
-        }
-        let mut bins = [0u16; HASHES];
-        for (b, v) in bins.iter_mut().zip(bytes.chunks_exact(2)) {
-            *b = u16::from_le_bytes([v[0], v[1]]);
-        }
-        Some(Signature(bins))
+        Some(Signature(bytes.try_into().ok()?))
     }
 
     /// The estimated Jaccard similarity of the two pages' shingle sets:
-    /// the share of bins that agree.
+    /// the share of bins that agree, less the share that agree by chance
+    /// (Li and König's estimator; 0 for pages that agree no more than
+    /// chance says).
     pub fn similarity(&self, other: &Signature) -> f64 {
         let same = self.0.iter().zip(&other.0).filter(|(a, b)| a == b).count();
-        same as f64 / HASHES as f64
+        let agree = same as f64 / HASHES as f64;
+        ((agree - CHANCE) / (1.0 - CHANCE)).max(0.0)
+    }
+
+    /// The share of bins two pages of similarity `s` agree on.
+    pub fn agreement_at(s: f64) -> f64 {
+        s + (1.0 - s) * CHANCE
     }
 }
 
@@ -100,7 +101,7 @@ impl Shingler {
     /// The signature; None for a text too short to have one shingle.
     pub fn finish(&self) -> Option<Signature> {
         let first_full = self.full.iter().position(|&f| f)?;
-        let mut sig = [0u16; HASHES];
+        let mut sig = [0u8; HASHES];
         // Walking left from a full bin, the last full bin passed is the
         // nearest one to the right.
         let mut from = first_full;
@@ -112,7 +113,7 @@ impl Shingler {
             // The distance goes into the value, so two empty bins that
             // borrow from the same full one still differ.
             let distance = ((from + HASHES - i) % HASHES) as u32;
-            sig[i] = self.bins[from].wrapping_add(distance.wrapping_mul(MIX as u32)) as u16;
+            sig[i] = self.bins[from].wrapping_add(distance.wrapping_mul(MIX as u32)) as u8;
         }
         Some(Signature(sig))
     }

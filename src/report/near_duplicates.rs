@@ -45,7 +45,8 @@ pub struct Item {
 pub struct NearDuplicateRow {
     pub a: String,
     pub b: String,
-    /// The share of the 128 signature bins the pages agree on.
+    /// The share of the 128 signature bins the pages agree on, less the
+    /// share that agree by chance (see `Signature::similarity`).
     pub similarity: f64,
 }
 
@@ -141,13 +142,15 @@ fn pair((a, ha): (PageId, u64), (b, hb): (PageId, u64), similarity: f64, out: &m
 }
 
 /// Rows per band: the most (the fewest candidates) that still make a
-/// pair at `threshold` a candidate with probability 0.995.
+/// pair at `threshold` a candidate with probability 0.995 (a row agreeing
+/// as often as such a pair's bins do, chance included).
 fn rows_for(threshold: f64) -> usize {
+    let row = Signature::agreement_at(threshold);
     [16, 8, 4, 2]
         .into_iter()
         .find(|&r| {
             let bands = (HASHES / r) as i32;
-            1.0 - (1.0 - threshold.powi(r as i32)).powi(bands) >= 0.995
+            1.0 - (1.0 - row.powi(r as i32)).powi(bands) >= 0.995
         })
         .unwrap_or(1)
 }
@@ -194,12 +197,12 @@ mod tests {
     use super::*;
 
     /// A reproducible stream of bins.
-    fn bins(seed: &mut u64) -> [u16; HASHES] {
+    fn bins(seed: &mut u64) -> [u8; HASHES] {
         std::array::from_fn(|_| {
             *seed ^= *seed << 13;
             *seed ^= *seed >> 7;
             *seed ^= *seed << 17;
-            *seed as u16
+            *seed as u8
         })
     }
 
@@ -208,7 +211,7 @@ mod tests {
         let mut seed = 0x2545_f491_4f6c_dd1d;
         let mut by_signature: FxHashMap<Signature, Vec<(PageId, u64)>> = FxHashMap::default();
         let mut page = 0;
-        let mut add = |sig: [u16; HASHES], hash: u64| {
+        let mut add = |sig: [u8; HASHES], hash: u64| {
             page += 1;
             by_signature
                 .entry(Signature(sig))
@@ -216,15 +219,16 @@ mod tests {
                 .push((page, hash));
             page
         };
-        // 100 pairs that differ in 8 bins (0.9375), 100 that differ in 20
-        // (0.84), and an exact copy (same body: never a pair).
+        // 100 pairs that differ in 8 bins (0.937, less chance's share:
+        // 239/255), 100 that differ in 20 (0.84), and an exact copy (same
+        // body: never a pair).
         let mut planted = Vec::new();
         for (differ, want) in [(8, true), (20, false)] {
             for _ in 0..100 {
                 let a = bins(&mut seed);
                 let mut b = a;
                 for k in 0..differ {
-                    b[k * 5 % HASHES] ^= 0x5a5a;
+                    b[k * 5 % HASHES] ^= 0x5a;
                 }
                 let (x, y) = (add(a, seed), add(b, seed ^ 1));
                 if want {
@@ -249,7 +253,7 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, planted);
         assert!(!got.contains(&copies));
-        assert!(found.iter().all(|i| i.similarity == 120.0 / 128.0));
+        assert!(found.iter().all(|i| i.similarity == 239.0 / 255.0));
     }
 
     #[test]

@@ -189,7 +189,7 @@ pub fn keywords<R: PageRead + WordRead>(
     named.truncate(n);
     let mut out = Vec::with_capacity(named.len());
     for (w, stem, tf) in named {
-        let word = r.word_form(w)?.unwrap_or_else(|| stem.clone());
+        let word = r.word_form(w, &stem)?;
         out.push(Keyword { word, stem, tf });
     }
     Ok(out)

@@ -50,6 +50,7 @@ mod stem_layout;
 mod terms;
 mod transaction;
 mod upgrade;
+mod upgrade_23;
 mod url_records;
 
 #[cfg(test)]

@@ -10,8 +10,9 @@
 //! when unset, so a point of 17 to 19 takes those bytes; a run record of
 //! 18 or 19 is decoded in its own layout and written in 20's. 21 appends
 //! the rendering settings to a point record the same way. 22 keeps each
-//! stem once (`stem_layout`). The rest of the layout is 17's, so nothing
-//! else is rewritten.
+//! stem once (`stem_layout`). 23 codes `doc_freq` entries and near
+//! signatures smaller (`upgrade_23`). The rest of the layout is 17's, so
+//! nothing else is rewritten.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -58,7 +59,7 @@ fn queue_state_of_18(bytes: &[u8]) -> Result<Option<UrlState>> {
     })
 }
 
-/// Brings a store of schema `from` (17 to 21) to the current one, in the
+/// Brings a store of schema `from` (17 to 22) to the current one, in the
 /// transaction that opens it.
 pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
     // Points first: 17's runs are made from them in the current layout.
@@ -71,7 +72,8 @@ pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
     if from < 19 {
         from_18(txn, dbs)?;
     }
-    super::stem_layout::bring(txn, dbs)
+    super::stem_layout::bring(txn, dbs)?;
+    super::upgrade_23::bring(txn, dbs)
 }
 
 /// The settings appended to a point record since schema `from`, each one

@@ -161,8 +161,17 @@ pub(super) fn check_index<V: View + ?Sized>(
                     "word {w}: doc freq {got}, but {want} pages hold it"
                 ));
             }
-            if got > 0 && v.word(w)?.is_none() {
+            if got == 0 {
+                return Ok(());
+            }
+            let Some(stem) = inverted::stems::stem(v, w)? else {
                 p.add(format!("word {w}: counted but has no stem"));
+                return Ok(());
+            };
+            for form in entry.forms() {
+                if !form?.0.fits(&stem) {
+                    p.add(format!("word {w}: a spelling not coded by its stem"));
+                }
             }
             Ok(())
         })?;

@@ -25,9 +25,11 @@ struct Hit {
     /// The lone position when `tf` is 1, else where the positions start
     /// in [`Hits::positions`].
     at: u32,
-    /// The page's spelling in [`Hits::forms`], or [`WROTE_STEM`].
+    /// The page's spelling in [`Hits::forms`] and then its word's stem
+    /// (which `doc_freq` codes the spelling by), or [`WROTE_STEM`].
     form_at: u32,
     form_len: u16,
+    stem_len: u8,
     /// False once the page was put again (or removed) in the same
     /// transaction: its entry is not written, but its counts stand, as
     /// the removal counted them off.
@@ -44,18 +46,20 @@ pub struct Hits {
 
 /// What a transaction's hits of one word change in its `doc_freq`
 /// record: pages counted, and the spellings they wrote (the stem's
-/// apart, its text being in the record), as a range of [`Grouped::votes`].
+/// apart, its text being in the record), as a range of [`Grouped::votes`],
+/// with the stem when there are any (empty when not).
 #[derive(Debug, Default, Clone)]
-pub struct WordCounts {
+pub struct WordCounts<'a> {
     pub df: i32,
     pub stem_votes: u32,
     pub votes: std::ops::Range<usize>,
+    pub stem: &'a str,
 }
 
 /// The hits grouped by word: each word's counts, in word order.
 #[derive(Default)]
 pub struct Grouped<'a> {
-    pub words: Vec<(WordId, WordCounts)>,
+    pub words: Vec<(WordId, WordCounts<'a>)>,
     /// The distinct spellings of each word and their pages.
     pub votes: Vec<(&'a str, u32)>,
 }
@@ -80,13 +84,23 @@ impl Hits {
                 at
             }
         };
-        let (form_at, form_len) = match term.written {
-            None => (WROTE_STEM, 0),
-            Some(form) => {
+        // A spelling or stem too long for its length's field (the analyser
+        // makes none: 40 characters at most) is counted as the stem.
+        let lens = term.written.and_then(|form| {
+            Some((
+                form,
+                u16::try_from(form.len()).ok()?,
+                u8::try_from(term.stem.len()).ok()?,
+            ))
+        });
+        let (form_at, form_len, stem_len) = match lens {
+            Some((form, form_len, stem_len)) => {
                 let at = self.forms.len() as u32;
                 self.forms.push_str(form);
-                (at, form.len().min(usize::from(u16::MAX)) as u16)
+                self.forms.push_str(term.stem);
+                (at, form_len, stem_len)
             }
+            None => (WROTE_STEM, 0, 0),
         };
         self.hits.push(Hit {
             word,
@@ -95,6 +109,7 @@ impl Hits {
             at,
             form_at,
             form_len,
+            stem_len,
             live: true,
         });
     }
@@ -124,6 +139,13 @@ impl Hits {
             .unwrap_or_default()
     }
 
+    fn stem(&self, h: &Hit) -> &str {
+        let at = h.form_at as usize + usize::from(h.form_len);
+        self.forms
+            .get(at..at + usize::from(h.stem_len))
+            .unwrap_or_default()
+    }
+
     /// Writes every live hit to `parts` in word then page order, and
     /// counts each word's pages and spellings.
     pub fn group(&self, parts: &mut PartWriter) -> Result<Grouped<'_>> {
@@ -149,6 +171,7 @@ impl Hits {
                 if h.form_at == WROTE_STEM {
                     counts.stem_votes += 1;
                 } else {
+                    counts.stem = self.stem(h);
                     let form = self.form(h);
                     match grouped.votes[start..].iter_mut().find(|(f, _)| *f == form) {
                         Some((_, n)) => *n += 1,
@@ -229,14 +252,15 @@ mod tests {
                     c.df,
                     c.stem_votes,
                     grouped.votes[c.votes.clone()].to_vec(),
+                    c.stem,
                 )
             })
             .collect();
         assert_eq!(
             counts,
             [
-                (2, 2, 1, vec![("movie", 1)]),
-                (9, 4, 1, vec![("movies", 2), ("moving", 1)]),
+                (2, 2, 1, vec![("movie", 1)], "movi"),
+                (9, 4, 1, vec![("movies", 2), ("moving", 1)], "movi"),
             ]
         );
     }

@@ -12,7 +12,8 @@
 //! - [`segments`]: the live segments, their merges and the merge map;
 //! - [`pairs`]: merged segments' counts of common words side by side;
 //! - [`words`]: word ids, document frequencies, reading postings;
-//! - [`stems`], [`stem_index`], [`doc_freq`]: the vocabulary's tables.
+//! - [`stems`], [`stem_index`], [`doc_freq`]: the vocabulary's tables;
+//! - [`spelling`]: a word's spelling as `doc_freq` codes it.
 //!
 //! Nothing here imports a file that imports it back: `run` (the format)
 //! imports none of the others, and what ties the writing side together
@@ -26,6 +27,7 @@ pub(super) mod part_writer;
 pub(super) mod pending;
 pub(super) mod run;
 pub(super) mod segments;
+pub(super) mod spelling;
 pub(super) mod stem_index;
 pub(super) mod stems;
 pub(super) mod words;

@@ -7,10 +7,11 @@
 
 use std::ops::Bound::Included;
 
-use super::doc_freq::{self, block_key, Change, Spelling, BLOCK_WORDS};
+use super::doc_freq::{self, block_key, Change, BLOCK_WORDS};
 use super::hits::Grouped;
 use super::run::{self, Entry as PostingEntry};
 use super::segments::SegmentRead;
+use super::spelling::Spelling;
 use super::stem_index;
 use super::stems;
 use crate::store::codec::{self, u32_key};
@@ -65,15 +66,18 @@ pub trait WordRead: View {
     }
 
     /// The word as most pages write it (lowercased), for showing people
-    /// words rather than stems; None when no page said.
-    fn word_form(&self, id: WordId) -> Result<Option<String>> {
+    /// words rather than stems: its `stem` (the caller has it: a spelling
+    /// is kept as what it adds to it) when no page said.
+    fn word_form(&self, id: WordId, stem: &str) -> Result<String> {
         let Some(block) = self.dbs().doc_freq.get(self.txn(), &block_key(id))? else {
-            return Ok(None);
+            return Ok(stem.to_owned());
         };
         match doc_freq::entry_of(block, id)?.forms().next().transpose()? {
-            None => Ok(None),
-            Some((Spelling::Stem, _)) => self.word(id),
-            Some((Spelling::Other(b), _)) => Ok(Some(String::from_utf8_lossy(b).into_owned())),
+            None | Some((Spelling::Stem, _)) => Ok(stem.to_owned()),
+            Some((other, _)) => {
+                let written = other.written(stem.as_bytes())?;
+                Ok(String::from_utf8_lossy(&written).into_owned())
+            }
         }
     }
 
@@ -359,6 +363,7 @@ pub(in crate::store) fn write_doc_freqs(
                 df: t.df,
                 stem_votes: t.stem_votes,
                 votes: &grouped.votes[t.votes.clone()],
+                stem: t.stem,
             };
             (*w, change)
         })

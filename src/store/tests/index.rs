@@ -231,10 +231,13 @@ fn a_word_no_page_holds_is_kept_at_0_and_a_word_keeps_its_written_form() {
     assert_eq!(
         (
             r.doc_freq(alpha).unwrap(),
-            r.word_form(alpha).unwrap().as_deref()
+            r.word_form(alpha, "alpha").unwrap()
         ),
-        (199, Some("alphas"))
+        (199, "alphas".to_string())
     );
+    // Written shorter than the stem.
+    let gamma = r.word_id("gamma").unwrap().unwrap();
+    assert_eq!(r.word_form(gamma, "gamma").unwrap(), "gam");
     drop(r);
     assert_whole(&store);
 }

@@ -7,6 +7,7 @@ mod index;
 mod pair_postings;
 mod records;
 mod repack;
+mod upgrade_23;
 
 use proptest::prelude::*;
 use url::Url;

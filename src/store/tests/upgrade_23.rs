@@ -1,0 +1,139 @@
+//! A store whose `doc_freq` entries and near signatures are in schema
+//! 22's coding reads back as it was written once opened by this build.
+
+use super::*;
+use crate::index::minhash::{Signature, HASHES};
+use crate::store::codec::put_varint;
+use crate::store::inverted::doc_freq;
+use crate::store::inverted::spelling::Spelling;
+
+/// (stem, spelling written on even pages, on odd pages; None: the stem).
+const WORDS: &[(&str, Option<&str>, Option<&str>)] = &[
+    ("movi", Some("movies"), Some("movies")),
+    ("gamma", Some("gam"), None),
+    ("go", Some("went"), Some("goes")),
+    ("caf\u{e9}", Some("caf\u{e8}s"), Some("caf\u{e9}s")),
+    ("beta", None, None),
+];
+
+/// A word's df and its spellings as written (None: the stem).
+type Written = (u32, Vec<(Option<Vec<u8>>, u32)>);
+
+/// Word `id`'s entry in `block`, its spellings written out by `stem`.
+fn written(block: &[u8], id: WordId, stem: &[u8]) -> Written {
+    let entry = doc_freq::entry_of(block, id).unwrap();
+    let forms = (entry.forms())
+        .map(|f| {
+            let (s, n) = f.unwrap();
+            let written = match s {
+                Spelling::Stem => None,
+                other => Some(other.written(stem).unwrap()),
+            };
+            (written, n)
+        })
+        .collect();
+    (entry.df, forms)
+}
+
+/// The entries of [`WORDS`], and each page's signature.
+fn seen(store: &Store) -> (Vec<Written>, Vec<(PageId, Signature)>) {
+    let r = store.read().unwrap();
+    let mut words = Vec::new();
+    for &(stem, _, _) in WORDS {
+        let id = r.word_id(stem).unwrap().unwrap();
+        let block = r.dbs.doc_freq.get(&r.txn, &doc_freq::block_key(id));
+        words.push(written(block.unwrap().unwrap(), id, stem.as_bytes()));
+    }
+    let mut sigs = Vec::new();
+    r.for_each_signature(|p, s| sigs.push((p, s))).unwrap();
+    (words, sigs)
+}
+
+/// Every `doc_freq` record as 22 wrote it: `varint df << 2 | n`, then
+/// each spelling, an other one whole.
+fn records_22(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let r = store.read().unwrap();
+    let mut records = Vec::new();
+    for item in r.dbs.doc_freq.iter(&r.txn).unwrap() {
+        let (k, v) = item.unwrap();
+        let mut out = Vec::new();
+        let block = codec::read_u32(k).unwrap();
+        doc_freq::each_entry(block, v, |id, _| {
+            let stem = r.word(id)?.unwrap_or_default();
+            let (df, forms) = written(v, id, stem.as_bytes());
+            put_varint(&mut out, u64::from(df) << 2 | forms.len() as u64);
+            for (written, count) in forms {
+                put_varint(
+                    &mut out,
+                    u64::from(count) << 1 | u64::from(written.is_some()),
+                );
+                if let Some(w) = written {
+                    put_varint(&mut out, w.len() as u64);
+                    out.extend_from_slice(&w);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+        records.push((k.to_vec(), out));
+    }
+    records
+}
+
+#[test]
+fn doc_freqs_and_signatures_of_schema_22_read_back_after_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let signature = |p: u32| Signature(std::array::from_fn(|i| (i as u32 * 37 + p) as u8));
+    store
+        .update(|w| {
+            for i in 0..5u32 {
+                let id = w.page_id_for(&url(&format!("http://h/{i}")))?;
+                let (mut p, links) = page(&["x"], &["t"], vec![]);
+                let mut terms = TermsBuilder::default();
+                for (pos, &(stem, even, odd)) in (0..).zip(WORDS) {
+                    let written = if i % 2 == 0 { even } else { odd };
+                    terms.add(stem, written.unwrap_or(stem), pos);
+                }
+                p.terms = terms.finish();
+                put(w, id, (p, links))?;
+                let text = PageText {
+                    signature: Some(signature(id)),
+                    text_error: None,
+                };
+                w.put_page_text(id, &text)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let want = seen(&store);
+    // Some of each kind: a spelling on every page, the stem on some.
+    assert_eq!(want.0[0], (5, vec![(Some(b"movies".to_vec()), 5)]));
+    assert_eq!(want.0[4], (5, vec![(None, 5)]));
+    assert_eq!(want.0[1].1.len(), 2);
+    assert_eq!(want.1.len(), 5);
+    // The same words and signatures as 22 wrote them: each spelling
+    // whole, each bin's low 16 bits (a high byte a crawl then kept too).
+    let old = records_22(&store);
+    drop(store);
+    mark_schema(dir.path(), 22, |w| {
+        for (k, v) in &old {
+            w.dbs.doc_freq.put(&mut w.txn, k, v)?;
+        }
+        for (page, sig) in &want.1 {
+            let wide: Vec<u8> = sig.0.iter().flat_map(|&b| [b, 0xA5]).collect();
+            assert_eq!(wide.len(), HASHES * 2);
+            w.dbs
+                .near_signatures
+                .put(&mut w.txn, &page.to_be_bytes(), &wide)?;
+        }
+        Ok(())
+    });
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(seen(&store), want);
+    let r = store.read().unwrap();
+    let gamma = r.word_id("gamma").unwrap().unwrap();
+    assert_eq!(r.word_form(gamma, "gamma").unwrap(), "gam");
+    drop(r);
+    assert_whole(&store);
+}

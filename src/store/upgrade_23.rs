@@ -1,0 +1,120 @@
+//! Bringing a store of schema 22 (or older, after its other steps) to
+//! 23's smaller records: `doc_freq` entries in the coding
+//! `inverted::doc_freq` gives (22 wrote `varint df << 2 | n`, then each
+//! spelling as `varint count << 1 | other` and an other one whole, as
+//! `varint len, bytes`), and near signatures of a byte a bin (22 kept
+//! each bin's low 16 bits, little-endian: the low byte is what a crawl
+//! computes now).
+//!
+//! An other spelling is coded by its word's stem: the ids that have one
+//! are gathered first, then their stems in one pass over `word_ids`, so
+//! the step reads each table once or twice and gets nothing by key.
+
+use std::collections::HashMap;
+
+use heed::RwTxn;
+
+use super::codec::{read_u32, VarintReader};
+use super::inverted::doc_freq::{self, first_word};
+use super::inverted::spelling::Spelling;
+use super::inverted::stem_index;
+use super::schema::{Dbs, WordId};
+use super::{Result, StoreError};
+use crate::index::minhash::HASHES;
+
+/// Rewrites `doc_freq` and `near_signatures` in 23's coding.
+pub(super) fn bring(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+    doc_freqs(txn, dbs)?;
+    signatures(txn, dbs)
+}
+
+/// One word's entry as 22 wrote it: its df and spellings (None: the
+/// stem), most written first.
+type OldEntry<'a> = (u32, Vec<(Option<&'a [u8]>, u32)>);
+
+/// Every entry of a 22 `doc_freq` record, in id order.
+fn old_entries(record: &[u8]) -> Result<Vec<OldEntry<'_>>> {
+    let mut r = VarintReader::new(record);
+    let mut out = Vec::new();
+    while !r.is_empty() {
+        let head = r.next_u64()?;
+        let df = u32::try_from(head >> 2)
+            .map_err(|_| StoreError::corrupt("doc_freq count overflows"))?;
+        let mut forms = Vec::new();
+        for _ in 0..head & 3 {
+            let head = r.next_u64()?;
+            let count = u32::try_from(head >> 1)
+                .map_err(|_| StoreError::corrupt("doc_freq spelling count overflows"))?;
+            let spelling = if head & 1 == 1 {
+                let len = r.next_u64()?;
+                Some(r.take(len)?)
+            } else {
+                None
+            };
+            forms.push((spelling, count));
+        }
+        out.push((df, forms));
+    }
+    Ok(out)
+}
+
+fn doc_freqs(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+    let mut spelled: Vec<WordId> = Vec::new();
+    for item in dbs.doc_freq.iter(txn)? {
+        let (k, v) = item?;
+        for (id, (_, forms)) in (first_word(read_u32(k)?)..).zip(old_entries(v)?) {
+            if forms.iter().any(|(s, _)| s.is_some()) {
+                spelled.push(id);
+            }
+        }
+    }
+    let mut stems: HashMap<WordId, Vec<u8>> = HashMap::with_capacity(spelled.len());
+    for item in dbs.word_ids.iter(txn)? {
+        stem_index::each_in(item?.1, |stem, id| {
+            if spelled.binary_search(&id).is_ok() {
+                stems.insert(id, stem.to_vec());
+            }
+            Ok(true)
+        })?;
+    }
+    let mut rewrite = Vec::new();
+    let mut forms = Vec::new();
+    for item in dbs.doc_freq.iter(txn)? {
+        let (k, v) = item?;
+        let mut value = Vec::with_capacity(v.len());
+        for (id, (df, old)) in (first_word(read_u32(k)?)..).zip(old_entries(v)?) {
+            // A word without a stem (a store `check` calls broken) keeps
+            // its count and the stem's votes.
+            let stem = stems.get(&id).map(Vec::as_slice);
+            forms.clear();
+            forms.extend(old.iter().filter_map(|&(s, n)| match (s, stem) {
+                (None, _) => Some((Spelling::Stem, n)),
+                (Some(written), Some(stem)) => Some((Spelling::of(stem, written), n)),
+                (Some(_), None) => None,
+            }));
+            doc_freq::put_entry(&mut value, df, &mut forms, stem);
+        }
+        rewrite.push((k.to_vec(), value));
+    }
+    for (k, v) in rewrite {
+        dbs.doc_freq.put(txn, &k, &v)?;
+    }
+    Ok(())
+}
+
+/// Keeps each bin's low byte; a value of another length is left for
+/// `check` to name.
+fn signatures(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+    let mut rewrite = Vec::new();
+    for item in dbs.near_signatures.iter(txn)? {
+        let (k, v) = item?;
+        if v.len() == HASHES * 2 {
+            let low: Vec<u8> = v.chunks_exact(2).map(|bin| bin[0]).collect();
+            rewrite.push((k.to_vec(), low));
+        }
+    }
+    for (k, v) in rewrite {
+        dbs.near_signatures.put(txn, &k, &v)?;
+    }
+    Ok(())
+}
