@@ -1,5 +1,6 @@
-//! A store whose `doc_freq` entries and near signatures are in schema
-//! 22's coding reads back as it was written once opened by this build.
+//! Schema 23's codings in a real store: one whose `doc_freq` entries and
+//! near signatures are in 22's reads back as it was written once opened
+//! by this build, and `check` names a spelling its stem does not code.
 
 use super::*;
 use crate::index::minhash::{Signature, HASHES};
@@ -136,4 +137,46 @@ fn doc_freqs_and_signatures_of_schema_22_read_back_after_the_upgrade() {
     assert_eq!(r.word_form(gamma, "gamma").unwrap(), "gam");
     drop(r);
     assert_whole(&store);
+}
+
+#[test]
+fn check_names_a_spelling_its_stem_does_not_code() {
+    let (_d, store) = temp_store();
+    store
+        .update(|w| {
+            let id = w.page_id_for(&url("http://h/"))?;
+            let (mut p, links) = page(&["x"], &["t"], vec![]);
+            let mut terms = TermsBuilder::default();
+            terms.add("movi", "movies", 0);
+            p.terms = terms.finish();
+            put(w, id, (p, links))
+        })
+        .unwrap();
+    assert_whole(&store);
+    store
+        .update(|w| {
+            let movi = w.word_id("movi")?.unwrap();
+            let key = doc_freq::block_key(movi);
+            let old = w.dbs.doc_freq.get(&w.txn, &key)?.unwrap().to_vec();
+            let mut record = Vec::new();
+            doc_freq::each_entry(codec::read_u32(&key)?, &old, |id, e| {
+                let mut forms: Vec<_> = e.forms().collect::<Result<_>>()?;
+                if id == movi {
+                    // More of the stem than "movi" holds.
+                    forms = vec![(
+                        Spelling::Other {
+                            shared: 9,
+                            rest: b"s",
+                        },
+                        e.df,
+                    )];
+                }
+                doc_freq::put_entry(&mut record, e.df, &mut forms, None);
+                Ok(())
+            })?;
+            w.dbs.doc_freq.put(&mut w.txn, &key, &record)?;
+            Ok(())
+        })
+        .unwrap();
+    assert_problem(&store.read().unwrap(), "a spelling not coded by its stem");
 }
