@@ -21,8 +21,8 @@ use heed::RwTxn;
 use super::codec::{self, read_u32, u32_key};
 use super::history::split_key;
 use super::schema::{
-    meta_keys, Dbs, FrontierEntry, InstanceId, PointId, PointRecord, RunCounts, RunEnd, RunFlags,
-    RunRecord, UrlState,
+    meta_keys, Db, Dbs, FrontierEntry, InstanceId, PointId, PointRecord, RunCounts, RunEnd,
+    RunFlags, RunRecord, UrlState,
 };
 use super::Result;
 
@@ -87,19 +87,33 @@ fn point_fields_added_after(from: u32) -> usize {
     }
 }
 
-/// Gives each point the unset settings appended after its schema.
-fn pad_points(txn: &mut RwTxn<'_>, dbs: &Dbs, fields: usize) -> Result<()> {
+/// Writes each record of `db` that `anew` gives a new value (from its key
+/// and old value) again with it; the others stay as they are.
+pub(super) fn rewrite(
+    txn: &mut RwTxn<'_>,
+    db: Db,
+    mut anew: impl FnMut(&[u8], &[u8]) -> Result<Option<Vec<u8>>>,
+) -> Result<()> {
     let mut rewrite = Vec::new();
-    for item in dbs.crawl_points.iter(txn)? {
+    for item in db.iter(txn)? {
         let (k, v) = item?;
-        let mut v = v.to_vec();
-        v.resize(v.len() + fields, 0);
-        rewrite.push((k.to_vec(), v));
+        if let Some(new) = anew(k, v)? {
+            rewrite.push((k.to_vec(), new));
+        }
     }
     for (k, v) in rewrite {
-        dbs.crawl_points.put(txn, &k, &v)?;
+        db.put(txn, &k, &v)?;
     }
     Ok(())
+}
+
+/// Gives each point the unset settings appended after its schema.
+fn pad_points(txn: &mut RwTxn<'_>, dbs: &Dbs, fields: usize) -> Result<()> {
+    rewrite(txn, dbs.crawl_points, |_, v| {
+        let mut v = v.to_vec();
+        v.resize(v.len() + fields, 0);
+        Ok(Some(v))
+    })
 }
 
 /// A run's flags as 18 and 19 wrote them: depth, max pages, the two
@@ -120,9 +134,7 @@ type Run19 = (
 /// Rewrites each run of 18 or 19 in 20's layout (new settings unset, no
 /// resources counted).
 fn runs_to_20(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
-    let mut rewrite = Vec::new();
-    for item in dbs.runs.iter(txn)? {
-        let (k, v) = item?;
+    rewrite(txn, dbs.runs, |_, v| {
         let (point, gen, started_at, ended_at, ended, crawlers, f, c): Run19 = codec::decode(v)?;
         let flags = RunFlags {
             depth: f.0,
@@ -160,28 +172,18 @@ fn runs_to_20(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
             flags,
             counts,
         };
-        rewrite.push((k.to_vec(), codec::encode(&rec)?));
-    }
-    for (k, v) in rewrite {
-        dbs.runs.put(txn, &k, &v)?;
-    }
-    Ok(())
+        Ok(Some(codec::encode(&rec)?))
+    })
 }
 
 /// Rewrites 18's queued and claimed states in 19's encoding, with no
 /// earlier fact.
 fn from_18(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
-    let mut rewrite = Vec::new();
-    for item in dbs.url_state.iter(txn)? {
-        let (k, v) = item?;
-        if let Some(state) = queue_state_of_18(v)? {
-            rewrite.push((k.to_vec(), codec::encode(&state)?));
-        }
-    }
-    for (k, v) in rewrite {
-        dbs.url_state.put(txn, &k, &v)?;
-    }
-    Ok(())
+    rewrite(txn, dbs.url_state, |_, v| {
+        queue_state_of_18(v)?
+            .map(|state| codec::encode(&state))
+            .transpose()
+    })
 }
 
 /// Writes the records schema 18 adds to a store of schema 17.

@@ -19,6 +19,7 @@ use super::inverted::doc_freq::{self, first_word};
 use super::inverted::spelling::Spelling;
 use super::inverted::stem_index;
 use super::schema::{Dbs, WordId};
+use super::upgrade::rewrite;
 use super::{Result, StoreError};
 use crate::index::minhash::HASHES;
 
@@ -77,11 +78,9 @@ fn doc_freqs(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
             Ok(true)
         })?;
     }
-    let mut rewrite = Vec::new();
-    let mut forms = Vec::new();
-    for item in dbs.doc_freq.iter(txn)? {
-        let (k, v) = item?;
+    rewrite(txn, dbs.doc_freq, |k, v| {
         let mut value = Vec::with_capacity(v.len());
+        let mut forms = Vec::new();
         for (id, (df, old)) in (first_word(read_u32(k)?)..).zip(old_entries(v)?) {
             // A word without a stem (a store `check` calls broken) keeps
             // its count and the stem's votes.
@@ -94,27 +93,14 @@ fn doc_freqs(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
             }));
             doc_freq::put_entry(&mut value, df, &mut forms, stem);
         }
-        rewrite.push((k.to_vec(), value));
-    }
-    for (k, v) in rewrite {
-        dbs.doc_freq.put(txn, &k, &v)?;
-    }
-    Ok(())
+        Ok(Some(value))
+    })
 }
 
 /// Keeps each bin's low byte; a value of another length is left for
 /// `check` to name.
 fn signatures(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
-    let mut rewrite = Vec::new();
-    for item in dbs.near_signatures.iter(txn)? {
-        let (k, v) = item?;
-        if v.len() == HASHES * 2 {
-            let low: Vec<u8> = v.chunks_exact(2).map(|bin| bin[0]).collect();
-            rewrite.push((k.to_vec(), low));
-        }
-    }
-    for (k, v) in rewrite {
-        dbs.near_signatures.put(txn, &k, &v)?;
-    }
-    Ok(())
+    rewrite(txn, dbs.near_signatures, |_, v| {
+        Ok((v.len() == HASHES * 2).then(|| v.chunks_exact(2).map(|bin| bin[0]).collect()))
+    })
 }
