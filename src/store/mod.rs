@@ -18,6 +18,7 @@
 
 mod bits;
 mod bodies;
+mod body_blocks;
 mod check;
 pub(crate) mod codec;
 mod committed;
@@ -351,6 +352,7 @@ impl Store {
             txn,
             dbs: self.dbs,
             dictionaries: &self.dictionaries,
+            blocks: body_blocks::BlockCache::default(),
             _guard: guard,
         })
     }
@@ -433,6 +435,10 @@ mod sealed {
         fn txn(&self) -> &heed::RoTxn<'_>;
         fn dbs(&self) -> &super::Dbs;
         fn dictionaries(&self) -> &super::Dictionaries;
+        /// Where a reader keeps its last decompressed body block.
+        fn block_cache(&self) -> Option<&super::body_blocks::BlockCache> {
+            None
+        }
     }
 
     /// Puts `key` with `MDB_APPEND` when it is past the table's last key
@@ -484,6 +490,7 @@ pub struct Reader<'s> {
     txn: RoTxn<'s>,
     dbs: Dbs,
     dictionaries: &'s Dictionaries,
+    blocks: body_blocks::BlockCache,
     _guard: RwLockReadGuard<'s, ()>,
 }
 
@@ -496,5 +503,8 @@ impl sealed::View for Reader<'_> {
     }
     fn dictionaries(&self) -> &Dictionaries {
         self.dictionaries
+    }
+    fn block_cache(&self) -> Option<&body_blocks::BlockCache> {
+        Some(&self.blocks)
     }
 }

@@ -275,7 +275,10 @@ pub trait PageRead: View {
         let Some(v) = bodies::read(self, id)? else {
             return Ok(None);
         };
-        dictionary::decompress(self, DictionaryKind::Body, id, &v).map(Some)
+        match super::body_blocks::BlockRef::decode(&v)? {
+            Some(r) => super::body_blocks::body(self, id, r).map(Some),
+            None => dictionary::decompress(self, DictionaryKind::Body, id, &v).map(Some),
+        }
     }
 
     fn mime(&self, id: MimeId) -> Result<Option<MimeRecord>> {

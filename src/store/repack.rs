@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use heed::types::Bytes;
 use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags};
 
-use super::retrain::{self, Rebodied};
+use super::retrain::{self, BodyTables, Rebodied};
 use super::{page_size, Result, Store, StoreError, StoreOptions};
 
 /// Stores larger than this are left as they are: the rewrite is one
@@ -150,42 +150,51 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
         }
         let table = |name: &str| source.open_database::<Bytes, Bytes>(&rtxn, Some(name));
         let rebodied = match (table("meta")?, table("bodies")?) {
-            (Some(meta), Some(bodies)) => retrain::retrain(&rtxn, meta, bodies)?,
+            (Some(meta), Some(bodies)) => {
+                let blocks = table("body_blocks")?;
+                retrain::retrain(
+                    &rtxn,
+                    &BodyTables {
+                        meta,
+                        bodies,
+                        blocks,
+                    },
+                )?
+            }
             _ => None,
         };
         let mut wtxn = dest.write_txn()?;
+        if rebodied.is_some() && !names.iter().any(|n| n == "body_blocks") {
+            // A store of a build before blocks: the table is made here.
+            names.push("body_blocks".to_owned());
+            names.sort_unstable();
+        }
         for name in names {
-            let Some(from) = table(&name)? else {
-                continue;
-            };
             let into = dest.create_database::<Bytes, Bytes>(&mut wtxn, Some(&name))?;
             let mut put =
                 |k: &[u8], v: &[u8]| into.put_with_flags(&mut wtxn, PutFlags::APPEND, k, v);
-            match (name.as_str(), &rebodied) {
-                ("bodies", Some(r)) => {
-                    for (k, v) in &r.chunks {
-                        put(k, v)?;
-                    }
-                }
-                ("meta", Some(r)) => {
-                    let mut records = vec![(&r.dictionary.0[..], &r.dictionary.1[..])];
-                    for item in from.iter(&rtxn)? {
-                        let (k, v) = item?;
-                        if !Rebodied::replaces(k) {
-                            records.push((k, v));
-                        }
-                    }
-                    records.sort_unstable();
+            if let Some(r) = &rebodied {
+                let written = match name.as_str() {
+                    "bodies" => Some(&r.blocks.references),
+                    "body_blocks" => Some(&r.blocks.chunks),
+                    _ => None,
+                };
+                if let Some(records) = written {
                     for (k, v) in records {
                         put(k, v)?;
                     }
+                    continue;
                 }
-                _ => {
-                    for item in from.iter(&rtxn)? {
-                        let (k, v) = item?;
-                        put(k, v)?;
-                    }
+            }
+            let Some(from) = table(&name)? else {
+                continue;
+            };
+            for item in from.iter(&rtxn)? {
+                let (k, v) = item?;
+                if name == "meta" && rebodied.is_some() && Rebodied::replaces(k) {
+                    continue;
                 }
+                put(k, v)?;
             }
         }
         wtxn.commit()?;

@@ -1,148 +1,129 @@
-//! A small store's bodies compressed again when it is repacked, with one
-//! dictionary trained on all of them and sized to them. A crawl trains
-//! its body dictionary (110 KB) once 128 bodies are in and compresses
-//! those 128 without one: on a site of a few hundred pages that is most
+//! A small store's bodies compressed again when it is repacked, in shared
+//! frames of many pages (`body_blocks`). A crawl compresses each page
+//! alone, its first 128 without a dictionary and the rest with one of
+//! 110 KB trained on those: on a site of a few hundred pages that is most
 //! of the bodies without a dictionary, and a dictionary larger than what
-//! it saves (the bench site's 317 pages: 842 KB of bodies and dictionary,
-//! 713 KB with one of 32 KB trained on them all). Here the dictionary is
-//! a sixty-fourth of the bodies' bytes (4-110 KB), the old body
-//! dictionaries leave `meta`, and the store's later crawls compress with
-//! the new one; nothing changes unless the bodies and their dictionary
-//! come out smaller. They are compressed at a higher level than the
-//! crawl's ([`LEVEL`]).
+//! it saves. A frame of many pages uses every page's neighbours instead
+//! (the 300-page bench site: 594 KB of bodies and a 29 KB dictionary as
+//! frames of one page at level 15, 484 KB as one frame of all of them at
+//! level 16). The body dictionaries leave `meta` (no record names them any
+//! more: the store's later crawls train one again if they store enough
+//! new bodies); nothing changes unless the blocks come out smaller than
+//! the bodies and dictionaries they replace.
 
+use std::collections::hash_map::Entry;
 use std::io::Read;
 
 use heed::types::Bytes;
 use heed::{Database, RoTxn};
 use rustc_hash::FxHashMap as HashMap;
 
-use super::bodies::LeafFill;
+use super::body_blocks::{self, BlockRef, Blocks};
 use super::codec::read_u32;
-use super::dictionary::{frame_dictionary, kind_prefix, meta_key, Kind};
+use super::dictionary::{frame_dictionary, kind_prefix, Kind};
 use super::schema::PageId;
 use super::Result;
 
 /// Stored body bytes past which a store's bodies are left as they are
-/// (every body is held in memory, and training grows with them).
+/// (every body is held in memory, and compressed in blocks).
 const MAX_STORED: usize = 8 << 20;
 
-/// Bodies larger than this are not sampled (as in the crawl).
-const MAX_SAMPLE: usize = 64 << 10;
-
-/// The samples a dictionary is trained on, at most: zstd trains on 2 MB
-/// in about a quarter of a second.
-const MAX_SAMPLES: usize = 2 << 20;
-
-/// The level bodies are compressed at again. The crawl's 3 is what its
-/// parser threads afford; once, at its end, a small store can afford
-/// more: on the 300-page bench site's bodies with their dictionary, 3
-/// made 648 KB, 9 606 KB, 15 586 KB, 19 584 KB (the `zstd` tool), and
-/// 15 takes about half of 19's time.
-const LEVEL: i32 = 15;
-
-/// What the repack writes instead of the store's bodies and their
+/// What the repack writes instead of the store's bodies, blocks and body
 /// dictionaries.
 pub(super) struct Rebodied {
-    /// The new dictionary's `meta` key and bytes.
-    pub dictionary: (Vec<u8>, Vec<u8>),
-    /// The `bodies` table's records, in key order.
-    pub chunks: Vec<([u8; 12], Vec<u8>)>,
+    pub blocks: Blocks,
 }
 
 impl Rebodied {
-    /// Whether `key` of `meta` is a body dictionary (the old ones go).
+    /// Whether `key` of `meta` is a body dictionary (they go).
     pub(super) fn replaces(key: &[u8]) -> bool {
         key.starts_with(&kind_prefix(Kind::Body))
     }
 }
 
-/// The bodies of `bodies` compressed again with a dictionary trained on
-/// them (None: they are left as they are).
-pub(super) fn retrain(
-    txn: &RoTxn<'_>,
-    meta: Database<Bytes, Bytes>,
-    bodies: Database<Bytes, Bytes>,
-) -> Result<Option<Rebodied>> {
+/// The store's tables that hold bodies.
+pub(super) struct BodyTables {
+    pub meta: Database<Bytes, Bytes>,
+    pub bodies: Database<Bytes, Bytes>,
+    /// None in a store no build with blocks has opened.
+    pub blocks: Option<Database<Bytes, Bytes>>,
+}
+
+/// The bodies of `t` gathered into blocks (None: they are left as they
+/// are).
+pub(super) fn retrain(txn: &RoTxn<'_>, t: &BodyTables) -> Result<Option<Rebodied>> {
     let prefix = kind_prefix(Kind::Body);
     let mut old: HashMap<u32, Vec<u8>> = HashMap::default();
     let mut before = 0;
-    for item in meta.prefix_iter(txn, &prefix)? {
+    for item in t.meta.prefix_iter(txn, &prefix)? {
         let (k, v) = item?;
         old.insert(read_u32(&k[prefix.len()..])?, v.to_vec());
         before += v.len();
     }
-    let mut frames: Vec<((u32, PageId), Vec<u8>)> = Vec::new();
-    for item in bodies.iter(txn)? {
+    let mut blocks: HashMap<u32, Vec<u8>> = HashMap::default();
+    if let Some(db) = t.blocks {
+        for item in db.iter(txn)? {
+            let (k, v) = item?;
+            let block = read_u32(k.get(..4).unwrap_or(k))?;
+            blocks.entry(block).or_default().extend_from_slice(v);
+            before += v.len();
+        }
+    }
+    let mut stored: Vec<((u32, PageId), Vec<u8>)> = Vec::new();
+    for item in t.bodies.iter(txn)? {
         let (k, v) = item?;
         if k.len() != 12 {
             return Ok(None);
         }
         let id = (read_u32(&k[..4])?, read_u32(&k[4..8])?);
-        match frames.last_mut() {
+        match stored.last_mut() {
             Some((last, frame)) if *last == id => frame.extend_from_slice(v),
-            _ => frames.push((id, v.to_vec())),
+            _ => stored.push((id, v.to_vec())),
         }
         before += v.len();
         if before > MAX_STORED {
             return Ok(None);
         }
     }
-    let mut raws = Vec::with_capacity(frames.len());
-    for (_, frame) in &frames {
-        let dictionary = match frame_dictionary(frame) {
-            Some(id) => match old.get(&id) {
-                Some(d) => &d[..],
-                None => return Ok(None),
-            },
-            None => &[],
+    let mut unpacked: HashMap<u32, Vec<u8>> = HashMap::default();
+    let mut raws = Vec::with_capacity(stored.len());
+    for ((segment, page), frame) in stored {
+        let raw = match BlockRef::decode(&frame)? {
+            Some(r) => {
+                let block = match unpacked.entry(r.block) {
+                    Entry::Occupied(o) => o.into_mut(),
+                    Entry::Vacant(v) => match blocks.get(&r.block).and_then(|f| decompress(f, &[]))
+                    {
+                        Some(raw) => v.insert(raw),
+                        None => return Ok(None),
+                    },
+                };
+                let (start, len) = (r.offset as usize, r.len as usize);
+                match block.get(start..start.saturating_add(len)) {
+                    Some(raw) => raw.to_vec(),
+                    None => return Ok(None),
+                }
+            }
+            None => {
+                let dictionary = match frame_dictionary(&frame) {
+                    Some(id) => match old.get(&id) {
+                        Some(d) => &d[..],
+                        None => return Ok(None),
+                    },
+                    None => &[],
+                };
+                match decompress(&frame, dictionary) {
+                    Some(raw) => raw,
+                    None => return Ok(None),
+                }
+            }
         };
-        match decompress(frame, dictionary) {
-            Some(raw) => raws.push(raw),
-            None => return Ok(None),
-        }
+        raws.push((segment, page, raw));
     }
-    let raw_bytes: usize = raws.iter().map(Vec::len).sum();
-    let mut sampled = 0;
-    let samples: Vec<&[u8]> = raws
-        .iter()
-        .map(|r| &r[..])
-        .filter(|r| !r.is_empty() && r.len() <= MAX_SAMPLE)
-        .take_while(|r| {
-            sampled += r.len();
-            sampled <= MAX_SAMPLES
-        })
-        .collect();
-    let size = (raw_bytes / 64).clamp(4 << 10, 110 << 10);
-    let Ok(dictionary) = zstd::dict::from_samples(&samples, size) else {
+    let Some(blocks) = body_blocks::gather(raws)? else {
         return Ok(None);
     };
-    let Some(id) = zstd::zstd_safe::get_dict_id_from_dict(&dictionary) else {
-        return Ok(None);
-    };
-    let Ok(mut compressor) = zstd::bulk::Compressor::with_dictionary(LEVEL, &dictionary) else {
-        return Ok(None);
-    };
-    let mut after = dictionary.len();
-    let mut fill = LeafFill::after(0);
-    let mut chunks = Vec::new();
-    for ((segment, page), raw) in frames.iter().map(|(id, _)| *id).zip(&raws) {
-        let Ok(frame) = compressor.compress(raw) else {
-            return Ok(None);
-        };
-        after += frame.len();
-        fill.cut(segment, page, &frame, |key, chunk| {
-            chunks.push((*key, chunk.to_vec()));
-            Ok(())
-        })?;
-    }
-    if after >= before {
-        return Ok(None);
-    }
-    Ok(Some(Rebodied {
-        dictionary: (meta_key(Kind::Body, id.get()), dictionary),
-        chunks,
-    }))
+    Ok((blocks.bytes < before).then_some(Rebodied { blocks }))
 }
 
 /// A body frame decompressed with `dictionary` (empty: none); None when

@@ -100,9 +100,11 @@ pub struct Dbs {
     /// A `word_ids` record's number → its key, so that `words` can name
     /// the record holding a word's stem (`inverted::stems`).
     pub stem_records: Db,
+    /// A repacked small store's bodies in shared frames (`body_blocks`).
+    pub body_blocks: Db,
 }
 
-pub const DB_COUNT: u32 = 43;
+pub const DB_COUNT: u32 = 44;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -159,6 +161,7 @@ impl Dbs {
             ("kept", self.kept),
             ("render_facts", self.render_facts),
             ("stem_records", self.stem_records),
+            ("body_blocks", self.body_blocks),
         ]
     }
 }
@@ -210,6 +213,7 @@ impl Dbs {
             kept: db("kept")?,
             render_facts: db("render_facts")?,
             stem_records: db("stem_records")?,
+            body_blocks: db("body_blocks")?,
         })
     }
 }

@@ -1,7 +1,9 @@
 //! `check` of the pages' own records: every page record with its forward
-//! record and parts, each frame's dictionary held, and the id maps
+//! record and parts, each frame's dictionary held, each body in a block
+//! found there, and the id maps
 //! (URLs, origins, mimetypes, stems) agreeing both ways.
 
+use crate::store::body_blocks::{self, BlockRef};
 use crate::store::codec::{read_u32, split_pair_key, split_triple_key, u32_key};
 use crate::store::dictionary::Kind;
 use crate::store::inverted::{stem_index, stems};
@@ -60,6 +62,11 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             p.add(format!(
                 "page {page}: body names zstd dictionary {id}, which the store does not hold"
             ));
+        }
+        if let Some(r) = BlockRef::decode(chunk).ok().flatten().filter(|_| n == 0) {
+            if let Err(e) = body_blocks::body(v, page, r) {
+                p.add(format!("page {page}: {e}"));
+            }
         }
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: body without a page record"));

@@ -342,8 +342,7 @@ impl PartWriter {
             self.key = Some((word, first));
             self.last_word = word;
         }
-        put_varint(&mut self.part, u64::from(word - self.last_word));
-        put_varint(&mut self.part, run.len() as u64);
+        super::run::put_head(&mut self.part, word - self.last_word, run.len());
         self.part.extend_from_slice(run);
         self.last_word = word;
         self.last = Some((word, last));
@@ -385,8 +384,7 @@ impl PartWriter {
         if let Some(word) = self.run.tally.word {
             self.encoded.clear();
             self.run.encode(&mut self.encoded);
-            put_varint(&mut self.part, u64::from(word - self.last_word));
-            put_varint(&mut self.part, self.encoded.len() as u64);
+            super::run::put_head(&mut self.part, word - self.last_word, self.encoded.len());
             self.part.extend_from_slice(&self.encoded);
             self.last_word = word;
         }

@@ -191,6 +191,35 @@ fn a_lying_bit_coded_run_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn a_part_reads_the_same_with_either_head_spelling() {
+    // (word delta, run length): the first run's delta is 0; a word next
+    // to the last; lengths either side of a one-byte varint; far words.
+    let heads: [(WordId, usize); 6] = [(0, 3), (1, 1), (1, 63), (1, 64), (2, 200), (300, 5)];
+    let (mut today, mut before) = (Vec::new(), Vec::new());
+    let mut expected = Vec::new();
+    let mut word = 7;
+    for (i, &(delta, len)) in heads.iter().enumerate() {
+        word += delta;
+        let run: Vec<u8> = (0..len).map(|b| (b + i) as u8).collect();
+        super::run::put_head(&mut today, delta, len);
+        today.extend_from_slice(&run);
+        put_varint(&mut before, u64::from(delta));
+        put_varint(&mut before, len as u64);
+        before.extend_from_slice(&run);
+        expected.push((word, run));
+    }
+    // Today's heads: a byte for each run of the next word below 64 bytes.
+    assert_eq!(today.len() + 2, before.len());
+    assert_ne!(today[0], 0, "today's first byte is never an old part's");
+    for part in [&today, &before] {
+        let read: Vec<(WordId, Vec<u8>)> = runs(7, part)
+            .map(|r| r.map(|r| (r.word, r.bytes.to_vec())).unwrap())
+            .collect();
+        assert_eq!(read, expected);
+    }
+}
+
+#[test]
 fn a_lying_part_is_an_error_not_a_panic() {
     let bad = [5u8, 2, 200, 1];
     assert!(entries(&bad).any(|e| e.is_err()));
