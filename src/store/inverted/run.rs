@@ -3,8 +3,14 @@
 //! segment in word then page order, cut into parts of at most
 //! `LEAF_VALUE_BYTES` under `segment ‖ word id ‖ page` (big-endian) of
 //! the part's first entry. A part is a sequence of *runs*, one word's entries
-//! each: `word delta, byte length, run`, the first run's word being the
-//! key's. Title postings and reverse links are streams of the same kind.
+//! each, after a head: `varint length << 1 | 1` when the run's word is the
+//! one after the last run's (99% of the runs: the stream holds most words
+//! of the segment), else `varint length << 1, varint word delta`; the first
+//! run's word is the key's (delta 0). Parts written before 2026-11-27 spell
+//! every head `varint word delta, varint length`; such a part begins with a
+//! 0 byte (its first delta), which a head of today's never is (its length
+//! is at least 1), so both are read. Title postings and reverse links are
+//! streams of the same kind.
 //!
 //! A run's first entry is bytes: `page << 1 | several`, then either the
 //! one position (tf 1: seven entries in eight on a real site) or `tf` and
@@ -384,12 +390,27 @@ pub fn runs(word: WordId, part: &[u8]) -> Runs<'_> {
     Runs {
         r: VarintReader::new(part),
         word,
+        delta_first: part.first() == Some(&0),
+    }
+}
+
+/// Writes a run's head: its word's delta from the last run's and its
+/// byte length (`len` ≥ 1).
+pub(super) fn put_head(out: &mut Vec<u8>, delta: WordId, len: usize) {
+    let len = len as u64;
+    if delta == 1 {
+        codec::put_varint(out, len << 1 | 1);
+    } else {
+        codec::put_varint(out, len << 1);
+        codec::put_varint(out, u64::from(delta));
     }
 }
 
 pub struct Runs<'a> {
     r: VarintReader<'a>,
     word: WordId,
+    /// The part spells its heads as written before 2026-11-27.
+    delta_first: bool,
 }
 
 impl<'a> Iterator for Runs<'a> {
@@ -409,12 +430,18 @@ impl<'a> Iterator for Runs<'a> {
 
 impl<'a> Runs<'a> {
     fn read_one(&mut self) -> Result<Run<'a>> {
-        let delta = self.r.next_u32()?;
+        let (delta, len) = if self.delta_first {
+            let delta = self.r.next_u32()?;
+            (delta, self.r.next_u64()?)
+        } else {
+            let head = self.r.next_u64()?;
+            let delta = if head & 1 == 1 { 1 } else { self.r.next_u32()? };
+            (delta, head >> 1)
+        };
         self.word = self
             .word
             .checked_add(delta)
             .ok_or_else(|| StoreError::corrupt("word id overflow in a posting part"))?;
-        let len = self.r.next_u64()?;
         let bytes = self.r.take(len)?;
         if bytes.is_empty() {
             return Err(StoreError::corrupt("posting part holds an empty run"));
