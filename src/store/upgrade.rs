@@ -72,6 +72,7 @@ pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
     if from < 19 {
         from_18(txn, dbs)?;
     }
+    super::upgrade_23::stem_entries(txn, dbs)?;
     super::stem_layout::bring(txn, dbs)?;
     super::upgrade_23::bring(txn, dbs)
 }

@@ -4,7 +4,9 @@
 //! spelling as `varint count << 1 | other` and an other one whole, as
 //! `varint len, bytes`), and near signatures of a byte a bin (22 kept
 //! each bin's low 16 bits, little-endian: the low byte is what a crawl
-//! computes now).
+//! computes now), and `word_ids` entries with their two lengths in a
+//! byte (`inverted::stem_index`; 22 wrote them as two varints), done
+//! first, before the steps that read stems.
 //!
 //! An other spelling is coded by its word's stem: the ids that have one
 //! are gathered first, then their stems in one pass over `word_ids`, so
@@ -14,7 +16,7 @@ use std::collections::HashMap;
 
 use heed::RwTxn;
 
-use super::codec::{read_u32, VarintReader};
+use super::codec::{put_varint, read_u32, VarintReader};
 use super::inverted::doc_freq::{self, first_word};
 use super::inverted::spelling::Spelling;
 use super::inverted::stem_index;
@@ -27,6 +29,28 @@ use crate::index::minhash::HASHES;
 pub(super) fn bring(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
     doc_freqs(txn, dbs)?;
     signatures(txn, dbs)
+}
+
+/// Writes each `word_ids` entry in 23's coding. A record of 21's layout
+/// has no number before its entries (`stem_layout` numbers it next); one
+/// of 22's, or of a 21 store already in 22's layout, has.
+pub(super) fn stem_entries(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
+    let numbered = dbs.stem_records.first(txn)?.is_some();
+    rewrite(txn, dbs.word_ids, |_, v| {
+        let mut r = VarintReader::new(v);
+        let mut out = Vec::with_capacity(v.len());
+        if numbered {
+            put_varint(&mut out, r.next_u64()?);
+        }
+        while !r.is_empty() {
+            let shared = usize::try_from(r.next_u64()?)
+                .map_err(|_| StoreError::corrupt("a stem shares past memory"))?;
+            let len = r.next_u64()?;
+            let rest = r.take(len)?;
+            stem_index::put_entry(&mut out, shared, rest, r.next_u32()?);
+        }
+        Ok(Some(out))
+    })
 }
 
 /// One word's entry as 22 wrote it: its df and spellings (None: the

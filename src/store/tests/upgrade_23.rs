@@ -5,8 +5,8 @@
 use super::*;
 use crate::index::minhash::{Signature, HASHES};
 use crate::store::codec::put_varint;
-use crate::store::inverted::doc_freq;
 use crate::store::inverted::spelling::Spelling;
+use crate::store::inverted::{doc_freq, stem_index};
 
 /// (stem, spelling written on even pages, on odd pages; None: the stem).
 const WORDS: &[(&str, Option<&str>, Option<&str>)] = &[
@@ -81,6 +81,31 @@ fn records_22(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
     records
 }
 
+/// The `word_ids` records as 22 wrote them: each entry's shared and
+/// rest lengths as two varints.
+fn stems_22(store: &Store) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let r = store.read().unwrap();
+    let mut records = Vec::new();
+    for item in r.dbs.word_ids.iter(&r.txn).unwrap() {
+        let (k, v) = item.unwrap();
+        let mut out = Vec::new();
+        put_varint(&mut out, u64::from(stem_index::number_of(v).unwrap()));
+        let mut last: Vec<u8> = Vec::new();
+        stem_index::each_in(v, |stem, id| {
+            let shared = last.iter().zip(stem).take_while(|(a, b)| a == b).count();
+            put_varint(&mut out, shared as u64);
+            put_varint(&mut out, (stem.len() - shared) as u64);
+            out.extend_from_slice(&stem[shared..]);
+            put_varint(&mut out, u64::from(id));
+            last = stem.to_vec();
+            Ok(true)
+        })
+        .unwrap();
+        records.push((k.to_vec(), out));
+    }
+    records
+}
+
 #[test]
 fn doc_freqs_and_signatures_of_schema_22_read_back_after_the_upgrade() {
     let dir = tempfile::tempdir().unwrap();
@@ -116,8 +141,12 @@ fn doc_freqs_and_signatures_of_schema_22_read_back_after_the_upgrade() {
     // The same words and signatures as 22 wrote them: each spelling
     // whole, each bin's low 16 bits (a high byte a crawl then kept too).
     let old = records_22(&store);
+    let stems = stems_22(&store);
     drop(store);
     mark_schema(dir.path(), 22, |w| {
+        for (k, v) in &stems {
+            w.dbs.word_ids.put(&mut w.txn, k, v)?;
+        }
         for (k, v) in &old {
             w.dbs.doc_freq.put(&mut w.txn, k, v)?;
         }
