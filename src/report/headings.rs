@@ -131,9 +131,7 @@ impl ListKind for Headings {
 /// Heading issues as kept: each group once, an item as (page, issue,
 /// h1s).
 fn encode(items: &[Item]) -> Result<Vec<u8>, StoreError> {
-    encode_grouped(items, |i| {
-        ((i.page, i.issue, i.h1.clone()), i.group.as_ref())
-    })
+    encode_grouped(items, |i| ((i.page, i.issue, &i.h1), i.group.as_ref()))
 }
 
 fn decode(bytes: &[u8]) -> Result<Vec<Item>, StoreError> {

@@ -55,28 +55,31 @@ impl<I> Keeper<I> {
 
 /// Items whose groups of pages (the pages sharing a title, an h1...) are
 /// stored once each, not once per item listing them.
+/// Written with borrowed fields and groups (`&str`, `&[PageId]`
+/// encode as `String`, `Vec`) and read back owned.
 #[derive(Serialize, Deserialize)]
-struct Grouped<T> {
+struct Grouped<T, G> {
     items: Vec<(T, Option<u32>)>,
-    groups: Vec<Vec<PageId>>,
+    groups: Vec<G>,
 }
 
 /// A group of pages as items share it.
 pub type Group = Rc<Vec<PageId>>;
 
 /// Encodes items that share groups (the same `Rc`), each group once:
-/// `split` gives an item's other fields and its group.
-pub fn encode_grouped<I, T: Serialize>(
-    items: &[I],
-    split: impl Fn(&I) -> (T, Option<&Group>),
+/// `split` gives an item's other fields (borrowed: nothing is copied
+/// for the encoding) and its group.
+pub fn encode_grouped<'a, I, T: Serialize>(
+    items: &'a [I],
+    split: impl Fn(&'a I) -> (T, Option<&'a Group>),
 ) -> Result<Vec<u8>, StoreError> {
     let mut index: FxHashMap<*const Vec<PageId>, u32> = FxHashMap::default();
-    let mut groups = Vec::new();
+    let mut groups: Vec<&[PageId]> = Vec::new();
     let items = (items.iter().map(split))
         .map(|(item, group)| {
             let at = group.map(|g| {
                 *index.entry(Rc::as_ptr(g)).or_insert_with(|| {
-                    groups.push(g.to_vec());
+                    groups.push(g);
                     (groups.len() - 1) as u32
                 })
             });
@@ -92,7 +95,7 @@ pub fn decode_grouped<T: DeserializeOwned, I>(
     bytes: &[u8],
     join: impl Fn(T, Option<Group>) -> I,
 ) -> Result<Vec<I>, StoreError> {
-    let kept: Grouped<T> = codec::decode(bytes)?;
+    let kept: Grouped<T, Vec<PageId>> = codec::decode(bytes)?;
     let groups: Vec<Group> = kept.groups.into_iter().map(Rc::new).collect();
     (kept.items.into_iter())
         .map(|(item, at)| {
@@ -179,38 +182,35 @@ pub fn depth_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
 pub fn records(ctx: &Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
     use super::*;
     let mut out = Vec::new();
-    let mut add = |name, bytes| -> Result<()> {
-        out.push((name, pack(bytes)?));
+    // Each kind is packed as soon as it is found: at a million pages the
+    // encoded lists together are hundreds of MB before compression.
+    let mut add = |found: Option<(&'static str, Vec<u8>)>| -> Result<()> {
+        if let Some((name, bytes)) = found {
+            out.push((name, pack(bytes)?));
+        }
         Ok(())
     };
-    for (name, bytes) in [
-        found::<broken::Broken>(ctx)?,
-        found::<redirects::Redirects>(ctx)?,
-        found::<titles::Titles>(ctx)?,
-        found::<descriptions::Descriptions>(ctx)?,
-        found::<headings::Headings>(ctx)?,
-        found::<duplicates::Duplicates>(ctx)?,
-        found::<directives::Directives>(ctx)?,
-        found::<canonicals::Canonicals>(ctx)?,
-        found::<slow::Slow>(ctx)?,
-        found::<large::Large>(ctx)?,
-        found::<mimetypes::Mimetypes>(ctx)?,
-        found::<external::External>(ctx)?,
-        found::<near_duplicates::NearDuplicates>(ctx)?,
-        found::<fragments::Fragments>(ctx)?,
-        found::<indexability::NonIndexable>(ctx)?,
-        found::<links::Links>(ctx)?,
-        found::<sitemaps::Sitemaps>(ctx)?,
-        found::<resources::Resources>(ctx)?,
-        found::<resources::BrokenResources>(ctx)?,
-        found::<images::Images>(ctx)?,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        add(name, bytes)?;
-    }
-    add(DEPTH_ORDER, codec::encode(&depth::order(ctx)?)?)?;
+    add(found::<broken::Broken>(ctx)?)?;
+    add(found::<redirects::Redirects>(ctx)?)?;
+    add(found::<titles::Titles>(ctx)?)?;
+    add(found::<descriptions::Descriptions>(ctx)?)?;
+    add(found::<headings::Headings>(ctx)?)?;
+    add(found::<duplicates::Duplicates>(ctx)?)?;
+    add(found::<directives::Directives>(ctx)?)?;
+    add(found::<canonicals::Canonicals>(ctx)?)?;
+    add(found::<slow::Slow>(ctx)?)?;
+    add(found::<large::Large>(ctx)?)?;
+    add(found::<mimetypes::Mimetypes>(ctx)?)?;
+    add(found::<external::External>(ctx)?)?;
+    add(found::<near_duplicates::NearDuplicates>(ctx)?)?;
+    add(found::<fragments::Fragments>(ctx)?)?;
+    add(found::<indexability::NonIndexable>(ctx)?)?;
+    add(found::<links::Links>(ctx)?)?;
+    add(found::<sitemaps::Sitemaps>(ctx)?)?;
+    add(found::<resources::Resources>(ctx)?)?;
+    add(found::<resources::BrokenResources>(ctx)?)?;
+    add(found::<images::Images>(ctx)?)?;
+    add(Some((DEPTH_ORDER, codec::encode(&depth::order(ctx)?)?)))?;
     Ok(out)
 }
 

@@ -204,7 +204,6 @@ pub struct Ctx<'a, 's> {
     named: Vec<NamedRun>,
     states: OnceCell<Vec<(PageId, UrlState)>>,
     pages: OnceCell<Vec<(PageId, PageRecord)>>,
-    in_point: OnceCell<FxHashSet<PageId>>,
     urls: RefCell<FxHashMap<PageId, String>>,
     mimes: RefCell<FxHashMap<MimeId, Option<MimeRecord>>>,
     /// `--doc`: the document's crawl points, the only ones reported.
@@ -265,7 +264,6 @@ impl<'a, 's> Ctx<'a, 's> {
             named,
             states: OnceCell::new(),
             pages: OnceCell::new(),
-            in_point: OnceCell::new(),
             urls: RefCell::default(),
             mimes: RefCell::default(),
             doc_points: None,
@@ -334,13 +332,21 @@ impl<'a, 's> Ctx<'a, 's> {
             return Ok(s);
         }
         let view = self.view()?;
-        let mut out = Vec::new();
+        // Sized once: growing a million states by doubling would hold
+        // up to three times their size while it copies.
+        let mut out = Vec::with_capacity(capacity(self.r.url_count()?));
         self.r.for_each_state(|id, state| {
             if view.is_none_or(|v| v.covers(id, &state)) {
                 out.push((id, state.known()));
             }
             Ok(true)
         })?;
+        // The table is read in key order (ids ascending), which
+        // [`Ctx::includes`] searches.
+        if !out.is_sorted_by_key(|(id, _)| *id) {
+            out.sort_by_key(|(id, _)| *id);
+        }
+        fit(&mut out);
         Ok(self.states.get_or_init(|| out))
     }
 
@@ -361,22 +367,27 @@ impl<'a, 's> Ctx<'a, 's> {
         if let Some(p) = self.pages.get() {
             return Ok(p);
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(capacity(self.r.page_count()?));
         let mut err = None;
-        self.r.for_each_page(|id, rec| match self.includes(id) {
-            Ok(true) => {
-                out.push((id, rec));
-                Ok(true)
-            }
-            Ok(false) => Ok(true),
-            Err(e) => {
-                err = Some(e);
-                Ok(false)
-            }
-        })?;
+        self.r
+            .for_each_page(|id, mut rec| match self.includes(id) {
+                Ok(true) => {
+                    // What a revisit sends back, which no report reads.
+                    rec.etag = None;
+                    rec.last_modified_header = None;
+                    out.push((id, rec));
+                    Ok(true)
+                }
+                Ok(false) => Ok(true),
+                Err(e) => {
+                    err = Some(e);
+                    Ok(false)
+                }
+            })?;
         if let Some(e) = err {
             return Err(e);
         }
+        fit(&mut out);
         Ok(self.pages.get_or_init(|| out))
     }
 
@@ -386,11 +397,8 @@ impl<'a, 's> Ctx<'a, 's> {
         if self.plan.is_none() {
             return Ok(true);
         }
-        if let Some(set) = self.in_point.get() {
-            return Ok(set.contains(&page));
-        }
-        let set: FxHashSet<PageId> = self.states()?.iter().map(|(id, _)| *id).collect();
-        Ok(self.in_point.get_or_init(|| set).contains(&page))
+        let states = self.states()?;
+        Ok(states.binary_search_by_key(&page, |(id, _)| *id).is_ok())
     }
 
     /// Notes that kind `name` found `n` items in this snapshot.
@@ -442,6 +450,19 @@ impl<'a, 's> Ctx<'a, 's> {
         Ok(self
             .mime(rec.mime)?
             .is_some_and(|m| m.essence == "text/html" || m.essence == "application/xhtml+xml"))
+    }
+}
+
+/// A table's row count as a vector's capacity.
+fn capacity(rows: u64) -> usize {
+    usize::try_from(rows).unwrap_or(0)
+}
+
+/// Gives back what a vector sized for a whole table holds beyond the
+/// part a narrower view kept (one point of many).
+fn fit<T>(v: &mut Vec<T>) {
+    if v.len() < v.capacity() / 2 {
+        v.shrink_to_fit();
     }
 }
 

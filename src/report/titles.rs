@@ -110,7 +110,7 @@ impl ListKind for Titles {
 /// item as (page, issue, value, font size).
 pub fn encode(items: &[Item]) -> Result<Vec<u8>, StoreError> {
     encode_grouped(items, |i| {
-        let fields = (i.page, i.issue, i.value.clone(), i.font_px);
+        let fields = (i.page, i.issue, i.value.as_deref(), i.font_px);
         (fields, i.group.as_ref())
     })
 }
