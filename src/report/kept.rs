@@ -102,10 +102,10 @@ pub fn refresh(store: &Store) -> Result<bool> {
         if r.kept(SUMMARY)?.is_some() && super::kept_lists::all_current(&r)? {
             return Ok(true);
         }
-        let ctx = Ctx::new(&r, None)?;
+        let mut ctx = Ctx::new(&r, None)?;
         // The lists first: each kind is found once, and counted for the
         // summary as it is.
-        let mut records = super::kept_lists::records(&ctx)?;
+        let mut records = super::kept_lists::records(&mut ctx)?;
         let counts = Counts::of(&summary::counted(&ctx)?);
         let scores = super::links::link_scores(&ctx)?;
         records.extend([

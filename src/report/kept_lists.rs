@@ -9,6 +9,7 @@
 //! not kept, nor `changes` (its runs are flags) or near-duplicates at a
 //! threshold other than the default.
 
+use std::io::Write;
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -23,40 +24,55 @@ use crate::store::{codec, PageId, Reader, StoreError};
 /// and the codec.
 pub struct Keeper<I> {
     pub name: &'static str,
-    encode: fn(&[I]) -> Result<Vec<u8>, StoreError>,
+    encode: Encode<I>,
     decode: fn(&[u8]) -> Result<Vec<I>, StoreError>,
 }
+
+/// How the crawl-end pass writes a kind's record.
+enum Encode<I> {
+    /// Its items as [`ListKind::find`] gives them.
+    Items(fn(&[I], &mut dyn Write) -> Result<(), StoreError>),
+    /// Found and written by the kind itself, its texts borrowed from the
+    /// context instead of copied into items; returns how many.
+    Found(FindKept),
+}
+
+/// A kind's items found and written, borrowed ([`Keeper::found_by`]).
+pub type FindKept = fn(&Ctx<'_, '_>, &mut dyn Write) -> Result<usize>;
 
 impl<I: Serialize + DeserializeOwned> Keeper<I> {
     /// Items stored as they are found.
     pub fn as_is(name: &'static str) -> Keeper<I> {
         Keeper {
             name,
-            encode: |items| codec::encode(&items),
+            encode: Encode::Items(|items, w| codec::encode_to(&items, w)),
             decode: codec::decode,
         }
     }
 }
 
 impl<I> Keeper<I> {
-    /// Items stored in a form of their own (groups shared, not repeated).
-    pub fn with(
+    /// Items stored in a form of their own (groups shared, not repeated),
+    /// which `find` finds and writes without making the items: a kind
+    /// whose items copy a text of every page (titles, descriptions)
+    /// would otherwise hold every text twice.
+    pub fn found_by(
         name: &'static str,
-        encode: fn(&[I]) -> Result<Vec<u8>, StoreError>,
+        find: FindKept,
         decode: fn(&[u8]) -> Result<Vec<I>, StoreError>,
     ) -> Keeper<I> {
         Keeper {
             name,
-            encode,
+            encode: Encode::Found(find),
             decode,
         }
     }
 }
 
 /// Items whose groups of pages (the pages sharing a title, an h1...) are
-/// stored once each, not once per item listing them.
-/// Written with borrowed fields and groups (`&str`, `&[PageId]`
-/// encode as `String`, `Vec`) and read back owned.
+/// stored once each, not once per item listing them; written with
+/// borrowed fields and groups (`&str`, `&[PageId]` encode as `String`,
+/// `Vec`) and read back owned.
 #[derive(Serialize, Deserialize)]
 struct Grouped<T, G> {
     items: Vec<(T, Option<u32>)>,
@@ -72,7 +88,8 @@ pub type Group = Rc<Vec<PageId>>;
 pub fn encode_grouped<'a, I, T: Serialize>(
     items: &'a [I],
     split: impl Fn(&'a I) -> (T, Option<&'a Group>),
-) -> Result<Vec<u8>, StoreError> {
+    w: &mut dyn Write,
+) -> Result<(), StoreError> {
     let mut index: FxHashMap<*const Vec<PageId>, u32> = FxHashMap::default();
     let mut groups: Vec<&[PageId]> = Vec::new();
     let items = (items.iter().map(split))
@@ -86,7 +103,7 @@ pub fn encode_grouped<'a, I, T: Serialize>(
             (item, at)
         })
         .collect();
-    codec::encode(&Grouped { items, groups })
+    codec::encode_to(&Grouped { items, groups }, w)
 }
 
 /// The items [`encode_grouped`] stored, each group shared again: `join`
@@ -110,25 +127,19 @@ pub fn decode_grouped<T: DeserializeOwned, I>(
         .collect()
 }
 
-/// Payloads at least this long are compressed (a page's worth is not
-/// worth a frame).
-const COMPRESS_FROM: usize = 4096;
+/// How a record's payload is written: plain (by older builds, for small
+/// ones), or a zstd frame.
 const RAW: u8 = 0;
 const ZSTD: u8 = 1;
 
-fn pack(bytes: Vec<u8>) -> Result<Vec<u8>, StoreError> {
-    if bytes.len() < COMPRESS_FROM {
-        let mut out = Vec::with_capacity(bytes.len() + 1);
-        out.push(RAW);
-        out.extend_from_slice(&bytes);
-        return Ok(out);
-    }
-    let mut out = vec![ZSTD];
-    out.extend_from_slice(
-        &zstd::bulk::compress(&bytes, 1)
-            .map_err(|e| StoreError::corrupt(format!("compress kept findings: {e}")))?,
-    );
-    Ok(out)
+/// A record written by `write` straight into a zstd frame: at a million
+/// pages one kind's plain encoding is hundreds of MB, never held whole.
+/// Returns what `write` returns, and the record.
+fn packed<T>(write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<(T, Vec<u8>)> {
+    let failed = |e: std::io::Error| StoreError::corrupt(format!("compress kept findings: {e}"));
+    let mut frame = zstd::stream::Encoder::new(vec![ZSTD], 1).map_err(failed)?;
+    let out = write(&mut frame)?;
+    Ok((out, frame.finish().map_err(failed)?))
 }
 
 fn unpack(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, StoreError> {
@@ -179,38 +190,50 @@ pub fn depth_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
 
 /// Each kept kind's items found afresh in `ctx` (the default view) as
 /// `kept` records, each kind counted in `ctx` for the summary made next.
-pub fn records(ctx: &Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
+/// The kinds that read the pages' texts go first, and the texts are
+/// dropped before the rest (near-duplicates, the link graph) read more;
+/// the resource uses are dropped before the link graph is read.
+pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
     use super::*;
-    let mut out = Vec::new();
-    // Each kind is packed as soon as it is found: at a million pages the
-    // encoded lists together are hundreds of MB before compression.
-    let mut add = |found: Option<(&'static str, Vec<u8>)>| -> Result<()> {
-        if let Some((name, bytes)) = found {
-            out.push((name, pack(bytes)?));
-        }
-        Ok(())
-    };
-    add(found::<broken::Broken>(ctx)?)?;
-    add(found::<redirects::Redirects>(ctx)?)?;
-    add(found::<titles::Titles>(ctx)?)?;
-    add(found::<descriptions::Descriptions>(ctx)?)?;
-    add(found::<headings::Headings>(ctx)?)?;
-    add(found::<duplicates::Duplicates>(ctx)?)?;
-    add(found::<directives::Directives>(ctx)?)?;
-    add(found::<canonicals::Canonicals>(ctx)?)?;
-    add(found::<slow::Slow>(ctx)?)?;
-    add(found::<large::Large>(ctx)?)?;
-    add(found::<mimetypes::Mimetypes>(ctx)?)?;
-    add(found::<external::External>(ctx)?)?;
-    add(found::<near_duplicates::NearDuplicates>(ctx)?)?;
-    add(found::<fragments::Fragments>(ctx)?)?;
-    add(found::<indexability::NonIndexable>(ctx)?)?;
-    add(found::<links::Links>(ctx)?)?;
-    add(found::<sitemaps::Sitemaps>(ctx)?)?;
-    add(found::<resources::Resources>(ctx)?)?;
-    add(found::<resources::BrokenResources>(ctx)?)?;
-    add(found::<images::Images>(ctx)?)?;
-    add(Some((DEPTH_ORDER, codec::encode(&depth::order(ctx)?)?)))?;
+    let texts = [
+        found::<titles::Titles>(ctx)?,
+        found::<descriptions::Descriptions>(ctx)?,
+        found::<headings::Headings>(ctx)?,
+    ];
+    ctx.forget_texts();
+    let rest = [
+        found::<redirects::Redirects>(ctx)?,
+        found::<duplicates::Duplicates>(ctx)?,
+        found::<directives::Directives>(ctx)?,
+        found::<canonicals::Canonicals>(ctx)?,
+        found::<slow::Slow>(ctx)?,
+        found::<large::Large>(ctx)?,
+        found::<mimetypes::Mimetypes>(ctx)?,
+        found::<external::External>(ctx)?,
+        found::<fragments::Fragments>(ctx)?,
+        found::<indexability::NonIndexable>(ctx)?,
+        found::<near_duplicates::NearDuplicates>(ctx)?,
+    ];
+    let resources = [
+        found::<broken::Broken>(ctx)?,
+        found::<resources::Resources>(ctx)?,
+        found::<resources::BrokenResources>(ctx)?,
+        found::<images::Images>(ctx)?,
+    ];
+    // The link graph is read after the resource uses are dropped.
+    ctx.forget_resource_uses();
+    let links = [
+        found::<links::Links>(ctx)?,
+        found::<sitemaps::Sitemaps>(ctx)?,
+    ];
+    let mut out: Vec<_> = (texts.into_iter())
+        .chain(rest)
+        .chain(resources)
+        .chain(links)
+        .flatten()
+        .collect();
+    let ((), order) = packed(|w| Ok(codec::encode_to(&depth::order(ctx)?, w)?))?;
+    out.push((DEPTH_ORDER, order));
     Ok(out)
 }
 
@@ -225,7 +248,14 @@ fn found<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<Option<(&'static str, Vec<u8>
     let Some(keeper) = K::keeper() else {
         return Ok(None);
     };
-    let items = K::find(ctx)?;
-    ctx.note_found(keeper.name, items.len());
-    Ok(Some((keeper.name, (keeper.encode)(&items)?)))
+    let (n, record) = packed(|w| match keeper.encode {
+        Encode::Items(encode) => {
+            let items = K::find(ctx)?;
+            encode(&items, w)?;
+            Ok(items.len())
+        }
+        Encode::Found(find) => find(ctx, w),
+    })?;
+    ctx.note_found(keeper.name, n);
+    Ok(Some((keeper.name, record)))
 }

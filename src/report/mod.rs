@@ -401,6 +401,22 @@ impl<'a, 's> Ctx<'a, 's> {
         Ok(states.binary_search_by_key(&page, |(id, _)| *id).is_ok())
     }
 
+    /// Drops the pages' titles, descriptions and h1s once the kinds that
+    /// read them are done: at a million pages they are a third of what
+    /// the pages hold, and the kinds after them read more of their own.
+    pub fn forget_texts(&mut self) {
+        for (_, rec) in self.pages.get_mut().into_iter().flatten() {
+            rec.title = None;
+            rec.description = None;
+            rec.h1 = Vec::new();
+        }
+    }
+
+    /// Drops the resource uses once the kinds that read them are done.
+    pub fn forget_resource_uses(&mut self) {
+        self.resource_uses.take();
+    }
+
     /// Notes that kind `name` found `n` items in this snapshot.
     pub fn note_found(&self, name: &'static str, n: usize) {
         self.found.borrow_mut().insert(name, n);

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::{decode_grouped, encode_grouped, Keeper};
+use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper};
 use super::pixels::{width_px, TITLE_FONT_PX};
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::StoreError;
@@ -102,17 +102,30 @@ impl ListKind for Titles {
     }
 
     fn keeper() -> Option<Keeper<Item>> {
-        Some(Keeper::with("found:titles", encode, decode))
+        Some(Keeper::found_by(
+            "found:titles",
+            |ctx, w| keep_text(ctx, |rec| rec.title.as_deref(), &TITLE_LIMITS, w),
+            decode,
+        ))
     }
 }
 
-/// Text issues as kept (titles', descriptions'): each group once, an
-/// item as (page, issue, value, font size).
-pub fn encode(items: &[Item]) -> Result<Vec<u8>, StoreError> {
-    encode_grouped(items, |i| {
-        let fields = (i.page, i.issue, i.value.as_deref(), i.font_px);
-        (fields, i.group.as_ref())
-    })
+/// Text issues found and written as kept (titles', descriptions'): each
+/// group once, an item as (page, issue, value, font size), the values
+/// borrowed from the context's pages. Returns how many items.
+pub fn keep_text(
+    ctx: &Ctx<'_, '_>,
+    field: impl Fn(&PageRecord) -> Option<&str>,
+    limits: &Limits,
+    w: &mut dyn std::io::Write,
+) -> Result<usize> {
+    let found = text_found(ctx, field, limits)?;
+    encode_grouped(
+        &found,
+        |f| ((f.page, f.issue, f.value, limits.font_px), f.group.as_ref()),
+        w,
+    )?;
+    Ok(found.len())
 }
 
 pub fn decode(bytes: &[u8]) -> Result<Vec<Item>, StoreError> {
@@ -134,6 +147,32 @@ pub fn text_issues(
     field: impl Fn(&PageRecord) -> Option<&str>,
     limits: &Limits,
 ) -> Result<Vec<Item>> {
+    let found = text_found(ctx, field, limits)?;
+    Ok((found.into_iter())
+        .map(|f| Item {
+            page: f.page,
+            issue: f.issue,
+            value: f.value.map(str::to_string),
+            group: f.group,
+            font_px: limits.font_px,
+        })
+        .collect())
+}
+
+/// An item as found, its value borrowed from the context's page.
+struct Found<'c> {
+    page: PageId,
+    issue: Issue,
+    value: Option<&'c str>,
+    group: Option<Group>,
+}
+
+/// [`text_issues`]' items, their values borrowed.
+fn text_found<'c>(
+    ctx: &'c Ctx<'_, '_>,
+    field: impl Fn(&'c PageRecord) -> Option<&'c str>,
+    limits: &Limits,
+) -> Result<Vec<Found<'c>>> {
     let mut missing = Vec::new();
     let mut groups: FxHashMap<&str, Vec<PageId>> = FxHashMap::default();
     // (sort key, smallest first; page; value) for each measured issue.
@@ -171,14 +210,13 @@ pub fn text_issues(
         .map(|(v, pages)| (v, Rc::new(pages)))
         .collect();
     dups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1[0].cmp(&b.1[0])));
-    let item = |issue, page, value: Option<&str>, group| Item {
+    let item = |issue, page, value, group| Found {
         page,
         issue,
-        value: value.map(str::to_string),
+        value,
         group,
-        font_px: limits.font_px,
     };
-    let mut items: Vec<Item> = missing
+    let mut items: Vec<Found> = missing
         .into_iter()
         .map(|page| item(Issue::Missing, page, None, None))
         .collect();
