@@ -97,7 +97,7 @@ fn found<'c>(ctx: &'c Ctx<'_, '_>) -> Result<Vec<Found<'c>>> {
         h2.insert(page, audit.h2);
     })?;
     let mut items = Vec::new();
-    let mut groups: FxHashMap<&str, Vec<PageId>> = FxHashMap::default();
+    let mut firsts = Vec::new();
     let pages = ctx.pages()?;
     for (id, rec) in pages {
         if !ctx.is_html_ok(rec)? {
@@ -118,24 +118,20 @@ fn found<'c>(ctx: &'c Ctx<'_, '_>) -> Result<Vec<Found<'c>>> {
             items.push(item(Issue::MissingH2));
         }
         if let Some(first) = rec.h1.first() {
-            groups.entry(first).or_default().push(*id);
+            firsts.push((*id, first.as_str()));
         }
     }
     items.sort_by(|a, b| {
         let rank = |i: &Found| (i.issue, std::cmp::Reverse(i.h1.len()));
         rank(a).cmp(&rank(b)).then(a.page.cmp(&b.page))
     });
-    let mut dups: Vec<Group> = (groups.into_values())
-        .filter(|pages| pages.len() > 1)
-        .map(Rc::new)
-        .collect();
-    dups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
+    let dups = super::shared::groups(firsts);
     // The pages come in id order: searched, not mapped.
     let h1_of = |page: PageId| match pages.binary_search_by_key(&page, |(id, _)| *id) {
         Ok(i) => &pages[i].1.h1[..],
         Err(_) => &[],
     };
-    for group in dups {
+    for (_, group) in dups {
         for &page in group.iter() {
             items.push(Found {
                 page,

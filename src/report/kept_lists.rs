@@ -70,21 +70,20 @@ impl<I> Keeper<I> {
 }
 
 /// Items whose groups of pages (the pages sharing a title, an h1...) are
-/// stored once each, not once per item listing them; written with
-/// borrowed fields and groups (`&str`, `&[PageId]` encode as `String`,
-/// `Vec`) and read back owned.
-#[derive(Serialize, Deserialize)]
-struct Grouped<T, G> {
+/// stored once each, not once per item listing them.
+#[derive(Deserialize)]
+struct Grouped<T> {
     items: Vec<(T, Option<u32>)>,
-    groups: Vec<G>,
+    groups: Vec<Vec<PageId>>,
 }
 
 /// A group of pages as items share it.
 pub type Group = Rc<Vec<PageId>>;
 
-/// Encodes items that share groups (the same `Rc`), each group once:
-/// `split` gives an item's other fields (borrowed: nothing is copied
-/// for the encoding) and its group.
+/// Encodes items that share groups (the same `Rc`), each group once, as
+/// [`Grouped`]: `split` gives an item's other fields and its group. The
+/// fields are borrowed (`&str` encodes as `String`) and the items written
+/// one by one: nothing is copied for the encoding.
 pub fn encode_grouped<'a, I, T: Serialize>(
     items: &'a [I],
     split: impl Fn(&'a I) -> (T, Option<&'a Group>),
@@ -92,18 +91,39 @@ pub fn encode_grouped<'a, I, T: Serialize>(
 ) -> Result<(), StoreError> {
     let mut index: FxHashMap<*const Vec<PageId>, u32> = FxHashMap::default();
     let mut groups: Vec<&[PageId]> = Vec::new();
-    let items = (items.iter().map(split))
-        .map(|(item, group)| {
-            let at = group.map(|g| {
-                *index.entry(Rc::as_ptr(g)).or_insert_with(|| {
-                    groups.push(g);
-                    (groups.len() - 1) as u32
-                })
-            });
-            (item, at)
-        })
-        .collect();
-    codec::encode_to(&Grouped { items, groups }, w)
+    for g in items.iter().filter_map(|i| split(i).1) {
+        index.entry(Rc::as_ptr(g)).or_insert_with(|| {
+            groups.push(g);
+            (groups.len() - 1) as u32
+        });
+    }
+    let listed = Listed {
+        items,
+        split,
+        index: &index,
+    };
+    // A struct's fields encode as a tuple's do.
+    codec::encode_to(&(listed, groups), w)
+}
+
+/// [`Grouped::items`] written from the items themselves.
+struct Listed<'a, 'x, I, F> {
+    items: &'a [I],
+    split: F,
+    index: &'x FxHashMap<*const Vec<PageId>, u32>,
+}
+
+impl<'a, I, T, F> Serialize for Listed<'a, '_, I, F>
+where
+    T: Serialize,
+    F: Fn(&'a I) -> (T, Option<&'a Group>),
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.items.iter().map(|i| {
+            let (fields, group) = (self.split)(i);
+            (fields, group.and_then(|g| self.index.get(&Rc::as_ptr(g))))
+        }))
+    }
 }
 
 /// The items [`encode_grouped`] stored, each group shared again: `join`
@@ -112,7 +132,7 @@ pub fn decode_grouped<T: DeserializeOwned, I>(
     bytes: &[u8],
     join: impl Fn(T, Option<Group>) -> I,
 ) -> Result<Vec<I>, StoreError> {
-    let kept: Grouped<T, Vec<PageId>> = codec::decode(bytes)?;
+    let kept: Grouped<T> = codec::decode(bytes)?;
     let groups: Vec<Group> = kept.groups.into_iter().map(Rc::new).collect();
     (kept.items.into_iter())
         .map(|(item, at)| {

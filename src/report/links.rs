@@ -11,7 +11,7 @@
 //! least linked page 0, the best 100, each tenfold of PageRank the same
 //! step between (every page 100 when all are equal).
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::kept_lists::Keeper;
@@ -27,55 +27,71 @@ const TOLERANCE: f64 = 1e-9;
 pub struct Graph {
     /// Node index → page id, ascending.
     pub pages: Vec<PageId>,
-    /// Followed links of node i: `targets[offsets[i]..offsets[i + 1]]`.
-    offsets: Vec<u32>,
-    targets: Vec<u32>,
+    /// Followed links of node i, in block `i / BLOCK`: from the previous
+    /// node's end in that block (0 for a block's first node) to `ends[i]`.
+    /// Blocks, each fitted when full, hold the links without the slack and
+    /// the copies of one vector growing to tens of millions.
+    ends: Vec<u32>,
+    blocks: Vec<Vec<u32>>,
     /// Links into each node from the scope's pages (nofollow included).
     pub inlinks: Vec<u32>,
     /// Pages each node links to, in scope or not.
     pub outlinks: Vec<u32>,
     /// Every URL a fetched page of the scope links to (but itself).
-    pub linked: FxHashSet<PageId>,
+    pub linked: PageSet,
 }
+
+/// Nodes per block of [`Graph`]'s links.
+const BLOCK: usize = 1 << 16;
 
 impl Graph {
     pub fn read(ctx: &Ctx<'_, '_>) -> Result<Graph> {
         let records = ctx.pages()?;
         let pages: Vec<PageId> = records.iter().map(|(id, _)| *id).collect();
-        let index: FxHashMap<PageId, u32> = pages
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (*p, i as u32))
-            .collect();
+        // Page ids are dense: a node per id is smaller than a map.
+        let mut index = vec![u32::MAX; pages.last().map_or(0, |&p| p as usize + 1)];
+        for (i, &p) in pages.iter().enumerate() {
+            index[p as usize] = i as u32;
+        }
         let mut g = Graph {
-            offsets: Vec::with_capacity(pages.len() + 1),
-            targets: Vec::with_capacity(pages.len() * 8),
+            ends: Vec::with_capacity(pages.len()),
+            blocks: Vec::new(),
             inlinks: vec![0; pages.len()],
             outlinks: vec![0; pages.len()],
-            linked: FxHashSet::default(),
+            linked: PageSet::default(),
             pages,
         };
-        g.offsets.push(0);
+        let mut block = Vec::new();
         for (i, (id, rec)) in records.iter().enumerate() {
+            if i > 0 && i % BLOCK == 0 {
+                block.shrink_to_fit();
+                g.blocks.push(std::mem::take(&mut block));
+            }
             let links = ctx.r.link_marks(*id)?;
             g.outlinks[i] = links.len() as u32;
             for &(child, nofollow) in links.iter().filter(|(child, _)| child != id) {
                 g.linked.insert(child);
-                let Some(&t) = index.get(&child) else {
+                let Some(&t) = index.get(child as usize).filter(|&&t| t != u32::MAX) else {
                     continue;
                 };
                 g.inlinks[t as usize] += 1;
                 if !nofollow && rec.nofollow.is_none() {
-                    g.targets.push(t);
+                    block.push(t);
                 }
             }
-            g.offsets.push(g.targets.len() as u32);
+            g.ends.push(block.len() as u32);
         }
+        block.shrink_to_fit();
+        g.blocks.push(block);
         Ok(g)
     }
 
     fn children(&self, node: usize) -> &[u32] {
-        &self.targets[self.offsets[node] as usize..self.offsets[node + 1] as usize]
+        let start = match node % BLOCK {
+            0 => 0,
+            _ => self.ends[node - 1] as usize,
+        };
+        &self.blocks[node / BLOCK][start..self.ends[node] as usize]
     }
 
     /// Each node's PageRank (summing to 1).
@@ -113,6 +129,28 @@ impl Graph {
             }
         }
         rank
+    }
+}
+
+/// A set of page ids as one bit each (ids are dense: a million-page
+/// store's set is 128 KB, where a hash set is tens of MB).
+#[derive(Default)]
+pub struct PageSet {
+    bits: Vec<u64>,
+}
+
+impl PageSet {
+    pub fn insert(&mut self, page: PageId) {
+        let (word, bit) = (page as usize / 64, page % 64);
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        self.bits[word] |= 1 << bit;
+    }
+
+    pub fn contains(&self, page: &PageId) -> bool {
+        let (word, bit) = (*page as usize / 64, *page % 64);
+        self.bits.get(word).is_some_and(|w| w & (1 << bit) != 0)
     }
 }
 
@@ -254,15 +292,15 @@ mod tests {
     fn graph(edges: &[&[u32]]) -> Graph {
         let mut g = Graph {
             pages: (0..edges.len() as u32).collect(),
-            offsets: vec![0],
-            targets: Vec::new(),
+            ends: Vec::new(),
+            blocks: vec![Vec::new()],
             inlinks: vec![0; edges.len()],
             outlinks: vec![0; edges.len()],
-            linked: FxHashSet::default(),
+            linked: PageSet::default(),
         };
         for e in edges {
-            g.targets.extend_from_slice(e);
-            g.offsets.push(g.targets.len() as u32);
+            g.blocks[0].extend_from_slice(e);
+            g.ends.push(g.blocks[0].len() as u32);
         }
         g
     }

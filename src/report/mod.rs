@@ -29,6 +29,7 @@ pub mod pixels;
 pub mod redirects;
 pub mod resources;
 pub mod scope;
+mod shared;
 pub mod sitemaps;
 pub mod slow;
 pub mod summary;

@@ -6,7 +6,6 @@
 
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper};
@@ -174,7 +173,7 @@ fn text_found<'c>(
     limits: &Limits,
 ) -> Result<Vec<Found<'c>>> {
     let mut missing = Vec::new();
-    let mut groups: FxHashMap<&str, Vec<PageId>> = FxHashMap::default();
+    let mut valued = Vec::new();
     // (sort key, smallest first; page; value) for each measured issue.
     let mut long = Vec::new();
     let mut short = Vec::new();
@@ -188,7 +187,7 @@ fn text_found<'c>(
             missing.push(*id);
             continue;
         };
-        groups.entry(v).or_default().push(*id);
+        valued.push((*id, v));
         let chars = v.chars().count() as i64;
         if chars > limits.max_chars as i64 {
             long.push((-chars, *id, v));
@@ -204,22 +203,23 @@ fn text_found<'c>(
             same.push((0, *id, v));
         }
     }
-    let mut dups: Vec<(&str, Rc<Vec<PageId>>)> = groups
-        .into_iter()
-        .filter(|(_, pages)| pages.len() > 1)
-        .map(|(v, pages)| (v, Rc::new(pages)))
-        .collect();
-    dups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1[0].cmp(&b.1[0])));
+    let dups = super::shared::groups(valued);
     let item = |issue, page, value, group| Found {
         page,
         issue,
         value,
         group,
     };
-    let mut items: Vec<Found> = missing
-        .into_iter()
-        .map(|page| item(Issue::Missing, page, None, None))
-        .collect();
+    // Sized once: a million items are tens of MB, and a vector growing
+    // by doubling holds three times that while it copies.
+    let n = missing.len()
+        + dups.iter().map(|(_, g)| g.len()).sum::<usize>()
+        + [&long, &short, &wide, &same]
+            .map(Vec::len)
+            .iter()
+            .sum::<usize>();
+    let mut items: Vec<Found> = Vec::with_capacity(n);
+    items.extend((missing.into_iter()).map(|page| item(Issue::Missing, page, None, None)));
     for (v, group) in dups {
         for &page in group.iter() {
             items.push(item(
