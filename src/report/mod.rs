@@ -25,6 +25,7 @@ pub mod large;
 pub mod links;
 pub mod mimetypes;
 pub mod near_duplicates;
+pub mod page_facts;
 pub mod pixels;
 pub mod redirects;
 pub mod resources;
@@ -41,7 +42,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::store::prelude::*;
-use crate::store::{MimeId, MimeRecord, PageId, PageRecord, PointId, Reader, StoreError, UrlState};
+use crate::store::{MimeId, MimeRecord, PageId, PointId, Reader, StoreError, UrlState};
+pub use page_facts::PageFacts;
 pub use scope::{NamedRun, Scope};
 
 /// What `report` can answer.
@@ -204,7 +206,7 @@ pub struct Ctx<'a, 's> {
     view: OnceCell<scope::View>,
     named: Vec<NamedRun>,
     states: OnceCell<Vec<(PageId, UrlState)>>,
-    pages: OnceCell<Vec<(PageId, PageRecord)>>,
+    pages: OnceCell<Vec<(PageId, PageFacts)>>,
     urls: RefCell<FxHashMap<PageId, String>>,
     mimes: RefCell<FxHashMap<MimeId, Option<MimeRecord>>>,
     /// `--doc`: the document's crawl points, the only ones reported.
@@ -363,28 +365,25 @@ impl<'a, 's> Ctx<'a, 's> {
         Ok(Some(self.view.get_or_init(|| built)))
     }
 
-    /// Every fetched page's record (the point's pages only, with a point).
-    pub fn pages(&self) -> Result<&[(PageId, PageRecord)]> {
+    /// What the reports read of every fetched page (the point's pages
+    /// only, with a point).
+    pub fn pages(&self) -> Result<&[(PageId, PageFacts)]> {
         if let Some(p) = self.pages.get() {
             return Ok(p);
         }
         let mut out = Vec::with_capacity(capacity(self.r.page_count()?));
         let mut err = None;
-        self.r
-            .for_each_page(|id, mut rec| match self.includes(id) {
-                Ok(true) => {
-                    // What a revisit sends back, which no report reads.
-                    rec.etag = None;
-                    rec.last_modified_header = None;
-                    out.push((id, rec));
-                    Ok(true)
-                }
-                Ok(false) => Ok(true),
-                Err(e) => {
-                    err = Some(e);
-                    Ok(false)
-                }
-            })?;
+        self.r.for_each_page(|id, rec| match self.includes(id) {
+            Ok(true) => {
+                out.push((id, PageFacts::from(rec)));
+                Ok(true)
+            }
+            Ok(false) => Ok(true),
+            Err(e) => {
+                err = Some(e);
+                Ok(false)
+            }
+        })?;
         if let Some(e) = err {
             return Err(e);
         }
@@ -437,12 +436,18 @@ impl<'a, 's> Ctx<'a, 's> {
         if let Some(u) = self.urls.borrow().get(&page) {
             return Ok(u.clone());
         }
-        let url = self
-            .r
-            .url_of(page)?
-            .ok_or_else(|| StoreError::corrupt(format!("page {page} has no URL record")))?;
+        let url = self.url_once(page)?;
         self.urls.borrow_mut().insert(page, url.clone());
         Ok(url)
+    }
+
+    /// A page's URL read and not kept: what a pass over every page reads
+    /// (a million of them kept would be ~100 MB).
+    pub fn url_once(&self, page: PageId) -> Result<String> {
+        Ok(self
+            .r
+            .url_of(page)?
+            .ok_or_else(|| StoreError::corrupt(format!("page {page} has no URL record")))?)
     }
 
     pub fn urls(&self, pages: &[PageId]) -> Result<Vec<String>> {
@@ -460,7 +465,7 @@ impl<'a, 's> Ctx<'a, 's> {
 
     /// Whether a page is an HTML document fetched with a 2xx: what the
     /// title, description and heading checks look at.
-    pub fn is_html_ok(&self, rec: &PageRecord) -> Result<bool> {
+    pub fn is_html_ok(&self, rec: &PageFacts) -> Result<bool> {
         if !is_ok(rec.status) {
             return Ok(false);
         }
@@ -516,7 +521,7 @@ pub fn opt_cell<T: ToString>(v: Option<T>) -> String {
 /// `large`.
 pub fn top_pages(
     ctx: &Ctx<'_, '_>,
-    figure: impl Fn(&PageRecord) -> u64,
+    figure: impl Fn(&PageFacts) -> u64,
 ) -> Result<Vec<(PageId, u64)>> {
     let mut v: Vec<(PageId, u64)> = ctx
         .pages()?

@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper};
 use super::pixels::{width_px, TITLE_FONT_PX};
+use super::PageFacts;
 use super::{Ctx, ListKind, Result, Row};
+use crate::store::PageId;
 use crate::store::StoreError;
-use crate::store::{PageId, PageRecord};
 
 /// Titles longer than this many characters are cut in search results.
 pub const TITLE_MAX: usize = 60;
@@ -114,7 +115,7 @@ impl ListKind for Titles {
 /// borrowed from the context's pages. Returns how many items.
 pub fn keep_text(
     ctx: &Ctx<'_, '_>,
-    field: impl Fn(&PageRecord) -> Option<&str>,
+    field: impl Fn(&PageFacts) -> Option<&str>,
     limits: &Limits,
     w: &mut dyn std::io::Write,
 ) -> Result<usize> {
@@ -143,7 +144,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Item>, StoreError> {
 /// first), the same as the h1 (by page). A page can have several issues.
 pub fn text_issues(
     ctx: &Ctx<'_, '_>,
-    field: impl Fn(&PageRecord) -> Option<&str>,
+    field: impl Fn(&PageFacts) -> Option<&str>,
     limits: &Limits,
 ) -> Result<Vec<Item>> {
     let found = text_found(ctx, field, limits)?;
@@ -169,7 +170,7 @@ struct Found<'c> {
 /// [`text_issues`]' items, their values borrowed.
 fn text_found<'c>(
     ctx: &'c Ctx<'_, '_>,
-    field: impl Fn(&'c PageRecord) -> Option<&'c str>,
+    field: impl Fn(&'c PageFacts) -> Option<&'c str>,
     limits: &Limits,
 ) -> Result<Vec<Found<'c>>> {
     let mut missing = Vec::new();
