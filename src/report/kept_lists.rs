@@ -159,7 +159,10 @@ fn packed<T>(write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<(T, Vec<
     let failed = |e: std::io::Error| StoreError::corrupt(format!("compress kept findings: {e}"));
     let mut frame = zstd::stream::Encoder::new(vec![ZSTD], 1).map_err(failed)?;
     let out = write(&mut frame)?;
-    Ok((out, frame.finish().map_err(failed)?))
+    let mut record = frame.finish().map_err(failed)?;
+    // Every record is held until all are written together.
+    record.shrink_to_fit();
+    Ok((out, record))
 }
 
 fn unpack(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, StoreError> {
@@ -210,11 +213,13 @@ pub fn depth_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
 
 /// Each kept kind's items found afresh in `ctx` (the default view) as
 /// `kept` records, each kind counted in `ctx` for the summary made next.
-/// The kinds that read the pages' texts go first, and the texts are
-/// dropped before the rest (near-duplicates, the link graph) read more;
-/// the resource uses are dropped before the link graph is read.
+/// Near-duplicates go first, before the pages are held beside their
+/// signatures; then the kinds that read the pages' texts, which are
+/// dropped before the rest read more; the resource uses are dropped
+/// before the link graph is read.
 pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
     use super::*;
+    let near = found::<near_duplicates::NearDuplicates>(ctx)?;
     let texts = [
         found::<titles::Titles>(ctx)?,
         found::<descriptions::Descriptions>(ctx)?,
@@ -232,7 +237,6 @@ pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
         found::<external::External>(ctx)?,
         found::<fragments::Fragments>(ctx)?,
         found::<indexability::NonIndexable>(ctx)?,
-        found::<near_duplicates::NearDuplicates>(ctx)?,
     ];
     let resources = [
         found::<broken::Broken>(ctx)?,
@@ -246,7 +250,8 @@ pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
         found::<links::Links>(ctx)?,
         found::<sitemaps::Sitemaps>(ctx)?,
     ];
-    let mut out: Vec<_> = (texts.into_iter())
+    let mut out: Vec<_> = (std::iter::once(near))
+        .chain(texts)
         .chain(rest)
         .chain(resources)
         .chain(links)

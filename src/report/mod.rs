@@ -42,7 +42,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::store::prelude::*;
-use crate::store::{MimeId, MimeRecord, PageId, PointId, Reader, StoreError, UrlState};
+use crate::store::{MimeId, MimeRecord, PageId, PageRecord, PointId, Reader, StoreError, UrlState};
 pub use page_facts::PageFacts;
 pub use scope::{NamedRun, Scope};
 
@@ -372,10 +372,18 @@ impl<'a, 's> Ctx<'a, 's> {
             return Ok(p);
         }
         let mut out = Vec::with_capacity(capacity(self.r.page_count()?));
+        self.for_each_page(|id, rec| out.push((id, PageFacts::from(rec))))?;
+        fit(&mut out);
+        Ok(self.pages.get_or_init(|| out))
+    }
+
+    /// Each fetched page's record in the view, in id order, read afresh
+    /// and not kept (see [`Ctx::pages`]).
+    pub fn for_each_page(&self, mut f: impl FnMut(PageId, PageRecord)) -> Result<()> {
         let mut err = None;
         self.r.for_each_page(|id, rec| match self.includes(id) {
             Ok(true) => {
-                out.push((id, PageFacts::from(rec)));
+                f(id, rec);
                 Ok(true)
             }
             Ok(false) => Ok(true),
@@ -384,11 +392,7 @@ impl<'a, 's> Ctx<'a, 's> {
                 Ok(false)
             }
         })?;
-        if let Some(e) = err {
-            return Err(e);
-        }
-        fit(&mut out);
-        Ok(self.pages.get_or_init(|| out))
+        err.map_or(Ok(()), Err)
     }
 
     /// Whether a page belongs to the report: always over every run of the

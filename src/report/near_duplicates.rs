@@ -109,13 +109,7 @@ impl Classes {
 
 /// Every pair at `threshold` or above, most similar first.
 pub fn find(ctx: &Ctx<'_, '_>, threshold: f64) -> Result<Vec<Item>> {
-    // The pages come in id order: searched, not hashed.
-    let hashes: Vec<Member> = ctx
-        .pages()?
-        .iter()
-        .filter(|(_, rec)| is_ok(rec.status))
-        .map(|(id, rec)| (*id, rec.content_hash))
-        .collect();
+    let hashes = hashes(ctx)?;
     let mut signed = Vec::with_capacity(hashes.len());
     ctx.r.for_each_signature(|page, sig| {
         if let Ok(i) = hashes.binary_search_by_key(&page, |m| m.0) {
@@ -128,6 +122,26 @@ pub fn find(ctx: &Ctx<'_, '_>, threshold: f64) -> Result<Vec<Item>> {
 
 /// The pairs at `threshold` or above among signed pages (each with its
 /// body's hash), most similar first.
+/// Each 2xx page's body hash, in id order (searched, not mapped): from
+/// the pages the context holds, else read in a pass of their own. The
+/// crawl-end count finds near-duplicates before it holds the pages, so
+/// that the signatures, its largest figure, are never held beside them.
+fn hashes(ctx: &Ctx<'_, '_>) -> Result<Vec<Member>> {
+    if let Some(pages) = ctx.pages.get() {
+        return Ok((pages.iter())
+            .filter(|(_, rec)| is_ok(rec.status))
+            .map(|(id, rec)| (*id, rec.content_hash))
+            .collect());
+    }
+    let mut out = Vec::new();
+    ctx.for_each_page(|id, rec| {
+        if is_ok(rec.status) {
+            out.push((id, rec.content_hash));
+        }
+    })?;
+    Ok(out)
+}
+
 fn pairs(signed: Vec<(Signature, Member)>, threshold: f64) -> Vec<Item> {
     let classes = Classes::of(signed);
     let mut items = Vec::new();
