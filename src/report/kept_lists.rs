@@ -214,18 +214,21 @@ pub fn depth_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
 /// Each kept kind's items found afresh in `ctx` (the default view) as
 /// `kept` records, each kind counted in `ctx` for the summary made next.
 /// Near-duplicates go first, before the pages are held beside their
-/// signatures; then the kinds that read the pages' texts, which are
-/// dropped before the rest read more; the resource uses are dropped
-/// before the link graph is read.
+/// signatures; then the kinds that read the pages' texts, each text
+/// dropped once read; the resource uses are dropped before the link
+/// graph is read.
 pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
     use super::*;
     let near = found::<near_duplicates::NearDuplicates>(ctx)?;
-    let texts = [
-        found::<titles::Titles>(ctx)?,
-        found::<descriptions::Descriptions>(ctx)?,
-        found::<headings::Headings>(ctx)?,
-    ];
-    ctx.forget_texts();
+    // Each text is dropped as soon as no kind to come reads it, the
+    // longest first.
+    let description = found::<descriptions::Descriptions>(ctx)?;
+    ctx.forget(|rec| rec.description = None);
+    let title = found::<titles::Titles>(ctx)?;
+    ctx.forget(|rec| rec.title = None);
+    let headings = found::<headings::Headings>(ctx)?;
+    ctx.forget(|rec| rec.h1 = Vec::new());
+    let texts = [description, title, headings];
     let rest = [
         found::<redirects::Redirects>(ctx)?,
         found::<duplicates::Duplicates>(ctx)?,

@@ -405,14 +405,12 @@ impl<'a, 's> Ctx<'a, 's> {
         Ok(states.binary_search_by_key(&page, |(id, _)| *id).is_ok())
     }
 
-    /// Drops the pages' titles, descriptions and h1s once the kinds that
-    /// read them are done: at a million pages they are a third of what
-    /// the pages hold, and the kinds after them read more of their own.
-    pub fn forget_texts(&mut self) {
+    /// Drops what `forget` clears of each page held (a text the kinds
+    /// still to come do not read): at a million pages the texts are more
+    /// than the rest of what the pages hold.
+    pub fn forget(&mut self, forget: impl Fn(&mut PageFacts)) {
         for (_, rec) in self.pages.get_mut().into_iter().flatten() {
-            rec.title = None;
-            rec.description = None;
-            rec.h1 = Vec::new();
+            forget(rec);
         }
     }
 

@@ -11,13 +11,17 @@ use rustc_hash::FxHasher;
 use super::kept_lists::Group;
 use crate::store::PageId;
 
-/// The texts of `pages` (each page once) shared by more than one page,
-/// each with its pages in id order: the largest groups first, then by
-/// their first page.
-pub fn groups<'t>(pages: impl IntoIterator<Item = (PageId, &'t str)>) -> Vec<(&'t str, Group)> {
-    let mut keyed: Vec<(u64, PageId, &str)> = (pages.into_iter())
-        .map(|(page, text)| (hash(text), page, text))
-        .collect();
+/// A page's text as [`groups`] sorts it.
+pub type Keyed<'t> = (u64, PageId, &'t str);
+
+pub fn keyed(page: PageId, text: &str) -> Keyed<'_> {
+    (hash(text), page, text)
+}
+
+/// The texts of `keyed` pages (each page once) shared by more than one
+/// page, each with its pages in id order: the largest groups first, then
+/// by their first page.
+pub fn groups(mut keyed: Vec<Keyed<'_>>) -> Vec<(&str, Group)> {
     // By hash first (cheap to compare), then by text: texts with one hash
     // sit together, each text's pages in id order.
     keyed.sort_unstable_by(|a, b| (a.0, a.2, a.1).cmp(&(b.0, b.2, b.1)));
@@ -51,7 +55,7 @@ mod tests {
             (5, "d"),
             (8, "d"),
         ];
-        let got: Vec<(&str, Vec<PageId>)> = groups(pages)
+        let got: Vec<(&str, Vec<PageId>)> = groups(pages.map(|(p, t)| keyed(p, t)).to_vec())
             .into_iter()
             .map(|(t, g)| (t, g.to_vec()))
             .collect();

@@ -188,7 +188,7 @@ fn text_found<'c>(
             missing.push(*id);
             continue;
         };
-        valued.push((*id, v));
+        valued.push(super::shared::keyed(*id, v));
         let chars = v.chars().count() as i64;
         if chars > limits.max_chars as i64 {
             long.push((-chars, *id, v));
