@@ -63,29 +63,24 @@ pub trait PageFields {
     fn canonical(&self) -> Option<&str>;
 }
 
-impl PageFields for PageRecord {
-    fn status(&self) -> u16 {
-        self.status
-    }
-    fn noindex(&self) -> bool {
-        self.noindex.is_some()
-    }
-    fn canonical(&self) -> Option<&str> {
-        self.canonical.as_deref()
-    }
+/// A stored record and a context's facts name these fields alike.
+macro_rules! page_fields {
+    ($($t:ty),*) => {$(
+        impl PageFields for $t {
+            fn status(&self) -> u16 {
+                self.status
+            }
+            fn noindex(&self) -> bool {
+                self.noindex.is_some()
+            }
+            fn canonical(&self) -> Option<&str> {
+                self.canonical.as_deref()
+            }
+        }
+    )*};
 }
 
-impl PageFields for PageFacts {
-    fn status(&self) -> u16 {
-        self.status
-    }
-    fn noindex(&self) -> bool {
-        self.noindex.is_some()
-    }
-    fn canonical(&self) -> Option<&str> {
-        self.canonical.as_deref()
-    }
-}
+page_fields!(PageRecord, PageFacts);
 
 /// What one URL is, for [`classify`]: its fact, its page record, and the
 /// look-ups only some URLs need (its type, its own URL).
