@@ -189,12 +189,15 @@ fn scores<'c>(ctx: &'c Ctx<'_, '_>) -> Result<&'c [f64]> {
 
 /// Every fetched page's link score in the scope.
 pub fn link_scores(ctx: &Ctx<'_, '_>) -> Result<FxHashMap<PageId, f64>> {
+    Ok(scored(ctx)?.collect())
+}
+
+/// Every fetched page of the scope and its link score, in page id order.
+pub fn scored<'c>(
+    ctx: &'c Ctx<'_, '_>,
+) -> Result<impl ExactSizeIterator<Item = (PageId, f64)> + 'c> {
     let g = graph(ctx)?;
-    Ok(g.pages
-        .iter()
-        .copied()
-        .zip(scores(ctx)?.iter().copied())
-        .collect())
+    Ok(g.pages.iter().copied().zip(scores(ctx)?.iter().copied()))
 }
 
 /// Every fetched page's link score as of each point's latest runs (what
