@@ -53,20 +53,9 @@ impl Graph {
         for (i, &p) in pages.iter().enumerate() {
             index[p as usize] = i as u32;
         }
-        let mut g = Graph {
-            ends: Vec::with_capacity(pages.len()),
-            blocks: Vec::new(),
-            inlinks: vec![0; pages.len()],
-            outlinks: vec![0; pages.len()],
-            linked: PageSet::default(),
-            pages,
-        };
-        let mut block = Vec::new();
+        let mut g = Graph::of(pages);
+        let mut followed = Vec::new();
         for (i, (id, rec)) in records.iter().enumerate() {
-            if i > 0 && i % BLOCK == 0 {
-                block.shrink_to_fit();
-                g.blocks.push(std::mem::take(&mut block));
-            }
             let links = ctx.r.link_marks(*id)?;
             g.outlinks[i] = links.len() as u32;
             for &(child, nofollow) in links.iter().filter(|(child, _)| child != id) {
@@ -76,14 +65,42 @@ impl Graph {
                 };
                 g.inlinks[t as usize] += 1;
                 if !nofollow && rec.nofollow.is_none() {
-                    block.push(t);
+                    followed.push(t);
                 }
             }
-            g.ends.push(block.len() as u32);
+            g.push_node(followed.drain(..));
         }
-        block.shrink_to_fit();
-        g.blocks.push(block);
+        if let Some(last) = g.blocks.last_mut() {
+            last.shrink_to_fit();
+        }
         Ok(g)
+    }
+
+    /// A graph of `pages` without links yet ([`Graph::push_node`]).
+    fn of(pages: Vec<PageId>) -> Graph {
+        Graph {
+            ends: Vec::with_capacity(pages.len()),
+            blocks: Vec::new(),
+            inlinks: vec![0; pages.len()],
+            outlinks: vec![0; pages.len()],
+            linked: PageSet::default(),
+            pages,
+        }
+    }
+
+    /// The next node's followed links (nodes come in order); a full
+    /// block is fitted and a new one begun.
+    fn push_node(&mut self, children: impl IntoIterator<Item = u32>) {
+        let node = self.ends.len();
+        if node.is_multiple_of(BLOCK) {
+            if let Some(full) = self.blocks.last_mut() {
+                full.shrink_to_fit();
+            }
+            self.blocks.push(Vec::new());
+        }
+        let block = &mut self.blocks[node / BLOCK];
+        block.extend(children);
+        self.ends.push(block.len() as u32);
     }
 
     fn children(&self, node: usize) -> &[u32] {
@@ -293,17 +310,9 @@ mod tests {
     use super::*;
 
     fn graph(edges: &[&[u32]]) -> Graph {
-        let mut g = Graph {
-            pages: (0..edges.len() as u32).collect(),
-            ends: Vec::new(),
-            blocks: vec![Vec::new()],
-            inlinks: vec![0; edges.len()],
-            outlinks: vec![0; edges.len()],
-            linked: PageSet::default(),
-        };
+        let mut g = Graph::of((0..edges.len() as u32).collect());
         for e in edges {
-            g.blocks[0].extend_from_slice(e);
-            g.ends.push(g.blocks[0].len() as u32);
+            g.push_node(e.iter().copied());
         }
         g
     }
@@ -321,6 +330,31 @@ mod tests {
         let s = scaled(&rank);
         assert_eq!((s[0], s[3]), (100.0, 0.0));
         assert!(s[1] > s[2] && s[2] > s[3]);
+    }
+
+    #[test]
+    fn links_across_blocks_stay_with_their_node() {
+        // Node i links to i + 1 and to 0 (the last node to 0 alone):
+        // three blocks, their boundaries inside the ring.
+        let n = 2 * BLOCK + 5;
+        let edges: Vec<Vec<u32>> = (0..n)
+            .map(|i| match i + 1 < n {
+                true => vec![i as u32 + 1, 0],
+                false => vec![0],
+            })
+            .collect();
+        let refs: Vec<&[u32]> = edges.iter().map(Vec::as_slice).collect();
+        let g = graph(&refs);
+        assert_eq!(g.blocks.len(), 3);
+        for node in [0, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, n - 1] {
+            assert_eq!(g.children(node), edges[node], "node {node}");
+        }
+        let rank = g.page_rank();
+        assert!((rank.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        // Down the ring each node passes half its rank on: it falls to
+        // where it stays, on both sides of a block's boundary.
+        assert!(rank[0] > rank[1] && rank[1] > rank[2]);
+        assert!((rank[BLOCK] - rank[BLOCK - 1]).abs() < 1e-15);
     }
 
     #[test]
