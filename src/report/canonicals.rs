@@ -44,7 +44,7 @@ impl ListKind for Canonicals {
             let Some(canonical) = &rec.canonical else {
                 continue;
             };
-            if !canonical_is_other(canonical, &ctx.url(*id)?) {
+            if !canonical_is_other(canonical, &ctx.url_once(*id)?) {
                 continue;
             }
             let issue = match Url::parse(canonical).ok() {
@@ -53,7 +53,7 @@ impl ListKind for Canonicals {
             };
             items.push(Item {
                 page: *id,
-                canonical: canonical.clone(),
+                canonical: canonical.to_string(),
                 issue,
             });
         }

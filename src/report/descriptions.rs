@@ -5,7 +5,7 @@
 
 use super::kept_lists::Keeper;
 use super::pixels::DESCRIPTION_FONT_PX;
-use super::titles::{decode, encode, text_issues, text_row, Item, Limits, TextRow};
+use super::titles::{decode, keep_text, text_issues, text_row, Item, Limits, TextRow};
 use super::{Ctx, ListKind, Result};
 
 /// Descriptions longer than this many characters are cut in search results.
@@ -38,6 +38,17 @@ impl ListKind for Descriptions {
     }
 
     fn keeper() -> Option<Keeper<Item>> {
-        Some(Keeper::with("found:descriptions", encode, decode))
+        Some(Keeper::found_by(
+            "found:descriptions",
+            |ctx, w| {
+                keep_text(
+                    ctx,
+                    |rec| rec.description.as_deref(),
+                    &DESCRIPTION_LIMITS,
+                    w,
+                )
+            },
+            decode,
+        ))
     }
 }

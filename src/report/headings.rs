@@ -6,10 +6,9 @@
 
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::{decode_grouped, encode_grouped, Keeper};
+use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper};
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, StoreError};
@@ -58,59 +57,14 @@ impl ListKind for Headings {
     type Row = HeadingRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
-        let mut h2 = FxHashMap::default();
-        ctx.r.for_each_page_audit(|page, audit| {
-            h2.insert(page, audit.h2);
-        })?;
-        let mut items = Vec::new();
-        let mut groups: FxHashMap<&str, Vec<PageId>> = FxHashMap::default();
-        for (id, rec) in ctx.pages()? {
-            if !ctx.is_html_ok(rec)? {
-                continue;
-            }
-            let item = |issue| Item {
-                page: *id,
-                issue,
-                h1: rec.h1.clone(),
-                group: None,
-            };
-            match rec.h1.len() {
-                0 => items.push(item(Issue::MissingH1)),
-                1 => {}
-                _ => items.push(item(Issue::MultipleH1)),
-            }
-            if h2.get(id) == Some(&0) {
-                items.push(item(Issue::MissingH2));
-            }
-            if let Some(first) = rec.h1.first() {
-                groups.entry(first).or_default().push(*id);
-            }
-        }
-        items.sort_by(|a, b| {
-            let rank = |i: &Item| (i.issue, std::cmp::Reverse(i.h1.len()));
-            rank(a).cmp(&rank(b)).then(a.page.cmp(&b.page))
-        });
-        let mut dups: Vec<Rc<Vec<PageId>>> = (groups.into_values())
-            .filter(|pages| pages.len() > 1)
-            .map(Rc::new)
-            .collect();
-        dups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
-        let h1_of: FxHashMap<PageId, &Vec<String>> = ctx
-            .pages()?
-            .iter()
-            .map(|(id, rec)| (*id, &rec.h1))
-            .collect();
-        for group in dups {
-            for &page in group.iter() {
-                items.push(Item {
-                    page,
-                    issue: Issue::DuplicateH1,
-                    h1: h1_of.get(&page).map(|h| h.to_vec()).unwrap_or_default(),
-                    group: Some(Rc::clone(&group)),
-                });
-            }
-        }
-        Ok(items)
+        Ok((found(ctx)?.into_iter())
+            .map(|f| Item {
+                page: f.page,
+                issue: f.issue,
+                h1: f.h1.to_vec(),
+                group: f.group,
+            })
+            .collect())
     }
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<HeadingRow> {
@@ -124,16 +78,82 @@ impl ListKind for Headings {
     }
 
     fn keeper() -> Option<Keeper<Item>> {
-        Some(Keeper::with("found:headings", encode, decode))
+        Some(Keeper::found_by("found:headings", keep, decode))
     }
 }
 
-/// Heading issues as kept: each group once, an item as (page, issue,
-/// h1s).
-fn encode(items: &[Item]) -> Result<Vec<u8>, StoreError> {
-    encode_grouped(items, |i| {
-        ((i.page, i.issue, i.h1.clone()), i.group.as_ref())
-    })
+/// An item as found, its h1s borrowed from the context's page.
+struct Found<'c> {
+    page: PageId,
+    issue: Issue,
+    h1: &'c [String],
+    group: Option<Group>,
+}
+
+fn found<'c>(ctx: &'c Ctx<'_, '_>) -> Result<Vec<Found<'c>>> {
+    // In page id order, searched: a map of a million pages is 20 MB.
+    let mut h2 = Vec::new();
+    ctx.r
+        .for_each_page_audit(|page, audit| h2.push((page, audit.h2)))?;
+    let pages = ctx.pages()?;
+    // Most pages of a large site have one issue or none (a million items
+    // are 32 MB; grown by doubling they would hold twice that).
+    let mut items = Vec::with_capacity(pages.len());
+    let mut firsts = Vec::new();
+    for (id, rec) in pages {
+        if !ctx.is_html_ok(rec)? {
+            continue;
+        }
+        let item = |issue| Found {
+            page: *id,
+            issue,
+            h1: &rec.h1,
+            group: None,
+        };
+        match rec.h1.len() {
+            0 => items.push(item(Issue::MissingH1)),
+            1 => {}
+            _ => items.push(item(Issue::MultipleH1)),
+        }
+        if h2
+            .binary_search_by_key(id, |&(page, _)| page)
+            .is_ok_and(|i| h2[i].1 == 0)
+        {
+            items.push(item(Issue::MissingH2));
+        }
+        if let Some(first) = rec.h1.first() {
+            firsts.push(super::shared::keyed(*id, first));
+        }
+    }
+    items.sort_by(|a, b| {
+        let rank = |i: &Found| (i.issue, std::cmp::Reverse(i.h1.len()));
+        rank(a).cmp(&rank(b)).then(a.page.cmp(&b.page))
+    });
+    let dups = super::shared::groups(firsts);
+    // The pages come in id order: searched, not mapped.
+    let h1_of = |page: PageId| match pages.binary_search_by_key(&page, |(id, _)| *id) {
+        Ok(i) => &pages[i].1.h1[..],
+        Err(_) => &[],
+    };
+    for (_, group) in dups {
+        for &page in group.iter() {
+            items.push(Found {
+                page,
+                issue: Issue::DuplicateH1,
+                h1: h1_of(page),
+                group: Some(Rc::clone(&group)),
+            });
+        }
+    }
+    Ok(items)
+}
+
+/// Heading issues found and written as kept: each group once, an item as
+/// (page, issue, h1s), the h1s borrowed from the context's pages.
+fn keep(ctx: &Ctx<'_, '_>, w: &mut dyn std::io::Write) -> Result<usize> {
+    let found = found(ctx)?;
+    encode_grouped(&found, |f| ((f.page, f.issue, f.h1), f.group.as_ref()), w)?;
+    Ok(found.len())
 }
 
 fn decode(bytes: &[u8]) -> Result<Vec<Item>, StoreError> {

@@ -12,10 +12,10 @@
 //! or a status other than 2xx), `noindex`, `canonicalised` (a directive
 //! is read only on a page that answered).
 
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::kept_lists::Keeper;
+use super::PageFacts;
 use super::{is_ok, Ctx, ListKind, Result, Row};
 use crate::store::{MimeRecord, PageId, PageRecord, SkipReason, UrlState};
 
@@ -55,11 +55,38 @@ pub fn canonical_is_other(canonical: &str, own: &str) -> bool {
     canonical != own && crate::url::Url::parse(canonical).map_or(true, |t| t.as_str() != own)
 }
 
+/// What [`classify`] reads of a fetched page: its stored record, or what
+/// a report context holds of it.
+pub trait PageFields {
+    fn status(&self) -> u16;
+    fn noindex(&self) -> bool;
+    fn canonical(&self) -> Option<&str>;
+}
+
+/// A stored record and a context's facts name these fields alike.
+macro_rules! page_fields {
+    ($($t:ty),*) => {$(
+        impl PageFields for $t {
+            fn status(&self) -> u16 {
+                self.status
+            }
+            fn noindex(&self) -> bool {
+                self.noindex.is_some()
+            }
+            fn canonical(&self) -> Option<&str> {
+                self.canonical.as_deref()
+            }
+        }
+    )*};
+}
+
+page_fields!(PageRecord, PageFacts);
+
 /// What one URL is, for [`classify`]: its fact, its page record, and the
 /// look-ups only some URLs need (its type, its own URL).
-pub struct Facts<'a, H, U> {
+pub struct Facts<'a, P, H, U> {
     pub state: &'a UrlState,
-    pub page: Option<&'a PageRecord>,
+    pub page: Option<&'a P>,
     /// Whether the page record's mimetype is HTML.
     pub is_html: H,
     pub own_url: U,
@@ -67,9 +94,12 @@ pub struct Facts<'a, H, U> {
 
 /// The URL's indexability; None when it is not a page (see the module's
 /// doc).
-pub fn classify<H, U, E>(facts: Facts<'_, H, U>) -> std::result::Result<Option<Indexability>, E>
+pub fn classify<P, H, U, E>(
+    facts: Facts<'_, P, H, U>,
+) -> std::result::Result<Option<Indexability>, E>
 where
-    H: FnOnce(&PageRecord) -> std::result::Result<bool, E>,
+    P: PageFields,
+    H: FnOnce(&P) -> std::result::Result<bool, E>,
     U: FnOnce() -> std::result::Result<String, E>,
 {
     Ok(Some(match facts.state {
@@ -86,11 +116,11 @@ where
             if !(facts.is_html)(page)? {
                 return Ok(None);
             }
-            if !is_ok(page.status) {
+            if !is_ok(page.status()) {
                 Indexability::Non200
-            } else if page.noindex.is_some() {
+            } else if page.noindex() {
                 Indexability::Noindex
-            } else if let Some(canonical) = &page.canonical {
+            } else if let Some(canonical) = page.canonical() {
                 match canonical_is_other(canonical, &(facts.own_url)()?) {
                     true => Indexability::Canonicalised,
                     false => Indexability::Indexable,
@@ -105,15 +135,19 @@ where
 
 /// The indexability of every page of the report's scope.
 pub fn of_scope(ctx: &Ctx<'_, '_>) -> Result<Vec<(PageId, Indexability)>> {
-    let records: FxHashMap<PageId, &PageRecord> =
-        ctx.pages()?.iter().map(|(id, rec)| (*id, rec)).collect();
+    // The pages come in id order: searched, not mapped.
+    let pages = ctx.pages()?;
+    let page = |id: &PageId| match pages.binary_search_by_key(id, |(p, _)| *p) {
+        Ok(i) => Some(&pages[i].1),
+        Err(_) => None,
+    };
     let mut out = Vec::new();
     for (id, state) in ctx.states()? {
         let facts = Facts {
             state,
-            page: records.get(id).copied(),
-            is_html: |rec: &PageRecord| Ok(is_html(ctx.mime(rec.mime)?.as_ref())),
-            own_url: || ctx.url(*id),
+            page: page(id),
+            is_html: |rec: &PageFacts| Ok(is_html(ctx.mime(rec.mime)?.as_ref())),
+            own_url: || ctx.url_once(*id),
         };
         if let Some(i) = classify(facts)? {
             out.push((*id, i));

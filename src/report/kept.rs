@@ -102,15 +102,15 @@ pub fn refresh(store: &Store) -> Result<bool> {
         if r.kept(SUMMARY)?.is_some() && super::kept_lists::all_current(&r)? {
             return Ok(true);
         }
-        let ctx = Ctx::new(&r, None)?;
+        let mut ctx = Ctx::new(&r, None)?;
         // The lists first: each kind is found once, and counted for the
         // summary as it is.
-        let mut records = super::kept_lists::records(&ctx)?;
+        let mut records = super::kept_lists::records(&mut ctx)?;
         let counts = Counts::of(&summary::counted(&ctx)?);
-        let scores = super::links::link_scores(&ctx)?;
+        let scores = encode_scores(super::links::scored(&ctx)?);
         records.extend([
             (SUMMARY, codec::encode(&counts)?),
-            (LINK_SCORES, encode_scores(&scores)),
+            (LINK_SCORES, scores),
             (STATS, codec::encode(&StoreCounts::count(&r)?)?),
         ]);
         (stamp, records)
@@ -209,11 +209,11 @@ pub fn store_counts(r: &Reader<'_>) -> Result<StoreCounts, StoreError> {
 /// decimal, 0-100), so the f64 read back is the one computed.
 const SCORE_BYTES: usize = 6;
 
-fn encode_scores(scores: &FxHashMap<PageId, f64>) -> Vec<u8> {
-    let mut sorted: Vec<(PageId, f64)> = scores.iter().map(|(&p, &s)| (p, s)).collect();
-    sorted.sort_unstable_by_key(|&(p, _)| p);
-    let mut out = Vec::with_capacity(sorted.len() * SCORE_BYTES);
-    for (page, score) in sorted {
+/// Scores in page id order (the graph's node order), encoded without a
+/// map or a sorted copy of a million of them.
+fn encode_scores(scores: impl ExactSizeIterator<Item = (PageId, f64)>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(scores.len() * SCORE_BYTES);
+    for (page, score) in scores {
         out.extend_from_slice(&page.to_be_bytes());
         out.extend_from_slice(&((score * 10.0).round() as u16).to_be_bytes());
     }

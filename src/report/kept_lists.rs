@@ -9,6 +9,7 @@
 //! not kept, nor `changes` (its runs are flags) or near-duplicates at a
 //! threshold other than the default.
 
+use std::io::Write;
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -23,31 +24,46 @@ use crate::store::{codec, PageId, Reader, StoreError};
 /// and the codec.
 pub struct Keeper<I> {
     pub name: &'static str,
-    encode: fn(&[I]) -> Result<Vec<u8>, StoreError>,
+    encode: Encode<I>,
     decode: fn(&[u8]) -> Result<Vec<I>, StoreError>,
 }
+
+/// How the crawl-end pass writes a kind's record.
+enum Encode<I> {
+    /// Its items as [`ListKind::find`] gives them.
+    Items(fn(&[I], &mut dyn Write) -> Result<(), StoreError>),
+    /// Found and written by the kind itself, its texts borrowed from the
+    /// context instead of copied into items; returns how many.
+    Found(FindKept),
+}
+
+/// A kind's items found and written, borrowed ([`Keeper::found_by`]).
+pub type FindKept = fn(&Ctx<'_, '_>, &mut dyn Write) -> Result<usize>;
 
 impl<I: Serialize + DeserializeOwned> Keeper<I> {
     /// Items stored as they are found.
     pub fn as_is(name: &'static str) -> Keeper<I> {
         Keeper {
             name,
-            encode: |items| codec::encode(&items),
+            encode: Encode::Items(|items, w| codec::encode_to(&items, w)),
             decode: codec::decode,
         }
     }
 }
 
 impl<I> Keeper<I> {
-    /// Items stored in a form of their own (groups shared, not repeated).
-    pub fn with(
+    /// Items stored in a form of their own (groups shared, not repeated),
+    /// which `find` finds and writes without making the items: a kind
+    /// whose items copy a text of every page (titles, descriptions)
+    /// would otherwise hold every text twice.
+    pub fn found_by(
         name: &'static str,
-        encode: fn(&[I]) -> Result<Vec<u8>, StoreError>,
+        find: FindKept,
         decode: fn(&[u8]) -> Result<Vec<I>, StoreError>,
     ) -> Keeper<I> {
         Keeper {
             name,
-            encode,
+            encode: Encode::Found(find),
             decode,
         }
     }
@@ -55,7 +71,7 @@ impl<I> Keeper<I> {
 
 /// Items whose groups of pages (the pages sharing a title, an h1...) are
 /// stored once each, not once per item listing them.
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct Grouped<T> {
     items: Vec<(T, Option<u32>)>,
     groups: Vec<Vec<PageId>>,
@@ -64,26 +80,50 @@ struct Grouped<T> {
 /// A group of pages as items share it.
 pub type Group = Rc<Vec<PageId>>;
 
-/// Encodes items that share groups (the same `Rc`), each group once:
-/// `split` gives an item's other fields and its group.
-pub fn encode_grouped<I, T: Serialize>(
-    items: &[I],
-    split: impl Fn(&I) -> (T, Option<&Group>),
-) -> Result<Vec<u8>, StoreError> {
+/// Encodes items that share groups (the same `Rc`), each group once, as
+/// [`Grouped`]: `split` gives an item's other fields and its group. The
+/// fields are borrowed (`&str` encodes as `String`) and the items written
+/// one by one: nothing is copied for the encoding.
+pub fn encode_grouped<'a, I, T: Serialize>(
+    items: &'a [I],
+    split: impl Fn(&'a I) -> (T, Option<&'a Group>),
+    w: &mut dyn Write,
+) -> Result<(), StoreError> {
     let mut index: FxHashMap<*const Vec<PageId>, u32> = FxHashMap::default();
-    let mut groups = Vec::new();
-    let items = (items.iter().map(split))
-        .map(|(item, group)| {
-            let at = group.map(|g| {
-                *index.entry(Rc::as_ptr(g)).or_insert_with(|| {
-                    groups.push(g.to_vec());
-                    (groups.len() - 1) as u32
-                })
-            });
-            (item, at)
-        })
-        .collect();
-    codec::encode(&Grouped { items, groups })
+    let mut groups: Vec<&[PageId]> = Vec::new();
+    for g in items.iter().filter_map(|i| split(i).1) {
+        index.entry(Rc::as_ptr(g)).or_insert_with(|| {
+            groups.push(g);
+            (groups.len() - 1) as u32
+        });
+    }
+    let listed = Listed {
+        items,
+        split,
+        index: &index,
+    };
+    // A struct's fields encode as a tuple's do.
+    codec::encode_to(&(listed, groups), w)
+}
+
+/// [`Grouped::items`] written from the items themselves.
+struct Listed<'a, 'x, I, F> {
+    items: &'a [I],
+    split: F,
+    index: &'x FxHashMap<*const Vec<PageId>, u32>,
+}
+
+impl<'a, I, T, F> Serialize for Listed<'a, '_, I, F>
+where
+    T: Serialize,
+    F: Fn(&'a I) -> (T, Option<&'a Group>),
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.items.iter().map(|i| {
+            let (fields, group) = (self.split)(i);
+            (fields, group.and_then(|g| self.index.get(&Rc::as_ptr(g))))
+        }))
+    }
 }
 
 /// The items [`encode_grouped`] stored, each group shared again: `join`
@@ -107,25 +147,22 @@ pub fn decode_grouped<T: DeserializeOwned, I>(
         .collect()
 }
 
-/// Payloads at least this long are compressed (a page's worth is not
-/// worth a frame).
-const COMPRESS_FROM: usize = 4096;
+/// How a record's payload is written: plain (by older builds, for small
+/// ones), or a zstd frame.
 const RAW: u8 = 0;
 const ZSTD: u8 = 1;
 
-fn pack(bytes: Vec<u8>) -> Result<Vec<u8>, StoreError> {
-    if bytes.len() < COMPRESS_FROM {
-        let mut out = Vec::with_capacity(bytes.len() + 1);
-        out.push(RAW);
-        out.extend_from_slice(&bytes);
-        return Ok(out);
-    }
-    let mut out = vec![ZSTD];
-    out.extend_from_slice(
-        &zstd::bulk::compress(&bytes, 1)
-            .map_err(|e| StoreError::corrupt(format!("compress kept findings: {e}")))?,
-    );
-    Ok(out)
+/// A record written by `write` straight into a zstd frame: at a million
+/// pages one kind's plain encoding is hundreds of MB, never held whole.
+/// Returns what `write` returns, and the record.
+fn packed<T>(write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<(T, Vec<u8>)> {
+    let failed = |e: std::io::Error| StoreError::corrupt(format!("compress kept findings: {e}"));
+    let mut frame = zstd::stream::Encoder::new(vec![ZSTD], 1).map_err(failed)?;
+    let out = write(&mut frame)?;
+    let mut record = frame.finish().map_err(failed)?;
+    // Every record is held until all are written together.
+    record.shrink_to_fit();
+    Ok((out, record))
 }
 
 fn unpack(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, StoreError> {
@@ -176,19 +213,24 @@ pub fn depth_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
 
 /// Each kept kind's items found afresh in `ctx` (the default view) as
 /// `kept` records, each kind counted in `ctx` for the summary made next.
-pub fn records(ctx: &Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
+/// Near-duplicates go first, before the pages are held beside their
+/// signatures; then the kinds that read the pages' texts, each text
+/// dropped once read; the resource uses are dropped before the link
+/// graph is read.
+pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
     use super::*;
-    let mut out = Vec::new();
-    let mut add = |name, bytes| -> Result<()> {
-        out.push((name, pack(bytes)?));
-        Ok(())
-    };
-    for (name, bytes) in [
-        found::<broken::Broken>(ctx)?,
+    let near = found::<near_duplicates::NearDuplicates>(ctx)?;
+    // Each text is dropped as soon as no kind to come reads it, the
+    // longest first.
+    let description = found::<descriptions::Descriptions>(ctx)?;
+    ctx.forget(|rec| rec.description = None);
+    let title = found::<titles::Titles>(ctx)?;
+    ctx.forget(|rec| rec.title = None);
+    let headings = found::<headings::Headings>(ctx)?;
+    ctx.forget(|rec| rec.h1 = Vec::new());
+    let texts = [description, title, headings];
+    let rest = [
         found::<redirects::Redirects>(ctx)?,
-        found::<titles::Titles>(ctx)?,
-        found::<descriptions::Descriptions>(ctx)?,
-        found::<headings::Headings>(ctx)?,
         found::<duplicates::Duplicates>(ctx)?,
         found::<directives::Directives>(ctx)?,
         found::<canonicals::Canonicals>(ctx)?,
@@ -196,21 +238,30 @@ pub fn records(ctx: &Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
         found::<large::Large>(ctx)?,
         found::<mimetypes::Mimetypes>(ctx)?,
         found::<external::External>(ctx)?,
-        found::<near_duplicates::NearDuplicates>(ctx)?,
         found::<fragments::Fragments>(ctx)?,
         found::<indexability::NonIndexable>(ctx)?,
-        found::<links::Links>(ctx)?,
-        found::<sitemaps::Sitemaps>(ctx)?,
+    ];
+    let resources = [
+        found::<broken::Broken>(ctx)?,
         found::<resources::Resources>(ctx)?,
         found::<resources::BrokenResources>(ctx)?,
         found::<images::Images>(ctx)?,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        add(name, bytes)?;
-    }
-    add(DEPTH_ORDER, codec::encode(&depth::order(ctx)?)?)?;
+    ];
+    // The link graph is read after the resource uses are dropped.
+    ctx.forget_resource_uses();
+    let links = [
+        found::<links::Links>(ctx)?,
+        found::<sitemaps::Sitemaps>(ctx)?,
+    ];
+    let mut out: Vec<_> = (std::iter::once(near))
+        .chain(texts)
+        .chain(rest)
+        .chain(resources)
+        .chain(links)
+        .flatten()
+        .collect();
+    let ((), order) = packed(|w| Ok(codec::encode_to(&depth::order(ctx)?, w)?))?;
+    out.push((DEPTH_ORDER, order));
     Ok(out)
 }
 
@@ -225,7 +276,14 @@ fn found<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<Option<(&'static str, Vec<u8>
     let Some(keeper) = K::keeper() else {
         return Ok(None);
     };
-    let items = K::find(ctx)?;
-    ctx.note_found(keeper.name, items.len());
-    Ok(Some((keeper.name, (keeper.encode)(&items)?)))
+    let (n, record) = packed(|w| match keeper.encode {
+        Encode::Items(encode) => {
+            let items = K::find(ctx)?;
+            encode(&items, w)?;
+            Ok(items.len())
+        }
+        Encode::Found(find) => find(ctx, w),
+    })?;
+    ctx.note_found(keeper.name, n);
+    Ok(Some((keeper.name, record)))
 }

@@ -11,7 +11,7 @@
 //! least linked page 0, the best 100, each tenfold of PageRank the same
 //! step between (every page 100 when all are equal).
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::kept_lists::Keeper;
@@ -27,55 +27,88 @@ const TOLERANCE: f64 = 1e-9;
 pub struct Graph {
     /// Node index → page id, ascending.
     pub pages: Vec<PageId>,
-    /// Followed links of node i: `targets[offsets[i]..offsets[i + 1]]`.
-    offsets: Vec<u32>,
-    targets: Vec<u32>,
+    /// Followed links of node i, in block `i / BLOCK`: from the previous
+    /// node's end in that block (0 for a block's first node) to `ends[i]`.
+    /// Blocks, each fitted when full, hold the links without the slack and
+    /// the copies of one vector growing to tens of millions.
+    ends: Vec<u32>,
+    blocks: Vec<Vec<u32>>,
     /// Links into each node from the scope's pages (nofollow included).
     pub inlinks: Vec<u32>,
     /// Pages each node links to, in scope or not.
     pub outlinks: Vec<u32>,
     /// Every URL a fetched page of the scope links to (but itself).
-    pub linked: FxHashSet<PageId>,
+    pub linked: PageSet,
 }
+
+/// Nodes per block of [`Graph`]'s links.
+const BLOCK: usize = 1 << 16;
 
 impl Graph {
     pub fn read(ctx: &Ctx<'_, '_>) -> Result<Graph> {
         let records = ctx.pages()?;
         let pages: Vec<PageId> = records.iter().map(|(id, _)| *id).collect();
-        let index: FxHashMap<PageId, u32> = pages
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (*p, i as u32))
-            .collect();
-        let mut g = Graph {
-            offsets: Vec::with_capacity(pages.len() + 1),
-            targets: Vec::with_capacity(pages.len() * 8),
-            inlinks: vec![0; pages.len()],
-            outlinks: vec![0; pages.len()],
-            linked: FxHashSet::default(),
-            pages,
-        };
-        g.offsets.push(0);
+        // Page ids are dense: a node per id is smaller than a map.
+        let mut index = vec![u32::MAX; pages.last().map_or(0, |&p| p as usize + 1)];
+        for (i, &p) in pages.iter().enumerate() {
+            index[p as usize] = i as u32;
+        }
+        let mut g = Graph::of(pages);
+        let mut followed = Vec::new();
         for (i, (id, rec)) in records.iter().enumerate() {
             let links = ctx.r.link_marks(*id)?;
             g.outlinks[i] = links.len() as u32;
             for &(child, nofollow) in links.iter().filter(|(child, _)| child != id) {
                 g.linked.insert(child);
-                let Some(&t) = index.get(&child) else {
+                let Some(&t) = index.get(child as usize).filter(|&&t| t != u32::MAX) else {
                     continue;
                 };
                 g.inlinks[t as usize] += 1;
                 if !nofollow && rec.nofollow.is_none() {
-                    g.targets.push(t);
+                    followed.push(t);
                 }
             }
-            g.offsets.push(g.targets.len() as u32);
+            g.push_node(followed.drain(..));
+        }
+        if let Some(last) = g.blocks.last_mut() {
+            last.shrink_to_fit();
         }
         Ok(g)
     }
 
+    /// A graph of `pages` without links yet ([`Graph::push_node`]).
+    fn of(pages: Vec<PageId>) -> Graph {
+        Graph {
+            ends: Vec::with_capacity(pages.len()),
+            blocks: Vec::new(),
+            inlinks: vec![0; pages.len()],
+            outlinks: vec![0; pages.len()],
+            linked: PageSet::default(),
+            pages,
+        }
+    }
+
+    /// The next node's followed links (nodes come in order); a full
+    /// block is fitted and a new one begun.
+    fn push_node(&mut self, children: impl IntoIterator<Item = u32>) {
+        let node = self.ends.len();
+        if node.is_multiple_of(BLOCK) {
+            if let Some(full) = self.blocks.last_mut() {
+                full.shrink_to_fit();
+            }
+            self.blocks.push(Vec::new());
+        }
+        let block = &mut self.blocks[node / BLOCK];
+        block.extend(children);
+        self.ends.push(block.len() as u32);
+    }
+
     fn children(&self, node: usize) -> &[u32] {
-        &self.targets[self.offsets[node] as usize..self.offsets[node + 1] as usize]
+        let start = match node % BLOCK {
+            0 => 0,
+            _ => self.ends[node - 1] as usize,
+        };
+        &self.blocks[node / BLOCK][start..self.ends[node] as usize]
     }
 
     /// Each node's PageRank (summing to 1).
@@ -116,6 +149,28 @@ impl Graph {
     }
 }
 
+/// A set of page ids as one bit each (ids are dense: a million-page
+/// store's set is 128 KB, where a hash set is tens of MB).
+#[derive(Default)]
+pub struct PageSet {
+    bits: Vec<u64>,
+}
+
+impl PageSet {
+    pub fn insert(&mut self, page: PageId) {
+        let (word, bit) = (page as usize / 64, page % 64);
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        self.bits[word] |= 1 << bit;
+    }
+
+    pub fn contains(&self, page: &PageId) -> bool {
+        let (word, bit) = (*page as usize / 64, *page % 64);
+        self.bits.get(word).is_some_and(|w| w & (1 << bit) != 0)
+    }
+}
+
 /// PageRanks scaled 0-100 on a log scale, one decimal (see the module's
 /// doc).
 pub fn scaled(rank: &[f64]) -> Vec<f64> {
@@ -151,12 +206,15 @@ fn scores<'c>(ctx: &'c Ctx<'_, '_>) -> Result<&'c [f64]> {
 
 /// Every fetched page's link score in the scope.
 pub fn link_scores(ctx: &Ctx<'_, '_>) -> Result<FxHashMap<PageId, f64>> {
+    Ok(scored(ctx)?.collect())
+}
+
+/// Every fetched page of the scope and its link score, in page id order.
+pub fn scored<'c>(
+    ctx: &'c Ctx<'_, '_>,
+) -> Result<impl ExactSizeIterator<Item = (PageId, f64)> + 'c> {
     let g = graph(ctx)?;
-    Ok(g.pages
-        .iter()
-        .copied()
-        .zip(scores(ctx)?.iter().copied())
-        .collect())
+    Ok(g.pages.iter().copied().zip(scores(ctx)?.iter().copied()))
 }
 
 /// Every fetched page's link score as of each point's latest runs (what
@@ -252,17 +310,9 @@ mod tests {
     use super::*;
 
     fn graph(edges: &[&[u32]]) -> Graph {
-        let mut g = Graph {
-            pages: (0..edges.len() as u32).collect(),
-            offsets: vec![0],
-            targets: Vec::new(),
-            inlinks: vec![0; edges.len()],
-            outlinks: vec![0; edges.len()],
-            linked: FxHashSet::default(),
-        };
+        let mut g = Graph::of((0..edges.len() as u32).collect());
         for e in edges {
-            g.targets.extend_from_slice(e);
-            g.offsets.push(g.targets.len() as u32);
+            g.push_node(e.iter().copied());
         }
         g
     }
@@ -280,6 +330,31 @@ mod tests {
         let s = scaled(&rank);
         assert_eq!((s[0], s[3]), (100.0, 0.0));
         assert!(s[1] > s[2] && s[2] > s[3]);
+    }
+
+    #[test]
+    fn links_across_blocks_stay_with_their_node() {
+        // Node i links to i + 1 and to 0 (the last node to 0 alone):
+        // three blocks, their boundaries inside the ring.
+        let n = 2 * BLOCK + 5;
+        let edges: Vec<Vec<u32>> = (0..n)
+            .map(|i| match i + 1 < n {
+                true => vec![i as u32 + 1, 0],
+                false => vec![0],
+            })
+            .collect();
+        let refs: Vec<&[u32]> = edges.iter().map(Vec::as_slice).collect();
+        let g = graph(&refs);
+        assert_eq!(g.blocks.len(), 3);
+        for node in [0, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, n - 1] {
+            assert_eq!(g.children(node), edges[node], "node {node}");
+        }
+        let rank = g.page_rank();
+        assert!((rank.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        // Down the ring each node passes half its rank on: it falls to
+        // where it stays, on both sides of a block's boundary.
+        assert!(rank[0] > rank[1] && rank[1] > rank[2]);
+        assert!((rank[BLOCK] - rank[BLOCK - 1]).abs() < 1e-15);
     }
 
     #[test]

@@ -25,10 +25,12 @@ pub mod large;
 pub mod links;
 pub mod mimetypes;
 pub mod near_duplicates;
+pub mod page_facts;
 pub mod pixels;
 pub mod redirects;
 pub mod resources;
 pub mod scope;
+mod shared;
 pub mod sitemaps;
 pub mod slow;
 pub mod summary;
@@ -41,6 +43,7 @@ use serde::Serialize;
 
 use crate::store::prelude::*;
 use crate::store::{MimeId, MimeRecord, PageId, PageRecord, PointId, Reader, StoreError, UrlState};
+pub use page_facts::PageFacts;
 pub use scope::{NamedRun, Scope};
 
 /// What `report` can answer.
@@ -203,8 +206,7 @@ pub struct Ctx<'a, 's> {
     view: OnceCell<scope::View>,
     named: Vec<NamedRun>,
     states: OnceCell<Vec<(PageId, UrlState)>>,
-    pages: OnceCell<Vec<(PageId, PageRecord)>>,
-    in_point: OnceCell<FxHashSet<PageId>>,
+    pages: OnceCell<Vec<(PageId, PageFacts)>>,
     urls: RefCell<FxHashMap<PageId, String>>,
     mimes: RefCell<FxHashMap<MimeId, Option<MimeRecord>>>,
     /// `--doc`: the document's crawl points, the only ones reported.
@@ -265,7 +267,6 @@ impl<'a, 's> Ctx<'a, 's> {
             named,
             states: OnceCell::new(),
             pages: OnceCell::new(),
-            in_point: OnceCell::new(),
             urls: RefCell::default(),
             mimes: RefCell::default(),
             doc_points: None,
@@ -334,13 +335,21 @@ impl<'a, 's> Ctx<'a, 's> {
             return Ok(s);
         }
         let view = self.view()?;
-        let mut out = Vec::new();
+        // Sized once: growing a million states by doubling would hold
+        // up to three times their size while it copies.
+        let mut out = Vec::with_capacity(capacity(self.r.url_count()?));
         self.r.for_each_state(|id, state| {
             if view.is_none_or(|v| v.covers(id, &state)) {
                 out.push((id, state.known()));
             }
             Ok(true)
         })?;
+        // The table is read in key order (ids ascending), which
+        // [`Ctx::includes`] searches.
+        if !out.is_sorted_by_key(|(id, _)| *id) {
+            out.sort_by_key(|(id, _)| *id);
+        }
+        fit(&mut out);
         Ok(self.states.get_or_init(|| out))
     }
 
@@ -356,16 +365,25 @@ impl<'a, 's> Ctx<'a, 's> {
         Ok(Some(self.view.get_or_init(|| built)))
     }
 
-    /// Every fetched page's record (the point's pages only, with a point).
-    pub fn pages(&self) -> Result<&[(PageId, PageRecord)]> {
+    /// What the reports read of every fetched page (the point's pages
+    /// only, with a point).
+    pub fn pages(&self) -> Result<&[(PageId, PageFacts)]> {
         if let Some(p) = self.pages.get() {
             return Ok(p);
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(capacity(self.r.page_count()?));
+        self.for_each_page(|id, rec| out.push((id, PageFacts::from(rec))))?;
+        fit(&mut out);
+        Ok(self.pages.get_or_init(|| out))
+    }
+
+    /// Each fetched page's record in the view, in id order, read afresh
+    /// and not kept (see [`Ctx::pages`]).
+    pub fn for_each_page(&self, mut f: impl FnMut(PageId, PageRecord)) -> Result<()> {
         let mut err = None;
         self.r.for_each_page(|id, rec| match self.includes(id) {
             Ok(true) => {
-                out.push((id, rec));
+                f(id, rec);
                 Ok(true)
             }
             Ok(false) => Ok(true),
@@ -374,10 +392,7 @@ impl<'a, 's> Ctx<'a, 's> {
                 Ok(false)
             }
         })?;
-        if let Some(e) = err {
-            return Err(e);
-        }
-        Ok(self.pages.get_or_init(|| out))
+        err.map_or(Ok(()), Err)
     }
 
     /// Whether a page belongs to the report: always over every run of the
@@ -386,11 +401,22 @@ impl<'a, 's> Ctx<'a, 's> {
         if self.plan.is_none() {
             return Ok(true);
         }
-        if let Some(set) = self.in_point.get() {
-            return Ok(set.contains(&page));
+        let states = self.states()?;
+        Ok(states.binary_search_by_key(&page, |(id, _)| *id).is_ok())
+    }
+
+    /// Drops what `forget` clears of each page held (a text the kinds
+    /// still to come do not read): at a million pages the texts are more
+    /// than the rest of what the pages hold.
+    pub fn forget(&mut self, forget: impl Fn(&mut PageFacts)) {
+        for (_, rec) in self.pages.get_mut().into_iter().flatten() {
+            forget(rec);
         }
-        let set: FxHashSet<PageId> = self.states()?.iter().map(|(id, _)| *id).collect();
-        Ok(self.in_point.get_or_init(|| set).contains(&page))
+    }
+
+    /// Drops the resource uses once the kinds that read them are done.
+    pub fn forget_resource_uses(&mut self) {
+        self.resource_uses.take();
     }
 
     /// Notes that kind `name` found `n` items in this snapshot.
@@ -412,12 +438,18 @@ impl<'a, 's> Ctx<'a, 's> {
         if let Some(u) = self.urls.borrow().get(&page) {
             return Ok(u.clone());
         }
-        let url = self
-            .r
-            .url_of(page)?
-            .ok_or_else(|| StoreError::corrupt(format!("page {page} has no URL record")))?;
+        let url = self.url_once(page)?;
         self.urls.borrow_mut().insert(page, url.clone());
         Ok(url)
+    }
+
+    /// A page's URL read and not kept: what a pass over every page reads
+    /// (a million of them kept would be ~100 MB).
+    pub fn url_once(&self, page: PageId) -> Result<String> {
+        Ok(self
+            .r
+            .url_of(page)?
+            .ok_or_else(|| StoreError::corrupt(format!("page {page} has no URL record")))?)
     }
 
     pub fn urls(&self, pages: &[PageId]) -> Result<Vec<String>> {
@@ -435,13 +467,26 @@ impl<'a, 's> Ctx<'a, 's> {
 
     /// Whether a page is an HTML document fetched with a 2xx: what the
     /// title, description and heading checks look at.
-    pub fn is_html_ok(&self, rec: &PageRecord) -> Result<bool> {
+    pub fn is_html_ok(&self, rec: &PageFacts) -> Result<bool> {
         if !is_ok(rec.status) {
             return Ok(false);
         }
         Ok(self
             .mime(rec.mime)?
             .is_some_and(|m| m.essence == "text/html" || m.essence == "application/xhtml+xml"))
+    }
+}
+
+/// A table's row count as a vector's capacity.
+fn capacity(rows: u64) -> usize {
+    usize::try_from(rows).unwrap_or(0)
+}
+
+/// Gives back what a vector sized for a whole table holds beyond the
+/// part a narrower view kept (one point of many).
+fn fit<T>(v: &mut Vec<T>) {
+    if v.len() < v.capacity() / 2 {
+        v.shrink_to_fit();
     }
 }
 
@@ -478,7 +523,7 @@ pub fn opt_cell<T: ToString>(v: Option<T>) -> String {
 /// `large`.
 pub fn top_pages(
     ctx: &Ctx<'_, '_>,
-    figure: impl Fn(&PageRecord) -> u64,
+    figure: impl Fn(&PageFacts) -> u64,
 ) -> Result<Vec<(PageId, u64)>> {
     let mut v: Vec<(PageId, u64)> = ctx
         .pages()?

@@ -12,7 +12,7 @@
 //! grouped first, so a site of many same-text pages costs its answer, not
 //! the answer times the bands.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::kept_lists::Keeper;
@@ -71,50 +71,95 @@ impl ListKind for NearDuplicates {
     }
 }
 
-/// Pages with one signature, and their bodies' hashes.
-struct Class {
-    signature: Signature,
-    members: Vec<(PageId, u64)>,
+/// A page with a signature: its id and its body's hash.
+type Member = (PageId, u64);
+
+/// Every signed page, sorted so that pages with the same signature sit
+/// together: each run of them is a class, compared once. One flat vector
+/// holds each page's signature once (no map of classes beside it): at a
+/// million pages the signatures are most of what the count holds.
+struct Classes {
+    signed: Vec<(Signature, Member)>,
+    /// Where each class starts in `signed`, then its length.
+    starts: Vec<u32>,
+}
+
+impl Classes {
+    fn of(mut signed: Vec<(Signature, Member)>) -> Classes {
+        signed.sort_unstable_by(|x, y| x.0 .0.cmp(&y.0 .0).then(x.1.cmp(&y.1)));
+        let mut starts: Vec<u32> = (0..signed.len())
+            .filter(|&i| i == 0 || signed[i - 1].0 != signed[i].0)
+            .map(|i| i as u32)
+            .collect();
+        starts.push(signed.len() as u32);
+        Classes { signed, starts }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    fn members(&self, class: usize) -> &[(Signature, Member)] {
+        &self.signed[self.starts[class] as usize..self.starts[class + 1] as usize]
+    }
+
+    fn signature(&self, class: usize) -> &Signature {
+        &self.signed[self.starts[class] as usize].0
+    }
 }
 
 /// Every pair at `threshold` or above, most similar first.
 pub fn find(ctx: &Ctx<'_, '_>, threshold: f64) -> Result<Vec<Item>> {
-    let hashes: FxHashMap<PageId, u64> = ctx
-        .pages()?
-        .iter()
-        .filter(|(_, rec)| is_ok(rec.status))
-        .map(|(id, rec)| (*id, rec.content_hash))
-        .collect();
-    let mut by_signature: FxHashMap<Signature, Vec<(PageId, u64)>> = FxHashMap::default();
+    let hashes = hashes(ctx)?;
+    let mut signed = Vec::with_capacity(hashes.len());
     ctx.r.for_each_signature(|page, sig| {
-        if let Some(&hash) = hashes.get(&page) {
-            by_signature.entry(sig).or_default().push((page, hash));
+        if let Ok(i) = hashes.binary_search_by_key(&page, |m| m.0) {
+            signed.push((sig, hashes[i]));
         }
     })?;
-    Ok(pairs(by_signature, threshold))
+    drop(hashes);
+    Ok(pairs(signed, threshold))
 }
 
-/// The pairs at `threshold` or above among pages grouped by signature
-/// (each with its body's hash), most similar first.
-fn pairs(by_signature: FxHashMap<Signature, Vec<(PageId, u64)>>, threshold: f64) -> Vec<Item> {
-    let classes: Vec<Class> = by_signature
-        .into_iter()
-        .map(|(signature, members)| Class { signature, members })
-        .collect();
+/// The pairs at `threshold` or above among signed pages (each with its
+/// body's hash), most similar first.
+/// Each 2xx page's body hash, in id order (searched, not mapped): from
+/// the pages the context holds, else read in a pass of their own. The
+/// crawl-end count finds near-duplicates before it holds the pages, so
+/// that the signatures, its largest figure, are never held beside them.
+fn hashes(ctx: &Ctx<'_, '_>) -> Result<Vec<Member>> {
+    if let Some(pages) = ctx.pages.get() {
+        return Ok((pages.iter())
+            .filter(|(_, rec)| is_ok(rec.status))
+            .map(|(id, rec)| (*id, rec.content_hash))
+            .collect());
+    }
+    let mut out = Vec::new();
+    ctx.for_each_page(|id, rec| {
+        if is_ok(rec.status) {
+            out.push((id, rec.content_hash));
+        }
+    })?;
+    Ok(out)
+}
+
+fn pairs(signed: Vec<(Signature, Member)>, threshold: f64) -> Vec<Item> {
+    let classes = Classes::of(signed);
     let mut items = Vec::new();
-    for c in &classes {
-        for (n, &x) in c.members.iter().enumerate() {
-            for &y in &c.members[n + 1..] {
+    for c in 0..classes.len() {
+        let members = classes.members(c);
+        for (n, &(_, x)) in members.iter().enumerate() {
+            for &(_, y) in &members[n + 1..] {
                 pair(x, y, 1.0, &mut items);
             }
         }
     }
     for (i, j) in candidates(&classes, rows_for(threshold)) {
-        let (c, d) = (&classes[i as usize], &classes[j as usize]);
-        let s = c.signature.similarity(&d.signature);
+        let (i, j) = (i as usize, j as usize);
+        let s = classes.signature(i).similarity(classes.signature(j));
         if s >= threshold {
-            for &x in &c.members {
-                for &y in &d.members {
+            for &(_, x) in classes.members(i) {
+                for &(_, y) in classes.members(j) {
                     pair(x, y, s, &mut items);
                 }
             }
@@ -129,8 +174,6 @@ fn pairs(by_signature: FxHashMap<Signature, Vec<(PageId, u64)>>, threshold: f64)
     items
 }
 
-/// Two pages as a pair (the lower id as `a`), unless their bodies are
-/// identical.
 fn pair((a, ha): (PageId, u64), (b, hb): (PageId, u64), similarity: f64, out: &mut Vec<Item>) {
     if ha != hb {
         out.push(Item {
@@ -157,13 +200,13 @@ fn rows_for(threshold: f64) -> usize {
 
 /// Pairs of classes (by index, lower first) that agree on every row of
 /// some band.
-fn candidates(classes: &[Class], rows: usize) -> FxHashSet<(u32, u32)> {
+fn candidates(classes: &Classes, rows: usize) -> FxHashSet<(u32, u32)> {
     let mut pairs = FxHashSet::default();
     let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(classes.len());
     for band in 0..HASHES / rows {
         keyed.clear();
-        for (i, c) in classes.iter().enumerate() {
-            let bins = &c.signature.0[band * rows..(band + 1) * rows];
+        for i in 0..classes.len() {
+            let bins = &classes.signature(i).0[band * rows..(band + 1) * rows];
             let key = bins.iter().fold(band as u64, |h, &v| {
                 (h ^ u64::from(v)).wrapping_mul(0x100_0000_01b3)
             });
@@ -209,14 +252,11 @@ mod tests {
     #[test]
     fn banding_finds_the_planted_pairs_among_100k_pages_quickly() {
         let mut seed = 0x2545_f491_4f6c_dd1d;
-        let mut by_signature: FxHashMap<Signature, Vec<(PageId, u64)>> = FxHashMap::default();
+        let mut signed: Vec<(Signature, Member)> = Vec::new();
         let mut page = 0;
         let mut add = |sig: [u8; HASHES], hash: u64| {
             page += 1;
-            by_signature
-                .entry(Signature(sig))
-                .or_default()
-                .push((page, hash));
+            signed.push((Signature(sig), (page, hash)));
             page
         };
         // 100 pairs that differ in 8 bins (0.937, less chance's share:
@@ -240,7 +280,7 @@ mod tests {
         let copies = (add(same, 7), add(same, 7));
         while add(bins(&mut seed), seed) < 100_000 {}
         let started = std::time::Instant::now();
-        let found = pairs(by_signature, DEFAULT_THRESHOLD);
+        let found = pairs(signed, DEFAULT_THRESHOLD);
         // The figure for a debug build (about 2 s on the 2-core box, where
         // a release build is ten times faster); comparing every pair would
         // take hours.

@@ -6,14 +6,14 @@
 
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::{decode_grouped, encode_grouped, Keeper};
+use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper};
 use super::pixels::{width_px, TITLE_FONT_PX};
+use super::PageFacts;
 use super::{Ctx, ListKind, Result, Row};
+use crate::store::PageId;
 use crate::store::StoreError;
-use crate::store::{PageId, PageRecord};
 
 /// Titles longer than this many characters are cut in search results.
 pub const TITLE_MAX: usize = 60;
@@ -102,17 +102,30 @@ impl ListKind for Titles {
     }
 
     fn keeper() -> Option<Keeper<Item>> {
-        Some(Keeper::with("found:titles", encode, decode))
+        Some(Keeper::found_by(
+            "found:titles",
+            |ctx, w| keep_text(ctx, |rec| rec.title.as_deref(), &TITLE_LIMITS, w),
+            decode,
+        ))
     }
 }
 
-/// Text issues as kept (titles', descriptions'): each group once, an
-/// item as (page, issue, value, font size).
-pub fn encode(items: &[Item]) -> Result<Vec<u8>, StoreError> {
-    encode_grouped(items, |i| {
-        let fields = (i.page, i.issue, i.value.clone(), i.font_px);
-        (fields, i.group.as_ref())
-    })
+/// Text issues found and written as kept (titles', descriptions'): each
+/// group once, an item as (page, issue, value, font size), the values
+/// borrowed from the context's pages. Returns how many items.
+pub fn keep_text(
+    ctx: &Ctx<'_, '_>,
+    field: impl Fn(&PageFacts) -> Option<&str>,
+    limits: &Limits,
+    w: &mut dyn std::io::Write,
+) -> Result<usize> {
+    let found = text_found(ctx, field, limits)?;
+    encode_grouped(
+        &found,
+        |f| ((f.page, f.issue, f.value, limits.font_px), f.group.as_ref()),
+        w,
+    )?;
+    Ok(found.len())
 }
 
 pub fn decode(bytes: &[u8]) -> Result<Vec<Item>, StoreError> {
@@ -131,11 +144,37 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Item>, StoreError> {
 /// first), the same as the h1 (by page). A page can have several issues.
 pub fn text_issues(
     ctx: &Ctx<'_, '_>,
-    field: impl Fn(&PageRecord) -> Option<&str>,
+    field: impl Fn(&PageFacts) -> Option<&str>,
     limits: &Limits,
 ) -> Result<Vec<Item>> {
+    let found = text_found(ctx, field, limits)?;
+    Ok((found.into_iter())
+        .map(|f| Item {
+            page: f.page,
+            issue: f.issue,
+            value: f.value.map(str::to_string),
+            group: f.group,
+            font_px: limits.font_px,
+        })
+        .collect())
+}
+
+/// An item as found, its value borrowed from the context's page.
+struct Found<'c> {
+    page: PageId,
+    issue: Issue,
+    value: Option<&'c str>,
+    group: Option<Group>,
+}
+
+/// [`text_issues`]' items, their values borrowed.
+fn text_found<'c>(
+    ctx: &'c Ctx<'_, '_>,
+    field: impl Fn(&'c PageFacts) -> Option<&'c str>,
+    limits: &Limits,
+) -> Result<Vec<Found<'c>>> {
     let mut missing = Vec::new();
-    let mut groups: FxHashMap<&str, Vec<PageId>> = FxHashMap::default();
+    let mut valued = Vec::new();
     // (sort key, smallest first; page; value) for each measured issue.
     let mut long = Vec::new();
     let mut short = Vec::new();
@@ -149,7 +188,7 @@ pub fn text_issues(
             missing.push(*id);
             continue;
         };
-        groups.entry(v).or_default().push(*id);
+        valued.push(super::shared::keyed(*id, v));
         let chars = v.chars().count() as i64;
         if chars > limits.max_chars as i64 {
             long.push((-chars, *id, v));
@@ -165,23 +204,23 @@ pub fn text_issues(
             same.push((0, *id, v));
         }
     }
-    let mut dups: Vec<(&str, Rc<Vec<PageId>>)> = groups
-        .into_iter()
-        .filter(|(_, pages)| pages.len() > 1)
-        .map(|(v, pages)| (v, Rc::new(pages)))
-        .collect();
-    dups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1[0].cmp(&b.1[0])));
-    let item = |issue, page, value: Option<&str>, group| Item {
+    let dups = super::shared::groups(valued);
+    let item = |issue, page, value, group| Found {
         page,
         issue,
-        value: value.map(str::to_string),
+        value,
         group,
-        font_px: limits.font_px,
     };
-    let mut items: Vec<Item> = missing
-        .into_iter()
-        .map(|page| item(Issue::Missing, page, None, None))
-        .collect();
+    // Sized once: a million items are tens of MB, and a vector growing
+    // by doubling holds three times that while it copies.
+    let n = missing.len()
+        + dups.iter().map(|(_, g)| g.len()).sum::<usize>()
+        + [&long, &short, &wide, &same]
+            .map(Vec::len)
+            .iter()
+            .sum::<usize>();
+    let mut items: Vec<Found> = Vec::with_capacity(n);
+    items.extend((missing.into_iter()).map(|page| item(Issue::Missing, page, None, None)));
     for (v, group) in dups {
         for &page in group.iter() {
             items.push(item(

@@ -303,6 +303,13 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
     postcard::to_stdvec(value).map_err(|e| StoreError::corrupt(format!("encode: {e}")))
 }
 
+/// [`encode`] into a writer, never holding the whole encoding.
+pub fn encode_to<T: Serialize>(value: &T, w: &mut dyn std::io::Write) -> Result<(), StoreError> {
+    postcard::to_io(value, w)
+        .map(drop)
+        .map_err(|e| StoreError::corrupt(format!("encode: {e}")))
+}
+
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {
     postcard::from_bytes(bytes).map_err(|e| StoreError::corrupt(format!("decode: {e}")))
 }
