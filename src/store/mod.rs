@@ -265,33 +265,26 @@ impl Store {
                 .open(path)
         }
         .map_err(|e| open_err(e.to_string()))?;
-        let mut txn = env.write_txn().map_err(|e| open_err(e.to_string()))?;
-        let dbs = Dbs::create(&env, &mut txn).map_err(|e| open_err(e.to_string()))?;
-        let found = match dbs.meta.get(&txn, meta_keys::SCHEMA)? {
-            Some(v) => Some(codec::read_u32(v)?),
-            None => None,
+        // Upgrading a large store rewrites whole tables in the opening
+        // transaction, which can outgrow a map the size of the file: the
+        // map then grows and the transaction is run again, as `update` does.
+        let (dbs, dictionaries) = loop {
+            let mut txn = env.write_txn().map_err(|e| open_err(e.to_string()))?;
+            match Self::prepare(&env, &mut txn, path) {
+                Ok(opened) => {
+                    txn.commit().map_err(|e| open_err(e.to_string()))?;
+                    break opened;
+                }
+                Err(StoreError::MapFull) => {
+                    drop(txn);
+                    let grown = env.info().map_size.saturating_mul(2);
+                    // SAFETY: the environment was opened just now and this
+                    // thread's transaction is gone: none is open on it.
+                    unsafe { env.resize(grown.div_ceil(page) * page) }.map_err(StoreError::from)?;
+                }
+                Err(e) => return Err(e),
+            }
         };
-        match found {
-            None => {
-                dbs.meta
-                    .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
-            }
-            Some(from) if (upgrade::FROM..SCHEMA_VERSION).contains(&from) => {
-                upgrade::upgrade(&mut txn, &dbs, from)?;
-                dbs.meta
-                    .put(&mut txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
-            }
-            Some(SCHEMA_VERSION) => {}
-            Some(found) => {
-                return Err(StoreError::Schema {
-                    path: path.to_path_buf(),
-                    found,
-                    expected: SCHEMA_VERSION,
-                });
-            }
-        }
-        let dictionaries = Arc::new(Dictionaries::load(&dbs, &txn)?);
-        txn.commit().map_err(|e| open_err(e.to_string()))?;
         Ok(Store {
             env,
             dbs,
@@ -339,6 +332,41 @@ impl Store {
     }
 
     /// The current map size (grows on demand).
+    /// Makes the tables a store lacks and brings an older schema to the
+    /// current one, in the opening transaction; the store's dictionaries.
+    fn prepare(
+        env: &Env,
+        txn: &mut heed::RwTxn<'_>,
+        path: &Path,
+    ) -> Result<(Dbs, Arc<Dictionaries>)> {
+        let dbs = Dbs::create(env, txn)?;
+        let found = match dbs.meta.get(txn, meta_keys::SCHEMA)? {
+            Some(v) => Some(codec::read_u32(v)?),
+            None => None,
+        };
+        match found {
+            None => {
+                dbs.meta
+                    .put(txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+            }
+            Some(from) if (upgrade::FROM..SCHEMA_VERSION).contains(&from) => {
+                upgrade::upgrade(txn, &dbs, from)?;
+                dbs.meta
+                    .put(txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+            }
+            Some(SCHEMA_VERSION) => {}
+            Some(found) => {
+                return Err(StoreError::Schema {
+                    path: path.to_path_buf(),
+                    found,
+                    expected: SCHEMA_VERSION,
+                });
+            }
+        }
+        let dictionaries = Arc::new(Dictionaries::load(&dbs, txn)?);
+        Ok((dbs, dictionaries))
+    }
+
     pub fn map_size(&self) -> usize {
         self.env.info().map_size
     }

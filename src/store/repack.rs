@@ -43,6 +43,14 @@ pub struct Repacked {
 }
 
 impl Store {
+    /// Closes the store now (heed keeps an environment open while any
+    /// handle is, and refuses to open it again with other options until
+    /// it is closed).
+    pub fn close(self) {
+        let Store { env, .. } = self;
+        close(env);
+    }
+
     /// Closes the store; if it is small and no other process has it
     /// open, first merges its live segments into one (a small crawl
     /// ends with several, each keeping a run head for most words it
@@ -62,8 +70,7 @@ impl Store {
             }
         }
         let path = self.path.clone();
-        let Store { env, .. } = self;
-        close(env);
+        self.close();
         // Only now: closing the probe's descriptor drops every lock this
         // process holds on the lock file, LMDB's own among them.
         drop(probe);

@@ -209,3 +209,39 @@ fn check_names_a_spelling_its_stem_does_not_code() {
         .unwrap();
     assert_problem(&store.read().unwrap(), "a spelling not coded by its stem");
 }
+
+#[test]
+fn an_upgrade_larger_than_the_store_map_grows_it() {
+    // LMDB maps at least the file: 8,000 signatures of 22's 256 bytes
+    // (about 2.5 MB of pages) are written anew, with the old pages still
+    // held, in the transaction that opens the store.
+    let dir = tempfile::tempdir().unwrap();
+    let wide = |p: u32| -> Vec<u8> { (0..HASHES * 2).map(|i| (i as u32 * 31 + p) as u8).collect() };
+    let store = Store::open(dir.path()).unwrap();
+    store
+        .update(|w| {
+            w.dbs
+                .meta
+                .put(&mut w.txn, schema::meta_keys::SCHEMA, &22u32.to_be_bytes())?;
+            for p in 1..=8_000u32 {
+                let key = p.to_be_bytes();
+                w.dbs.near_signatures.put(&mut w.txn, &key, &wide(p))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    store.close();
+    let small = StoreOptions { map_size: 4096 };
+    let store = Store::open_with(dir.path(), small).expect("the map grows for the upgrade");
+    let mut sigs = Vec::new();
+    store
+        .read()
+        .unwrap()
+        .for_each_signature(|p, s| sigs.push((p, s)))
+        .unwrap();
+    assert_eq!(sigs.len(), 8_000);
+    for (p, s) in sigs {
+        let low: Vec<u8> = wide(p).chunks_exact(2).map(|b| b[0]).collect();
+        assert_eq!(s.0.to_vec(), low, "page {p}");
+    }
+}
