@@ -28,7 +28,11 @@ use crate::index::minhash::HASHES;
 /// Rewrites `doc_freq` and `near_signatures` in 23's coding.
 pub(super) fn bring(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
     doc_freqs(txn, dbs)?;
-    signatures(txn, dbs)
+    signatures(txn, dbs)?;
+    // The kept near-duplicates were found with 16-bit bins: a recount
+    // with 8 may differ near the threshold, so none is kept as current.
+    dbs.kept.clear(txn)?;
+    Ok(())
 }
 
 /// Writes each `word_ids` entry in 23's coding. A record of 21's layout

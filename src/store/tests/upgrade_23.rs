@@ -211,7 +211,7 @@ fn check_names_a_spelling_its_stem_does_not_code() {
 }
 
 #[test]
-fn an_upgrade_larger_than_the_store_map_grows_it() {
+fn an_upgrade_larger_than_the_store_map_grows_it_and_keeps_no_figure() {
     // LMDB maps at least the file: 8,000 signatures of 22's 256 bytes
     // (about 2.5 MB of pages) are written anew, with the old pages still
     // held, in the transaction that opens the store.
@@ -223,6 +223,9 @@ fn an_upgrade_larger_than_the_store_map_grows_it() {
             w.dbs
                 .meta
                 .put(&mut w.txn, schema::meta_keys::SCHEMA, &22u32.to_be_bytes())?;
+            w.dbs
+                .kept
+                .put(&mut w.txn, b"summary", b"figures of 16-bit bins")?;
             for p in 1..=8_000u32 {
                 let key = p.to_be_bytes();
                 w.dbs.near_signatures.put(&mut w.txn, &key, &wide(p))?;
@@ -240,6 +243,12 @@ fn an_upgrade_larger_than_the_store_map_grows_it() {
         .for_each_signature(|p, s| sigs.push((p, s)))
         .unwrap();
     assert_eq!(sigs.len(), 8_000);
+    let r = store.read().unwrap();
+    assert!(
+        r.dbs.kept.is_empty(&r.txn).unwrap(),
+        "no figure kept as current"
+    );
+    drop(r);
     for (p, s) in sigs {
         let low: Vec<u8> = wide(p).chunks_exact(2).map(|b| b[0]).collect();
         assert_eq!(s.0.to_vec(), low, "page {p}");
