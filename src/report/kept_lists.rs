@@ -212,12 +212,18 @@ pub fn depth_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
 }
 
 /// Each kept kind's items found afresh in `ctx` (the default view) as
-/// `kept` records, each kind counted in `ctx` for the summary made next.
-/// Near-duplicates go first, before the pages are held beside their
-/// signatures; then the kinds that read the pages' texts, each text
-/// dropped once read; the resource uses are dropped before the link
-/// graph is read.
+/// `kept` records, each kind counted in `ctx` for the summary made next;
+/// below [`KEPT_FROM`] pages only `depth`'s order.
 pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    records_kept_from(ctx, KEPT_FROM)
+}
+
+/// [`records`] with the kinds' items kept from `kept_from` pages in the
+/// view (what a test of their coding asks of a small site).
+pub fn records_kept_from(
+    ctx: &mut Ctx<'_, '_>,
+    kept_from: usize,
+) -> Result<Vec<(&'static str, Vec<u8>)>> {
     use super::*;
     let near = found::<near_duplicates::NearDuplicates>(ctx)?;
     // Each text is dropped as soon as no kind to come reads it, the
@@ -260,9 +266,30 @@ pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
         .chain(links)
         .flatten()
         .collect();
+    if ctx.pages()?.len() < kept_from {
+        // Each kind was found for its count; its items are not worth
+        // their room: a report finds them again in milliseconds.
+        out.clear();
+    }
     let ((), order) = packed(|w| Ok(codec::encode_to(&depth::order(ctx)?, w)?))?;
     out.push((DEPTH_ORDER, order));
     Ok(out)
+}
+
+/// Pages in the default view below which no kind's items are kept: a
+/// report of a store that small finds them in tens of milliseconds (a
+/// 10k-page store's slowest kind, `broken`, took 47 ms before they were
+/// kept: bench/README.md), and the 300-page bench site's lists took 13
+/// of its store's 510 pages of 4 KiB. `depth`'s order is kept whatever
+/// the size: it marks the figures current.
+pub const KEPT_FROM: usize = 10_000;
+
+/// `K`'s items from a record [`records_kept_from`] made.
+pub fn items_of<K: ListKind>(record: &[u8]) -> Result<Option<Vec<K::Item>>> {
+    let Some(keeper) = K::keeper() else {
+        return Ok(None);
+    };
+    Ok(Some((keeper.decode)(&unpack(record)?)?))
 }
 
 /// Whether every kept kind's record is true of `r`'s snapshot (a store

@@ -41,7 +41,9 @@ impl<T: View + ?Sized> KeptRead for T {}
 impl Store {
     /// Stores `records` (name, payload) as true of the store as of write
     /// `as_of` ([`KeptRead::write_seq`]), in one write transaction, when
-    /// nothing was committed since. Returns whether they were stored.
+    /// nothing was committed since, instead of every figure kept before
+    /// (a kind no longer kept leaves no stale record behind). Returns
+    /// whether they were stored.
     pub fn keep_figures(&self, as_of: u64, records: &[(&str, Vec<u8>)]) -> Result<bool> {
         self.update(|w| {
             if w.write_seq()? != as_of {
@@ -50,6 +52,7 @@ impl Store {
             // This commit is the next write; the records describe it
             // because it changes nothing else.
             let stamp = (as_of + 1).to_be_bytes();
+            w.dbs.kept.clear(&mut w.txn)?;
             for (name, payload) in records {
                 let mut v = Vec::with_capacity(8 + payload.len());
                 v.extend_from_slice(&stamp);

@@ -1,6 +1,7 @@
 //! The figures a crawl keeps for the default view (`report summary`'s
-//! counts, link scores, `stats`' counts, each list kind's findings and
-//! `depth`'s) equal a full recount after every kind of change: a first
+//! counts, link scores, `stats`' counts and `depth`'s order; each list
+//! kind's findings from 10,000 pages, here coded in-process as they would
+//! be kept) equal a full recount after every kind of change: a first
 //! crawl, a re-crawl of a changed site, a partial run, a second point, a
 //! point purged (the kept figures are stale then, and read as such), and
 //! a crawl after it. The CLI's `report summary`
@@ -65,7 +66,11 @@ fn check(db: &Path, step: &str, fresh: bool) {
         kept::StoreCounts::count(&r).unwrap(),
         "{step}: stats"
     );
-    lists_equal_a_recount(&ctx, step, fresh);
+    lists_equal_a_recount(&ctx, step);
+    // Their coding, as a store of 10,000 pages or more keeps them.
+    let mut coded = Ctx::new(&r, None).unwrap();
+    let records = kept_lists::records_kept_from(&mut coded, 0).unwrap();
+    coded_lists_equal_a_recount(&ctx, &records, step);
     let kept_depth = kept_lists::depth_order(&ctx).unwrap();
     assert_eq!(kept_depth.is_some(), fresh, "{step}: depth kept");
     if let Some(k) = kept_depth {
@@ -79,51 +84,86 @@ fn check(db: &Path, step: &str, fresh: bool) {
     assert_eq!(cli, recount, "{step}: report summary");
 }
 
-/// Every kept list kind's rows, read from the kept findings when they are
-/// current (`fresh`), equal the rows of its items found afresh.
-fn lists_equal_a_recount(ctx: &Ctx<'_, '_>, step: &str, fresh: bool) {
-    use rep::*;
-    same_rows::<broken::Broken>(ctx, step, fresh);
-    same_rows::<redirects::Redirects>(ctx, step, fresh);
-    same_rows::<titles::Titles>(ctx, step, fresh);
-    same_rows::<descriptions::Descriptions>(ctx, step, fresh);
-    same_rows::<headings::Headings>(ctx, step, fresh);
-    same_rows::<duplicates::Duplicates>(ctx, step, fresh);
-    same_rows::<directives::Directives>(ctx, step, fresh);
-    same_rows::<canonicals::Canonicals>(ctx, step, fresh);
-    same_rows::<slow::Slow>(ctx, step, fresh);
-    same_rows::<large::Large>(ctx, step, fresh);
-    same_rows::<mimetypes::Mimetypes>(ctx, step, fresh);
-    same_rows::<external::External>(ctx, step, fresh);
-    same_rows::<near_duplicates::NearDuplicates>(ctx, step, fresh);
-    same_rows::<fragments::Fragments>(ctx, step, fresh);
-    same_rows::<indexability::NonIndexable>(ctx, step, fresh);
-    same_rows::<links::Links>(ctx, step, fresh);
-    same_rows::<sitemaps::Sitemaps>(ctx, step, fresh);
-    same_rows::<resources::Resources>(ctx, step, fresh);
-    same_rows::<resources::BrokenResources>(ctx, step, fresh);
-    same_rows::<images::Images>(ctx, step, fresh);
+/// Every kept list kind's rows as `report` lists them equal the rows of
+/// its items found afresh; a store this small keeps none of them.
+fn lists_equal_a_recount(ctx: &Ctx<'_, '_>, step: &str) {
+    for_each_kind(&mut |check| check.listed(ctx, step));
 }
 
-fn same_rows<K: ListKind>(ctx: &Ctx<'_, '_>, step: &str, fresh: bool) {
-    let name = K::keeper().expect("a kept kind").name;
-    let kept = kept_lists::read::<K>(ctx).unwrap();
-    assert_eq!(kept.is_some(), fresh, "{step}: {name} kept");
-    let rows = |items| {
-        let listing = rep::listing::<K>(ctx, items, usize::MAX).unwrap();
-        serde_json::to_value(listing.rows).unwrap()
-    };
-    let found = rows(K::find(ctx).unwrap());
-    if let Some(items) = kept {
-        assert_eq!(rows(items), found, "{step}: {name}");
+/// Every kind's items decoded from its record equal a recount's.
+fn coded_lists_equal_a_recount(ctx: &Ctx<'_, '_>, records: &[(&str, Vec<u8>)], step: &str) {
+    for_each_kind(&mut |check| check.coded(ctx, records, step));
+}
+
+/// What is checked of one kept kind.
+trait KindCheck {
+    fn listed(&self, ctx: &Ctx<'_, '_>, step: &str);
+    fn coded(&self, ctx: &Ctx<'_, '_>, records: &[(&str, Vec<u8>)], step: &str);
+}
+
+struct Kind<K>(std::marker::PhantomData<K>);
+
+fn for_each_kind(f: &mut dyn FnMut(&dyn KindCheck)) {
+    use rep::*;
+    fn k<K: ListKind + 'static>() -> Box<dyn KindCheck> {
+        Box::new(Kind::<K>(std::marker::PhantomData))
     }
-    // What `report` lists is what a recount finds, kept or not.
-    let listed = rep::list::<K>(ctx, usize::MAX).unwrap();
-    assert_eq!(
-        serde_json::to_value(listed.rows).unwrap(),
-        found,
-        "{step}: {name} listed"
-    );
+    let kinds = [
+        k::<broken::Broken>(),
+        k::<redirects::Redirects>(),
+        k::<titles::Titles>(),
+        k::<descriptions::Descriptions>(),
+        k::<headings::Headings>(),
+        k::<duplicates::Duplicates>(),
+        k::<directives::Directives>(),
+        k::<canonicals::Canonicals>(),
+        k::<slow::Slow>(),
+        k::<large::Large>(),
+        k::<mimetypes::Mimetypes>(),
+        k::<external::External>(),
+        k::<near_duplicates::NearDuplicates>(),
+        k::<fragments::Fragments>(),
+        k::<indexability::NonIndexable>(),
+        k::<links::Links>(),
+        k::<sitemaps::Sitemaps>(),
+        k::<resources::Resources>(),
+        k::<resources::BrokenResources>(),
+        k::<images::Images>(),
+    ];
+    for kind in &kinds {
+        f(kind.as_ref());
+    }
+}
+
+fn rows_of<K: ListKind>(ctx: &Ctx<'_, '_>, items: Vec<K::Item>) -> serde_json::Value {
+    let listing = rep::listing::<K>(ctx, items, usize::MAX).unwrap();
+    serde_json::to_value(listing.rows).unwrap()
+}
+
+impl<K: ListKind> KindCheck for Kind<K> {
+    fn listed(&self, ctx: &Ctx<'_, '_>, step: &str) {
+        let name = K::keeper().expect("a kept kind").name;
+        let kept = kept_lists::read::<K>(ctx).unwrap();
+        assert!(kept.is_none(), "{step}: {name} kept in a small store");
+        let found = rows_of::<K>(ctx, K::find(ctx).unwrap());
+        // What `report` lists is what a recount finds.
+        let listed = rep::list::<K>(ctx, usize::MAX).unwrap();
+        assert_eq!(
+            serde_json::to_value(listed.rows).unwrap(),
+            found,
+            "{step}: {name} listed"
+        );
+    }
+
+    fn coded(&self, ctx: &Ctx<'_, '_>, records: &[(&str, Vec<u8>)], step: &str) {
+        let name = K::keeper().expect("a kept kind").name;
+        let record = (records.iter())
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("{step}: no {name} record"));
+        let items = kept_lists::items_of::<K>(&record.1).unwrap().unwrap();
+        let found = rows_of::<K>(ctx, K::find(ctx).unwrap());
+        assert_eq!(rows_of::<K>(ctx, items), found, "{step}: {name}");
+    }
 }
 
 /// A change to the store, by name, and whether the figures are current
