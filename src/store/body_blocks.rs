@@ -56,6 +56,12 @@ impl BlockRef {
         out
     }
 
+    /// The body in its block, decompressed (None: the block is shorter).
+    pub fn slice<'a>(&self, block: &'a [u8]) -> Option<&'a [u8]> {
+        let start = self.offset as usize;
+        block.get(start..start.saturating_add(self.len as usize))
+    }
+
     /// The reference a `bodies` record holds; None when it is a frame.
     pub fn decode(stored: &[u8]) -> Result<Option<BlockRef>> {
         let Some((&REFERENCE, rest)) = stored.split_first() else {
@@ -109,15 +115,12 @@ pub fn block<V: View + ?Sized>(v: &V, block: u32) -> Result<Arc<Vec<u8>>> {
 /// The body `r` points to.
 pub fn body<V: View + ?Sized>(v: &V, page: PageId, r: BlockRef) -> Result<Vec<u8>> {
     let raw = block(v, r.block)?;
-    let (start, len) = (r.offset as usize, r.len as usize);
-    raw.get(start..start.saturating_add(len))
-        .map(<[u8]>::to_vec)
-        .ok_or_else(|| {
-            StoreError::corrupt(format!(
-                "body of page {page} lies past the end of body block {}",
-                r.block
-            ))
-        })
+    r.slice(&raw).map(<[u8]>::to_vec).ok_or_else(|| {
+        StoreError::corrupt(format!(
+            "body of page {page} lies past the end of body block {}",
+            r.block
+        ))
+    })
 }
 
 /// Bodies gathered into blocks: what the repack writes to `body_blocks`

@@ -277,10 +277,9 @@ impl Store {
                 }
                 Err(StoreError::MapFull) => {
                     drop(txn);
-                    let grown = env.info().map_size.saturating_mul(2);
                     // SAFETY: the environment was opened just now and this
                     // thread's transaction is gone: none is open on it.
-                    unsafe { env.resize(grown.div_ceil(page) * page) }.map_err(StoreError::from)?;
+                    unsafe { double_map(&env) }?;
                 }
                 Err(e) => return Err(e),
             }
@@ -331,7 +330,6 @@ impl Store {
         free_bytes(&self.path)
     }
 
-    /// The current map size (grows on demand).
     /// Makes the tables a store lacks and brings an older schema to the
     /// current one, in the opening transaction; the store's dictionaries.
     fn prepare(
@@ -367,6 +365,7 @@ impl Store {
         Ok((dbs, dictionaries))
     }
 
+    /// The current map size (grows on demand).
     pub fn map_size(&self) -> usize {
         self.env.info().map_size
     }
@@ -428,13 +427,22 @@ impl Store {
 
     fn grow(&self) -> Result<()> {
         let _exclusive = self.resize_lock.write().unwrap_or_else(|p| p.into_inner());
-        let current = self.env.info().map_size;
-        let new_size = current.saturating_mul(2).div_ceil(page_size()) * page_size();
-        tracing::info!(from = current, to = new_size, "growing the store map");
         // SAFETY: the exclusive lock guarantees no transaction of this
         // process is open while the map is resized.
-        unsafe { self.env.resize(new_size) }.map_err(StoreError::from)
+        unsafe { double_map(&self.env) }
     }
+}
+
+/// Doubles `env`'s map.
+///
+/// # Safety
+/// No transaction of this process may be open on `env`.
+unsafe fn double_map(env: &Env) -> Result<()> {
+    let current = env.info().map_size;
+    let new_size = current.saturating_mul(2).div_ceil(page_size()) * page_size();
+    tracing::info!(from = current, to = new_size, "growing the store map");
+    // SAFETY: the caller has no transaction open on `env`.
+    unsafe { env.resize(new_size) }.map_err(StoreError::from)
 }
 
 /// Below this much free space, a failed write is taken for a full disk.

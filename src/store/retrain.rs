@@ -98,8 +98,7 @@ pub(super) fn retrain(txn: &RoTxn<'_>, t: &BodyTables) -> Result<Option<Rebodied
                         None => return Ok(None),
                     },
                 };
-                let (start, len) = (r.offset as usize, r.len as usize);
-                match block.get(start..start.saturating_add(len)) {
+                match r.slice(block) {
                     Some(raw) => raw.to_vec(),
                     None => return Ok(None),
                 }
