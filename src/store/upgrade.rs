@@ -10,9 +10,10 @@
 //! when unset, so a point of 17 to 19 takes those bytes; a run record of
 //! 18 or 19 is decoded in its own layout and written in 20's. 21 appends
 //! the rendering settings to a point record the same way. 22 keeps each
-//! stem once (`stem_layout`). 23 codes `doc_freq` entries and near
-//! signatures smaller (`upgrade_23`). The rest of the layout is 17's, so
-//! nothing else is rewritten.
+//! stem once (`stem_layout`). 23 codes `doc_freq` entries, near
+//! signatures and `word_ids` entries smaller and drops the kept figures
+//! (`upgrade_23`). The rest of the layout is 17's, so nothing else is
+//! rewritten.
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -66,11 +66,10 @@ fn check(db: &Path, step: &str, fresh: bool) {
         kept::StoreCounts::count(&r).unwrap(),
         "{step}: stats"
     );
-    lists_equal_a_recount(&ctx, step);
     // Their coding, as a store of 10,000 pages or more keeps them.
     let mut coded = Ctx::new(&r, None).unwrap();
     let records = kept_lists::records_kept_from(&mut coded, 0).unwrap();
-    coded_lists_equal_a_recount(&ctx, &records, step);
+    lists_equal_a_recount(&ctx, &records, step);
     let kept_depth = kept_lists::depth_order(&ctx).unwrap();
     assert_eq!(kept_depth.is_some(), fresh, "{step}: depth kept");
     if let Some(k) = kept_depth {
@@ -84,86 +83,56 @@ fn check(db: &Path, step: &str, fresh: bool) {
     assert_eq!(cli, recount, "{step}: report summary");
 }
 
-/// Every kept list kind's rows as `report` lists them equal the rows of
-/// its items found afresh; a store this small keeps none of them.
-fn lists_equal_a_recount(ctx: &Ctx<'_, '_>, step: &str) {
-    for_each_kind(&mut |check| check.listed(ctx, step));
-}
-
-/// Every kind's items decoded from its record equal a recount's.
-fn coded_lists_equal_a_recount(ctx: &Ctx<'_, '_>, records: &[(&str, Vec<u8>)], step: &str) {
-    for_each_kind(&mut |check| check.coded(ctx, records, step));
-}
-
-/// What is checked of one kept kind.
-trait KindCheck {
-    fn listed(&self, ctx: &Ctx<'_, '_>, step: &str);
-    fn coded(&self, ctx: &Ctx<'_, '_>, records: &[(&str, Vec<u8>)], step: &str);
-}
-
-struct Kind<K>(std::marker::PhantomData<K>);
-
-fn for_each_kind(f: &mut dyn FnMut(&dyn KindCheck)) {
+/// Every kept list kind's rows, as `report` lists them and as its record
+/// in `records` codes them, equal the rows of its items found afresh; a
+/// store this small keeps none of them.
+fn lists_equal_a_recount(ctx: &Ctx<'_, '_>, records: &[(&str, Vec<u8>)], step: &str) {
     use rep::*;
-    fn k<K: ListKind + 'static>() -> Box<dyn KindCheck> {
-        Box::new(Kind::<K>(std::marker::PhantomData))
-    }
-    let kinds = [
-        k::<broken::Broken>(),
-        k::<redirects::Redirects>(),
-        k::<titles::Titles>(),
-        k::<descriptions::Descriptions>(),
-        k::<headings::Headings>(),
-        k::<duplicates::Duplicates>(),
-        k::<directives::Directives>(),
-        k::<canonicals::Canonicals>(),
-        k::<slow::Slow>(),
-        k::<large::Large>(),
-        k::<mimetypes::Mimetypes>(),
-        k::<external::External>(),
-        k::<near_duplicates::NearDuplicates>(),
-        k::<fragments::Fragments>(),
-        k::<indexability::NonIndexable>(),
-        k::<links::Links>(),
-        k::<sitemaps::Sitemaps>(),
-        k::<resources::Resources>(),
-        k::<resources::BrokenResources>(),
-        k::<images::Images>(),
-    ];
-    for kind in &kinds {
-        f(kind.as_ref());
-    }
+    same_rows::<broken::Broken>(ctx, records, step);
+    same_rows::<redirects::Redirects>(ctx, records, step);
+    same_rows::<titles::Titles>(ctx, records, step);
+    same_rows::<descriptions::Descriptions>(ctx, records, step);
+    same_rows::<headings::Headings>(ctx, records, step);
+    same_rows::<duplicates::Duplicates>(ctx, records, step);
+    same_rows::<directives::Directives>(ctx, records, step);
+    same_rows::<canonicals::Canonicals>(ctx, records, step);
+    same_rows::<slow::Slow>(ctx, records, step);
+    same_rows::<large::Large>(ctx, records, step);
+    same_rows::<mimetypes::Mimetypes>(ctx, records, step);
+    same_rows::<external::External>(ctx, records, step);
+    same_rows::<near_duplicates::NearDuplicates>(ctx, records, step);
+    same_rows::<fragments::Fragments>(ctx, records, step);
+    same_rows::<indexability::NonIndexable>(ctx, records, step);
+    same_rows::<links::Links>(ctx, records, step);
+    same_rows::<sitemaps::Sitemaps>(ctx, records, step);
+    same_rows::<resources::Resources>(ctx, records, step);
+    same_rows::<resources::BrokenResources>(ctx, records, step);
+    same_rows::<images::Images>(ctx, records, step);
 }
 
-fn rows_of<K: ListKind>(ctx: &Ctx<'_, '_>, items: Vec<K::Item>) -> serde_json::Value {
-    let listing = rep::listing::<K>(ctx, items, usize::MAX).unwrap();
-    serde_json::to_value(listing.rows).unwrap()
-}
-
-impl<K: ListKind> KindCheck for Kind<K> {
-    fn listed(&self, ctx: &Ctx<'_, '_>, step: &str) {
-        let name = K::keeper().expect("a kept kind").name;
-        let kept = kept_lists::read::<K>(ctx).unwrap();
-        assert!(kept.is_none(), "{step}: {name} kept in a small store");
-        let found = rows_of::<K>(ctx, K::find(ctx).unwrap());
-        // What `report` lists is what a recount finds.
-        let listed = rep::list::<K>(ctx, usize::MAX).unwrap();
-        assert_eq!(
-            serde_json::to_value(listed.rows).unwrap(),
-            found,
-            "{step}: {name} listed"
-        );
-    }
-
-    fn coded(&self, ctx: &Ctx<'_, '_>, records: &[(&str, Vec<u8>)], step: &str) {
-        let name = K::keeper().expect("a kept kind").name;
-        let record = (records.iter())
-            .find(|(n, _)| *n == name)
-            .unwrap_or_else(|| panic!("{step}: no {name} record"));
-        let items = kept_lists::items_of::<K>(&record.1).unwrap().unwrap();
-        let found = rows_of::<K>(ctx, K::find(ctx).unwrap());
-        assert_eq!(rows_of::<K>(ctx, items), found, "{step}: {name}");
-    }
+fn same_rows<K: ListKind>(ctx: &Ctx<'_, '_>, records: &[(&str, Vec<u8>)], step: &str) {
+    let name = K::keeper().expect("a kept kind").name;
+    assert!(
+        kept_lists::read::<K>(ctx).unwrap().is_none(),
+        "{step}: {name} kept in a small store"
+    );
+    let rows = |items| {
+        let listing = rep::listing::<K>(ctx, items, usize::MAX).unwrap();
+        serde_json::to_value(listing.rows).unwrap()
+    };
+    let found = rows(K::find(ctx).unwrap());
+    let record = (records.iter())
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("{step}: no {name} record"));
+    let coded = kept_lists::items_of::<K>(&record.1).unwrap().unwrap();
+    assert_eq!(rows(coded), found, "{step}: {name}");
+    // What `report` lists is what a recount finds.
+    let listed = rep::list::<K>(ctx, usize::MAX).unwrap();
+    assert_eq!(
+        serde_json::to_value(listed.rows).unwrap(),
+        found,
+        "{step}: {name} listed"
+    );
 }
 
 /// A change to the store, by name, and whether the figures are current
