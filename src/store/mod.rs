@@ -39,6 +39,7 @@ mod page_records;
 mod page_text;
 mod pages;
 mod points;
+mod record_blocks;
 mod render_facts;
 mod repack;
 mod resources;
@@ -471,10 +472,8 @@ mod sealed {
         fn txn(&self) -> &heed::RoTxn<'_>;
         fn dbs(&self) -> &super::Dbs;
         fn dictionaries(&self) -> &super::Dictionaries;
-        /// Where a reader keeps its last decompressed body block.
-        fn block_cache(&self) -> Option<&super::body_blocks::BlockCache> {
-            None
-        }
+        /// Where the view keeps its last decompressed blocks.
+        fn block_cache(&self) -> &super::body_blocks::BlockCache;
     }
 
     /// Puts `key` with `MDB_APPEND` when it is past the table's last key
@@ -540,7 +539,7 @@ impl sealed::View for Reader<'_> {
     fn dictionaries(&self) -> &Dictionaries {
         self.dictionaries
     }
-    fn block_cache(&self) -> Option<&body_blocks::BlockCache> {
-        Some(&self.blocks)
+    fn block_cache(&self) -> &body_blocks::BlockCache {
+        &self.blocks
     }
 }

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use heed::types::Bytes;
 use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags};
 
+use super::record_blocks::{self, RecordTables, Rerecorded};
 use super::retrain::{self, BodyTables, Rebodied};
 use super::{page_size, Result, Store, StoreError, StoreOptions};
 
@@ -170,12 +171,32 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             }
             _ => None,
         };
+        let rerecorded = match (table("meta")?, table("pages")?, table("forward")?) {
+            (Some(meta), Some(pages), Some(forward)) => {
+                let blocks = table("record_blocks")?;
+                record_blocks::gather(
+                    &rtxn,
+                    &RecordTables {
+                        meta,
+                        pages,
+                        forward,
+                        blocks,
+                    },
+                )?
+            }
+            _ => None,
+        };
         let mut wtxn = dest.write_txn()?;
-        if rebodied.is_some() && !names.iter().any(|n| n == "body_blocks") {
-            // A store of a build before blocks: the table is made here.
-            names.push("body_blocks".to_owned());
-            names.sort_unstable();
+        // A store of a build before blocks: their tables are made here.
+        for (new, table) in [
+            (rebodied.is_some(), "body_blocks"),
+            (rerecorded.is_some(), "record_blocks"),
+        ] {
+            if new && !names.iter().any(|n| n == table) {
+                names.push(table.to_owned());
+            }
         }
+        names.sort_unstable();
         for name in names {
             let into = dest.create_database::<Bytes, Bytes>(&mut wtxn, Some(&name))?;
             let mut put =
@@ -193,12 +214,33 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
                     continue;
                 }
             }
+            if let Some(r) = &rerecorded {
+                let written = match name.as_str() {
+                    "pages" => Some(&r.pages),
+                    "forward" => Some(&r.forward),
+                    _ => None,
+                };
+                if let Some(records) = written {
+                    for (k, v) in records {
+                        put(k, v)?;
+                    }
+                    continue;
+                }
+                if name == "record_blocks" {
+                    for (k, v) in &r.chunks {
+                        put(k, v)?;
+                    }
+                    continue;
+                }
+            }
             let Some(from) = table(&name)? else {
                 continue;
             };
             for item in from.iter(&rtxn)? {
                 let (k, v) = item?;
-                if name == "meta" && rebodied.is_some() && Rebodied::replaces(k) {
+                let replaced = (rebodied.is_some() && Rebodied::replaces(k))
+                    || (rerecorded.is_some() && Rerecorded::replaces(k));
+                if name == "meta" && replaced {
                     continue;
                 }
                 put(k, v)?;
