@@ -19,7 +19,12 @@
 //! ([`BLOCK_RAW`]) and hold pages in id order, the order exports read
 //! them in; a [`BlockCache`] keeps a reader's last block.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
+
+use heed::types::Bytes;
+use heed::{Database, RoTxn};
+use rustc_hash::FxHashMap as HashMap;
 
 use super::bodies::LeafFill;
 use super::codec::{put_varint, u32_key, VarintReader};
@@ -40,13 +45,16 @@ pub enum Shelf {
     /// request headers as a varint, which never ends in a 0 byte past its
     /// first.
     Records,
+    /// `word_blocks`: the `word_ids` records; `0xFF 0x00` too, where a
+    /// record begins with its number as a varint.
+    Words,
 }
 
 impl Shelf {
     fn mark(self) -> &'static [u8] {
         match self {
             Shelf::Bodies => &[0],
-            Shelf::Records => &[0xFF, 0],
+            Shelf::Records | Shelf::Words => &[0xFF, 0],
         }
     }
 
@@ -54,6 +62,7 @@ impl Shelf {
         match self {
             Shelf::Bodies => dbs.body_blocks,
             Shelf::Records => dbs.record_blocks,
+            Shelf::Words => dbs.word_blocks,
         }
     }
 
@@ -61,6 +70,7 @@ impl Shelf {
         match self {
             Shelf::Bodies => "body",
             Shelf::Records => "record",
+            Shelf::Words => "word",
         }
     }
 }
@@ -132,8 +142,19 @@ pub fn block<V: View + ?Sized>(v: &V, shelf: Shelf, block: u32) -> Result<Arc<Ve
             return Ok(Arc::clone(raw));
         }
     }
+    let raw = Arc::new(unpack(v.txn(), v.dbs(), shelf, block)?);
+    if let Ok(mut held) = cache.lock() {
+        held.retain(|(s, _, _)| *s != shelf);
+        held.push((shelf, block, Arc::clone(&raw)));
+    }
+    Ok(raw)
+}
+
+/// Block `block` of `shelf` read and decompressed (no cache: for a
+/// writer that has its transaction but not a view).
+pub fn unpack(txn: &heed::RoTxn<'_>, dbs: &Dbs, shelf: Shelf, block: u32) -> Result<Vec<u8>> {
     let mut frame = Vec::new();
-    for item in shelf.db(v.dbs()).prefix_iter(v.txn(), &u32_key(block))? {
+    for item in shelf.db(dbs).prefix_iter(txn, &u32_key(block))? {
         frame.extend_from_slice(item?.1);
     }
     let name = shelf.name();
@@ -142,15 +163,20 @@ pub fn block<V: View + ?Sized>(v: &V, shelf: Shelf, block: u32) -> Result<Arc<Ve
             "{name} block {block} is referred to but not stored"
         )));
     }
-    let raw = Arc::new(
-        zstd::stream::decode_all(&frame[..])
-            .map_err(|e| StoreError::corrupt(format!("{name} block {block}: {e}")))?,
-    );
-    if let Ok(mut held) = cache.lock() {
-        held.retain(|(s, _, _)| *s != shelf);
-        held.push((shelf, block, Arc::clone(&raw)));
+    zstd::stream::decode_all(&frame[..])
+        .map_err(|e| StoreError::corrupt(format!("{name} block {block}: {e}")))
+}
+
+/// A record of a table whose values a repack may have put on `shelf`:
+/// the bytes its reference points to, or the record as stored.
+pub fn plain<'t, V: View + ?Sized>(v: &V, shelf: Shelf, stored: &'t [u8]) -> Result<Cow<'t, [u8]>> {
+    match BlockRef::decode(stored, shelf)? {
+        Some(r) => resolve(v, shelf, r, || {
+            format!("a record on the {} shelf", shelf.name())
+        })
+        .map(Cow::Owned),
+        None => Ok(Cow::Borrowed(stored)),
     }
-    Ok(raw)
 }
 
 /// The bytes `r` points to in `shelf`; `what` names them in an error.
@@ -218,10 +244,11 @@ pub struct Packed {
     pub bytes: usize,
 }
 
-/// Packs `items` (each with the page it belongs to, pages ascending) in
-/// their order into blocks of at most `bound` bytes (an item larger has
-/// a block of its own), each a zstd frame cut into chunks that fill
-/// leaves; None when zstd fails.
+/// Packs `items` in their order into blocks of at most `bound` bytes (an
+/// item larger has a block of its own), each a zstd frame cut into chunks
+/// that fill leaves, keyed by the block's number and its first item's
+/// number (the page it belongs to, or its place in its table); None when
+/// zstd fails.
 pub fn pack<'a>(
     items: impl Iterator<Item = (PageId, &'a [u8])>,
     bound: usize,
@@ -268,6 +295,92 @@ pub fn pack<'a>(
             .ok_or_else(|| StoreError::corrupt("over 2^32 blocks"))?;
     }
     Ok(Some(out))
+}
+
+/// A shelf's blocks decompressed, by number, and the bytes their frames
+/// took.
+pub type Unpacked = (HashMap<u32, Vec<u8>>, usize);
+
+/// Every block of a shelf's table in a store being repacked; None when
+/// one does not decompress.
+pub fn unpack_all(txn: &RoTxn<'_>, db: Database<Bytes, Bytes>) -> Result<Option<Unpacked>> {
+    let mut frames: HashMap<u32, Vec<u8>> = HashMap::default();
+    let mut bytes = 0;
+    for item in db.iter(txn)? {
+        let (k, v) = item?;
+        frames
+            .entry(super::codec::read_u32(k.get(..4).unwrap_or(k))?)
+            .or_default()
+            .extend_from_slice(v);
+        bytes += v.len();
+    }
+    let mut blocks = HashMap::default();
+    for (block, frame) in frames {
+        let Some(raw) = super::dictionary::decompress_with(&frame, &[]) else {
+            return Ok(None);
+        };
+        blocks.insert(block, raw);
+    }
+    Ok(Some((blocks, bytes)))
+}
+
+/// A table's values put on a shelf by [`shelve`].
+pub struct Shelved {
+    /// The table's records: each key with its value's reference, in key
+    /// order.
+    pub references: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The shelf's table's records, in key order.
+    pub chunks: Vec<([u8; 12], Vec<u8>)>,
+}
+
+/// Every value of `table` in key order (those an earlier repack put on
+/// `shelf` read from `old`, the shelf's table) packed into blocks of at
+/// most `bound` bytes, each key given its reference; None when that is
+/// not smaller, or an old block does not decompress.
+pub fn shelve(
+    txn: &RoTxn<'_>,
+    table: Database<Bytes, Bytes>,
+    old: Option<Database<Bytes, Bytes>>,
+    shelf: Shelf,
+    bound: usize,
+) -> Result<Option<Shelved>> {
+    let (blocks, mut before) = match old {
+        Some(db) => match unpack_all(txn, db)? {
+            Some(unpacked) => unpacked,
+            None => return Ok(None),
+        },
+        None => (HashMap::default(), 0),
+    };
+    let mut records: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for item in table.iter(txn)? {
+        let (k, v) = item?;
+        before += v.len();
+        let value = match BlockRef::decode(v, shelf)? {
+            Some(r) => (blocks.get(&r.block).and_then(|b| r.slice(b)))
+                .ok_or_else(|| {
+                    StoreError::corrupt(format!(
+                        "a {} block reference points nowhere",
+                        shelf.name()
+                    ))
+                })?
+                .to_vec(),
+            None => v.to_vec(),
+        };
+        records.push((k.to_vec(), value));
+    }
+    let items = (0..).zip(records.iter().map(|(_, v)| &v[..]));
+    let Some(packed) = pack(items, bound, shelf)? else {
+        return Ok(None);
+    };
+    let after = packed.bytes + packed.references.iter().map(Vec::len).sum::<usize>();
+    if after >= before {
+        return Ok(None);
+    }
+    let keys = records.into_iter().map(|(k, _)| k);
+    Ok(Some(Shelved {
+        references: keys.zip(packed.references).collect(),
+        chunks: packed.chunks,
+    }))
 }
 
 fn u32_of(n: usize) -> Result<u32> {

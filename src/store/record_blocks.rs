@@ -157,21 +157,11 @@ pub(super) fn gather(txn: &RoTxn<'_>, t: &RecordTables) -> Result<Option<Rerecor
         }
     }
     if let Some(db) = t.blocks {
-        let mut frames: HashMap<u32, Vec<u8>> = HashMap::default();
-        for item in db.iter(txn)? {
-            let (k, v) = item?;
-            frames
-                .entry(read_u32(k.get(..4).unwrap_or(k))?)
-                .or_default()
-                .extend_from_slice(v);
-            before += v.len();
-        }
-        for (block, frame) in frames {
-            let Some(raw) = dictionary::decompress_with(&frame, &[]) else {
-                return Ok(None);
-            };
-            unframer.blocks.insert(block, raw);
-        }
+        let Some((blocks, bytes)) = body_blocks::unpack_all(txn, db)? else {
+            return Ok(None);
+        };
+        unframer.blocks = blocks;
+        before += bytes;
     }
     let mut pages: BTreeMap<PageId, PageItems> = BTreeMap::new();
     for item in t.pages.iter(txn)? {

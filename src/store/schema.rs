@@ -105,9 +105,12 @@ pub struct Dbs {
     /// A repacked small store's page records, link lists, meta tags and
     /// HTTP heads in shared frames (`record_blocks`).
     pub record_blocks: Db,
+    /// A repacked small store's `word_ids` records in shared frames
+    /// (`word_blocks`).
+    pub word_blocks: Db,
 }
 
-pub const DB_COUNT: u32 = 45;
+pub const DB_COUNT: u32 = 46;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -166,6 +169,7 @@ impl Dbs {
             ("stem_records", self.stem_records),
             ("body_blocks", self.body_blocks),
             ("record_blocks", self.record_blocks),
+            ("word_blocks", self.word_blocks),
         ]
     }
 }
@@ -219,6 +223,7 @@ impl Dbs {
             stem_records: db("stem_records")?,
             body_blocks: db("body_blocks")?,
             record_blocks: db("record_blocks")?,
+            word_blocks: db("word_blocks")?,
         })
     }
 }

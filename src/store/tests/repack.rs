@@ -45,7 +45,7 @@ fn crawl(store: &Store, ids: &[PageId], all: &[PageId], v: u32) {
                     };
                     let mut p = described_page(id, &dicts, &body_of(id, v), head);
                     p.record.size += u64::from(v);
-                    p.terms = terms(&["common", &format!("w{id}q")]);
+                    p.terms = terms(&["common", &format!("w{id}q"), &format!("v{v}n{id}")]);
                     let at = all.iter().position(|&a| a == id).unwrap_or(0);
                     let links = (1..4).map(|k| all[(at + k) % all.len()]).collect();
                     put(w, id, (p, links))?;
@@ -76,6 +76,24 @@ fn records_of(store: &Store, ids: &[PageId]) -> Vec<Records> {
             )
         })
         .collect()
+}
+
+/// How many `word_ids` records there are, and how many refer to a word
+/// block.
+fn stem_records_in_blocks(store: &Store) -> (usize, usize) {
+    let r = store.read().unwrap();
+    let mut counts = (0, 0);
+    for item in r.dbs().word_ids.iter(r.txn()).unwrap() {
+        let (_, v) = item.unwrap();
+        let shelved = body_blocks::BlockRef::decode(v, body_blocks::Shelf::Words).unwrap();
+        counts = (counts.0 + 1, counts.1 + usize::from(shelved.is_some()));
+    }
+    counts
+}
+
+/// Page `id` alone holds its version-`v` word.
+fn finds_its_word(store: &Store, id: PageId, v: u32) -> bool {
+    pages_of(store, &format!("v{v}n{id}")) == [id]
 }
 
 /// The records that refer to a record block (page records, and parts of
@@ -207,6 +225,10 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
     );
     assert_eq!(pages_of(&store, "common"), ids);
     assert_eq!(pages_of(&store, &format!("w{}q", ids[7])), vec![ids[7]]);
+    // Every stem record in a word block; each stem found through it.
+    let (records, shelved) = stem_records_in_blocks(&store);
+    assert!(records > 1 && shelved == records, "{shelved} of {records}");
+    assert!(ids.iter().all(|&id| finds_its_word(&store, id, 0)));
 
     // A later crawl changes a third of the pages (each gets a frame of
     // its own, its old body left in a block) and a page goes.
@@ -226,6 +248,10 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
         _ => Some(body_of(id, 0)),
     };
     bodies_are(&store, &changed);
+    // Its new words went into records that were in blocks.
+    assert!(ids[..100].iter().all(|&id| finds_its_word(&store, id, 1)));
+    let (records, shelved) = stem_records_in_blocks(&store);
+    assert!(shelved < records, "{shelved} of {records}");
     assert_whole(&store);
     store.close_and_repack().unwrap().expect("repacked again");
     let store = Store::open(dir.path()).unwrap();
@@ -242,4 +268,10 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
     let (referring, pages, referenced, held) = records_in_blocks(&store);
     assert_eq!((referring, pages), (4 * 299, 299));
     assert_eq!(referenced, held);
+    assert!(ids[..100].iter().all(|&id| finds_its_word(&store, id, 1)));
+    assert!(ids[101..]
+        .iter()
+        .all(|&id| id == ids[200] || finds_its_word(&store, id, 0)));
+    let (records, shelved) = stem_records_in_blocks(&store);
+    assert_eq!(shelved, records);
 }
