@@ -355,10 +355,6 @@ pub(super) fn check_links<V: View + ?Sized>(
             p.add(format!("page {parent}: links not compressed"));
             continue;
         }
-        if in_block.is_some() && v.children(parent).is_err() {
-            // `check_pages` names what is wrong with it.
-            continue;
-        }
         if let Some(id) = missing_dictionary(v, Kind::Links, frame)? {
             p.add(format!(
                 "page {parent}: link list names zstd dictionary {id}, which the store does not hold"

@@ -4,12 +4,14 @@
 //! decided on, crawl points of queued URLs, id counters beyond every id in
 //! use, claims of dead processes, run history of known points and URLs,
 //! pair postings that match a fresh count from their segment's postings,
-//! the document each point names) as one readable line.
+//! the document each point names, references into a repacked store's
+//! shared frames) as one readable line.
 
 mod crawl;
 mod index;
 mod pages;
 mod resources;
+mod shelves;
 
 use std::collections::HashMap;
 
@@ -49,6 +51,10 @@ pub trait CheckRead: View {
         };
         // Live segment -> its page count: the streams' parts must be in one.
         let listed: HashMap<u32, u32> = self.live_segments()?.entries().iter().copied().collect();
+        next("shared frames");
+        if !shelves::check_shelves(self, &mut p)? {
+            return Ok(p.list);
+        }
         next("pages");
         pages::check_pages(self, &mut p)?;
         next("index");
@@ -76,7 +82,7 @@ pub trait CheckRead: View {
 }
 
 /// The steps [`CheckRead::check_telling`] tells.
-pub const CHECK_STEPS: usize = 11;
+pub const CHECK_STEPS: usize = 12;
 
 impl<T: View + ?Sized> CheckRead for T {}
 

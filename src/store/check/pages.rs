@@ -1,16 +1,12 @@
 //! `check` of the pages' own records: every page record with its forward
-//! record and parts, each frame's dictionary held, each body and record
-//! in a block found there, and the id maps
+//! record and parts, each frame's dictionary held, and the id maps
 //! (URLs, origins, mimetypes, stems) agreeing both ways.
 
-use crate::store::body_blocks::{self, BlockRef, Shelf};
 use crate::store::codec::{read_u32, split_pair_key, split_triple_key, u32_key};
 use crate::store::dictionary::Kind;
 use crate::store::inverted::{stem_index, stems};
 use crate::store::page_records::{self, Part};
 use crate::store::pages::split_meta_part;
-use crate::store::record_blocks;
-use crate::store::schema::PageId;
 use crate::store::sealed::View;
 use crate::store::{PageRead, Result, WordRead};
 
@@ -30,7 +26,6 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
                 "page {page}: page record names zstd dictionary {id}, which the store does not hold"
             ));
         }
-        check_in_block(v, Kind::Record, page, record, p);
         if page_records::get(v, Part::Forward, page)?.is_none() {
             p.add(format!("page {page}: page record without a forward index"));
         }
@@ -66,15 +61,6 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
                 "page {page}: body names zstd dictionary {id}, which the store does not hold"
             ));
         }
-        if let Some(r) = BlockRef::decode(chunk, Shelf::Bodies)
-            .ok()
-            .flatten()
-            .filter(|_| n == 0)
-        {
-            if let Err(e) = body_blocks::body(v, page, r) {
-                p.add(format!("page {page}: {e}"));
-            }
-        }
         if d.pages.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page}: body without a page record"));
         } else if let Some(indexed_in) = page_records::segment_of(v, page)? {
@@ -88,13 +74,6 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
     for item in d.forward.iter(t)? {
         let (k, record) = item?;
         let page = split_pair_key(k)?.1;
-        check_in_block(
-            v,
-            Kind::Links,
-            page,
-            page_records::part(record, Part::Links)?,
-            p,
-        );
         for (part, what, kind) in [
             (Part::Meta, "meta tags", Kind::Meta),
             (Part::Head, "HTTP head", Kind::Head),
@@ -103,7 +82,6 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             if part == Part::Meta && !value.is_empty() {
                 value = split_meta_part(value)?.1;
             }
-            check_in_block(v, kind, page, value, p);
             if let Some(id) = missing_dictionary(v, kind, value)? {
                 p.add(format!(
                     "page {page}: {what} names zstd dictionary {id}, which the store does not hold"
@@ -165,23 +143,6 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
         }
     }
     Ok(())
-}
-
-/// A record of `kind` that refers to a record block reads back from it.
-fn check_in_block<V: View + ?Sized>(
-    v: &V,
-    kind: Kind,
-    page: PageId,
-    stored: &[u8],
-    p: &mut Problems,
-) {
-    let found = BlockRef::decode(stored, Shelf::Records).and_then(|r| {
-        r.map(|_| record_blocks::plain(v, kind, page, stored))
-            .transpose()
-    });
-    if let Err(e) = found {
-        p.add(format!("page {page}: {e}"));
-    }
 }
 
 pub(super) fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {

@@ -290,4 +290,26 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
         assert_eq!(shelved, records);
     }
     assert!(common_on(&store, 299));
+    // A block lost is a problem `check` names, not an error.
+    let d = store.read().unwrap().dbs;
+    for (table, what) in [
+        (d.body_blocks, "body block"),
+        (d.record_blocks, "record block"),
+        (d.word_blocks, "word block"),
+        (d.doc_freq_blocks, "document frequency block"),
+    ] {
+        let first = {
+            let r = store.read().unwrap();
+            let (k, v) = table.first(r.txn()).unwrap().expect("a block");
+            (k.to_vec(), v.to_vec())
+        };
+        store
+            .update(|w| Ok(table.delete(&mut w.txn, &first.0)?))
+            .unwrap();
+        assert_problem(&store.read().unwrap(), what);
+        store
+            .update(|w| Ok(table.put(&mut w.txn, &first.0, &first.1)?))
+            .unwrap();
+    }
+    assert_whole(&store);
 }
