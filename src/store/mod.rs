@@ -380,6 +380,7 @@ impl Store {
             dbs: self.dbs,
             dictionaries: &self.dictionaries,
             blocks: body_blocks::BlockCache::default(),
+            posting_blocks: Default::default(),
             _guard: guard,
         })
     }
@@ -475,6 +476,8 @@ mod sealed {
         fn block_cache(&self) -> Option<&super::body_blocks::BlockCache> {
             None
         }
+        /// The posting blocks this view decompressed (it keeps them).
+        fn posting_arena(&self) -> &super::inverted::posting_blocks::Arena;
     }
 
     /// Puts `key` with `MDB_APPEND` when it is past the table's last key
@@ -527,6 +530,7 @@ pub struct Reader<'s> {
     dbs: Dbs,
     dictionaries: &'s Dictionaries,
     blocks: body_blocks::BlockCache,
+    posting_blocks: inverted::posting_blocks::Arena,
     _guard: RwLockReadGuard<'s, ()>,
 }
 
@@ -542,5 +546,8 @@ impl sealed::View for Reader<'_> {
     }
     fn block_cache(&self) -> Option<&body_blocks::BlockCache> {
         Some(&self.blocks)
+    }
+    fn posting_arena(&self) -> &inverted::posting_blocks::Arena {
+        &self.posting_blocks
     }
 }

@@ -14,6 +14,9 @@
 //! lock file's header (the last transaction id) is then set up again for
 //! the new file by opening it once in this process, which LMDB, finding
 //! itself alone, initialises anew.
+//!
+//! Beside copying, the rewrite gathers bodies (`retrain`) and body
+//! posting parts (`inverted::repost`) into shared zstd frames.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -22,6 +25,7 @@ use std::path::{Path, PathBuf};
 use heed::types::Bytes;
 use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags};
 
+use super::inverted::repost;
 use super::retrain::{self, BodyTables, Rebodied};
 use super::{page_size, Result, Store, StoreError, StoreOptions};
 
@@ -170,11 +174,18 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             }
             _ => None,
         };
+        let reposted = match table("postings")? {
+            Some(postings) => repost::regather(&rtxn, postings, table("posting_blocks")?)?,
+            None => None,
+        };
         let mut wtxn = dest.write_txn()?;
         if rebodied.is_some() && !names.iter().any(|n| n == "body_blocks") {
             // A store of a build before blocks: the table is made here.
             names.push("body_blocks".to_owned());
             names.sort_unstable();
+        }
+        if reposted.is_some() && !names.iter().any(|n| n == "posting_blocks") {
+            names.push("posting_blocks".to_owned());
         }
         for name in names {
             let into = dest.create_database::<Bytes, Bytes>(&mut wtxn, Some(&name))?;
@@ -192,6 +203,12 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
                     }
                     continue;
                 }
+            }
+            if let Some(records) = reposted.as_ref().and_then(|r| r.table(&name)) {
+                for (k, v) in records {
+                    put(k, v)?;
+                }
+                continue;
             }
             let Some(from) = table(&name)? else {
                 continue;

@@ -102,9 +102,12 @@ pub struct Dbs {
     pub stem_records: Db,
     /// A repacked small store's bodies in shared frames (`body_blocks`).
     pub body_blocks: Db,
+    /// A repacked small store's body posting parts in shared frames
+    /// (`inverted::posting_blocks`).
+    pub posting_blocks: Db,
 }
 
-pub const DB_COUNT: u32 = 44;
+pub const DB_COUNT: u32 = 45;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -162,6 +165,7 @@ impl Dbs {
             ("render_facts", self.render_facts),
             ("stem_records", self.stem_records),
             ("body_blocks", self.body_blocks),
+            ("posting_blocks", self.posting_blocks),
         ]
     }
 }
@@ -214,6 +218,7 @@ impl Dbs {
             render_facts: db("render_facts")?,
             stem_records: db("stem_records")?,
             body_blocks: db("body_blocks")?,
+            posting_blocks: db("posting_blocks")?,
         })
     }
 }

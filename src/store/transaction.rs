@@ -35,6 +35,8 @@ pub struct Writer<'s> {
     pub(super) hits_per_txn: &'s AtomicUsize,
     /// Whether its merges count phrase pairs ([`Store::count_pairs`]).
     pub(super) pair_postings: bool,
+    /// The posting blocks it decompressed (`inverted::posting_blocks`).
+    pub(super) posting_blocks: super::inverted::posting_blocks::Arena,
 }
 
 /// What one write transaction accumulates before it commits: the blocks of
@@ -91,6 +93,9 @@ impl sealed::View for Writer<'_> {
     fn dictionaries(&self) -> &Dictionaries {
         self.dictionaries
     }
+    fn posting_arena(&self) -> &super::inverted::posting_blocks::Arena {
+        &self.posting_blocks
+    }
 }
 
 impl<'s> Writer<'s> {
@@ -106,6 +111,7 @@ impl<'s> Writer<'s> {
             body_leaf_room: &store.body_leaf_room,
             hits_per_txn: &store.hits_per_txn,
             pair_postings: store.pair_postings.load(Ordering::Relaxed),
+            posting_blocks: Default::default(),
         }
     }
 
