@@ -128,6 +128,8 @@ fn parts_in_blocks_answer_as_parts_do() {
         // A removal rewrites the parts holding the pages, plain, beside
         // the references.
         (Step::Remove(&[3, 150, 151, 399]), true),
+        // Its references are read, its blocks written anew.
+        (Step::Repack, true),
         // New versions in a segment of their own; merged with the
         // repacked one, whose parts are read through their references.
         (Step::Put(100..160, 1), true),
