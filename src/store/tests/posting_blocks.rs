@@ -201,4 +201,14 @@ fn parts_in_blocks_answer_as_parts_do() {
             .unwrap();
         assert_problem(&blocked.read().unwrap(), problem);
     }
+    // A block's chunk gone: the block no longer reads.
+    let block = blocked
+        .update(|w| {
+            let (k, _) = w.dbs.posting_blocks.last(&w.txn)?.unwrap();
+            let k = k.to_vec();
+            w.dbs.posting_blocks.delete(&mut w.txn, &k)?;
+            Ok(codec::split_triple_key(&k)?.0)
+        })
+        .unwrap();
+    assert_problem(&blocked.read().unwrap(), &format!("posting block {block}"));
 }
