@@ -1,7 +1,9 @@
 //! A repacked small store's bodies in shared zstd frames ("blocks"): the
 //! `body_blocks` table (`block ‖ first page ‖ chunk` → the frame, cut to
 //! fill leaves as bodies are) and the references that the `bodies` table
-//! keeps for those pages instead of a frame of their own.
+//! keeps for those pages instead of a frame of their own. The page
+//! records' blocks (`record_blocks`) are kept and read the same way: a
+//! [`Shelf`] says which table a reference points into.
 //!
 //! A page compressed alone can use only what the body dictionary learnt
 //! of its neighbours; a frame of many pages uses all of them. On the
@@ -17,17 +19,61 @@
 //! ([`BLOCK_RAW`]) and hold pages in id order, the order exports read
 //! them in; a [`BlockCache`] keeps a reader's last block.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
+
+use heed::types::Bytes;
+use heed::{Database, RoTxn};
+use rustc_hash::FxHashMap as HashMap;
 
 use super::bodies::LeafFill;
 use super::codec::{put_varint, u32_key, VarintReader};
-use super::schema::PageId;
+use super::schema::{Db, Dbs, PageId};
 use super::sealed::View;
 use super::{Result, StoreError};
 
-/// The first byte of a reference: a zstd frame begins with 0x28 (its
-/// magic number) or 0x50-0x5F (a skippable one), never with this.
-const REFERENCE: u8 = 0;
+/// The tables of shared frames, and how a reference into each begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shelf {
+    /// `body_blocks`: a body's reference is a 0 byte, where a zstd frame
+    /// begins with 0x28 (its magic number) or 0x50-0x5F (a skippable one).
+    Bodies,
+    /// `record_blocks` (`record_blocks`): `0xFF 0x00`, which no frame
+    /// begins with, and no plain record either: a plain page record
+    /// begins with its title's option tag (0 or 1), plain meta tags with
+    /// their count (at most 100), and a plain head with its count of
+    /// request headers as a varint, which never ends in a 0 byte past its
+    /// first.
+    Records,
+    /// `word_blocks`: the `word_ids` records; `0xFF 0x00` too, where a
+    /// record begins with its number as a varint.
+    Words,
+}
+
+impl Shelf {
+    fn mark(self) -> &'static [u8] {
+        match self {
+            Shelf::Bodies => &[0],
+            Shelf::Records | Shelf::Words => &[0xFF, 0],
+        }
+    }
+
+    fn db(self, dbs: &Dbs) -> Db {
+        match self {
+            Shelf::Bodies => dbs.body_blocks,
+            Shelf::Records => dbs.record_blocks,
+            Shelf::Words => dbs.word_blocks,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Shelf::Bodies => "body",
+            Shelf::Records => "record",
+            Shelf::Words => "word",
+        }
+    }
+}
 
 /// Bodies are gathered into a block until it holds this many bytes of
 /// HTML: a body read decompresses its whole block (about 1 ms a MiB).
@@ -47,9 +93,10 @@ pub struct BlockRef {
 }
 
 impl BlockRef {
-    /// The `bodies` record of a page whose body is in a block.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = vec![REFERENCE];
+    /// The record of a page whose body (or record) is in a block of
+    /// `shelf`.
+    pub fn encode(&self, shelf: Shelf) -> Vec<u8> {
+        let mut out = shelf.mark().to_vec();
         for v in [self.block, self.offset, self.len] {
             put_varint(&mut out, u64::from(v));
         }
@@ -62,9 +109,10 @@ impl BlockRef {
         block.get(start..start.saturating_add(self.len as usize))
     }
 
-    /// The reference a `bodies` record holds; None when it is a frame.
-    pub fn decode(stored: &[u8]) -> Result<Option<BlockRef>> {
-        let Some((&REFERENCE, rest)) = stored.split_first() else {
+    /// The reference into `shelf` a record holds; None when it is a
+    /// frame (or a plain record).
+    pub fn decode(stored: &[u8], shelf: Shelf) -> Result<Option<BlockRef>> {
+        let Some(rest) = stored.strip_prefix(shelf.mark()) else {
             return Ok(None);
         };
         let mut r = VarintReader::new(rest);
@@ -76,51 +124,82 @@ impl BlockRef {
     }
 }
 
-/// A reader's last decompressed block: exports read every page in id
-/// order, and a block holds consecutive ids.
+/// A view's last decompressed block of each shelf: exports read every
+/// page in id order, and a block holds consecutive ids; a page's body and
+/// its records are read together.
 #[derive(Default)]
-pub struct BlockCache(Mutex<Option<(u32, Arc<Vec<u8>>)>>);
+pub struct BlockCache(Mutex<Vec<Held>>);
 
-/// Block `block` decompressed, from `cache` when it holds it.
-pub fn block<V: View + ?Sized>(v: &V, block: u32) -> Result<Arc<Vec<u8>>> {
-    let cache = v.block_cache();
-    if let Some(cache) = cache {
-        if let Ok(held) = cache.0.lock() {
-            if let Some((_, raw)) = held.as_ref().filter(|(id, _)| *id == block) {
-                return Ok(Arc::clone(raw));
-            }
+/// A decompressed block, with its shelf and number.
+type Held = (Shelf, u32, Arc<Vec<u8>>);
+
+/// Block `block` of `shelf` decompressed, from the view's cache when it
+/// holds it.
+pub fn block<V: View + ?Sized>(v: &V, shelf: Shelf, block: u32) -> Result<Arc<Vec<u8>>> {
+    let cache = &v.block_cache().0;
+    if let Ok(held) = cache.lock() {
+        if let Some((_, _, raw)) = held.iter().find(|(s, id, _)| (*s, *id) == (shelf, block)) {
+            return Ok(Arc::clone(raw));
         }
     }
-    let mut frame = Vec::new();
-    for item in v.dbs().body_blocks.prefix_iter(v.txn(), &u32_key(block))? {
-        frame.extend_from_slice(item?.1);
-    }
-    if frame.is_empty() {
-        return Err(StoreError::corrupt(format!(
-            "body block {block} is referred to but not stored"
-        )));
-    }
-    let raw = Arc::new(
-        zstd::stream::decode_all(&frame[..])
-            .map_err(|e| StoreError::corrupt(format!("body block {block}: {e}")))?,
-    );
-    if let Some(cache) = cache {
-        if let Ok(mut held) = cache.0.lock() {
-            *held = Some((block, Arc::clone(&raw)));
-        }
+    let raw = Arc::new(unpack(v.txn(), v.dbs(), shelf, block)?);
+    if let Ok(mut held) = cache.lock() {
+        held.retain(|(s, _, _)| *s != shelf);
+        held.push((shelf, block, Arc::clone(&raw)));
     }
     Ok(raw)
 }
 
-/// The body `r` points to.
-pub fn body<V: View + ?Sized>(v: &V, page: PageId, r: BlockRef) -> Result<Vec<u8>> {
-    let raw = block(v, r.block)?;
+/// Block `block` of `shelf` read and decompressed (no cache: for a
+/// writer that has its transaction but not a view).
+pub fn unpack(txn: &heed::RoTxn<'_>, dbs: &Dbs, shelf: Shelf, block: u32) -> Result<Vec<u8>> {
+    let mut frame = Vec::new();
+    for item in shelf.db(dbs).prefix_iter(txn, &u32_key(block))? {
+        frame.extend_from_slice(item?.1);
+    }
+    let name = shelf.name();
+    if frame.is_empty() {
+        return Err(StoreError::corrupt(format!(
+            "{name} block {block} is referred to but not stored"
+        )));
+    }
+    zstd::stream::decode_all(&frame[..])
+        .map_err(|e| StoreError::corrupt(format!("{name} block {block}: {e}")))
+}
+
+/// A record of a table whose values a repack may have put on `shelf`:
+/// the bytes its reference points to, or the record as stored.
+pub fn plain<'t, V: View + ?Sized>(v: &V, shelf: Shelf, stored: &'t [u8]) -> Result<Cow<'t, [u8]>> {
+    match BlockRef::decode(stored, shelf)? {
+        Some(r) => resolve(v, shelf, r, || {
+            format!("a record on the {} shelf", shelf.name())
+        })
+        .map(Cow::Owned),
+        None => Ok(Cow::Borrowed(stored)),
+    }
+}
+
+/// The bytes `r` points to in `shelf`; `what` names them in an error.
+pub fn resolve<V: View + ?Sized>(
+    v: &V,
+    shelf: Shelf,
+    r: BlockRef,
+    what: impl FnOnce() -> String,
+) -> Result<Vec<u8>> {
+    let raw = block(v, shelf, r.block)?;
     r.slice(&raw).map(<[u8]>::to_vec).ok_or_else(|| {
         StoreError::corrupt(format!(
-            "body of page {page} lies past the end of body block {}",
+            "{} lies past the end of {} block {}",
+            what(),
+            shelf.name(),
             r.block
         ))
     })
+}
+
+/// The body `r` points to.
+pub fn body<V: View + ?Sized>(v: &V, page: PageId, r: BlockRef) -> Result<Vec<u8>> {
+    resolve(v, Shelf::Bodies, r, || format!("body of page {page}"))
 }
 
 /// Bodies gathered into blocks: what the repack writes to `body_blocks`
@@ -138,44 +217,170 @@ pub struct Blocks {
 /// order; None when zstd fails.
 pub fn gather(mut bodies: Vec<(u32, PageId, Vec<u8>)>) -> Result<Option<Blocks>> {
     bodies.sort_unstable_by_key(|&(_, page, _)| page);
-    let mut out = Blocks {
+    let items = bodies.iter().map(|(_, page, body)| (*page, &body[..]));
+    let Some(packed) = pack(items, BLOCK_RAW, Shelf::Bodies)? else {
+        return Ok(None);
+    };
+    let mut references: Vec<_> = bodies
+        .iter()
+        .zip(packed.references)
+        .map(|((segment, page, _), r)| (super::codec::triple_key(*segment, *page, 0), r))
+        .collect();
+    references.sort_unstable();
+    Ok(Some(Blocks {
+        chunks: packed.chunks,
+        references,
+        bytes: packed.bytes,
+    }))
+}
+
+/// Items packed into blocks by [`pack`].
+pub struct Packed {
+    /// The shelf's table's records, in key order.
+    pub chunks: Vec<([u8; 12], Vec<u8>)>,
+    /// Each item's reference, in the items' order.
+    pub references: Vec<Vec<u8>>,
+    /// The frames' bytes.
+    pub bytes: usize,
+}
+
+/// Packs `items` in their order into blocks of at most `bound` bytes (an
+/// item larger has a block of its own), each a zstd frame cut into chunks
+/// that fill leaves, keyed by the block's number and its first item's
+/// number (the page it belongs to, or its place in its table); None when
+/// zstd fails.
+pub fn pack<'a>(
+    items: impl Iterator<Item = (PageId, &'a [u8])>,
+    bound: usize,
+    shelf: Shelf,
+) -> Result<Option<Packed>> {
+    let mut out = Packed {
         chunks: Vec::new(),
         references: Vec::new(),
         bytes: 0,
     };
     let mut fill = LeafFill::after(0);
-    let mut start = 0;
     let mut number = 0u32;
-    while start < bodies.len() {
-        let mut end = start;
-        let mut raw = Vec::new();
-        while end < bodies.len() && (end == start || raw.len() + bodies[end].2.len() <= BLOCK_RAW) {
-            let (segment, page, body) = &bodies[end];
-            let r = BlockRef {
-                block: number,
-                offset: u32_of(raw.len())?,
-                len: u32_of(body.len())?,
-            };
-            out.references
-                .push((super::codec::triple_key(*segment, *page, 0), r.encode()));
-            raw.extend_from_slice(body);
-            end += 1;
+    let mut raw = Vec::new();
+    let mut first = 0;
+    let mut items = items.peekable();
+    while let Some((page, item)) = items.next() {
+        if raw.is_empty() {
+            first = page;
+        }
+        let r = BlockRef {
+            block: number,
+            offset: u32_of(raw.len())?,
+            len: u32_of(item.len())?,
+        };
+        out.references.push(r.encode(shelf));
+        raw.extend_from_slice(item);
+        let full = items
+            .peek()
+            .is_none_or(|(_, next)| raw.len() + next.len() > bound);
+        if !full {
+            continue;
         }
         let Ok(frame) = zstd::bulk::compress(&raw, LEVEL) else {
             return Ok(None);
         };
         out.bytes += frame.len();
-        fill.cut(number, bodies[start].1, &frame, |key, chunk| {
+        fill.cut(number, first, &frame, |key, chunk| {
             out.chunks.push((*key, chunk.to_vec()));
             Ok(())
         })?;
+        raw.clear();
         number = number
             .checked_add(1)
-            .ok_or_else(|| StoreError::corrupt("over 2^32 body blocks"))?;
-        start = end;
+            .ok_or_else(|| StoreError::corrupt("over 2^32 blocks"))?;
     }
-    out.references.sort_unstable();
     Ok(Some(out))
+}
+
+/// A shelf's blocks decompressed, by number, and the bytes their frames
+/// took.
+pub type Unpacked = (HashMap<u32, Vec<u8>>, usize);
+
+/// Every block of a shelf's table in a store being repacked; None when
+/// one does not decompress.
+pub fn unpack_all(txn: &RoTxn<'_>, db: Database<Bytes, Bytes>) -> Result<Option<Unpacked>> {
+    let mut frames: HashMap<u32, Vec<u8>> = HashMap::default();
+    let mut bytes = 0;
+    for item in db.iter(txn)? {
+        let (k, v) = item?;
+        frames
+            .entry(super::codec::read_u32(k.get(..4).unwrap_or(k))?)
+            .or_default()
+            .extend_from_slice(v);
+        bytes += v.len();
+    }
+    let mut blocks = HashMap::default();
+    for (block, frame) in frames {
+        let Some(raw) = super::dictionary::decompress_with(&frame, &[]) else {
+            return Ok(None);
+        };
+        blocks.insert(block, raw);
+    }
+    Ok(Some((blocks, bytes)))
+}
+
+/// A table's values put on a shelf by [`shelve`].
+pub struct Shelved {
+    /// The table's records: each key with its value's reference, in key
+    /// order.
+    pub references: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The shelf's table's records, in key order.
+    pub chunks: Vec<([u8; 12], Vec<u8>)>,
+}
+
+/// Every value of `table` in key order (those an earlier repack put on
+/// `shelf` read from `old`, the shelf's table) packed into blocks of at
+/// most `bound` bytes, each key given its reference; None when that is
+/// not smaller, or an old block does not decompress.
+pub fn shelve(
+    txn: &RoTxn<'_>,
+    table: Database<Bytes, Bytes>,
+    old: Option<Database<Bytes, Bytes>>,
+    shelf: Shelf,
+    bound: usize,
+) -> Result<Option<Shelved>> {
+    let (blocks, mut before) = match old {
+        Some(db) => match unpack_all(txn, db)? {
+            Some(unpacked) => unpacked,
+            None => return Ok(None),
+        },
+        None => (HashMap::default(), 0),
+    };
+    let mut records: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for item in table.iter(txn)? {
+        let (k, v) = item?;
+        before += v.len();
+        let value = match BlockRef::decode(v, shelf)? {
+            Some(r) => (blocks.get(&r.block).and_then(|b| r.slice(b)))
+                .ok_or_else(|| {
+                    StoreError::corrupt(format!(
+                        "a {} block reference points nowhere",
+                        shelf.name()
+                    ))
+                })?
+                .to_vec(),
+            None => v.to_vec(),
+        };
+        records.push((k.to_vec(), value));
+    }
+    let items = (0..).zip(records.iter().map(|(_, v)| &v[..]));
+    let Some(packed) = pack(items, bound, shelf)? else {
+        return Ok(None);
+    };
+    let after = packed.bytes + packed.references.iter().map(Vec::len).sum::<usize>();
+    if after >= before {
+        return Ok(None);
+    }
+    let keys = records.into_iter().map(|(k, _)| k);
+    Ok(Some(Shelved {
+        references: keys.zip(packed.references).collect(),
+        chunks: packed.chunks,
+    }))
 }
 
 fn u32_of(n: usize) -> Result<u32> {
@@ -200,11 +405,17 @@ mod tests {
                 len: 6000,
             },
         ] {
-            assert_eq!(BlockRef::decode(&r.encode()).unwrap(), Some(r));
+            for shelf in [Shelf::Bodies, Shelf::Records] {
+                assert_eq!(BlockRef::decode(&r.encode(shelf), shelf).unwrap(), Some(r));
+            }
         }
         let frame = zstd::bulk::compress(b"<p>a page</p>", 3).unwrap();
-        assert_eq!(BlockRef::decode(&frame).unwrap(), None);
-        assert_eq!(BlockRef::decode(&[]).unwrap(), None);
-        assert!(BlockRef::decode(&[REFERENCE, 0x80]).is_err());
+        for shelf in [Shelf::Bodies, Shelf::Records] {
+            assert_eq!(BlockRef::decode(&frame, shelf).unwrap(), None);
+            assert_eq!(BlockRef::decode(&[], shelf).unwrap(), None);
+            let mut cut = shelf.mark().to_vec();
+            cut.push(0x80);
+            assert!(BlockRef::decode(&cut, shelf).is_err());
+        }
     }
 }

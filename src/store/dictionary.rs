@@ -38,7 +38,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn tag(self) -> u8 {
+    pub(super) fn tag(self) -> u8 {
         match self {
             Kind::Body => b'b',
             Kind::Head => b'h',
@@ -48,7 +48,7 @@ impl Kind {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Kind::Body => "body",
             Kind::Head => "HTTP head",
@@ -381,6 +381,21 @@ pub(super) fn decompress<V: View + ?Sized>(
         return Err(StoreError::corrupt(format!("{} exceeds 64 MiB", what())));
     }
     Ok(out)
+}
+
+/// A frame decompressed with `dictionary` (empty: none), without a
+/// store's view (the repack reads the old file's records with the
+/// dictionaries it read from it); None when it does not decompress, or
+/// past [`DECOMPRESSED_CAP`].
+pub(super) fn decompress_with(frame: &[u8], dictionary: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let decoder = zstd::stream::read::Decoder::with_dictionary(frame, dictionary).ok()?;
+    let mut out = Vec::with_capacity(frame.len() * 4);
+    decoder
+        .take(DECOMPRESSED_CAP + 1)
+        .read_to_end(&mut out)
+        .ok()?;
+    (out.len() as u64 <= DECOMPRESSED_CAP).then_some(out)
 }
 
 /// Frames that say they hold at most this much are decompressed in one

@@ -12,14 +12,16 @@
 //! LMDB node on each of 75,000 records on a 10k site, to hold 3 bytes of
 //! parents on average: half the table.
 
+use std::borrow::Cow;
+
 use super::codec::{self, put_varint, VarintReader};
-use super::dictionary::{self, Kind};
+use super::dictionary::Kind;
 use super::inverted;
 use super::inverted::segments::SegmentRead;
 use super::page_records::{self, Part};
 use super::schema::{OutLink, PageId};
 use super::sealed::View;
-use super::WordRead;
+use super::{record_blocks, WordRead};
 use super::{Result, Writer};
 
 /// The position every reverse link's entry holds: a link has none.
@@ -112,7 +114,7 @@ fn walk_links(v: &[u8], mut f: impl FnMut(PageId, &[u8], bool) -> Result<()>) ->
 /// A page's `links_out` record, decompressed (None: it links nowhere).
 fn link_list<V: View + ?Sized>(view: &V, page: PageId) -> Result<Option<Vec<u8>>> {
     page_records::get(view, Part::Links, page)?
-        .map(|frame| dictionary::decompress(view, Kind::Links, page, frame))
+        .map(|stored| record_blocks::plain(view, Kind::Links, page, stored).map(Cow::into_owned))
         .transpose()
 }
 

@@ -39,6 +39,7 @@ mod page_records;
 mod page_text;
 mod pages;
 mod points;
+mod record_blocks;
 mod render_facts;
 mod repack;
 mod resources;
@@ -472,10 +473,8 @@ mod sealed {
         fn txn(&self) -> &heed::RoTxn<'_>;
         fn dbs(&self) -> &super::Dbs;
         fn dictionaries(&self) -> &super::Dictionaries;
-        /// Where a reader keeps its last decompressed body block.
-        fn block_cache(&self) -> Option<&super::body_blocks::BlockCache> {
-            None
-        }
+        /// Where the view keeps its last decompressed blocks.
+        fn block_cache(&self) -> &super::body_blocks::BlockCache;
         /// The posting blocks this view decompressed (it keeps them).
         fn posting_arena(&self) -> &super::inverted::posting_blocks::Arena;
     }
@@ -544,8 +543,8 @@ impl sealed::View for Reader<'_> {
     fn dictionaries(&self) -> &Dictionaries {
         self.dictionaries
     }
-    fn block_cache(&self) -> Option<&body_blocks::BlockCache> {
-        Some(&self.blocks)
+    fn block_cache(&self) -> &body_blocks::BlockCache {
+        &self.blocks
     }
     fn posting_arena(&self) -> &inverted::posting_blocks::Arena {
         &self.posting_blocks

@@ -18,7 +18,7 @@ use super::schema::{
 };
 use super::sealed::{self, View};
 use super::terms::{Term, Terms};
-use super::{bodies, url_records, Result, StoreError, Writer};
+use super::{bodies, record_blocks, url_records, Result, StoreError, Writer};
 use crate::html::MetaTag;
 
 /// Everything `put_page` writes for one fetched page.
@@ -54,21 +54,20 @@ pub(super) fn split_meta_part(part: &[u8]) -> Result<(Option<usize>, &[u8])> {
     Ok((at, r.remaining()))
 }
 
-/// A record of `kind` that is either a zstd frame or, where compressing
-/// did not make it smaller (or it was written before its kind was
-/// compressed), its plain encoding. The two never look alike: a plain
-/// page record starts with its title's option tag (0 or 1), plain meta
-/// tags and heads with their count, and zstd's magic number would be a
-/// count of 40 followed by a string of over 6,000 bytes.
+/// A record of `kind` that is either a zstd frame, a reference into a
+/// repacked store's shared frames, or, where compressing did not make it
+/// smaller (or it was written before its kind was compressed), its plain
+/// encoding. The three never look alike: a plain page record starts with
+/// its title's option tag (0 or 1), plain meta tags and heads with their
+/// count, and zstd's magic number would be a count of 40 followed by a
+/// string of over 6,000 bytes; for a reference see
+/// [`super::body_blocks::Shelf::Records`].
 fn decode_maybe_framed<T, V>(view: &V, kind: DictionaryKind, page: PageId, v: &[u8]) -> Result<T>
 where
     T: serde::de::DeserializeOwned,
     V: View + ?Sized,
 {
-    if !dictionary::is_frame(v) {
-        return codec::decode(v);
-    }
-    codec::decode(&dictionary::decompress(view, kind, page, v)?)
+    codec::decode(&record_blocks::plain(view, kind, page, v)?)
 }
 
 fn url_hash_key(origin: OriginId, url: &Url) -> [u8; 12] {
@@ -275,7 +274,7 @@ pub trait PageRead: View {
         let Some(v) = bodies::read(self, id)? else {
             return Ok(None);
         };
-        match super::body_blocks::BlockRef::decode(&v)? {
+        match super::body_blocks::BlockRef::decode(&v, super::body_blocks::Shelf::Bodies)? {
             Some(r) => super::body_blocks::body(self, id, r).map(Some),
             None => dictionary::decompress(self, DictionaryKind::Body, id, &v).map(Some),
         }
@@ -601,10 +600,6 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// `value` encoded as a zstd frame of `kind` (see
-    /// [`decode_maybe_framed`]), or plain where the frame is no smaller
-    /// (short records before the kind's dictionary is trained) or zstd
-    /// could not be had.
     /// A page's meta tags part ([`split_meta_part`]), the description
     /// left out where it is the page record's.
     fn meta_part(&mut self, tags: &[MetaTag], description: Option<&str>) -> Result<Vec<u8>> {
@@ -626,6 +621,10 @@ impl Writer<'_> {
         Ok(out)
     }
 
+    /// `value` encoded as a zstd frame of `kind` (see
+    /// [`decode_maybe_framed`]), or plain where the frame is no smaller
+    /// (short records before the kind's dictionary is trained) or zstd
+    /// could not be had.
     fn maybe_framed<T: serde::Serialize>(
         &mut self,
         kind: DictionaryKind,

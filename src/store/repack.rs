@@ -25,7 +25,9 @@ use std::path::{Path, PathBuf};
 use heed::types::Bytes;
 use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags};
 
+use super::body_blocks::{self, Shelf};
 use super::inverted::repost;
+use super::record_blocks::{self, RecordTables, Rerecorded};
 use super::retrain::{self, BodyTables, Rebodied};
 use super::{page_size, Result, Store, StoreError, StoreOptions};
 
@@ -35,6 +37,10 @@ const REPACK_MAX_BYTES: u64 = 32 << 20;
 
 /// A store is repacked when at least this part of its file is free.
 const FREE_SHARE: f64 = 0.10;
+
+/// A block of `word_ids` records holds this many bytes of them: finding
+/// a stem decompresses its block (about 40 µs).
+const WORD_BLOCK_RAW: usize = 64 << 10;
 
 /// The scratch directory's name in the store's, before the process id.
 const SCRATCH: &str = ".repack-";
@@ -178,15 +184,44 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             Some(postings) => repost::regather(&rtxn, postings, table("posting_blocks")?)?,
             None => None,
         };
+        let rerecorded = match (table("meta")?, table("pages")?, table("forward")?) {
+            (Some(meta), Some(pages), Some(forward)) => {
+                let blocks = table("record_blocks")?;
+                record_blocks::gather(
+                    &rtxn,
+                    &RecordTables {
+                        meta,
+                        pages,
+                        forward,
+                        blocks,
+                    },
+                )?
+            }
+            _ => None,
+        };
+        let words = match table("word_ids")? {
+            Some(db) => body_blocks::shelve(
+                &rtxn,
+                db,
+                table("word_blocks")?,
+                Shelf::Words,
+                WORD_BLOCK_RAW,
+            )?,
+            None => None,
+        };
         let mut wtxn = dest.write_txn()?;
-        if rebodied.is_some() && !names.iter().any(|n| n == "body_blocks") {
-            // A store of a build before blocks: the table is made here.
-            names.push("body_blocks".to_owned());
-            names.sort_unstable();
+        // A store of a build before blocks: their tables are made here.
+        for (new, table) in [
+            (rebodied.is_some(), "body_blocks"),
+            (rerecorded.is_some(), "record_blocks"),
+            (words.is_some(), "word_blocks"),
+            (reposted.is_some(), "posting_blocks"),
+        ] {
+            if new && !names.iter().any(|n| n == table) {
+                names.push(table.to_owned());
+            }
         }
-        if reposted.is_some() && !names.iter().any(|n| n == "posting_blocks") {
-            names.push("posting_blocks".to_owned());
-        }
+        names.sort_unstable();
         for name in names {
             let into = dest.create_database::<Bytes, Bytes>(&mut wtxn, Some(&name))?;
             let mut put =
@@ -210,12 +245,47 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
                 }
                 continue;
             }
+            if let Some(r) = &rerecorded {
+                let written = match name.as_str() {
+                    "pages" => Some(&r.pages),
+                    "forward" => Some(&r.forward),
+                    _ => None,
+                };
+                if let Some(records) = written {
+                    for (k, v) in records {
+                        put(k, v)?;
+                    }
+                    continue;
+                }
+                if name == "record_blocks" {
+                    for (k, v) in &r.chunks {
+                        put(k, v)?;
+                    }
+                    continue;
+                }
+            }
+            if let Some(w) = &words {
+                if name == "word_ids" {
+                    for (k, v) in &w.references {
+                        put(k, v)?;
+                    }
+                    continue;
+                }
+                if name == "word_blocks" {
+                    for (k, v) in &w.chunks {
+                        put(k, v)?;
+                    }
+                    continue;
+                }
+            }
             let Some(from) = table(&name)? else {
                 continue;
             };
             for item in from.iter(&rtxn)? {
                 let (k, v) = item?;
-                if name == "meta" && rebodied.is_some() && Rebodied::replaces(k) {
+                let replaced = (rebodied.is_some() && Rebodied::replaces(k))
+                    || (rerecorded.is_some() && Rerecorded::replaces(k));
+                if name == "meta" && replaced {
                     continue;
                 }
                 put(k, v)?;

@@ -12,15 +12,14 @@
 //! the bodies and dictionaries they replace.
 
 use std::collections::hash_map::Entry;
-use std::io::Read;
 
 use heed::types::Bytes;
 use heed::{Database, RoTxn};
 use rustc_hash::FxHashMap as HashMap;
 
-use super::body_blocks::{self, BlockRef, Blocks};
+use super::body_blocks::{self, BlockRef, Blocks, Shelf};
 use super::codec::read_u32;
-use super::dictionary::{frame_dictionary, kind_prefix, Kind};
+use super::dictionary::{decompress_with, frame_dictionary, kind_prefix, Kind};
 use super::schema::PageId;
 use super::Result;
 
@@ -88,15 +87,16 @@ pub(super) fn retrain(txn: &RoTxn<'_>, t: &BodyTables) -> Result<Option<Rebodied
     let mut unpacked: HashMap<u32, Vec<u8>> = HashMap::default();
     let mut raws = Vec::with_capacity(stored.len());
     for ((segment, page), frame) in stored {
-        let raw = match BlockRef::decode(&frame)? {
+        let raw = match BlockRef::decode(&frame, Shelf::Bodies)? {
             Some(r) => {
                 let block = match unpacked.entry(r.block) {
                     Entry::Occupied(o) => o.into_mut(),
-                    Entry::Vacant(v) => match blocks.get(&r.block).and_then(|f| decompress(f, &[]))
-                    {
-                        Some(raw) => v.insert(raw),
-                        None => return Ok(None),
-                    },
+                    Entry::Vacant(v) => {
+                        match blocks.get(&r.block).and_then(|f| decompress_with(f, &[])) {
+                            Some(raw) => v.insert(raw),
+                            None => return Ok(None),
+                        }
+                    }
                 };
                 match r.slice(block) {
                     Some(raw) => raw.to_vec(),
@@ -111,7 +111,7 @@ pub(super) fn retrain(txn: &RoTxn<'_>, t: &BodyTables) -> Result<Option<Rebodied
                     },
                     None => &[],
                 };
-                match decompress(&frame, dictionary) {
+                match decompress_with(&frame, dictionary) {
                     Some(raw) => raw,
                     None => return Ok(None),
                 }
@@ -123,14 +123,4 @@ pub(super) fn retrain(txn: &RoTxn<'_>, t: &BodyTables) -> Result<Option<Rebodied
         return Ok(None);
     };
     Ok((blocks.bytes < before).then_some(Rebodied { blocks }))
-}
-
-/// A body frame decompressed with `dictionary` (empty: none); None when
-/// it does not decompress, or past 64 MiB.
-fn decompress(frame: &[u8], dictionary: &[u8]) -> Option<Vec<u8>> {
-    const CAP: u64 = 64 << 20;
-    let decoder = zstd::stream::read::Decoder::with_dictionary(frame, dictionary).ok()?;
-    let mut out = Vec::with_capacity(frame.len() * 4);
-    decoder.take(CAP + 1).read_to_end(&mut out).ok()?;
-    (out.len() as u64 <= CAP).then_some(out)
 }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 /// A change to any record's encoding takes a new number and an upgrade
 /// from the one before, which the committed store in
 /// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 23;
+pub const SCHEMA_VERSION: u32 = 24;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -102,12 +102,18 @@ pub struct Dbs {
     pub stem_records: Db,
     /// A repacked small store's bodies in shared frames (`body_blocks`).
     pub body_blocks: Db,
+    /// A repacked small store's page records, link lists, meta tags and
+    /// HTTP heads in shared frames (`record_blocks`).
+    pub record_blocks: Db,
+    /// A repacked small store's `word_ids` records in shared frames
+    /// (`word_blocks`).
+    pub word_blocks: Db,
     /// A repacked small store's body posting parts in shared frames
     /// (`inverted::posting_blocks`).
     pub posting_blocks: Db,
 }
 
-pub const DB_COUNT: u32 = 45;
+pub const DB_COUNT: u32 = 47;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -165,6 +171,8 @@ impl Dbs {
             ("render_facts", self.render_facts),
             ("stem_records", self.stem_records),
             ("body_blocks", self.body_blocks),
+            ("record_blocks", self.record_blocks),
+            ("word_blocks", self.word_blocks),
             ("posting_blocks", self.posting_blocks),
         ]
     }
@@ -218,6 +226,8 @@ impl Dbs {
             render_facts: db("render_facts")?,
             stem_records: db("stem_records")?,
             body_blocks: db("body_blocks")?,
+            record_blocks: db("record_blocks")?,
+            word_blocks: db("word_blocks")?,
             posting_blocks: db("posting_blocks")?,
         })
     }

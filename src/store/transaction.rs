@@ -35,6 +35,9 @@ pub struct Writer<'s> {
     pub(super) hits_per_txn: &'s AtomicUsize,
     /// Whether its merges count phrase pairs ([`Store::count_pairs`]).
     pub(super) pair_postings: bool,
+    /// Only a repack writes blocks, so what this transaction decompressed
+    /// of them stays true until it ends.
+    pub(super) blocks: super::body_blocks::BlockCache,
     /// The posting blocks it decompressed (`inverted::posting_blocks`).
     pub(super) posting_blocks: super::inverted::posting_blocks::Arena,
 }
@@ -93,6 +96,9 @@ impl sealed::View for Writer<'_> {
     fn dictionaries(&self) -> &Dictionaries {
         self.dictionaries
     }
+    fn block_cache(&self) -> &super::body_blocks::BlockCache {
+        &self.blocks
+    }
     fn posting_arena(&self) -> &super::inverted::posting_blocks::Arena {
         &self.posting_blocks
     }
@@ -111,6 +117,7 @@ impl<'s> Writer<'s> {
             body_leaf_room: &store.body_leaf_room,
             hits_per_txn: &store.hits_per_txn,
             pair_postings: store.pair_postings.load(Ordering::Relaxed),
+            blocks: super::body_blocks::BlockCache::default(),
             posting_blocks: Default::default(),
         }
     }

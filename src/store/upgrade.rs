@@ -12,7 +12,9 @@
 //! the rendering settings to a point record the same way. 22 keeps each
 //! stem once (`stem_layout`). 23 codes `doc_freq` entries, near
 //! signatures and `word_ids` entries smaller and drops the kept figures
-//! (`upgrade_23`). The rest of the layout is 17's, so nothing else is
+//! (`upgrade_23`). 24 lets a repack put page records in shared frames
+//! (`record_blocks`), which a store of 23 has none of: it only takes the
+//! new number. The rest of the layout is 17's, so nothing else is
 //! rewritten.
 
 use std::collections::{BTreeSet, HashMap};
@@ -60,7 +62,7 @@ fn queue_state_of_18(bytes: &[u8]) -> Result<Option<UrlState>> {
     })
 }
 
-/// Brings a store of schema `from` (17 to 22) to the current one, in the
+/// Brings a store of schema `from` (17 to 23) to the current one, in the
 /// transaction that opens it.
 pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
     // Points first: 17's runs are made from them in the current layout.
@@ -73,9 +75,12 @@ pub(super) fn upgrade(txn: &mut RwTxn<'_>, dbs: &Dbs, from: u32) -> Result<()> {
     if from < 19 {
         from_18(txn, dbs)?;
     }
-    super::upgrade_23::stem_entries(txn, dbs)?;
-    super::stem_layout::bring(txn, dbs)?;
-    super::upgrade_23::bring(txn, dbs)
+    if from < 23 {
+        super::upgrade_23::stem_entries(txn, dbs)?;
+        super::stem_layout::bring(txn, dbs)?;
+        super::upgrade_23::bring(txn, dbs)?;
+    }
+    Ok(())
 }
 
 /// The settings appended to a point record since schema `from`, each one

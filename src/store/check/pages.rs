@@ -1,14 +1,16 @@
 //! `check` of the pages' own records: every page record with its forward
-//! record and parts, each frame's dictionary held, each body in a block
-//! found there, and the id maps
+//! record and parts, each frame's dictionary held, each body and record
+//! in a block found there, and the id maps
 //! (URLs, origins, mimetypes, stems) agreeing both ways.
 
-use crate::store::body_blocks::{self, BlockRef};
+use crate::store::body_blocks::{self, BlockRef, Shelf};
 use crate::store::codec::{read_u32, split_pair_key, split_triple_key, u32_key};
 use crate::store::dictionary::Kind;
 use crate::store::inverted::{stem_index, stems};
 use crate::store::page_records::{self, Part};
 use crate::store::pages::split_meta_part;
+use crate::store::record_blocks;
+use crate::store::schema::PageId;
 use crate::store::sealed::View;
 use crate::store::{PageRead, Result, WordRead};
 
@@ -28,6 +30,7 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
                 "page {page}: page record names zstd dictionary {id}, which the store does not hold"
             ));
         }
+        check_in_block(v, Kind::Record, page, record, p);
         if page_records::get(v, Part::Forward, page)?.is_none() {
             p.add(format!("page {page}: page record without a forward index"));
         }
@@ -63,7 +66,11 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
                 "page {page}: body names zstd dictionary {id}, which the store does not hold"
             ));
         }
-        if let Some(r) = BlockRef::decode(chunk).ok().flatten().filter(|_| n == 0) {
+        if let Some(r) = BlockRef::decode(chunk, Shelf::Bodies)
+            .ok()
+            .flatten()
+            .filter(|_| n == 0)
+        {
             if let Err(e) = body_blocks::body(v, page, r) {
                 p.add(format!("page {page}: {e}"));
             }
@@ -81,6 +88,13 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
     for item in d.forward.iter(t)? {
         let (k, record) = item?;
         let page = split_pair_key(k)?.1;
+        check_in_block(
+            v,
+            Kind::Links,
+            page,
+            page_records::part(record, Part::Links)?,
+            p,
+        );
         for (part, what, kind) in [
             (Part::Meta, "meta tags", Kind::Meta),
             (Part::Head, "HTTP head", Kind::Head),
@@ -89,6 +103,7 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             if part == Part::Meta && !value.is_empty() {
                 value = split_meta_part(value)?.1;
             }
+            check_in_block(v, kind, page, value, p);
             if let Some(id) = missing_dictionary(v, kind, value)? {
                 p.add(format!(
                     "page {page}: {what} names zstd dictionary {id}, which the store does not hold"
@@ -150,6 +165,23 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
         }
     }
     Ok(())
+}
+
+/// A record of `kind` that refers to a record block reads back from it.
+fn check_in_block<V: View + ?Sized>(
+    v: &V,
+    kind: Kind,
+    page: PageId,
+    stored: &[u8],
+    p: &mut Problems,
+) {
+    let found = BlockRef::decode(stored, Shelf::Records).and_then(|r| {
+        r.map(|_| record_blocks::plain(v, kind, page, stored))
+            .transpose()
+    });
+    if let Err(e) = found {
+        p.add(format!("page {page}: {e}"));
+    }
 }
 
 pub(super) fn check_id_maps<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
@@ -231,8 +263,12 @@ fn check_stems<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for item in d.stem_records.iter(t)? {
         let (k, key) = item?;
         let n = read_u32(k)?;
-        match d.word_ids.get(t, key)? {
-            Some(record) if stem_index::number_of(record)? == n => {}
+        let record = match d.word_ids.get(t, key)? {
+            Some(stored) => Some(stem_index::record(v, stored)?),
+            None => None,
+        };
+        match record {
+            Some(record) if stem_index::number_of(&record)? == n => {}
             _ => p.add(format!("stem record {n} is not where its key says")),
         }
     }

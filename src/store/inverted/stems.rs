@@ -54,7 +54,7 @@ pub fn stem<V: View + ?Sized>(view: &V, id: WordId) -> Result<Option<Vec<u8>>> {
         return Ok(None);
     };
     let mut found = None;
-    stem_index::each_in(held, |stem, at| {
+    stem_index::each_in(&held, |stem, at| {
         if at == id {
             found = Some(stem.to_vec());
         }

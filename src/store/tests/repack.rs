@@ -1,9 +1,10 @@
 //! A small store repacked as a crawl leaves it: segments merged into one,
-//! every table rewritten without free pages, bodies gathered into shared
-//! frames; everything reads back as written, also after a later crawl
-//! changed and removed pages and a second repack.
+//! every table rewritten without free pages, bodies and page records
+//! gathered into shared frames; everything reads back as written, also
+//! after a later crawl changed and removed pages and a second repack.
 
 use super::*;
+use crate::html::MetaTag;
 use crate::store::sealed::View;
 
 /// Page `i`'s body (version `v`): markup every page shares and words of
@@ -22,24 +23,114 @@ fn body_of(i: u32, v: u32) -> Vec<u8> {
     .into_bytes()
 }
 
-/// Crawls `ids` in transactions of 30 pages (version `v` of each body),
-/// the first 128 bodies compressed before the crawl's dictionary is
-/// trained.
-fn crawl(store: &Store, ids: &[PageId], v: u32) {
+/// Crawls `ids` in transactions of 30 pages (version `v` of each body and
+/// record), each linking to the next three of `all`; the first 128 of
+/// each kind compressed before the crawl's dictionary is trained.
+fn crawl(store: &Store, ids: &[PageId], all: &[PageId], v: u32) {
     let dicts = store.dictionaries();
     for batch in ids.chunks(30) {
         store
             .update(|w| {
                 for &id in batch {
-                    let word = format!("w{id}q");
-                    let (mut p, links) = page(&["common", &word], &["t"], vec![]);
-                    p.compressed_body = dicts.compress(DictionaryKind::Body, &body_of(id, v));
+                    let head = HttpHead {
+                        request: vec![("host".into(), "example.com".into())],
+                        version: "HTTP/1.1".into(),
+                        response: vec![
+                            (
+                                "date".into(),
+                                format!("Fri, 27 Nov 2026 16:{:02}:00 GMT", id % 60),
+                            ),
+                            ("content-length".into(), format!("{}", 8_000 + id + v)),
+                        ],
+                    };
+                    let mut p = described_page(id, &dicts, &body_of(id, v), head);
+                    p.record.size += u64::from(v);
+                    p.terms = terms(&["common", &format!("w{id}q"), &format!("v{v}n{id}")]);
+                    let at = all.iter().position(|&a| a == id).unwrap_or(0);
+                    let links = (1..4).map(|k| all[(at + k) % all.len()]).collect();
                     put(w, id, (p, links))?;
                 }
                 Ok(())
             })
             .unwrap();
     }
+}
+
+/// What a page's records read back as.
+type Records = (
+    Option<PageRecord>,
+    Vec<MetaTag>,
+    Option<HttpHead>,
+    Vec<OutLink>,
+);
+
+fn records_of(store: &Store, ids: &[PageId]) -> Vec<Records> {
+    let r = store.read().unwrap();
+    ids.iter()
+        .map(|&id| {
+            (
+                r.page(id).unwrap(),
+                r.meta_tags(id).unwrap(),
+                r.http_head(id).unwrap(),
+                r.links(id).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// How many `word_ids` records there are, and how many refer to a word
+/// block.
+fn stem_records_in_blocks(store: &Store) -> (usize, usize) {
+    let r = store.read().unwrap();
+    let mut counts = (0, 0);
+    for item in r.dbs().word_ids.iter(r.txn()).unwrap() {
+        let (_, v) = item.unwrap();
+        let shelved = body_blocks::BlockRef::decode(v, body_blocks::Shelf::Words).unwrap();
+        counts = (counts.0 + 1, counts.1 + usize::from(shelved.is_some()));
+    }
+    counts
+}
+
+/// Page `id` alone holds its version-`v` word.
+fn finds_its_word(store: &Store, id: PageId, v: u32) -> bool {
+    pages_of(store, &format!("v{v}n{id}")) == [id]
+}
+
+/// The records that refer to a record block (page records, and parts of
+/// forward records), of the `pages` records, and the bytes they cover
+/// against the blocks' bytes.
+fn records_in_blocks(store: &Store) -> (usize, usize, usize, usize) {
+    let r = store.read().unwrap();
+    let reference =
+        |v: &[u8]| body_blocks::BlockRef::decode(v, body_blocks::Shelf::Records).unwrap();
+    let (mut referring, mut pages, mut referenced) = (0, 0, 0);
+    for item in r.dbs().pages.iter(r.txn()).unwrap() {
+        pages += 1;
+        if let Some(b) = reference(item.unwrap().1) {
+            (referring, referenced) = (referring + 1, referenced + b.len as usize);
+        }
+    }
+    for item in r.dbs().forward.iter(r.txn()).unwrap() {
+        let parts = page_records::split(item.unwrap().1).unwrap();
+        let meta = (!parts[2].is_empty()).then(|| pages::split_meta_part(parts[2]).unwrap().1);
+        for part in [Some(parts[1]), meta, Some(parts[3])].into_iter().flatten() {
+            if let Some(b) = reference(part) {
+                (referring, referenced) = (referring + 1, referenced + b.len as usize);
+            }
+        }
+    }
+    let mut frames: Vec<Vec<u8>> = Vec::new();
+    for item in r.dbs().record_blocks.iter(r.txn()).unwrap() {
+        let (k, v) = item.unwrap();
+        let block = codec::read_u32(&k[..4]).unwrap() as usize;
+        frames.resize(frames.len().max(block + 1), Vec::new());
+        frames[block].extend_from_slice(v);
+    }
+    let held = frames
+        .iter()
+        .map(|f| zstd::stream::decode_all(&f[..]).unwrap().len())
+        .sum();
+    (referring, pages, referenced, held)
 }
 
 /// The store's blocks decompressed, by number, and the bytes the pages'
@@ -62,7 +153,7 @@ fn blocks_and_referenced(store: &Store) -> (Vec<usize>, usize) {
     let mut referenced = 0;
     for item in r.dbs().bodies.iter(r.txn()).unwrap() {
         let (_, v) = item.unwrap();
-        let reference = body_blocks::BlockRef::decode(v)
+        let reference = body_blocks::BlockRef::decode(v, body_blocks::Shelf::Bodies)
             .unwrap()
             .expect("a reference");
         referenced += reference.len as usize;
@@ -75,16 +166,25 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     let ids = page_ids(&store, 300);
-    crawl(&store, &ids, 0);
+    crawl(&store, &ids, &ids, 0);
     let dictionaries = |s: &Store| {
         let d = s.read().unwrap().compression_dictionaries().unwrap();
-        d.iter().filter(|(kind, _, _)| *kind == "body").count()
+        let mut kinds: Vec<&str> = d.iter().map(|(kind, _, _)| *kind).collect();
+        kinds.sort_unstable();
+        kinds
     };
     assert_eq!(
         dictionaries(&store),
-        1,
-        "the crawl trained a body dictionary"
+        [
+            "HTTP head",
+            "body",
+            "link list",
+            "meta tags record",
+            "page record"
+        ],
+        "the crawl trained a dictionary of each kind"
     );
+    let written = records_of(&store, &ids);
     let repacked = store.close_and_repack().unwrap().expect("repacked");
     assert!(
         repacked.after < repacked.before,
@@ -108,31 +208,70 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
         }
     };
     bodies_are(&store, &|id| Some(body_of(id, 0)));
-    // 2.5 MB of HTML in two blocks, every byte a page's; no body
-    // dictionary left (no record names one).
+    // 2.5 MB of HTML in two blocks, every byte a page's; every page's
+    // four records in record blocks, every byte one's; no dictionary left
+    // (no record names one).
     let (blocks, referenced) = blocks_and_referenced(&store);
     assert_eq!(blocks.len(), 2, "{blocks:?}");
     assert_eq!(blocks.iter().sum::<usize>(), referenced);
-    assert_eq!(dictionaries(&store), 0);
+    assert!(records_of(&store, &ids) == written, "records differ");
+    let (referring, pages, referenced, held) = records_in_blocks(&store);
+    assert_eq!((referring, pages), (4 * 300, 300));
+    assert_eq!(referenced, held);
+    assert!(
+        dictionaries(&store).is_empty(),
+        "{:?}",
+        dictionaries(&store)
+    );
     assert_eq!(pages_of(&store, "common"), ids);
     assert_eq!(pages_of(&store, &format!("w{}q", ids[7])), vec![ids[7]]);
+    // Every stem record in a word block; each stem found through it.
+    let (records, shelved) = stem_records_in_blocks(&store);
+    assert!(records > 1 && shelved == records, "{shelved} of {records}");
+    assert!(ids.iter().all(|&id| finds_its_word(&store, id, 0)));
 
     // A later crawl changes a third of the pages (each gets a frame of
     // its own, its old body left in a block) and a page goes.
-    crawl(&store, &ids[..100], 1);
+    crawl(&store, &ids[..100], &ids, 1);
     store.update(|w| w.remove_page(ids[200])).unwrap();
+    let changed_records = records_of(&store, &ids);
+    for (i, (now, was)) in changed_records.iter().zip(&written).enumerate() {
+        match i {
+            ..100 => assert!(now != was, "page {i}'s records are the old ones"),
+            200 => assert!(now.0.is_none() && now.3.is_empty(), "page {i} not removed"),
+            _ => assert!(now == was, "page {i}'s records differ"),
+        }
+    }
     let changed = |id: PageId| match ids.iter().position(|&p| p == id) {
         Some(200) => None,
         Some(i) if i < 100 => Some(body_of(id, 1)),
         _ => Some(body_of(id, 0)),
     };
     bodies_are(&store, &changed);
+    // Its new words went into records that were in blocks.
+    assert!(ids[..100].iter().all(|&id| finds_its_word(&store, id, 1)));
+    let (records, shelved) = stem_records_in_blocks(&store);
+    assert!(shelved < records, "{shelved} of {records}");
     assert_whole(&store);
     store.close_and_repack().unwrap().expect("repacked again");
     let store = Store::open(dir.path()).unwrap();
     assert_whole(&store);
     bodies_are(&store, &changed);
-    // The bodies no page refers to any more are gone from the blocks.
+    assert!(
+        records_of(&store, &ids) == changed_records,
+        "records differ"
+    );
+    // The bodies and records no page refers to any more are gone from
+    // the blocks.
     let (blocks, referenced) = blocks_and_referenced(&store);
     assert_eq!(blocks.iter().sum::<usize>(), referenced);
+    let (referring, pages, referenced, held) = records_in_blocks(&store);
+    assert_eq!((referring, pages), (4 * 299, 299));
+    assert_eq!(referenced, held);
+    assert!(ids[..100].iter().all(|&id| finds_its_word(&store, id, 1)));
+    assert!(ids[101..]
+        .iter()
+        .all(|&id| id == ids[200] || finds_its_word(&store, id, 0)));
+    let (records, shelved) = stem_records_in_blocks(&store);
+    assert_eq!(shelved, records);
 }
