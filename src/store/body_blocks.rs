@@ -48,13 +48,16 @@ pub enum Shelf {
     /// `word_blocks`: the `word_ids` records; `0xFF 0x00` too, where a
     /// record begins with its number as a varint.
     Words,
+    /// `doc_freq_blocks`: the `doc_freq` records; `0xFF 0x00` too, where
+    /// a record begins with its first entry's head as a varint.
+    Counts,
 }
 
 impl Shelf {
     fn mark(self) -> &'static [u8] {
         match self {
             Shelf::Bodies => &[0],
-            Shelf::Records | Shelf::Words => &[0xFF, 0],
+            Shelf::Records | Shelf::Words | Shelf::Counts => &[0xFF, 0],
         }
     }
 
@@ -63,6 +66,7 @@ impl Shelf {
             Shelf::Bodies => dbs.body_blocks,
             Shelf::Records => dbs.record_blocks,
             Shelf::Words => dbs.word_blocks,
+            Shelf::Counts => dbs.doc_freq_blocks,
         }
     }
 
@@ -71,6 +75,7 @@ impl Shelf {
             Shelf::Bodies => "body",
             Shelf::Records => "record",
             Shelf::Words => "word",
+            Shelf::Counts => "document frequency",
         }
     }
 }
@@ -176,6 +181,49 @@ pub fn plain<'t, V: View + ?Sized>(v: &V, shelf: Shelf, stored: &'t [u8]) -> Res
         })
         .map(Cow::Owned),
         None => Ok(Cow::Borrowed(stored)),
+    }
+}
+
+/// Reads a shelf's records for a writer's commit, which has its
+/// transaction but no view, keeping the last block it decompressed (the
+/// commit reads records in key order).
+pub struct Unshelver {
+    shelf: Shelf,
+    last: Option<(u32, Vec<u8>)>,
+}
+
+impl Unshelver {
+    pub fn new(shelf: Shelf) -> Unshelver {
+        Unshelver { shelf, last: None }
+    }
+
+    /// `stored` as [`plain`] reads it.
+    pub fn plain<'a>(
+        &mut self,
+        txn: &heed::RoTxn<'_>,
+        dbs: &Dbs,
+        stored: &'a [u8],
+    ) -> Result<Cow<'a, [u8]>> {
+        let Some(r) = BlockRef::decode(stored, self.shelf)? else {
+            return Ok(Cow::Borrowed(stored));
+        };
+        if self.last.as_ref().is_none_or(|(n, _)| *n != r.block) {
+            self.last = Some((r.block, unpack(txn, dbs, self.shelf, r.block)?));
+        }
+        let block = self
+            .last
+            .as_ref()
+            .map(|(_, raw)| &raw[..])
+            .unwrap_or_default();
+        r.slice(block)
+            .map(|s| Cow::Owned(s.to_vec()))
+            .ok_or_else(|| {
+                StoreError::corrupt(format!(
+                    "a record lies past the end of {} block {}",
+                    self.shelf.name(),
+                    r.block
+                ))
+            })
     }
 }
 

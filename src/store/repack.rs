@@ -38,9 +38,15 @@ const REPACK_MAX_BYTES: u64 = 32 << 20;
 /// A store is repacked when at least this part of its file is free.
 const FREE_SHARE: f64 = 0.10;
 
-/// A block of `word_ids` records holds this many bytes of them: finding
-/// a stem decompresses its block (about 40 µs).
-const WORD_BLOCK_RAW: usize = 64 << 10;
+/// The tables whose records go on a shelf, with the shelf's table: a
+/// block holds 64 KiB of records, so finding a stem or a word's count
+/// decompresses about that much (about 40 µs).
+const SHELVED: [(&str, &str, Shelf); 2] = [
+    ("word_ids", "word_blocks", Shelf::Words),
+    ("doc_freq", "doc_freq_blocks", Shelf::Counts),
+];
+
+const SHELF_BLOCK_RAW: usize = 64 << 10;
 
 /// The scratch directory's name in the store's, before the process id.
 const SCRATCH: &str = ".repack-";
@@ -199,26 +205,29 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             }
             _ => None,
         };
-        let words = match table("word_ids")? {
-            Some(db) => body_blocks::shelve(
-                &rtxn,
-                db,
-                table("word_blocks")?,
-                Shelf::Words,
-                WORD_BLOCK_RAW,
-            )?,
-            None => None,
-        };
+        let mut shelved = Vec::new();
+        for (name, blocks, shelf) in SHELVED {
+            if let Some(db) = table(name)? {
+                let old = table(blocks)?;
+                if let Some(s) = body_blocks::shelve(&rtxn, db, old, shelf, SHELF_BLOCK_RAW)? {
+                    shelved.push((name, blocks, s));
+                }
+            }
+        }
         let mut wtxn = dest.write_txn()?;
         // A store of a build before blocks: their tables are made here.
         for (new, table) in [
             (rebodied.is_some(), "body_blocks"),
             (rerecorded.is_some(), "record_blocks"),
-            (words.is_some(), "word_blocks"),
             (reposted.is_some(), "posting_blocks"),
         ] {
             if new && !names.iter().any(|n| n == table) {
                 names.push(table.to_owned());
+            }
+        }
+        for (_, blocks, _) in &shelved {
+            if !names.iter().any(|n| n == blocks) {
+                names.push((*blocks).to_owned());
             }
         }
         names.sort_unstable();
@@ -264,19 +273,17 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
                     continue;
                 }
             }
-            if let Some(w) = &words {
-                if name == "word_ids" {
-                    for (k, v) in &w.references {
-                        put(k, v)?;
-                    }
-                    continue;
+            if let Some((_, _, s)) = shelved.iter().find(|(table, _, _)| *table == name) {
+                for (k, v) in &s.references {
+                    put(k, v)?;
                 }
-                if name == "word_blocks" {
-                    for (k, v) in &w.chunks {
-                        put(k, v)?;
-                    }
-                    continue;
+                continue;
+            }
+            if let Some((_, _, s)) = shelved.iter().find(|(_, blocks, _)| *blocks == name) {
+                for (k, v) in &s.chunks {
+                    put(k, v)?;
                 }
+                continue;
             }
             let Some(from) = table(&name)? else {
                 continue;

@@ -108,12 +108,15 @@ pub struct Dbs {
     /// A repacked small store's `word_ids` records in shared frames
     /// (`word_blocks`).
     pub word_blocks: Db,
+    /// A repacked small store's `doc_freq` records in shared frames
+    /// (`doc_freq_blocks`).
+    pub doc_freq_blocks: Db,
     /// A repacked small store's body posting parts in shared frames
     /// (`inverted::posting_blocks`).
     pub posting_blocks: Db,
 }
 
-pub const DB_COUNT: u32 = 47;
+pub const DB_COUNT: u32 = 48;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -173,6 +176,7 @@ impl Dbs {
             ("body_blocks", self.body_blocks),
             ("record_blocks", self.record_blocks),
             ("word_blocks", self.word_blocks),
+            ("doc_freq_blocks", self.doc_freq_blocks),
             ("posting_blocks", self.posting_blocks),
         ]
     }
@@ -228,6 +232,7 @@ impl Dbs {
             body_blocks: db("body_blocks")?,
             record_blocks: db("record_blocks")?,
             word_blocks: db("word_blocks")?,
+            doc_freq_blocks: db("doc_freq_blocks")?,
             posting_blocks: db("posting_blocks")?,
         })
     }

@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::store::body_blocks::{BlockRef, Shelf};
+use crate::store::body_blocks::{self, BlockRef, Shelf};
 use crate::store::codec::{read_u32, split_pair_key, split_triple_key, u32_key};
 use crate::store::dictionary::{self, Kind};
 use crate::store::forward::Forward;
@@ -153,7 +153,8 @@ pub(super) fn check_index<V: View + ?Sized>(
     let mut stored = 0usize;
     for item in d.doc_freq.iter(t)? {
         let (k, val) = item?;
-        doc_freq::each_entry(read_u32(k)?, val, |w, entry| {
+        let val = body_blocks::plain(v, Shelf::Counts, val)?;
+        doc_freq::each_entry(read_u32(k)?, &val, |w, entry| {
             let got = entry.df;
             stored += usize::from(got > 0);
             let want = df.get(&w).copied().unwrap_or(0);

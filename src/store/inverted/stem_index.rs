@@ -27,7 +27,7 @@
 use std::borrow::Cow;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
-use crate::store::body_blocks::{self, BlockRef, Shelf};
+use crate::store::body_blocks::{self, Shelf, Unshelver};
 use crate::store::codec::{put_varint, read_u32, u32_key, VarintReader};
 use crate::store::schema::{Dbs, WordId};
 use crate::store::sealed::View;
@@ -110,18 +110,6 @@ pub fn numbered<V: View + ?Sized>(view: &V, number: u32) -> Result<Option<Cow<'_
 /// A `word_ids` record as stored, or from its block.
 pub fn record<'t, V: View + ?Sized>(view: &V, stored: &'t [u8]) -> Result<Cow<'t, [u8]>> {
     body_blocks::plain(view, Shelf::Words, stored)
-}
-
-/// [`record`] for a writer's commit, which has its transaction but no
-/// view: a block is read for each record.
-fn record_in(txn: &heed::RoTxn<'_>, dbs: &Dbs, stored: &[u8]) -> Result<Vec<u8>> {
-    let Some(r) = BlockRef::decode(stored, Shelf::Words)? else {
-        return Ok(stored.to_vec());
-    };
-    let block = body_blocks::unpack(txn, dbs, Shelf::Words, r.block)?;
-    r.slice(&block)
-        .map(<[u8]>::to_vec)
-        .ok_or_else(|| StoreError::corrupt(format!("a stem record past word block {}", r.block)))
 }
 
 /// The first byte of an entry whose lengths follow as varints.
@@ -260,18 +248,19 @@ pub fn insert(
         None => 1,
     };
     let mut rest: &[(&[u8], WordId)] = new;
+    let mut shelf = Unshelver::new(Shelf::Words);
     while let Some(&(stem, _)) = rest.first() {
         // The record the first stem goes to, or the first record when
         // every key is past it; the stems up to the next record's key go
         // there too.
         let below = (db.rev_range(txn, &(Unbounded, Included(stem)))?.next())
             .transpose()?
-            .map(|(k, v)| Ok::<_, StoreError>((k.to_vec(), record_in(txn, dbs, v)?)))
+            .map(|(k, v)| Ok::<_, StoreError>((k.to_vec(), shelf.plain(txn, dbs, v)?.into_owned())))
             .transpose()?;
         let (key, record) = match below {
             Some(kv) => kv,
             None => match db.first(txn)? {
-                Some((k, v)) => (k.to_vec(), record_in(txn, dbs, v)?),
+                Some((k, v)) => (k.to_vec(), shelf.plain(txn, dbs, v)?.into_owned()),
                 None => (Vec::new(), Vec::new()),
             },
         };

@@ -15,6 +15,7 @@ use super::segments::SegmentRead;
 use super::spelling::Spelling;
 use super::stem_index;
 use super::stems;
+use crate::store::body_blocks::{self, Shelf, Unshelver};
 use crate::store::codec::{self, u32_key};
 use crate::store::schema::{meta_keys, Db, Dbs, PageId, WordId};
 use crate::store::sealed::{self, View};
@@ -61,7 +62,7 @@ pub trait WordRead: View {
     /// Pages whose body or title holds the word.
     fn doc_freq(&self, id: WordId) -> Result<u32> {
         match self.dbs().doc_freq.get(self.txn(), &block_key(id))? {
-            Some(block) => Ok(doc_freq::entry_of(block, id)?.df),
+            Some(block) => Ok(doc_freq::entry_of(&counts(self, block)?, id)?.df),
             None => Ok(0),
         }
     }
@@ -73,7 +74,11 @@ pub trait WordRead: View {
         let Some(block) = self.dbs().doc_freq.get(self.txn(), &block_key(id))? else {
             return Ok(stem.to_owned());
         };
-        match doc_freq::entry_of(block, id)?.forms().next().transpose()? {
+        match doc_freq::entry_of(&counts(self, block)?, id)?
+            .forms()
+            .next()
+            .transpose()?
+        {
             None | Some((Spelling::Stem, _)) => Ok(stem.to_owned()),
             Some((other, _)) => {
                 let written = other.written(stem.as_bytes())?;
@@ -296,7 +301,7 @@ pub trait WordRead: View {
         let mut n = 0;
         for item in self.dbs().doc_freq.iter(self.txn())? {
             let (k, v) = item?;
-            doc_freq::each_entry(codec::read_u32(k)?, v, |_, e| {
+            doc_freq::each_entry(codec::read_u32(k)?, &counts(self, v)?, |_, e| {
                 n += u64::from(e.df > 0);
                 Ok(())
             })?;
@@ -371,13 +376,14 @@ pub(in crate::store) fn write_doc_freqs(
         })
         .collect();
     let (mut old, mut value) = (Vec::new(), Vec::new());
+    let mut shelf = Unshelver::new(Shelf::Counts);
     for block in changed.chunk_by(|a, b| a.0 / BLOCK_WORDS == b.0 / BLOCK_WORDS) {
         let key = block_key(block[0].0);
         // A copy: the record's own bytes go stale once the put writes.
         old.clear();
         let existed = match dbs.doc_freq.get(txn, &key)? {
             Some(v) => {
-                old.extend_from_slice(v);
+                old.extend_from_slice(&shelf.plain(txn, dbs, v)?);
                 true
             }
             None => false,
@@ -390,6 +396,11 @@ pub(in crate::store) fn write_doc_freqs(
         }
     }
     Ok(())
+}
+
+/// A `doc_freq` record as stored, or from its block (a repacked store's).
+fn counts<'t, V: View + ?Sized>(view: &V, stored: &'t [u8]) -> Result<std::borrow::Cow<'t, [u8]>> {
+    body_blocks::plain(view, Shelf::Counts, stored)
 }
 
 impl Writer<'_> {

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::html::MetaTag;
+use crate::store::body_blocks::{BlockRef, Shelf};
 use crate::store::sealed::View;
 
 /// Page `i`'s body (version `v`): markup every page shares and words of
@@ -78,17 +79,26 @@ fn records_of(store: &Store, ids: &[PageId]) -> Vec<Records> {
         .collect()
 }
 
-/// How many `word_ids` records there are, and how many refer to a word
-/// block.
-fn stem_records_in_blocks(store: &Store) -> (usize, usize) {
+/// How many `word_ids` and `doc_freq` records there are, and how many
+/// refer to a block.
+fn vocabulary_in_blocks(store: &Store) -> [(usize, usize); 2] {
     let r = store.read().unwrap();
-    let mut counts = (0, 0);
-    for item in r.dbs().word_ids.iter(r.txn()).unwrap() {
-        let (_, v) = item.unwrap();
-        let shelved = body_blocks::BlockRef::decode(v, body_blocks::Shelf::Words).unwrap();
-        counts = (counts.0 + 1, counts.1 + usize::from(shelved.is_some()));
-    }
-    counts
+    let d = r.dbs();
+    [(d.word_ids, Shelf::Words), (d.doc_freq, Shelf::Counts)].map(|(db, shelf)| {
+        let mut counts = (0, 0);
+        for item in db.iter(r.txn()).unwrap() {
+            let shelved = BlockRef::decode(item.unwrap().1, shelf).unwrap();
+            counts = (counts.0 + 1, counts.1 + usize::from(shelved.is_some()));
+        }
+        counts
+    })
+}
+
+/// The store counts `common` on `n` pages.
+fn common_on(store: &Store, n: u32) -> bool {
+    let r = store.read().unwrap();
+    let id = r.word_id("common").unwrap().unwrap();
+    r.doc_freq(id).unwrap() == n
 }
 
 /// Page `id` alone holds its version-`v` word.
@@ -101,8 +111,7 @@ fn finds_its_word(store: &Store, id: PageId, v: u32) -> bool {
 /// against the blocks' bytes.
 fn records_in_blocks(store: &Store) -> (usize, usize, usize, usize) {
     let r = store.read().unwrap();
-    let reference =
-        |v: &[u8]| body_blocks::BlockRef::decode(v, body_blocks::Shelf::Records).unwrap();
+    let reference = |v: &[u8]| BlockRef::decode(v, Shelf::Records).unwrap();
     let (mut referring, mut pages, mut referenced) = (0, 0, 0);
     for item in r.dbs().pages.iter(r.txn()).unwrap() {
         pages += 1;
@@ -153,7 +162,7 @@ fn blocks_and_referenced(store: &Store) -> (Vec<usize>, usize) {
     let mut referenced = 0;
     for item in r.dbs().bodies.iter(r.txn()).unwrap() {
         let (_, v) = item.unwrap();
-        let reference = body_blocks::BlockRef::decode(v, body_blocks::Shelf::Bodies)
+        let reference = BlockRef::decode(v, Shelf::Bodies)
             .unwrap()
             .expect("a reference");
         referenced += reference.len as usize;
@@ -225,9 +234,11 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
     );
     assert_eq!(pages_of(&store, "common"), ids);
     assert_eq!(pages_of(&store, &format!("w{}q", ids[7])), vec![ids[7]]);
-    // Every stem record in a word block; each stem found through it.
-    let (records, shelved) = stem_records_in_blocks(&store);
-    assert!(records > 1 && shelved == records, "{shelved} of {records}");
+    // Every stem and count record in a block; each found through it.
+    for (records, shelved) in vocabulary_in_blocks(&store) {
+        assert!(records > 1 && shelved == records, "{shelved} of {records}");
+    }
+    assert!(common_on(&store, 300));
     assert!(ids.iter().all(|&id| finds_its_word(&store, id, 0)));
 
     // A later crawl changes a third of the pages (each gets a frame of
@@ -248,10 +259,13 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
         _ => Some(body_of(id, 0)),
     };
     bodies_are(&store, &changed);
-    // Its new words went into records that were in blocks.
+    // Its new words went into records that were in blocks, and its
+    // counts changed records that were.
     assert!(ids[..100].iter().all(|&id| finds_its_word(&store, id, 1)));
-    let (records, shelved) = stem_records_in_blocks(&store);
-    assert!(shelved < records, "{shelved} of {records}");
+    for (records, shelved) in vocabulary_in_blocks(&store) {
+        assert!(shelved < records, "{shelved} of {records}");
+    }
+    assert!(common_on(&store, 299));
     assert_whole(&store);
     store.close_and_repack().unwrap().expect("repacked again");
     let store = Store::open(dir.path()).unwrap();
@@ -272,6 +286,8 @@ fn a_repacked_store_reads_back_as_written_and_is_smaller() {
     assert!(ids[101..]
         .iter()
         .all(|&id| id == ids[200] || finds_its_word(&store, id, 0)));
-    let (records, shelved) = stem_records_in_blocks(&store);
-    assert_eq!(shelved, records);
+    for (records, shelved) in vocabulary_in_blocks(&store) {
+        assert_eq!(shelved, records);
+    }
+    assert!(common_on(&store, 299));
 }
