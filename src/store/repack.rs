@@ -14,6 +14,9 @@
 //! lock file's header (the last transaction id) is then set up again for
 //! the new file by opening it once in this process, which LMDB, finding
 //! itself alone, initialises anew.
+//!
+//! Beside copying, the rewrite gathers bodies (`retrain`) and body
+//! posting parts (`inverted::repost`) into shared zstd frames.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -23,6 +26,7 @@ use heed::types::Bytes;
 use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags};
 
 use super::body_blocks::{self, Shelf};
+use super::inverted::repost;
 use super::record_blocks::{self, RecordTables, Rerecorded};
 use super::retrain::{self, BodyTables, Rebodied};
 use super::{page_size, Result, Store, StoreError, StoreOptions};
@@ -182,6 +186,10 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             }
             _ => None,
         };
+        let reposted = match table("postings")? {
+            Some(postings) => repost::regather(&rtxn, postings, table("posting_blocks")?)?,
+            None => None,
+        };
         let rerecorded = match (table("meta")?, table("pages")?, table("forward")?) {
             (Some(meta), Some(pages), Some(forward)) => {
                 let blocks = table("record_blocks")?;
@@ -211,6 +219,7 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
         for (new, table) in [
             (rebodied.is_some(), "body_blocks"),
             (rerecorded.is_some(), "record_blocks"),
+            (reposted.is_some(), "posting_blocks"),
         ] {
             if new && !names.iter().any(|n| n == table) {
                 names.push(table.to_owned());
@@ -238,6 +247,12 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
                     }
                     continue;
                 }
+            }
+            if let Some(records) = reposted.as_ref().and_then(|r| r.table(&name)) {
+                for (k, v) in records {
+                    put(k, v)?;
+                }
+                continue;
             }
             if let Some(r) = &rerecorded {
                 let written = match name.as_str() {

@@ -111,9 +111,12 @@ pub struct Dbs {
     /// A repacked small store's `doc_freq` records in shared frames
     /// (`doc_freq_blocks`).
     pub doc_freq_blocks: Db,
+    /// A repacked small store's body posting parts in shared frames
+    /// (`inverted::posting_blocks`).
+    pub posting_blocks: Db,
 }
 
-pub const DB_COUNT: u32 = 47;
+pub const DB_COUNT: u32 = 48;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -174,6 +177,7 @@ impl Dbs {
             ("record_blocks", self.record_blocks),
             ("word_blocks", self.word_blocks),
             ("doc_freq_blocks", self.doc_freq_blocks),
+            ("posting_blocks", self.posting_blocks),
         ]
     }
 }
@@ -229,6 +233,7 @@ impl Dbs {
             record_blocks: db("record_blocks")?,
             word_blocks: db("word_blocks")?,
             doc_freq_blocks: db("doc_freq_blocks")?,
+            posting_blocks: db("posting_blocks")?,
         })
     }
 }

@@ -38,6 +38,8 @@ pub struct Writer<'s> {
     /// Only a repack writes blocks, so what this transaction decompressed
     /// of them stays true until it ends.
     pub(super) blocks: super::body_blocks::BlockCache,
+    /// The posting blocks it decompressed (`inverted::posting_blocks`).
+    pub(super) posting_blocks: super::inverted::posting_blocks::Arena,
 }
 
 /// What one write transaction accumulates before it commits: the blocks of
@@ -97,6 +99,9 @@ impl sealed::View for Writer<'_> {
     fn block_cache(&self) -> &super::body_blocks::BlockCache {
         &self.blocks
     }
+    fn posting_arena(&self) -> &super::inverted::posting_blocks::Arena {
+        &self.posting_blocks
+    }
 }
 
 impl<'s> Writer<'s> {
@@ -113,6 +118,7 @@ impl<'s> Writer<'s> {
             hits_per_txn: &store.hits_per_txn,
             pair_postings: store.pair_postings.load(Ordering::Relaxed),
             blocks: super::body_blocks::BlockCache::default(),
+            posting_blocks: Default::default(),
         }
     }
 

@@ -23,6 +23,7 @@ use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use heed::{RoTxn, RwTxn};
 
+use super::posting_blocks::{self, Arena};
 use super::run;
 use crate::store::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
 use crate::store::schema::{Db, Dbs, PageId, WordId, LEAF_VALUE_BYTES};
@@ -98,15 +99,16 @@ fn pair_key(segment: u32, a: WordId, b: WordId, page: PageId) -> [u8; 16] {
 /// none yet): the stems on at least half of its `pages` (the
 /// [`MOST_STEMS`] most frequent of them) and, for each ordered pair of
 /// them, the pages where they stand side by side, with how many times.
-/// For the merge that writes the segment.
+/// For the merge that writes the segment (its writer's `arena`).
 pub(in crate::store) fn build(
     txn: &mut RwTxn<'_>,
     dbs: &Dbs,
+    arena: &Arena,
     segment: u32,
     pages: u32,
 ) -> Result<()> {
     let counted = {
-        let runs = segment_runs(txn, dbs.postings, segment)?;
+        let runs = segment_runs(txn, dbs, arena, segment)?;
         let stems = common_stems(&runs, pages)?;
         match count_pairs(&runs, &stems)? {
             Some(lists) => SegmentPairs {
@@ -126,23 +128,32 @@ pub(in crate::store) fn build(
 
 /// The pairs of `stems` in a segment as its postings are now: what its
 /// stored pairs must read as (`check`).
-pub(in crate::store) fn recount(
-    txn: &RoTxn<'_>,
-    postings: Db,
+pub(in crate::store) fn recount<V: View + ?Sized>(
+    v: &V,
     segment: u32,
     stems: &[WordId],
 ) -> Result<Option<Vec<PairList>>> {
-    count_pairs(&segment_runs(txn, postings, segment)?, stems)
+    let runs = segment_runs(v.txn(), v.dbs(), v.posting_arena(), segment)?;
+    count_pairs(&runs, stems)
 }
 
 /// A segment's posting runs, word by word (a word's entries may run on
-/// across parts).
-fn segment_runs<'t>(txn: &'t RoTxn<'_>, postings: Db, segment: u32) -> Result<Vec<run::Run<'t>>> {
+/// across parts), read through `arena`.
+fn segment_runs<'t>(
+    txn: &'t RoTxn<'_>,
+    dbs: &Dbs,
+    arena: &'t Arena,
+    segment: u32,
+) -> Result<Vec<run::Run<'t>>> {
     let lo = triple_key(segment, 0, 0);
     let hi = triple_key(segment, u32::MAX, u32::MAX);
     let mut runs = Vec::new();
-    for item in postings.range(txn, &(Included(&lo[..]), Included(&hi[..])))? {
-        let (k, part) = item?;
+    for item in dbs
+        .postings
+        .range(txn, &(Included(&lo[..]), Included(&hi[..])))?
+    {
+        let (k, stored) = item?;
+        let part = posting_blocks::resolve(txn, dbs.posting_blocks, arena, stored)?;
         for run in run::runs(split_triple_key(k)?.1, part) {
             runs.push(run?);
         }

@@ -49,7 +49,9 @@
 //! the list of live segments and merges them, so a word is read from a
 //! few. A page's postings live in one segment, which its forward record
 //! names (through the merges since); the part holding a (word, page) is
-//! the last keyed at or before it.
+//! the last keyed at or before it. A repacked small store keeps a
+//! reference in a body part's place (see [`super::posting_blocks`]),
+//! which every read resolves before it reads the part.
 
 use crate::store::bits::BitReader;
 use crate::store::codec::{self, Positions, VarintReader};

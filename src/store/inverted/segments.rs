@@ -19,7 +19,7 @@ use std::ops::Bound::Included;
 
 use heed::{PutFlags, RoTxn};
 
-use super::{merge, pairs, part_writer};
+use super::{merge, pairs, part_writer, posting_blocks};
 use crate::store::codec::{self, split_triple_key, triple_key, u32_key};
 use crate::store::schema::{Db, PageId, WordId};
 use crate::store::sealed::View;
@@ -171,16 +171,19 @@ pub trait SegmentRead: View {
     /// The last entry of `db` at or before `key` whose key begins with
     /// `within` (a segment, or a segment and a lead id): in a table cut
     /// into records keyed by their first entry, the record that would hold
-    /// `key`.
+    /// `key`; a posting part read through its reference.
     fn record_holding(
         &self,
         db: Db,
         key: &[u8; 12],
         within: &[u8],
     ) -> Result<Option<(&[u8], &[u8])>> {
-        Ok(db
-            .get_lower_than_or_equal_to(self.txn(), key)?
-            .filter(|(k, _)| k.starts_with(within)))
+        match db.get_lower_than_or_equal_to(self.txn(), key)? {
+            Some((k, stored)) if k.starts_with(within) => {
+                Ok(Some((k, posting_blocks::part(self, stored)?)))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Where a read of `word`'s postings in `segment` of `db` (body or
@@ -188,7 +191,9 @@ pub trait SegmentRead: View {
     /// begin with earlier words' runs.
     fn postings_start(&self, db: Db, segment: u32, word: u32) -> Result<[u8; 12]> {
         let first = triple_key(segment, word, 0);
-        match self.record_holding(db, &first, &u32_key(segment))? {
+        // Only the key: the part's value (a reference, maybe) is read later.
+        let holder = db.get_lower_than_or_equal_to(self.txn(), &first)?;
+        match holder.filter(|(k, _)| k.starts_with(&u32_key(segment))) {
             Some((k, _)) => k
                 .try_into()
                 .map_err(|_| StoreError::corrupt("postings key is not 12 bytes")),
@@ -320,7 +325,7 @@ impl Writer<'_> {
         }
         let pages = u32::try_from(pages).unwrap_or(u32::MAX);
         if pages >= pairs::PAIR_MIN_PAGES && self.pair_postings {
-            pairs::build(&mut self.txn, &dbs, into, pages)?;
+            pairs::build(&mut self.txn, &dbs, &self.posting_blocks, into, pages)?;
         }
         Ok(())
     }
@@ -352,8 +357,9 @@ impl Writer<'_> {
                         upto = Some(word);
                         break;
                     }
-                    bytes += v.len();
-                    read.push((word, v.to_vec()));
+                    let part = posting_blocks::part(self, v)?;
+                    bytes += part.len();
+                    read.push((word, part.to_vec()));
                 }
             }
             let in_step = |w: u32| w >= from && upto.is_none_or(|u| w < u);

@@ -9,6 +9,7 @@ use std::ops::Bound::Included;
 
 use super::doc_freq::{self, block_key, Change, BLOCK_WORDS};
 use super::hits::Grouped;
+use super::posting_blocks;
 use super::run::{self, Entry as PostingEntry};
 use super::segments::SegmentRead;
 use super::spelling::Spelling;
@@ -331,7 +332,8 @@ fn each_run<'t, V: View + ?Sized>(
     let end = run::part_key(segment, id, PageId::MAX);
     let range = (Included(&start[..]), Included(&end[..]));
     for item in db.range(v.txn(), &range)? {
-        let (k, part) = item?;
+        let (k, stored) = item?;
+        let part = posting_blocks::part(v, stored)?;
         for run in run::runs(codec::split_triple_key(k)?.1, part) {
             let run = run?;
             if run.word > id {

@@ -5,6 +5,7 @@
 
 mod index;
 mod pair_postings;
+mod posting_blocks;
 mod records;
 mod repack;
 mod upgrade_23;
