@@ -51,6 +51,13 @@ pub enum Shelf {
     /// `doc_freq_blocks`: the `doc_freq` records; `0xFF 0x00` too, where
     /// a record begins with its first entry's head as a varint.
     Counts,
+    /// `posting_blocks`: the body posting parts; `0x00 0x00`, which no
+    /// part begins with (`inverted::run`): a part of today begins with a
+    /// run head `length << 1 | …` of a length of at least 1, a varint
+    /// whose first byte is not 0; one written before 2026-11-27 with its
+    /// first run's word delta, 0, and then that run's length, again at
+    /// least 1. Read through a view's arena (`inverted::posting_blocks`).
+    Postings,
 }
 
 impl Shelf {
@@ -58,6 +65,19 @@ impl Shelf {
         match self {
             Shelf::Bodies => &[0],
             Shelf::Records | Shelf::Words | Shelf::Counts => &[0xFF, 0],
+            Shelf::Postings => &[0, 0],
+        }
+    }
+
+    /// zstd's level: 16 is where its strongest strategy starts (the
+    /// 300-page bench site's 1.85 MB of HTML: 15 made 506 KB, 16 484 KB,
+    /// 19 480 KB in over twice the time); the index's records are a
+    /// tenth of that, and bit-coded parts gain most from 18 (its 462 KB
+    /// of parts: 416 KB at 16, 399 at 17, 392 at 18, 393 at 19).
+    fn level(self) -> i32 {
+        match self {
+            Shelf::Bodies => 16,
+            Shelf::Records | Shelf::Words | Shelf::Counts | Shelf::Postings => 18,
         }
     }
 
@@ -67,6 +87,7 @@ impl Shelf {
             Shelf::Records => dbs.record_blocks,
             Shelf::Words => dbs.word_blocks,
             Shelf::Counts => dbs.doc_freq_blocks,
+            Shelf::Postings => dbs.posting_blocks,
         }
     }
 
@@ -76,6 +97,7 @@ impl Shelf {
             Shelf::Records => "record",
             Shelf::Words => "word",
             Shelf::Counts => "document frequency",
+            Shelf::Postings => "posting",
         }
     }
 }
@@ -84,10 +106,9 @@ impl Shelf {
 /// HTML: a body read decompresses its whole block (about 1 ms a MiB).
 pub const BLOCK_RAW: usize = 2 << 20;
 
-/// zstd's level for blocks: 16 is where its strongest strategy starts (on
-/// the 300-page bench site's 1.85 MB: 15 made 506 KB, 16 484 KB, 19 480 KB
-/// in over twice the time).
-const LEVEL: i32 = 16;
+/// The largest block a read decompresses: far over what a repack writes,
+/// so that a corrupt frame cannot make a read allocate gigabytes.
+const MAX_BLOCK_RAW: u64 = 16 << 20;
 
 /// Where a page's body is inside a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,11 +142,18 @@ impl BlockRef {
             return Ok(None);
         };
         let mut r = VarintReader::new(rest);
-        Ok(Some(BlockRef {
+        let reference = BlockRef {
             block: r.next_u32()?,
             offset: r.next_u32()?,
             len: r.next_u32()?,
-        }))
+        };
+        if !r.is_empty() {
+            return Err(StoreError::corrupt(format!(
+                "a {} block reference runs on past its length",
+                shelf.name()
+            )));
+        }
+        Ok(Some(reference))
     }
 }
 
@@ -168,8 +196,18 @@ pub fn unpack(txn: &heed::RoTxn<'_>, dbs: &Dbs, shelf: Shelf, block: u32) -> Res
             "{name} block {block} is referred to but not stored"
         )));
     }
-    zstd::stream::decode_all(&frame[..])
-        .map_err(|e| StoreError::corrupt(format!("{name} block {block}: {e}")))
+    let corrupt = |what: &str| StoreError::corrupt(format!("{name} block {block}: {what}"));
+    // A repack writes each frame with its size.
+    let size = match zstd::zstd_safe::get_frame_content_size(&frame) {
+        Ok(Some(size)) if size <= MAX_BLOCK_RAW => size as usize,
+        Ok(Some(_)) => return Err(corrupt("longer than any block is")),
+        _ => return Err(corrupt("not a frame that says its size")),
+    };
+    let raw = zstd::bulk::decompress(&frame, size).map_err(|e| corrupt(&e.to_string()))?;
+    match raw.len() == size {
+        true => Ok(raw),
+        false => Err(corrupt("shorter than its frame says")),
+    }
 }
 
 /// A record of a table whose values a repack may have put on `shelf`:
@@ -329,7 +367,7 @@ pub fn pack<'a>(
         if !full {
             continue;
         }
-        let Ok(frame) = zstd::bulk::compress(&raw, LEVEL) else {
+        let Ok(frame) = zstd::bulk::compress(&raw, shelf.level()) else {
             return Ok(None);
         };
         out.bytes += frame.len();
@@ -439,6 +477,14 @@ fn u32_of(n: usize) -> Result<u32> {
 mod tests {
     use super::*;
 
+    const SHELVES: [Shelf; 5] = [
+        Shelf::Bodies,
+        Shelf::Records,
+        Shelf::Words,
+        Shelf::Counts,
+        Shelf::Postings,
+    ];
+
     #[test]
     fn a_reference_reads_back_and_is_never_taken_for_a_frame() {
         for r in [
@@ -453,17 +499,36 @@ mod tests {
                 len: 6000,
             },
         ] {
-            for shelf in [Shelf::Bodies, Shelf::Records] {
+            for shelf in SHELVES {
                 assert_eq!(BlockRef::decode(&r.encode(shelf), shelf).unwrap(), Some(r));
             }
         }
         let frame = zstd::bulk::compress(b"<p>a page</p>", 3).unwrap();
-        for shelf in [Shelf::Bodies, Shelf::Records] {
+        for shelf in SHELVES {
             assert_eq!(BlockRef::decode(&frame, shelf).unwrap(), None);
             assert_eq!(BlockRef::decode(&[], shelf).unwrap(), None);
             let mut cut = shelf.mark().to_vec();
             cut.push(0x80);
-            assert!(BlockRef::decode(&cut, shelf).is_err());
+            assert!(BlockRef::decode(&cut, shelf).is_err(), "cut short");
+            let mut long = shelf.mark().to_vec();
+            long.extend_from_slice(&[1, 2, 3, 4]);
+            assert!(BlockRef::decode(&long, shelf).is_err(), "runs on");
+        }
+        // What a shelf's table holds plain is never taken for a reference:
+        // a posting part of today (head 1 << 1 | 1) or written before
+        // 2026-11-27 (delta 0, length 1); a plain page record (its title's
+        // option tag), a plain head's count of request headers (127 and
+        // 255: a varint never ends in 0), a stem record's number.
+        for (shelf, plain) in [
+            (Shelf::Postings, &[3, 5][..]),
+            (Shelf::Postings, &[0, 1, 5]),
+            (Shelf::Records, &[0, 0]),
+            (Shelf::Records, &[1, 0]),
+            (Shelf::Records, &[0x7F, 0]),
+            (Shelf::Records, &[0xFF, 1]),
+            (Shelf::Words, &[1, 0x23]),
+        ] {
+            assert_eq!(BlockRef::decode(plain, shelf).unwrap(), None, "{plain:?}");
         }
     }
 }

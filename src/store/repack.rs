@@ -15,8 +15,9 @@
 //! the new file by opening it once in this process, which LMDB, finding
 //! itself alone, initialises anew.
 //!
-//! Beside copying, the rewrite gathers bodies (`retrain`) and body
-//! posting parts (`inverted::repost`) into shared zstd frames.
+//! Beside copying, the rewrite gathers bodies (`retrain`), page records
+//! (`record_blocks`), and the posting parts, stem and count records
+//! (`body_blocks::shelve`) into shared zstd frames.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -26,7 +27,6 @@ use heed::types::Bytes;
 use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags};
 
 use super::body_blocks::{self, Shelf};
-use super::inverted::repost;
 use super::record_blocks::{self, RecordTables, Rerecorded};
 use super::retrain::{self, BodyTables, Rebodied};
 use super::{page_size, Result, Store, StoreError, StoreOptions};
@@ -39,11 +39,13 @@ const REPACK_MAX_BYTES: u64 = 32 << 20;
 const FREE_SHARE: f64 = 0.10;
 
 /// The tables whose records go on a shelf, with the shelf's table: a
-/// block holds 64 KiB of records, so finding a stem or a word's count
-/// decompresses about that much (about 40 µs).
-const SHELVED: [(&str, &str, Shelf); 2] = [
+/// block holds 64 KiB of records, so finding a stem, a word's count or
+/// a posting part decompresses about that much (about 40-80 µs; blocks
+/// of 16 KiB or one frame of them all compress within 1% of it).
+const SHELVED: [(&str, &str, Shelf); 3] = [
     ("word_ids", "word_blocks", Shelf::Words),
     ("doc_freq", "doc_freq_blocks", Shelf::Counts),
+    ("postings", "posting_blocks", Shelf::Postings),
 ];
 
 const SHELF_BLOCK_RAW: usize = 64 << 10;
@@ -186,10 +188,6 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             }
             _ => None,
         };
-        let reposted = match table("postings")? {
-            Some(postings) => repost::regather(&rtxn, postings, table("posting_blocks")?)?,
-            None => None,
-        };
         let rerecorded = match (table("meta")?, table("pages")?, table("forward")?) {
             (Some(meta), Some(pages), Some(forward)) => {
                 let blocks = table("record_blocks")?;
@@ -219,7 +217,6 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
         for (new, table) in [
             (rebodied.is_some(), "body_blocks"),
             (rerecorded.is_some(), "record_blocks"),
-            (reposted.is_some(), "posting_blocks"),
         ] {
             if new && !names.iter().any(|n| n == table) {
                 names.push(table.to_owned());
@@ -247,12 +244,6 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
                     }
                     continue;
                 }
-            }
-            if let Some(records) = reposted.as_ref().and_then(|r| r.table(&name)) {
-                for (k, v) in records {
-                    put(k, v)?;
-                }
-                continue;
             }
             if let Some(r) = &rerecorded {
                 let written = match name.as_str() {

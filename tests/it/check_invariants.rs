@@ -764,15 +764,13 @@ fn deleting_any_entry_of_any_table_is_noticed() {
     assert_whole(db);
     // The crawl fills every table but the crawler registry, emptied when
     // the crawler exits, pair postings, kept by merged segments of 512
-    // pages or more (the store's unit tests delete each of theirs),
-    // posting blocks (five pages' parts come out no smaller in shared
-    // frames; the store's unit tests break theirs), and
-    // the three tables schema 17 keeps empty (their records are parts of
+    // pages or more (the store's unit tests delete each of theirs), the
+    // three tables schema 17 keeps empty (their records are parts of
     // `forward`'s), text errors (the site has no unreadable document),
     // render facts (no point renders: tests/it/render.rs fills them) and
-    // the stem and count records' blocks (a repack shelves a table only
-    // when that comes out smaller, which a record or two does not: the
-    // store's unit tests delete from theirs).
+    // the blocks of posting parts, stems and counts (a repack puts a
+    // table in shared frames only when they come out smaller, which five
+    // pages' records do not: the store's unit tests break theirs).
     let empty: Vec<&str> = c
         .tables
         .iter()

@@ -205,17 +205,8 @@ fn for_each_stream_entry<V: View + ?Sized>(
     for item in db.iter(v.txn())? {
         let (k, stored) = item?;
         let (segment, key_word, first) = split_triple_key(k)?;
-        // A reference must lead to its part: its block stored, and the
-        // part within it.
-        let part = match inverted::posting_blocks::part(v, stored) {
-            Ok(part) => part,
-            Err(e) => {
-                p.add(format!(
-                    "segment {segment}: {what} part keyed {key_word}/{first}: {e}"
-                ));
-                continue;
-            }
-        };
+        // Every reference leads to its part (`check_shelves`).
+        let part = inverted::posting_blocks::part(v, stored)?;
         in_use.segment = in_use.segment.max(u64::from(segment));
         if !listed.contains_key(&segment) {
             p.add(format!(
@@ -270,23 +261,11 @@ pub(super) fn check_pairs<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             ));
             continue;
         }
-        // A part that does not read (a reference leading nowhere) is
-        // named by the streams' walk already.
-        let fresh = match pairs::recount(v, segment, &stored.kept.stems) {
-            Ok(Some(fresh)) => fresh,
-            Ok(None) => {
-                p.add(format!(
-                    "segment {segment}: pair postings, but a page is too long to count"
-                ));
-                continue;
-            }
-            Err(e) if e.is_confined() => {
-                p.add(format!(
-                    "segment {segment}: pair postings not recounted: {e}"
-                ));
-                continue;
-            }
-            Err(e) => return Err(e),
+        let Some(fresh) = pairs::recount(v, segment, &stored.kept.stems)? else {
+            p.add(format!(
+                "segment {segment}: pair postings, but a page is too long to count"
+            ));
+            continue;
         };
         let read = &stored.lists;
         let differs = (0..read.len().max(fresh.len())).find(|&i| read.get(i) != fresh.get(i));

@@ -1,6 +1,6 @@
 //! `check` of the shared frames a repack writes: every reference into a
 //! block (a body's, a page record's and its parts', a stem record's, a
-//! count record's) points into a block that is stored, decompresses and
+//! count record's, a posting part's) points into a block that is stored, decompresses and
 //! holds it. The other steps read records through these references, so
 //! `check` stops after this one when it finds a problem here.
 
@@ -63,6 +63,7 @@ pub(super) fn check_shelves<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result
     for (db, shelf, what) in [
         (d.word_ids, Shelf::Words, "stem record"),
         (d.doc_freq, Shelf::Counts, "count record"),
+        (d.postings, Shelf::Postings, "posting part"),
     ] {
         for item in db.iter(t)? {
             let (k, record) = item?;

@@ -153,7 +153,7 @@ fn segment_runs<'t>(
         .range(txn, &(Included(&lo[..]), Included(&hi[..])))?
     {
         let (k, stored) = item?;
-        let part = posting_blocks::resolve(txn, dbs.posting_blocks, arena, stored)?;
+        let part = posting_blocks::resolve(txn, dbs, arena, stored)?;
         for run in run::runs(split_triple_key(k)?.1, part) {
             runs.push(run?);
         }

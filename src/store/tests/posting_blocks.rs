@@ -6,8 +6,7 @@
 
 use super::*;
 use crate::search::test_store::{html, put as put_html};
-use crate::store::body_blocks::BlockRef;
-use crate::store::inverted::posting_blocks;
+use crate::store::body_blocks::{BlockRef, Shelf};
 use crate::store::sealed::View;
 
 /// Words of the pages' text, the first ones the most frequent.
@@ -89,18 +88,21 @@ fn take(store: Store, dir: &std::path::Path, step: &Step, repack: bool) -> Store
 /// with the bytes of each (decompressed) that no reference covers.
 fn references_and_blocks(store: &Store) -> (usize, Vec<usize>) {
     let r = store.read().unwrap();
-    let mut unused: Vec<usize> = Vec::new();
+    let mut frames: Vec<Vec<u8>> = Vec::new();
     for item in r.dbs().posting_blocks.iter(r.txn()).unwrap() {
-        let (k, _) = item.unwrap();
-        let (block, raw, _) = codec::split_triple_key(k).unwrap();
-        if unused.len() <= block as usize {
-            unused.push(raw as usize);
-        }
+        let (k, v) = item.unwrap();
+        let block = codec::read_u32(&k[..4]).unwrap() as usize;
+        frames.resize(frames.len().max(block + 1), Vec::new());
+        frames[block].extend_from_slice(v);
     }
+    let mut unused: Vec<usize> = frames
+        .iter()
+        .map(|f| zstd::stream::decode_all(&f[..]).unwrap().len())
+        .collect();
     let mut references = 0;
     for item in r.dbs().postings.iter(r.txn()).unwrap() {
         let (_, v) = item.unwrap();
-        if let Some(reference) = posting_blocks::decode(v).unwrap() {
+        if let Some(reference) = BlockRef::decode(v, Shelf::Postings).unwrap() {
             references += 1;
             unused[reference.block as usize] -= reference.len as usize;
         }
@@ -172,7 +174,9 @@ fn parts_in_blocks_answer_as_parts_do() {
         let (k, v) = r.dbs().postings.first(r.txn()).unwrap().unwrap();
         (
             k.to_vec(),
-            posting_blocks::decode(v).unwrap().expect("a reference"),
+            BlockRef::decode(v, Shelf::Postings)
+                .unwrap()
+                .expect("a reference"),
         )
     };
     let wrong = [
@@ -194,7 +198,7 @@ fn parts_in_blocks_answer_as_parts_do() {
     for (r, problem) in wrong {
         blocked
             .update(|w| {
-                let v = posting_blocks::encode(&r);
+                let v = r.encode(Shelf::Postings);
                 w.dbs.postings.put(&mut w.txn, &key, &v)?;
                 Ok(())
             })
