@@ -330,6 +330,18 @@ pub struct Packed {
     pub bytes: usize,
 }
 
+/// What a chunk costs beside its bytes: its key, and LMDB's node header
+/// and pointer.
+const CHUNK_OVERHEAD: usize = 12 + 8 + 2;
+
+impl Packed {
+    /// What the blocks take in their table: a few records' blocks cost
+    /// more than they save.
+    pub fn stored(&self) -> usize {
+        self.bytes + self.chunks.len() * CHUNK_OVERHEAD
+    }
+}
+
 /// Packs `items` in their order into blocks of at most `bound` bytes (an
 /// item larger has a block of its own), each a zstd frame cut into chunks
 /// that fill leaves, keyed by the block's number and its first item's
@@ -458,7 +470,7 @@ pub fn shelve(
     let Some(packed) = pack(items, bound, shelf)? else {
         return Ok(None);
     };
-    let after = packed.bytes + packed.references.iter().map(Vec::len).sum::<usize>();
+    let after = packed.stored() + packed.references.iter().map(Vec::len).sum::<usize>();
     if after >= before {
         return Ok(None);
     }

@@ -205,6 +205,7 @@ pub(super) fn gather(txn: &RoTxn<'_>, t: &RecordTables) -> Result<Option<Rerecor
     let Some(packed) = body_blocks::pack(all, BLOCK_RAW, Shelf::Records)? else {
         return Ok(None);
     };
+    let mut after = packed.stored();
     let mut references = packed.references.into_iter();
     let mut next = |item: &[u8]| -> Result<Vec<u8>> {
         if item.is_empty() {
@@ -219,7 +220,6 @@ pub(super) fn gather(txn: &RoTxn<'_>, t: &RecordTables) -> Result<Option<Rerecor
         forward: Vec::new(),
         chunks: packed.chunks,
     };
-    let mut after = packed.bytes;
     for (page, p) in &pages {
         let record = next(p.record.as_deref().unwrap_or_default())?;
         let links = next(&p.links)?;
