@@ -405,7 +405,7 @@ const ONE_SHOT_MAX: u64 = 256 << 10;
 /// Decompresses a frame of `size` bytes in one call, with a context kept
 /// per thread: setting up a streaming decoder costs more than a 400-byte
 /// link list takes to decompress, and a report reads 100,000 of them.
-fn one_shot(
+pub(super) fn one_shot(
     frame: &[u8],
     size: usize,
     dictionary: Option<&DecoderDictionary<'static>>,
