@@ -86,6 +86,22 @@ fn no_one_dead(_: InstanceId) -> bool {
     false
 }
 
+/// The decompressed size of each block of `table`, a shelf's table
+/// (`block ‖ … ‖ chunk` → the frame's chunks), by block number.
+fn block_sizes(r: &Reader<'_>, table: schema::Db) -> Vec<usize> {
+    let mut frames: Vec<Vec<u8>> = Vec::new();
+    for item in table.iter(&r.txn).unwrap() {
+        let (k, v) = item.unwrap();
+        let block = codec::read_u32(&k[..4]).unwrap() as usize;
+        frames.resize(frames.len().max(block + 1), Vec::new());
+        frames[block].extend_from_slice(v);
+    }
+    frames
+        .iter()
+        .map(|f| zstd::stream::decode_all(&f[..]).unwrap().len())
+        .collect()
+}
+
 fn assert_whole(store: &Store) {
     let problems = store.read().unwrap().check(&no_one_dead).unwrap();
     assert!(problems.is_empty(), "store not whole: {problems:#?}");

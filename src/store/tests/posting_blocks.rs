@@ -88,17 +88,7 @@ fn take(store: Store, dir: &std::path::Path, step: &Step, repack: bool) -> Store
 /// with the bytes of each (decompressed) that no reference covers.
 fn references_and_blocks(store: &Store) -> (usize, Vec<usize>) {
     let r = store.read().unwrap();
-    let mut frames: Vec<Vec<u8>> = Vec::new();
-    for item in r.dbs().posting_blocks.iter(r.txn()).unwrap() {
-        let (k, v) = item.unwrap();
-        let block = codec::read_u32(&k[..4]).unwrap() as usize;
-        frames.resize(frames.len().max(block + 1), Vec::new());
-        frames[block].extend_from_slice(v);
-    }
-    let mut unused: Vec<usize> = frames
-        .iter()
-        .map(|f| zstd::stream::decode_all(&f[..]).unwrap().len())
-        .collect();
+    let mut unused = block_sizes(&r, r.dbs().posting_blocks);
     let mut references = 0;
     for item in r.dbs().postings.iter(r.txn()).unwrap() {
         let (_, v) = item.unwrap();

@@ -128,17 +128,7 @@ fn records_in_blocks(store: &Store) -> (usize, usize, usize, usize) {
             }
         }
     }
-    let mut frames: Vec<Vec<u8>> = Vec::new();
-    for item in r.dbs().record_blocks.iter(r.txn()).unwrap() {
-        let (k, v) = item.unwrap();
-        let block = codec::read_u32(&k[..4]).unwrap() as usize;
-        frames.resize(frames.len().max(block + 1), Vec::new());
-        frames[block].extend_from_slice(v);
-    }
-    let held = frames
-        .iter()
-        .map(|f| zstd::stream::decode_all(&f[..]).unwrap().len())
-        .sum();
+    let held = block_sizes(&r, r.dbs().record_blocks).iter().sum();
     (referring, pages, referenced, held)
 }
 
@@ -146,19 +136,7 @@ fn records_in_blocks(store: &Store) -> (usize, usize, usize, usize) {
 /// references cover.
 fn blocks_and_referenced(store: &Store) -> (Vec<usize>, usize) {
     let r = store.read().unwrap();
-    let mut frames: Vec<Vec<u8>> = Vec::new();
-    for item in r.dbs().body_blocks.iter(r.txn()).unwrap() {
-        let (k, v) = item.unwrap();
-        let block = codec::read_u32(&k[..4]).unwrap() as usize;
-        if frames.len() <= block {
-            frames.resize(block + 1, Vec::new());
-        }
-        frames[block].extend_from_slice(v);
-    }
-    let sizes = frames
-        .iter()
-        .map(|f| zstd::stream::decode_all(&f[..]).unwrap().len())
-        .collect();
+    let sizes = block_sizes(&r, r.dbs().body_blocks);
     let mut referenced = 0;
     for item in r.dbs().bodies.iter(r.txn()).unwrap() {
         let (_, v) = item.unwrap();
