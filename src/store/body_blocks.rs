@@ -1,9 +1,12 @@
 //! A repacked small store's bodies in shared zstd frames ("blocks"): the
 //! `body_blocks` table (`block ‖ first page ‖ chunk` → the frame, cut to
 //! fill leaves as bodies are) and the references that the `bodies` table
-//! keeps for those pages instead of a frame of their own. The page
-//! records' blocks (`record_blocks`) are kept and read the same way: a
-//! [`Shelf`] says which table a reference points into.
+//! keeps for those pages instead of a frame of their own; and the same
+//! for the other tables a repack puts in shared frames ("shelves": page
+//! records, stem and count records, posting parts), each a [`Shelf`]
+//! naming its table and how a reference into it begins: packing a
+//! table's records into blocks ([`pack`], [`shelve`]) and reading them
+//! back ([`plain`], [`Unshelver`]).
 //!
 //! A page compressed alone can use only what the body dictionary learnt
 //! of its neighbours; a frame of many pages uses all of them. On the
@@ -17,7 +20,8 @@
 //!
 //! Reading a body decompresses its whole block, so blocks are bounded
 //! ([`BLOCK_RAW`]) and hold pages in id order, the order exports read
-//! them in; a [`BlockCache`] keeps a reader's last block.
+//! them in; a [`BlockCache`] keeps a view's last body block and every
+//! block of the other shelves it read.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
