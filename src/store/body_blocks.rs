@@ -6,7 +6,7 @@
 //! records, stem and count records, posting parts), each a [`Shelf`]
 //! naming its table and how a reference into it begins: packing a
 //! table's records into blocks ([`pack`], [`shelve`]) and reading them
-//! back ([`plain`], [`Unshelver`]).
+//! back ([`plain`], [`body`]).
 //!
 //! A page compressed alone can use only what the body dictionary learnt
 //! of its neighbours; a frame of many pages uses all of them. On the
@@ -20,11 +20,10 @@
 //!
 //! Reading a body decompresses its whole block, so blocks are bounded
 //! ([`BLOCK_RAW`]) and hold pages in id order, the order exports read
-//! them in; a [`BlockCache`] keeps a view's last body block and every
+//! them in; a view's [`BlockCache`] keeps its last body block, and every
 //! block of the other shelves it read.
 
-use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use heed::types::Bytes;
 use heed::{Database, RoTxn};
@@ -60,7 +59,11 @@ pub enum Shelf {
     /// run head `length << 1 | …` of a length of at least 1, a varint
     /// whose first byte is not 0; one written before 2026-11-27 with its
     /// first run's word delta, 0, and then that run's length, again at
-    /// least 1. Read through a view's arena (`inverted::posting_blocks`).
+    /// least 1. The parts are bit-coded already, so zstd gains by entropy
+    /// coding alone (the 300-page bench site's 462 KB of parts: 392 KB
+    /// in blocks of 64 KiB; alone, 406 KB, and two still fill a leaf).
+    /// Every read of a part (searches, merges, a page's removal, pair
+    /// counts, `check`) goes through [`plain`].
     Postings,
 }
 
@@ -92,6 +95,18 @@ impl Shelf {
             Shelf::Words => dbs.word_blocks,
             Shelf::Counts => dbs.doc_freq_blocks,
             Shelf::Postings => dbs.posting_blocks,
+        }
+    }
+
+    /// The place of its blocks in a view's [`BlockCache`] (None: bodies,
+    /// of which it keeps the last).
+    fn arena(self) -> Option<usize> {
+        match self {
+            Shelf::Bodies => None,
+            Shelf::Records => Some(0),
+            Shelf::Words => Some(1),
+            Shelf::Counts => Some(2),
+            Shelf::Postings => Some(3),
         }
     }
 
@@ -163,37 +178,79 @@ impl BlockRef {
 
 /// The blocks a view decompressed: of bodies only the last (2 MiB each;
 /// exports read every page in id order, and a block holds consecutive
-/// ids), of the other shelves every one, as they are small and read all
-/// over (a search's ten results' keywords are stems of every record;
-/// keeping one block of stems made each look-up decompress another: a
-/// search of the 300-page store took 25 ms where it took 8).
+/// ids), of the other shelves every one, for as long as the view lives,
+/// so a record read through its reference borrows from it as it borrows
+/// from the map (a run's entries do). Those blocks are small and read
+/// all over: a search's ten results' keywords are stems of every record,
+/// and keeping one block of stems made each look-up decompress another
+/// (a search of the 300-page store took 25 ms where it took 8). Only a
+/// repack writes blocks, so what a view holds is never stale.
 #[derive(Default)]
-pub struct BlockCache(Mutex<Vec<Held>>);
-
-/// A decompressed block, with its shelf and number.
-type Held = (Shelf, u32, Arc<Vec<u8>>);
-
-/// Block `block` of `shelf` decompressed, from the view's cache when it
-/// holds it.
-pub fn block<V: View + ?Sized>(v: &V, shelf: Shelf, block: u32) -> Result<Arc<Vec<u8>>> {
-    let cache = &v.block_cache().0;
-    if let Ok(held) = cache.lock() {
-        if let Some((_, _, raw)) = held.iter().find(|(s, id, _)| (*s, *id) == (shelf, block)) {
-            return Ok(Arc::clone(raw));
-        }
-    }
-    let raw = Arc::new(unpack(v.txn(), v.dbs(), shelf, block)?);
-    if let Ok(mut held) = cache.lock() {
-        if shelf == Shelf::Bodies {
-            held.retain(|(s, _, _)| *s != shelf);
-        }
-        held.push((shelf, block, Arc::clone(&raw)));
-    }
-    Ok(raw)
+pub struct BlockCache {
+    body: Mutex<Option<(u32, Arc<Vec<u8>>)>>,
+    /// By [`Shelf::arena`].
+    shelves: [Arena; 4],
 }
 
-/// Block `block` of `shelf` read and decompressed (no cache: for a
-/// writer that has its transaction but not a view).
+/// One shelf's blocks, by number, each decompressed on first use (sized
+/// at the first, from the table's last key).
+#[derive(Default)]
+struct Arena(OnceLock<Box<[Slot]>>);
+
+/// A block of an arena, once decompressed.
+type Slot = OnceLock<Box<[u8]>>;
+
+impl BlockCache {
+    /// `stored`, a record of a table on `shelf` (not bodies), as its plain
+    /// bytes: itself, or the slice of the block its reference points to.
+    pub fn plain<'a>(
+        &'a self,
+        txn: &RoTxn<'_>,
+        dbs: &Dbs,
+        shelf: Shelf,
+        stored: &'a [u8],
+    ) -> Result<&'a [u8]> {
+        let Some(r) = BlockRef::decode(stored, shelf)? else {
+            return Ok(stored);
+        };
+        let name = shelf.name();
+        let arena = shelf
+            .arena()
+            .and_then(|i| self.shelves.get(i))
+            .ok_or_else(|| StoreError::corrupt(format!("a {name} reference read as a record")))?;
+        let cells = match arena.0.get() {
+            Some(cells) => cells,
+            None => {
+                let count = match shelf.db(dbs).last(txn)? {
+                    Some((k, _)) => super::codec::read_u32(k.get(..4).unwrap_or(k))? as usize + 1,
+                    None => 0,
+                };
+                (arena.0).get_or_init(|| (0..count).map(|_| OnceLock::new()).collect())
+            }
+        };
+        let cell = cells.get(r.block as usize).ok_or_else(|| {
+            StoreError::corrupt(format!(
+                "{name} block {} is referred to but not stored",
+                r.block
+            ))
+        })?;
+        let block = match cell.get() {
+            Some(raw) => raw,
+            None => {
+                let raw = unpack(txn, dbs, shelf, r.block)?;
+                cell.get_or_init(|| raw.into_boxed_slice())
+            }
+        };
+        r.slice(block).ok_or_else(|| {
+            StoreError::corrupt(format!(
+                "a {name} record lies past the end of {name} block {}",
+                r.block
+            ))
+        })
+    }
+}
+
+/// Block `block` of `shelf` read and decompressed.
 pub fn unpack(txn: &heed::RoTxn<'_>, dbs: &Dbs, shelf: Shelf, block: u32) -> Result<Vec<u8>> {
     let mut frame = Vec::new();
     for item in shelf.db(dbs).prefix_iter(txn, &u32_key(block))? {
@@ -215,82 +272,36 @@ pub fn unpack(txn: &heed::RoTxn<'_>, dbs: &Dbs, shelf: Shelf, block: u32) -> Res
     super::dictionary::one_shot(&frame, size, None).map_err(|e| corrupt(&e))
 }
 
-/// A record of a table whose values a repack may have put on `shelf`:
-/// the bytes its reference points to, or the record as stored.
-pub fn plain<'t, V: View + ?Sized>(v: &V, shelf: Shelf, stored: &'t [u8]) -> Result<Cow<'t, [u8]>> {
-    match BlockRef::decode(stored, shelf)? {
-        Some(r) => resolve(v, shelf, r, || {
-            format!("a record on the {} shelf", shelf.name())
-        })
-        .map(Cow::Owned),
-        None => Ok(Cow::Borrowed(stored)),
-    }
+/// [`BlockCache::plain`] in a view.
+pub fn plain<'v, V: View + ?Sized>(v: &'v V, shelf: Shelf, stored: &'v [u8]) -> Result<&'v [u8]> {
+    v.block_cache().plain(v.txn(), v.dbs(), shelf, stored)
 }
 
-/// Reads a shelf's records for a writer's commit, which has its
-/// transaction but no view, keeping the last block it decompressed (the
-/// commit reads records in key order).
-pub struct Unshelver {
-    shelf: Shelf,
-    last: Option<(u32, Vec<u8>)>,
-}
-
-impl Unshelver {
-    pub fn new(shelf: Shelf) -> Unshelver {
-        Unshelver { shelf, last: None }
-    }
-
-    /// `stored` as [`plain`] reads it.
-    pub fn plain<'a>(
-        &mut self,
-        txn: &heed::RoTxn<'_>,
-        dbs: &Dbs,
-        stored: &'a [u8],
-    ) -> Result<Cow<'a, [u8]>> {
-        let Some(r) = BlockRef::decode(stored, self.shelf)? else {
-            return Ok(Cow::Borrowed(stored));
-        };
-        if self.last.as_ref().is_none_or(|(n, _)| *n != r.block) {
-            self.last = Some((r.block, unpack(txn, dbs, self.shelf, r.block)?));
+/// The body `r` points to, from the view's last body block when it is
+/// that one.
+pub fn body<V: View + ?Sized>(v: &V, page: PageId, r: BlockRef) -> Result<Vec<u8>> {
+    let cache = &v.block_cache().body;
+    let held = cache.lock().ok().and_then(|held| {
+        (held.as_ref())
+            .filter(|(n, _)| *n == r.block)
+            .map(|(_, raw)| Arc::clone(raw))
+    });
+    let raw = match held {
+        Some(raw) => raw,
+        None => {
+            let raw = Arc::new(unpack(v.txn(), v.dbs(), Shelf::Bodies, r.block)?);
+            if let Ok(mut held) = cache.lock() {
+                *held = Some((r.block, Arc::clone(&raw)));
+            }
+            raw
         }
-        let block = self
-            .last
-            .as_ref()
-            .map(|(_, raw)| &raw[..])
-            .unwrap_or_default();
-        r.slice(block)
-            .map(|s| Cow::Owned(s.to_vec()))
-            .ok_or_else(|| {
-                StoreError::corrupt(format!(
-                    "a record lies past the end of {} block {}",
-                    self.shelf.name(),
-                    r.block
-                ))
-            })
-    }
-}
-
-/// The bytes `r` points to in `shelf`; `what` names them in an error.
-pub fn resolve<V: View + ?Sized>(
-    v: &V,
-    shelf: Shelf,
-    r: BlockRef,
-    what: impl FnOnce() -> String,
-) -> Result<Vec<u8>> {
-    let raw = block(v, shelf, r.block)?;
+    };
     r.slice(&raw).map(<[u8]>::to_vec).ok_or_else(|| {
         StoreError::corrupt(format!(
-            "{} lies past the end of {} block {}",
-            what(),
-            shelf.name(),
+            "body of page {page} lies past the end of body block {}",
             r.block
         ))
     })
-}
-
-/// The body `r` points to.
-pub fn body<V: View + ?Sized>(v: &V, page: PageId, r: BlockRef) -> Result<Vec<u8>> {
-    resolve(v, Shelf::Bodies, r, || format!("body of page {page}"))
 }
 
 /// Bodies gathered into blocks: what the repack writes to `body_blocks`

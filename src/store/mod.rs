@@ -381,7 +381,6 @@ impl Store {
             dbs: self.dbs,
             dictionaries: &self.dictionaries,
             blocks: body_blocks::BlockCache::default(),
-            posting_blocks: Default::default(),
             _guard: guard,
         })
     }
@@ -475,8 +474,6 @@ mod sealed {
         fn dictionaries(&self) -> &super::Dictionaries;
         /// Where the view keeps its last decompressed blocks.
         fn block_cache(&self) -> &super::body_blocks::BlockCache;
-        /// The posting blocks this view decompressed (it keeps them).
-        fn posting_arena(&self) -> &super::inverted::posting_blocks::Arena;
     }
 
     /// Puts `key` with `MDB_APPEND` when it is past the table's last key
@@ -529,7 +526,6 @@ pub struct Reader<'s> {
     dbs: Dbs,
     dictionaries: &'s Dictionaries,
     blocks: body_blocks::BlockCache,
-    posting_blocks: inverted::posting_blocks::Arena,
     _guard: RwLockReadGuard<'s, ()>,
 }
 
@@ -545,8 +541,5 @@ impl sealed::View for Reader<'_> {
     }
     fn block_cache(&self) -> &body_blocks::BlockCache {
         &self.blocks
-    }
-    fn posting_arena(&self) -> &inverted::posting_blocks::Arena {
-        &self.posting_blocks
     }
 }

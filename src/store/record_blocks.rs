@@ -52,14 +52,13 @@ const KINDS: [Kind; 4] = [Kind::Record, Kind::Links, Kind::Meta, Kind::Head];
 /// decompressed from its own frame, or as stored (a plain record: never a
 /// link list, which is always compressed).
 pub(super) fn plain<'a, V: View + ?Sized>(
-    v: &V,
+    v: &'a V,
     kind: Kind,
     page: PageId,
     stored: &'a [u8],
 ) -> Result<Cow<'a, [u8]>> {
-    if let Some(r) = BlockRef::decode(stored, Shelf::Records)? {
-        let what = || format!("{} of page {page}", kind.name());
-        return body_blocks::resolve(v, Shelf::Records, r, what).map(Cow::Owned);
+    if BlockRef::decode(stored, Shelf::Records)?.is_some() {
+        return body_blocks::plain(v, Shelf::Records, stored).map(Cow::Borrowed);
     }
     if kind == Kind::Links || dictionary::is_frame(stored) {
         return dictionary::decompress(v, kind, page, stored).map(Cow::Owned);

@@ -112,7 +112,7 @@ pub struct Dbs {
     /// (`doc_freq_blocks`).
     pub doc_freq_blocks: Db,
     /// A repacked small store's body posting parts in shared frames
-    /// (`inverted::posting_blocks`).
+    /// (`body_blocks`).
     pub posting_blocks: Db,
 }
 

@@ -35,11 +35,9 @@ pub struct Writer<'s> {
     pub(super) hits_per_txn: &'s AtomicUsize,
     /// Whether its merges count phrase pairs ([`Store::count_pairs`]).
     pub(super) pair_postings: bool,
-    /// Only a repack writes blocks, so what this transaction decompressed
-    /// of them stays true until it ends.
+    /// The blocks it decompressed (only a repack writes blocks, so they
+    /// stay true until it ends).
     pub(super) blocks: super::body_blocks::BlockCache,
-    /// The posting blocks it decompressed (`inverted::posting_blocks`).
-    pub(super) posting_blocks: super::inverted::posting_blocks::Arena,
 }
 
 /// What one write transaction accumulates before it commits: the blocks of
@@ -99,9 +97,6 @@ impl sealed::View for Writer<'_> {
     fn block_cache(&self) -> &super::body_blocks::BlockCache {
         &self.blocks
     }
-    fn posting_arena(&self) -> &super::inverted::posting_blocks::Arena {
-        &self.posting_blocks
-    }
 }
 
 impl<'s> Writer<'s> {
@@ -118,7 +113,6 @@ impl<'s> Writer<'s> {
             hits_per_txn: &store.hits_per_txn,
             pair_postings: store.pair_postings.load(Ordering::Relaxed),
             blocks: super::body_blocks::BlockCache::default(),
-            posting_blocks: Default::default(),
         }
     }
 
@@ -252,7 +246,7 @@ impl Writer<'_> {
             self.dbs.norms.put(&mut self.txn, &u32_key(c), &bytes)?;
         }
         let new_stems = std::mem::take(&mut self.pending.new_stems);
-        write_doc_freqs(&mut self.txn, &self.dbs, &grouped, &new_stems)?;
+        write_doc_freqs(&mut self.txn, &self.dbs, &self.blocks, &grouped, &new_stems)?;
         Ok(())
     }
 }

@@ -154,7 +154,7 @@ pub(super) fn check_index<V: View + ?Sized>(
     for item in d.doc_freq.iter(t)? {
         let (k, val) = item?;
         let val = body_blocks::plain(v, Shelf::Counts, val)?;
-        doc_freq::each_entry(read_u32(k)?, &val, |w, entry| {
+        doc_freq::each_entry(read_u32(k)?, val, |w, entry| {
             let got = entry.df;
             stored += usize::from(got > 0);
             let want = df.get(&w).copied().unwrap_or(0);
@@ -206,7 +206,7 @@ fn for_each_stream_entry<V: View + ?Sized>(
         let (k, stored) = item?;
         let (segment, key_word, first) = split_triple_key(k)?;
         // Every reference leads to its part (`check_shelves`).
-        let part = inverted::posting_blocks::part(v, stored)?;
+        let part = body_blocks::plain(v, Shelf::Postings, stored)?;
         in_use.segment = in_use.segment.max(u64::from(segment));
         if !listed.contains_key(&segment) {
             p.add(format!(

@@ -224,12 +224,8 @@ fn check_stems<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for item in d.stem_records.iter(t)? {
         let (k, key) = item?;
         let n = read_u32(k)?;
-        let record = match d.word_ids.get(t, key)? {
-            Some(stored) => Some(stem_index::record(v, stored)?),
-            None => None,
-        };
-        match record {
-            Some(record) if stem_index::number_of(&record)? == n => {}
+        match d.word_ids.get(t, key)? {
+            Some(stored) if stem_index::number_of(stem_index::record(v, stored)?)? == n => {}
             _ => p.add(format!("stem record {n} is not where its key says")),
         }
     }

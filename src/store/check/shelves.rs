@@ -19,10 +19,12 @@ pub(super) fn check_shelves<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result
     let t = v.txn();
     let mut whole = true;
     let mut holds = |shelf: Shelf, stored: &[u8], what: &dyn Fn() -> String| {
-        let found = BlockRef::decode(stored, shelf).and_then(|r| {
-            r.map(|r| body_blocks::resolve(v, shelf, r, what))
-                .transpose()
-        });
+        let found = match shelf {
+            Shelf::Bodies => BlockRef::decode(stored, shelf)
+                .and_then(|r| r.map(|r| body_blocks::body(v, 0, r)).transpose())
+                .map(drop),
+            _ => body_blocks::plain(v, shelf, stored).map(drop),
+        };
         if let Err(e) = found {
             p.add(format!("{}: {e}", what()));
             whole = false;

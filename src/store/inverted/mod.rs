@@ -11,8 +11,6 @@
 //! - [`hits`]: a transaction's body postings, grouped by word at the commit;
 //! - [`segments`]: the live segments, their merges and the merge map;
 //! - [`pairs`]: merged segments' counts of common words side by side;
-//! - [`posting_blocks`]: reading a repacked store's body parts through
-//!   their references into shared zstd frames;
 //! - [`words`]: word ids, document frequencies, reading postings;
 //! - [`stems`], [`stem_index`], [`doc_freq`]: the vocabulary's tables;
 //! - [`spelling`]: a word's spelling as `doc_freq` codes it.
@@ -27,7 +25,6 @@ pub(super) mod merge;
 pub(super) mod pairs;
 pub(super) mod part_writer;
 pub(super) mod pending;
-pub(super) mod posting_blocks;
 pub(super) mod run;
 pub(super) mod segments;
 pub(super) mod spelling;

@@ -23,8 +23,8 @@ use std::ops::Bound::{Excluded, Included, Unbounded};
 
 use heed::{RoTxn, RwTxn};
 
-use super::posting_blocks::{self, Arena};
 use super::run;
+use crate::store::body_blocks::{BlockCache, Shelf};
 use crate::store::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
 use crate::store::schema::{Db, Dbs, PageId, WordId, LEAF_VALUE_BYTES};
 use crate::store::sealed::{by_id, put_appending, View};
@@ -99,16 +99,16 @@ fn pair_key(segment: u32, a: WordId, b: WordId, page: PageId) -> [u8; 16] {
 /// none yet): the stems on at least half of its `pages` (the
 /// [`MOST_STEMS`] most frequent of them) and, for each ordered pair of
 /// them, the pages where they stand side by side, with how many times.
-/// For the merge that writes the segment (its writer's `arena`).
+/// For the merge that writes the segment (its writer's `blocks`).
 pub(in crate::store) fn build(
     txn: &mut RwTxn<'_>,
     dbs: &Dbs,
-    arena: &Arena,
+    blocks: &BlockCache,
     segment: u32,
     pages: u32,
 ) -> Result<()> {
     let counted = {
-        let runs = segment_runs(txn, dbs, arena, segment)?;
+        let runs = segment_runs(txn, dbs, blocks, segment)?;
         let stems = common_stems(&runs, pages)?;
         match count_pairs(&runs, &stems)? {
             Some(lists) => SegmentPairs {
@@ -133,16 +133,16 @@ pub(in crate::store) fn recount<V: View + ?Sized>(
     segment: u32,
     stems: &[WordId],
 ) -> Result<Option<Vec<PairList>>> {
-    let runs = segment_runs(v.txn(), v.dbs(), v.posting_arena(), segment)?;
+    let runs = segment_runs(v.txn(), v.dbs(), v.block_cache(), segment)?;
     count_pairs(&runs, stems)
 }
 
 /// A segment's posting runs, word by word (a word's entries may run on
-/// across parts), read through `arena`.
+/// across parts), read through `blocks` (a view's).
 fn segment_runs<'t>(
     txn: &'t RoTxn<'_>,
     dbs: &Dbs,
-    arena: &'t Arena,
+    blocks: &'t BlockCache,
     segment: u32,
 ) -> Result<Vec<run::Run<'t>>> {
     let lo = triple_key(segment, 0, 0);
@@ -153,7 +153,7 @@ fn segment_runs<'t>(
         .range(txn, &(Included(&lo[..]), Included(&hi[..])))?
     {
         let (k, stored) = item?;
-        let part = posting_blocks::resolve(txn, dbs, arena, stored)?;
+        let part = blocks.plain(txn, dbs, Shelf::Postings, stored)?;
         for run in run::runs(split_triple_key(k)?.1, part) {
             runs.push(run?);
         }

@@ -50,7 +50,7 @@
 //! few. A page's postings live in one segment, which its forward record
 //! names (through the merges since); the part holding a (word, page) is
 //! the last keyed at or before it. A repacked small store keeps a
-//! reference in a body part's place (see [`super::posting_blocks`]),
+//! reference in a body part's place (`crate::store::body_blocks`, `Shelf::Postings`),
 //! which every read resolves before it reads the part.
 
 use crate::store::bits::BitReader;

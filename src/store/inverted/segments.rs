@@ -19,7 +19,8 @@ use std::ops::Bound::Included;
 
 use heed::{PutFlags, RoTxn};
 
-use super::{merge, pairs, part_writer, posting_blocks};
+use super::{merge, pairs, part_writer};
+use crate::store::body_blocks::{self, Shelf};
 use crate::store::codec::{self, split_triple_key, triple_key, u32_key};
 use crate::store::schema::{Db, PageId, WordId};
 use crate::store::sealed::View;
@@ -179,9 +180,10 @@ pub trait SegmentRead: View {
         within: &[u8],
     ) -> Result<Option<(&[u8], &[u8])>> {
         match db.get_lower_than_or_equal_to(self.txn(), key)? {
-            Some((k, stored)) if k.starts_with(within) => {
-                Ok(Some((k, posting_blocks::part(self, stored)?)))
-            }
+            Some((k, stored)) if k.starts_with(within) => Ok(Some((
+                k,
+                body_blocks::plain(self, Shelf::Postings, stored)?,
+            ))),
             _ => Ok(None),
         }
     }
@@ -325,7 +327,7 @@ impl Writer<'_> {
         }
         let pages = u32::try_from(pages).unwrap_or(u32::MAX);
         if pages >= pairs::PAIR_MIN_PAGES && self.pair_postings {
-            pairs::build(&mut self.txn, &dbs, &self.posting_blocks, into, pages)?;
+            pairs::build(&mut self.txn, &dbs, &self.blocks, into, pages)?;
         }
         Ok(())
     }
@@ -357,7 +359,7 @@ impl Writer<'_> {
                         upto = Some(word);
                         break;
                     }
-                    let part = posting_blocks::part(self, v)?;
+                    let part = body_blocks::plain(self, Shelf::Postings, v)?;
                     bytes += part.len();
                     read.push((word, part.to_vec()));
                 }

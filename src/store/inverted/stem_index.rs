@@ -24,10 +24,9 @@
 //! in frames). Every read here goes through [`record`]; a record a later
 //! transaction changes is written plain again.
 
-use std::borrow::Cow;
 use std::ops::Bound::{Excluded, Included, Unbounded};
 
-use crate::store::body_blocks::{self, Shelf, Unshelver};
+use crate::store::body_blocks::{self, BlockCache, Shelf};
 use crate::store::codec::{put_varint, read_u32, u32_key, VarintReader};
 use crate::store::schema::{Dbs, WordId};
 use crate::store::sealed::View;
@@ -98,7 +97,7 @@ pub fn number_of(record: &[u8]) -> Result<u32> {
 }
 
 /// The `word_ids` record numbered `number` (None: there is none).
-pub fn numbered<V: View + ?Sized>(view: &V, number: u32) -> Result<Option<Cow<'_, [u8]>>> {
+pub fn numbered<V: View + ?Sized>(view: &V, number: u32) -> Result<Option<&[u8]>> {
     let Some(key) = view.dbs().stem_records.get(view.txn(), &u32_key(number))? else {
         return Ok(None);
     };
@@ -108,7 +107,7 @@ pub fn numbered<V: View + ?Sized>(view: &V, number: u32) -> Result<Option<Cow<'_
 }
 
 /// A `word_ids` record as stored, or from its block.
-pub fn record<'t, V: View + ?Sized>(view: &V, stored: &'t [u8]) -> Result<Cow<'t, [u8]>> {
+pub fn record<'t, V: View + ?Sized>(view: &'t V, stored: &'t [u8]) -> Result<&'t [u8]> {
     body_blocks::plain(view, Shelf::Words, stored)
 }
 
@@ -175,12 +174,9 @@ fn encode<'s>(sorted: impl IntoIterator<Item = (&'s [u8], WordId)>, cut: usize) 
     out
 }
 
-/// A record's key, and the record.
-type Keyed<'t> = (&'t [u8], Cow<'t, [u8]>);
-
 /// The key and record that would hold `stem`: the greatest key at or
 /// below it (None: every key is past it, or there is none).
-fn holder<'t, V: View + ?Sized>(view: &'t V, stem: &[u8]) -> Result<Option<Keyed<'t>>> {
+fn holder<'t, V: View + ?Sized>(view: &'t V, stem: &[u8]) -> Result<Option<(&'t [u8], &'t [u8])>> {
     if stem.is_empty() {
         // No key is below it (and LMDB refuses an empty key to seek to).
         return Ok(None);
@@ -201,7 +197,7 @@ pub fn find<V: View + ?Sized>(view: &V, stem: &[u8]) -> Result<Option<WordId>> {
         return Ok(None);
     };
     let mut found = None;
-    each_in(&record, |s, id| {
+    each_in(record, |s, id| {
         if s == stem {
             found = Some(id);
         }
@@ -224,7 +220,7 @@ pub fn each_from<V: View + ?Sized>(
     };
     for item in db.range(view.txn(), &(start, Unbounded))? {
         let held = record(view, item?.1)?;
-        let go_on = each_in(&held, |s, id| if s < from { Ok(true) } else { f(s, id) })?;
+        let go_on = each_in(held, |s, id| if s < from { Ok(true) } else { f(s, id) })?;
         if !go_on {
             break;
         }
@@ -238,6 +234,7 @@ pub fn each_from<V: View + ?Sized>(
 pub fn insert(
     txn: &mut heed::RwTxn<'_>,
     dbs: &Dbs,
+    blocks: &BlockCache,
     new: &mut [(&[u8], WordId)],
 ) -> Result<Vec<(WordId, u32)>> {
     let db = dbs.word_ids;
@@ -248,19 +245,26 @@ pub fn insert(
         None => 1,
     };
     let mut rest: &[(&[u8], WordId)] = new;
-    let mut shelf = Unshelver::new(Shelf::Words);
     while let Some(&(stem, _)) = rest.first() {
         // The record the first stem goes to, or the first record when
         // every key is past it; the stems up to the next record's key go
         // there too.
         let below = (db.rev_range(txn, &(Unbounded, Included(stem)))?.next())
             .transpose()?
-            .map(|(k, v)| Ok::<_, StoreError>((k.to_vec(), shelf.plain(txn, dbs, v)?.into_owned())))
+            .map(|(k, v)| {
+                Ok::<_, StoreError>((
+                    k.to_vec(),
+                    blocks.plain(txn, dbs, Shelf::Words, v)?.to_vec(),
+                ))
+            })
             .transpose()?;
         let (key, record) = match below {
             Some(kv) => kv,
             None => match db.first(txn)? {
-                Some((k, v)) => (k.to_vec(), shelf.plain(txn, dbs, v)?.into_owned()),
+                Some((k, v)) => (
+                    k.to_vec(),
+                    blocks.plain(txn, dbs, Shelf::Words, v)?.to_vec(),
+                ),
                 None => (Vec::new(), Vec::new()),
             },
         };
@@ -381,7 +385,7 @@ mod tests {
                 let placed = store.update(|w| {
                     let mut refs: Vec<(&[u8], WordId)> =
                         new.iter().map(|(s, id)| (s.as_slice(), *id)).collect();
-                    insert(&mut w.txn, &w.dbs, &mut refs)
+                    insert(&mut w.txn, &w.dbs, &w.blocks, &mut refs)
                 }).unwrap();
                 homes.extend(placed);
                 model.extend(new);
@@ -416,8 +420,7 @@ mod tests {
                     Ok(true)
                 }).unwrap();
                 prop_assert_eq!(first.as_deref(), Some(key));
-                let held = numbered(&r, number).unwrap();
-                prop_assert_eq!(held.as_deref(), Some(record));
+                prop_assert_eq!(numbered(&r, number).unwrap(), Some(record));
             }
         }
     }
@@ -435,15 +438,21 @@ mod tests {
                     .enumerate()
                     .map(|(i, s)| (s.as_bytes(), i as WordId + 1))
                     .collect();
-                insert(&mut w.txn, &w.dbs, &mut sorted)
+                insert(&mut w.txn, &w.dbs, &w.blocks, &mut sorted)
             })
             .unwrap();
         let r = store.read().unwrap();
         assert_eq!(find(&r, b"stem012345").unwrap(), Some(12_346));
         assert_eq!(find(&r, b"stem0123456").unwrap(), None);
         drop(r);
-        let again =
-            store.update(|w| insert(&mut w.txn, &w.dbs, &mut [(&b"stem000007"[..], 99_999)]));
+        let again = store.update(|w| {
+            insert(
+                &mut w.txn,
+                &w.dbs,
+                &w.blocks,
+                &mut [(&b"stem000007"[..], 99_999)],
+            )
+        });
         assert!(again.unwrap_err().to_string().contains("already"));
     }
 }

@@ -54,7 +54,7 @@ pub fn stem<V: View + ?Sized>(view: &V, id: WordId) -> Result<Option<Vec<u8>>> {
         return Ok(None);
     };
     let mut found = None;
-    stem_index::each_in(&held, |stem, at| {
+    stem_index::each_in(held, |stem, at| {
         if at == id {
             found = Some(stem.to_vec());
         }
@@ -165,7 +165,7 @@ mod tests {
                 .update(|w| {
                     let mut new: Vec<(&[u8], WordId)> =
                         chunk.iter().map(|(i, s)| (s.as_slice(), *i)).collect();
-                    let mut placed = stem_index::insert(&mut w.txn, &w.dbs, &mut new)?;
+                    let mut placed = stem_index::insert(&mut w.txn, &w.dbs, &w.blocks, &mut new)?;
                     set(&mut w.txn, w.dbs.words, &mut placed)
                 })
                 .unwrap();

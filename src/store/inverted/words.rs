@@ -9,13 +9,12 @@ use std::ops::Bound::Included;
 
 use super::doc_freq::{self, block_key, Change, BLOCK_WORDS};
 use super::hits::Grouped;
-use super::posting_blocks;
 use super::run::{self, Entry as PostingEntry};
 use super::segments::SegmentRead;
 use super::spelling::Spelling;
 use super::stem_index;
 use super::stems;
-use crate::store::body_blocks::{self, Shelf, Unshelver};
+use crate::store::body_blocks::{self, BlockCache, Shelf};
 use crate::store::codec::{self, u32_key};
 use crate::store::schema::{meta_keys, Db, Dbs, PageId, WordId};
 use crate::store::sealed::{self, View};
@@ -62,7 +61,7 @@ pub trait WordRead: View {
     /// Pages whose body or title holds the word.
     fn doc_freq(&self, id: WordId) -> Result<u32> {
         match self.dbs().doc_freq.get(self.txn(), &block_key(id))? {
-            Some(block) => Ok(doc_freq::entry_of(&counts(self, block)?, id)?.df),
+            Some(block) => Ok(doc_freq::entry_of(counts(self, block)?, id)?.df),
             None => Ok(0),
         }
     }
@@ -74,7 +73,7 @@ pub trait WordRead: View {
         let Some(block) = self.dbs().doc_freq.get(self.txn(), &block_key(id))? else {
             return Ok(stem.to_owned());
         };
-        match doc_freq::entry_of(&counts(self, block)?, id)?
+        match doc_freq::entry_of(counts(self, block)?, id)?
             .forms()
             .next()
             .transpose()?
@@ -301,7 +300,7 @@ pub trait WordRead: View {
         let mut n = 0;
         for item in self.dbs().doc_freq.iter(self.txn())? {
             let (k, v) = item?;
-            doc_freq::each_entry(codec::read_u32(k)?, &counts(self, v)?, |_, e| {
+            doc_freq::each_entry(codec::read_u32(k)?, counts(self, v)?, |_, e| {
                 n += u64::from(e.df > 0);
                 Ok(())
             })?;
@@ -333,7 +332,7 @@ fn each_run<'t, V: View + ?Sized>(
     let range = (Included(&start[..]), Included(&end[..]));
     for item in db.range(v.txn(), &range)? {
         let (k, stored) = item?;
-        let part = posting_blocks::part(v, stored)?;
+        let part = body_blocks::plain(v, Shelf::Postings, stored)?;
         for run in run::runs(codec::split_triple_key(k)?.1, part) {
             let run = run?;
             if run.word > id {
@@ -349,17 +348,19 @@ fn each_run<'t, V: View + ?Sized>(
 
 /// Writes a transaction's new stems to `word_ids` (and where they, and
 /// any stems a cut record moved, live to `words`) and its count changes
-/// to `doc_freq`, a record (a block of words) at a time.
+/// to `doc_freq`, a record (a block of words) at a time; `blocks` (the
+/// writer's) reads a repacked store's records.
 pub(in crate::store) fn write_doc_freqs(
     txn: &mut heed::RwTxn<'_>,
     dbs: &Dbs,
+    blocks: &BlockCache,
     grouped: &Grouped<'_>,
     new_stems: &[(WordId, Box<str>)],
 ) -> Result<()> {
     let mut by_stem: Vec<(&[u8], WordId)> = (new_stems.iter())
         .map(|(id, stem)| (stem.as_bytes(), *id))
         .collect();
-    let mut placed = stem_index::insert(txn, dbs, &mut by_stem)?;
+    let mut placed = stem_index::insert(txn, dbs, blocks, &mut by_stem)?;
     stems::set(txn, dbs.words, &mut placed)?;
     let changed: Vec<(WordId, Change<'_>)> = grouped
         .words
@@ -376,14 +377,13 @@ pub(in crate::store) fn write_doc_freqs(
         })
         .collect();
     let (mut old, mut value) = (Vec::new(), Vec::new());
-    let mut shelf = Unshelver::new(Shelf::Counts);
     for block in changed.chunk_by(|a, b| a.0 / BLOCK_WORDS == b.0 / BLOCK_WORDS) {
         let key = block_key(block[0].0);
         // A copy: the record's own bytes go stale once the put writes.
         old.clear();
         let existed = match dbs.doc_freq.get(txn, &key)? {
             Some(v) => {
-                old.extend_from_slice(&shelf.plain(txn, dbs, v)?);
+                old.extend_from_slice(blocks.plain(txn, dbs, Shelf::Counts, v)?);
                 true
             }
             None => false,
@@ -399,7 +399,7 @@ pub(in crate::store) fn write_doc_freqs(
 }
 
 /// A `doc_freq` record as stored, or from its block (a repacked store's).
-fn counts<'t, V: View + ?Sized>(view: &V, stored: &'t [u8]) -> Result<std::borrow::Cow<'t, [u8]>> {
+fn counts<'t, V: View + ?Sized>(view: &'t V, stored: &'t [u8]) -> Result<&'t [u8]> {
     body_blocks::plain(view, Shelf::Counts, stored)
 }
 
