@@ -4,7 +4,7 @@
 
 use super::msg::Outcome;
 use crate::store::prelude::*;
-use crate::store::{RunEntry, StoreError, UrlState, Writer};
+use crate::store::{PageId, PointId, RunEntry, StoreError, UrlState, Writer};
 
 /// Records one applied result in its run's history. Skips are not
 /// recorded: the run did not fetch them.
@@ -47,4 +47,25 @@ fn unanswered() -> RunEntry {
         title: None,
         content_hash: None,
     }
+}
+
+/// Records, in the history of `point`'s run `gen`, a URL this crawl
+/// fetched for another point: what that fetch answered is what this run
+/// saw.
+pub(super) fn record_reused(
+    w: &mut Writer<'_>,
+    point: PointId,
+    gen: u32,
+    page: PageId,
+) -> Result<(), StoreError> {
+    let fact = w.url_state(page)?.and_then(|s| s.fact().cloned());
+    let entry = match (fact, w.page(page)?) {
+        (Some(UrlState::Redirected { status, .. }), _) => answered(status, &None, 0),
+        (Some(UrlState::Done { .. } | UrlState::Failed { .. }), Some(rec)) => {
+            answered(rec.status, &rec.title, rec.content_hash)
+        }
+        (Some(UrlState::Failed { .. }), None) => unanswered(),
+        _ => return Ok(()),
+    };
+    w.put_run_entry(point, gen, page, &entry)
 }

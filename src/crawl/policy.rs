@@ -9,7 +9,9 @@ use std::collections::HashMap;
 use url::Url;
 
 use crate::exclude_regex::ExcludeRegex;
-use crate::store::{FrontierEntry, PageId, PointId, PointRecord, RunId, SkipReason, UrlState};
+use crate::store::{
+    Decision, FrontierEntry, PageId, PointId, PointMark, PointRecord, RunId, SkipReason, UrlState,
+};
 use crate::url::{Scope, Verdict};
 
 /// Redirect chains longer than this end with an error.
@@ -68,30 +70,16 @@ impl PointRun {
 /// The runs of the points this crawler crawls, by point.
 pub type Runs = HashMap<PointId, PointRun>;
 
-/// Whether a URL is dealt with for this run of `point`: done in this
-/// run, or in the hands of another point that is queued on it, has it
-/// claimed, or is crawling it in this process now. What another point
-/// left in an earlier run is this point's to crawl again (with a
-/// conditional GET), so a point always covers its own scope.
-pub fn visited(state: Option<&UrlState>, point: PointId, gen: u32, runs: &Runs) -> bool {
-    let Some(s) = state else { return false };
+/// Whether a URL is dealt with for this run of its point: the point's
+/// own mark (`mark`) says its run `gen` queued, fetched or skipped it.
+/// What other points did never counts: each point has a frontier of its
+/// own, and what another point queued, skipped or left behind is this
+/// point's to judge by its own rules (one crawl still fetches a URL once:
+/// the claim reuses a fetch made for another point).
+pub fn visited(mark: Option<PointMark>, gen: u32) -> bool {
     // A nofollow link does not settle a URL: a followed link to it
     // later in the run still queues it.
-    if matches!(
-        s,
-        UrlState::Skipped {
-            reason: SkipReason::Nofollow,
-            ..
-        }
-    ) {
-        return false;
-    }
-    let (p, g) = s.run();
-    if p == point {
-        return g == gen;
-    }
-    matches!(s, UrlState::Queued { .. } | UrlState::Claimed { .. })
-        || runs.get(&p).is_some_and(|run| run.gen == g)
+    mark.is_some_and(|m| m.gen == gen && m.decision != Decision::Skipped(SkipReason::Nofollow))
 }
 
 /// Whether a URL's state is a fetch result (done, failed, redirected):
@@ -133,12 +121,10 @@ pub fn held_as_nofollow(run: &PointRun, link_nofollow: bool, page_nofollow: bool
     (link_nofollow || page_nofollow) && !run.follow_nofollow
 }
 
-/// Whether a link held back as nofollow is to be recorded as skipped: it
-/// was not already, in this run, and nothing else dealt with its URL.
-pub fn record_nofollow(state: Option<&UrlState>, point: PointId, gen: u32, runs: &Runs) -> bool {
-    let said = matches!(state, Some(UrlState::Skipped { point: p, gen: g, reason: SkipReason::Nofollow })
-        if *p == point && *g == gen);
-    !said && !visited(state, point, gen, runs)
+/// Whether a link held back as nofollow is to be recorded as skipped: its
+/// point's run has not dealt with its URL yet, as nofollow or otherwise.
+pub fn record_nofollow(mark: Option<PointMark>, gen: u32) -> bool {
+    mark.is_none_or(|m| m.gen != gen)
 }
 
 /// Whether a sitemap's `<lastmod>` says a page changed since it was
@@ -205,7 +191,6 @@ mod tests {
     use super::*;
 
     const A: PointId = 1;
-    const B: PointId = 2;
 
     fn run(depth: Option<u32>, gen: u32, follow_nofollow: bool) -> PointRun {
         PointRun {
@@ -225,36 +210,12 @@ mod tests {
         }
     }
 
-    /// Point A in its run 5, point B in its run 3, both in this process.
-    fn runs() -> Runs {
-        Runs::from([(A, run(None, 5, false)), (B, run(None, 3, false))])
-    }
-
-    fn skipped(point: PointId, gen: u32, reason: SkipReason) -> UrlState {
-        UrlState::Skipped { point, gen, reason }
-    }
-
-    fn done(point: PointId, gen: u32) -> UrlState {
-        UrlState::Done { point, gen }
-    }
-
-    fn queued(point: PointId, gen: u32) -> UrlState {
-        UrlState::Queued {
-            point,
+    fn mark(gen: u32, decision: Decision) -> Option<PointMark> {
+        Some(PointMark {
             gen,
-            had: None,
-        }
-    }
-
-    fn claimed(point: PointId, gen: u32) -> UrlState {
-        UrlState::Claimed {
-            point,
-            gen,
-            by: 7,
+            decision,
             depth: 0,
-            hops: 0,
-            had: None,
-        }
+        })
     }
 
     #[test]
@@ -293,45 +254,28 @@ mod tests {
     }
 
     #[test]
-    fn a_url_is_visited_by_its_own_run_or_a_live_other_point() {
+    fn a_url_is_visited_only_by_its_own_points_run() {
+        use Decision::{Queued, Settled, Skipped};
         use SkipReason::{Nofollow, OutOfScope};
-        let failed = UrlState::Failed {
-            point: A,
-            gen: 5,
-            reason: "x".into(),
-        };
-        let redirected = UrlState::Redirected {
-            point: A,
-            gen: 5,
-            to: 3,
-            status: 301,
-        };
-        let cases: &[(Option<UrlState>, bool, &str)] = &[
-            (None, false, "never seen"),
-            (Some(done(A, 5)), true, "done in this run"),
-            (Some(done(A, 4)), false, "done in its point's earlier run"),
-            (Some(failed), true, "failed in this run"),
-            (Some(redirected), true, "redirected in this run"),
-            (Some(skipped(A, 5, OutOfScope)), true, "skipped in this run"),
+        let cases: &[(Option<PointMark>, bool, &str)] = &[
+            (None, false, "never met by this point"),
+            (mark(5, Queued), true, "queued in this run"),
+            (mark(5, Settled), true, "fetched in this run"),
             (
-                Some(skipped(A, 5, Nofollow)),
+                mark(4, Settled),
+                false,
+                "fetched in the point's earlier run",
+            ),
+            (mark(5, Skipped(OutOfScope)), true, "skipped in this run"),
+            (
+                mark(5, Skipped(Nofollow)),
                 false,
                 "nofollow settles nothing",
             ),
-            (Some(skipped(B, 3, Nofollow)), false, "nor another point's"),
-            (Some(queued(B, 1)), true, "queued by another point"),
-            (Some(claimed(B, 1)), true, "claimed by another point"),
-            (Some(done(B, 3)), true, "done by another point crawling now"),
-            (
-                Some(done(B, 2)),
-                false,
-                "left by another point's earlier run",
-            ),
-            (Some(done(9, 1)), false, "left by a point not crawled here"),
+            (mark(4, Queued), false, "left queued by an earlier run"),
         ];
-        let runs = runs();
-        for (state, want, why) in cases {
-            assert_eq!(visited(state.as_ref(), A, 5, &runs), *want, "{why}");
+        for (m, want, why) in cases {
+            assert_eq!(visited(*m, 5), *want, "{why}");
         }
     }
 
@@ -350,30 +294,21 @@ mod tests {
             let held = held_as_nofollow(&r, link, page);
             assert_eq!(held, want, "link {link}, page {page}, follows {follows}");
         }
+        use Decision::{Queued, Settled, Skipped};
         use SkipReason::Nofollow;
-        let records: &[(Option<UrlState>, bool, &str)] = &[
+        let records: &[(Option<PointMark>, bool, &str)] = &[
             (None, true, "first seen"),
             (
-                Some(skipped(A, 5, Nofollow)),
+                mark(5, Skipped(Nofollow)),
                 false,
                 "already said in this run",
             ),
-            (
-                Some(skipped(A, 4, Nofollow)),
-                true,
-                "said in an earlier run",
-            ),
-            (
-                Some(skipped(B, 3, Nofollow)),
-                true,
-                "said for another point",
-            ),
-            (Some(done(A, 5)), false, "fetched"),
-            (Some(queued(B, 3)), false, "queued by another point"),
+            (mark(4, Skipped(Nofollow)), true, "said in an earlier run"),
+            (mark(5, Settled), false, "fetched"),
+            (mark(5, Queued), false, "queued by a followed link"),
         ];
-        let runs = runs();
-        for (state, want, why) in records {
-            assert_eq!(record_nofollow(state.as_ref(), A, 5, &runs), *want, "{why}");
+        for (m, want, why) in records {
+            assert_eq!(record_nofollow(*m, 5), *want, "{why}");
         }
     }
 

@@ -10,7 +10,8 @@ use super::event::CrawlEvent;
 use super::policy::{self, PointRun};
 use crate::store::prelude::*;
 use crate::store::{
-    FrontierEntry, PageId, PointId, PointRecord, SkipReason, StoreError, UrlState, Writer,
+    Decision, FrontierEntry, PageId, PointId, PointMark, PointRecord, SkipReason, StoreError,
+    UrlState, Writer,
 };
 
 /// What a re-scope did: how many URLs it queued, and the skip of each
@@ -42,12 +43,7 @@ pub(super) fn rescope(
     })?;
     let mut done = Rescoped::default();
     for (entry, (url, reason)) in taken.iter().zip(refused) {
-        let state = UrlState::Skipped {
-            point: id,
-            gen: entry.gen,
-            reason,
-        };
-        w.set_state(entry.page, &state)?;
+        mark_skipped(w, id, entry.page, entry.gen, reason)?;
         done.skipped.push(CrawlEvent::Skipped {
             page: entry.page,
             url,
@@ -56,13 +52,13 @@ pub(super) fn rescope(
     }
 
     let mut skipped: Vec<(PageId, u32, SkipReason)> = Vec::new();
-    w.for_each_state(|page, state| {
-        if let UrlState::Skipped { point, gen, reason } = state {
-            if point == id && reason != SkipReason::Robots {
-                skipped.push((page, gen, reason));
+    w.for_each_point_mark(id, |page, mark| {
+        if let Decision::Skipped(reason) = mark.decision {
+            if reason != SkipReason::Robots {
+                skipped.push((page, mark.gen, reason));
             }
         }
-        Ok(true)
+        Ok(())
     })?;
     for (page, old_gen, old) in skipped {
         // A skipped URL has no depth of its own: it is one below the
@@ -86,20 +82,46 @@ pub(super) fn rescope(
                 w.enqueue(page, entry)?;
                 done.queued += 1;
             }
-            Some(reason) if reason != old => {
-                let state = UrlState::Skipped {
-                    point: id,
-                    gen: old_gen,
-                    reason,
-                };
-                w.set_state(page, &state)?;
-            }
+            Some(reason) if reason != old => mark_skipped(w, id, page, old_gen, reason)?,
             Some(_) => {}
         }
     }
     rec.dirty = false;
     w.put_point(id, rec)?;
     Ok(done)
+}
+
+/// Records point `id`'s skip of `page` in its run `gen`: its mark, and
+/// the URL's state unless that is a fetch result or another point's.
+fn mark_skipped(
+    w: &mut Writer<'_>,
+    id: PointId,
+    page: PageId,
+    gen: u32,
+    reason: SkipReason,
+) -> Result<(), StoreError> {
+    let decision = Decision::Skipped(reason);
+    let mark = PointMark {
+        gen,
+        decision,
+        depth: 0,
+    };
+    w.put_point_mark(id, page, mark)?;
+    let state = w.url_state(page)?;
+    if state.as_ref().is_some_and(|s| s.run().0 != id) || policy::fetch_result(state.as_ref()) {
+        return Ok(());
+    }
+    match state.as_ref().and_then(|s| s.fact()) {
+        Some(fact) if policy::fetch_result(Some(fact)) => w.set_state(page, &fact.clone()),
+        _ => w.set_state(
+            page,
+            &UrlState::Skipped {
+                point: id,
+                gen,
+                reason,
+            },
+        ),
+    }
 }
 
 fn url_of(w: &Writer<'_>, page: PageId) -> Result<String, StoreError> {

@@ -339,8 +339,9 @@ impl<'a, 's> Ctx<'a, 's> {
         // up to three times their size while it copies.
         let mut out = Vec::with_capacity(capacity(self.r.url_count()?));
         self.r.for_each_state(|id, state| {
-            if view.is_none_or(|v| v.covers(id, &state)) {
-                out.push((id, state.known()));
+            match view {
+                None => out.push((id, state.known())),
+                Some(v) => out.extend(v.state_of(id, state).map(|s| (id, s))),
             }
             Ok(true)
         })?;
@@ -379,30 +380,42 @@ impl<'a, 's> Ctx<'a, 's> {
 
     /// Each fetched page's record in the view, in id order, read afresh
     /// and not kept (see [`Ctx::pages`]).
+    /// A page's depth is the one the scope's own runs met it at (the
+    /// record's is that of the fetch that wrote it, maybe another point's).
     pub fn for_each_page(&self, mut f: impl FnMut(PageId, PageRecord)) -> Result<()> {
         let mut err = None;
-        self.r.for_each_page(|id, rec| match self.includes(id) {
-            Ok(true) => {
-                f(id, rec);
-                Ok(true)
-            }
-            Ok(false) => Ok(true),
-            Err(e) => {
-                err = Some(e);
-                Ok(false)
-            }
-        })?;
+        let view = self.view()?;
+        self.r
+            .for_each_page(|id, mut rec| match self.includes(id) {
+                Ok(true) => {
+                    if let Some(depth) = view.and_then(|v| v.depth_of(id)) {
+                        rec.depth = depth;
+                    }
+                    f(id, rec);
+                    Ok(true)
+                }
+                Ok(false) => Ok(true),
+                Err(e) => {
+                    err = Some(e);
+                    Ok(false)
+                }
+            })?;
         err.map_or(Ok(()), Err)
     }
 
     /// Whether a page belongs to the report: always over every run of the
-    /// store, else when the scope covers it.
+    /// store, else when the scope covers it and did not only skip it (a
+    /// page another point fetched is not the page of a point that skipped
+    /// its URL).
     pub fn includes(&self, page: PageId) -> Result<bool> {
         if self.plan.is_none() {
             return Ok(true);
         }
         let states = self.states()?;
-        Ok(states.binary_search_by_key(&page, |(id, _)| *id).is_ok())
+        Ok(match states.binary_search_by_key(&page, |(id, _)| *id) {
+            Ok(i) => !matches!(states[i].1, UrlState::Skipped { .. }),
+            Err(_) => false,
+        })
     }
 
     /// Drops what `forget` clears of each page held (a text the kinds

@@ -3,17 +3,20 @@
 //! with the point's own scope and limits) and the partial runs since,
 //! which refresh what they reached and remove nothing; `--run ID` one run;
 //! `--all-runs` every URL any run reached. A URL is covered when one of
-//! those runs reached it (its history) or wrote its state.
+//! those runs reached it (its history) or decided on it (its point's
+//! mark), whatever other points did with it.
 
 use std::collections::HashMap;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::{ReportError, Result};
 use crate::crawl::run_ended;
 use crate::store::prelude::*;
-use crate::store::{PageId, PointId, Reader, RunEnd, RunId, RunRecord, UrlState};
+use crate::store::{
+    Decision, PageId, PointId, Reader, RunEnd, RunId, RunRecord, SkipReason, UrlState,
+};
 use crate::time::rfc3339;
 
 /// Which runs a report answers for.
@@ -64,33 +67,84 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// The URLs the picked runs decided on or reached.
+    /// The URLs the picked runs decided on or reached: each point's own
+    /// marks of those runs (what it queued, fetched or skipped, whatever
+    /// other points did with the URL) and the history of what they fetched.
     pub fn build(&self, r: &Reader<'_>) -> Result<View> {
         let mut view = View {
-            gens: FxHashSet::default(),
+            points: FxHashSet::default(),
             reached: FxHashSet::default(),
+            skipped: FxHashMap::default(),
+            depths: FxHashMap::default(),
         };
+        let mut gens: HashMap<PointId, FxHashSet<u32>> = HashMap::new();
         for &(point, gen) in &self.runs {
-            view.gens.insert((point, gen));
+            gens.entry(point).or_default().insert(gen);
             let entries = r.kept_entries(point, gen)?;
             view.reached
                 .extend(entries.into_iter().map(|(page, _)| page));
         }
+        for (&point, gens) in &gens {
+            view.points.insert(point);
+            r.for_each_point_mark(point, |page, mark| {
+                if gens.contains(&mark.gen) {
+                    match mark.decision {
+                        Decision::Skipped(reason) => {
+                            view.skipped
+                                .entry(page)
+                                .or_insert((point, mark.gen, reason));
+                        }
+                        Decision::Queued | Decision::Settled => {
+                            view.reached.insert(page);
+                            let depth = view.depths.entry(page).or_insert(mark.depth);
+                            *depth = (*depth).min(mark.depth);
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        // A URL one picked point reached is shown as reached, whatever
+        // another skipped.
+        view.skipped.retain(|page, _| !view.reached.contains(page));
         Ok(view)
     }
 }
 
 /// The URLs a scope covers; None: every URL of the store.
 pub(super) struct View {
-    /// The runs (point, run number) whose states count.
-    gens: FxHashSet<(PointId, u32)>,
-    /// The URLs those runs reached.
+    /// The points whose runs are picked.
+    points: FxHashSet<PointId>,
+    /// The URLs those runs queued, fetched or reached.
     reached: FxHashSet<PageId>,
+    /// The URLs they only skipped: the point, its run and why.
+    skipped: FxHashMap<PageId, (PointId, u32, SkipReason)>,
+    /// The link depth at which those runs met each URL they reached (the
+    /// least, over several points).
+    depths: FxHashMap<PageId, u32>,
 }
 
 impl View {
-    pub fn covers(&self, page: PageId, state: &UrlState) -> bool {
-        self.gens.contains(&state.run()) || self.reached.contains(&page)
+    /// The link depth the scope's runs met `page` at, if they marked it.
+    pub fn depth_of(&self, page: PageId) -> Option<u32> {
+        self.depths.get(&page).copied()
+    }
+
+    /// The state the scope shows of a URL it covers (None: not covered):
+    /// what is known of the URL, unless the scope's points only skipped
+    /// it and what is known comes from another point's run (that point's
+    /// fetch is not theirs: they show their own skip, as crawled alone).
+    pub fn state_of(&self, page: PageId, state: UrlState) -> Option<UrlState> {
+        if self.reached.contains(&page) {
+            return Some(state.known());
+        }
+        let &(point, gen, reason) = self.skipped.get(&page)?;
+        let known = state.known();
+        Some(if self.points.contains(&known.run().0) {
+            known
+        } else {
+            UrlState::Skipped { point, gen, reason }
+        })
     }
 }
 

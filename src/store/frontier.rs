@@ -5,11 +5,21 @@
 //! dead process's claims go back to the queue.
 
 use super::codec::{self, read_u32, u32_key};
+use super::point_urls::{Decision, PointMark};
 use super::schema::{
     meta_keys, FrontierEntry, InstanceId, InstanceRecord, PageId, PointId, UrlState,
 };
 use super::sealed::{by_id, View};
 use super::{PageRead, Result, StoreError, Writer};
+
+/// What one claim took out of the frontier.
+#[derive(Debug, Default)]
+pub struct Taken {
+    /// URLs to fetch.
+    pub claims: Vec<Claim>,
+    /// Entries whose URL this crawl already fetched for another point.
+    pub reused: Vec<FrontierEntry>,
+}
 
 /// A frontier entry taken by one crawler process.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +27,15 @@ pub struct Claim {
     pub page: PageId,
     pub url: String,
     pub entry: FrontierEntry,
+}
+
+/// What the queued entries of some points leave to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueuedWork {
+    None,
+    /// Every entry's URL is claimed by another crawler.
+    Waiting,
+    Claimable,
 }
 
 /// How many URLs are in each state, a queued or claimed one counted by
@@ -59,13 +78,31 @@ pub trait FrontierRead: View {
 
     /// Whether any queued entry belongs to one of `points`.
     fn has_queued(&self, points: &[PointId]) -> Result<bool> {
+        Ok(self.queued_work(points, |_| false)? != QueuedWork::None)
+    }
+
+    /// What the queued entries of `points` leave to do: an entry whose
+    /// URL another crawler holds (`held_elsewhere` of the claim's holder)
+    /// waits for that claim to settle.
+    fn queued_work(
+        &self,
+        points: &[PointId],
+        held_elsewhere: impl Fn(InstanceId) -> bool,
+    ) -> Result<QueuedWork> {
+        let mut work = QueuedWork::None;
         for item in self.dbs().frontier.iter(self.txn())? {
             let e: FrontierEntry = codec::decode(item?.1)?;
-            if points.contains(&e.point) {
-                return Ok(true);
+            if !points.contains(&e.point) {
+                continue;
+            }
+            match self.url_state(e.page)? {
+                Some(UrlState::Claimed { by, .. }) if held_elsewhere(by) => {
+                    work = QueuedWork::Waiting
+                }
+                _ => return Ok(QueuedWork::Claimable),
             }
         }
-        Ok(false)
+        Ok(work)
     }
 
     /// Every claimed URL with the claim's state.
@@ -166,6 +203,23 @@ impl Writer<'_> {
             &frontier_key(order, seq),
             &codec::encode(&entry)?,
         )?;
+        self.put_point_mark(
+            entry.point,
+            page,
+            PointMark {
+                gen: entry.gen,
+                decision: Decision::Queued,
+                depth: entry.depth,
+            },
+        )?;
+        // A URL another point has claimed keeps its claim: this entry
+        // waits for it to settle. (A claim of the entry's own point is
+        // being put back: queued again.)
+        if let Some(UrlState::Claimed { point, .. }) = self.url_state(page)? {
+            if point != entry.point {
+                return Ok(());
+            }
+        }
         let had = self.fact_of(page)?;
         self.set_state(
             page,
@@ -187,22 +241,42 @@ impl Writer<'_> {
 
     /// Takes up to `n` queued entries of `points` for crawler `by`: they
     /// leave the frontier and are marked claimed in the same transaction,
-    /// so no other process can take them.
-    pub fn claim(&mut self, n: usize, by: InstanceId, points: &[PointId]) -> Result<Vec<Claim>> {
-        let mut taken: Vec<(Vec<u8>, FrontierEntry)> = Vec::with_capacity(n);
+    /// so no other process can take them. An entry whose URL is claimed
+    /// (by any point, in any process) stays queued until that claim
+    /// settles, so no URL is fetched twice at once; one whose URL
+    /// `fetched` says this crawl already fetched (for another point) is
+    /// taken out and returned apart, for its point to reuse that fetch.
+    pub fn claim(
+        &mut self,
+        n: usize,
+        by: InstanceId,
+        points: &[PointId],
+        fetched: impl Fn(PageId) -> bool,
+    ) -> Result<Taken> {
+        let mut taken: Vec<(Vec<u8>, FrontierEntry, bool)> = Vec::with_capacity(n);
+        let mut pages = rustc_hash::FxHashSet::default();
         for item in self.dbs.frontier.iter(&self.txn)? {
             if taken.len() >= n {
                 break;
             }
             let (k, v) = item?;
             let entry: FrontierEntry = codec::decode(v)?;
-            if points.contains(&entry.point) {
-                taken.push((k.to_vec(), entry));
+            if !points.contains(&entry.point) || pages.contains(&entry.page) {
+                continue;
             }
+            if let Some(UrlState::Claimed { .. }) = self.url_state(entry.page)? {
+                continue;
+            }
+            pages.insert(entry.page);
+            taken.push((k.to_vec(), entry, fetched(entry.page)));
         }
-        let mut out = Vec::with_capacity(taken.len());
-        for (key, entry) in taken {
+        let mut out = Taken::default();
+        for (key, entry, reuse) in taken {
             self.dbs.frontier.delete(&mut self.txn, &key)?;
+            if reuse {
+                out.reused.push(entry);
+                continue;
+            }
             let url = self.url_of(entry.page)?.ok_or_else(|| {
                 StoreError::corrupt(format!("queued page {} has no URL", entry.page))
             })?;
@@ -218,7 +292,7 @@ impl Writer<'_> {
                     had,
                 },
             )?;
-            out.push(Claim {
+            out.claims.push(Claim {
                 page: entry.page,
                 url,
                 entry,
@@ -282,6 +356,13 @@ impl Writer<'_> {
     pub fn drop_queued(&mut self, point: PointId) -> Result<usize> {
         let dropped = self.take_queued(point, |_, _| Ok(true))?;
         for entry in &dropped {
+            // Another point's queue entry or claim keeps the URL's state.
+            if self
+                .url_state(entry.page)?
+                .is_some_and(|s| s.run().0 != point)
+            {
+                continue;
+            }
             match self.fact_of(entry.page)? {
                 Some(fact) => self.set_state(entry.page, &fact)?,
                 None => {

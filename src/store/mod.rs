@@ -38,6 +38,7 @@ mod page_audit;
 mod page_records;
 mod page_text;
 mod pages;
+mod point_urls;
 mod points;
 mod record_blocks;
 mod render_facts;
@@ -48,11 +49,8 @@ mod runs;
 mod schema;
 mod sitemap_listings;
 mod sitemap_pages;
-mod stem_layout;
 mod terms;
 mod transaction;
-mod upgrade;
-mod upgrade_23;
 mod url_records;
 
 #[cfg(test)]
@@ -72,7 +70,7 @@ pub use documents::{DocumentRead, DocumentRecord};
 pub use external::{ExternalCheck, ExternalRead};
 pub use forward::Forward;
 pub use fragments::{FragmentRead, FragmentRecord};
-pub use frontier::{Claim, FrontierRead, StateCounts};
+pub use frontier::{Claim, FrontierRead, QueuedWork, StateCounts, Taken};
 pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
 pub use inverted::run::Entry as PostingEntry;
@@ -83,6 +81,7 @@ pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BU
 pub use page_audit::{AuditRead, PageAudit};
 pub use page_text::{PageText, PageTextRead};
 pub use pages::{norm_factor, PageRead, PageWrite};
+pub use point_urls::{Decision, PointMark, PointMarkRead};
 pub use points::PointRead;
 pub use render_facts::RenderRead;
 pub use repack::Repacked;
@@ -108,7 +107,8 @@ pub mod prelude {
     pub use super::ResourceRead;
     pub use super::{
         AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, ListingRead,
-        OriginFiguresRead, PageRead, PageTextRead, PointRead, RunRead, SitemapRead, WordRead,
+        OriginFiguresRead, PageRead, PageTextRead, PointMarkRead, PointRead, RunRead, SitemapRead,
+        WordRead,
     };
 }
 
@@ -345,11 +345,6 @@ impl Store {
         };
         match found {
             None => {
-                dbs.meta
-                    .put(txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
-            }
-            Some(from) if (upgrade::FROM..SCHEMA_VERSION).contains(&from) => {
-                upgrade::upgrade(txn, &dbs, from)?;
                 dbs.meta
                     .put(txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
             }

@@ -48,6 +48,7 @@ impl Writer<'_> {
             return Err(StoreError::NotFound(format!("crawl point {id}")));
         }
         self.drop_queued(id)?;
+        self.drop_point_marks(id)?;
         self.drop_history(id)?;
         self.drop_runs_of(id)?;
         Ok(())

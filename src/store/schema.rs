@@ -7,22 +7,13 @@ use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
-/// The layout every store is written in. 17 is the first supported one
-/// (the numbers before it were development layouts, never released, and
-/// no build reads them any more); 18 adds the `runs` table and keeps
-/// every run's history; 19 lets a queued or claimed URL keep the fact an
-/// earlier run left (`UrlState::Queued::had`); 20 adds the coverage and
-/// analysis settings of a point and a run (resources, fragments, accepted
-/// statuses, regex excludes, stop words, document) and a run's resource
-/// counts; 21 adds the rendering settings of a point; 22 keeps each stem
-/// once (`stem_layout`); 23 codes a `doc_freq` spelling by its stem and
-/// keeps a byte a near-signature bin (`upgrade_23`). A store of 17 to 22
-/// is upgraded when opened (`upgrade`); one
-/// marked with any other number is refused with both versions named.
-/// A change to any record's encoding takes a new number and an upgrade
-/// from the one before, which the committed store in
-/// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 24;
+/// The layout every store is written in. crawlscope has released no
+/// format yet: until 0.1.0 a change to any record's encoding takes a new
+/// number and no upgrade, and a store marked with any other number is
+/// refused with both versions named, never misread. The committed store in
+/// `tests/fixtures/store` is made again by `tests/fixtures/make-store.sh`
+/// when the number changes.
+pub const SCHEMA_VERSION: u32 = 25;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -114,9 +105,12 @@ pub struct Dbs {
     /// A repacked small store's body posting parts in shared frames
     /// (`body_blocks`).
     pub posting_blocks: Db,
+    /// `point ‖ page` → what the point's latest run decided of the URL
+    /// (`point_urls`).
+    pub point_urls: Db,
 }
 
-pub const DB_COUNT: u32 = 48;
+pub const DB_COUNT: u32 = 49;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -178,6 +172,7 @@ impl Dbs {
             ("word_blocks", self.word_blocks),
             ("doc_freq_blocks", self.doc_freq_blocks),
             ("posting_blocks", self.posting_blocks),
+            ("point_urls", self.point_urls),
         ]
     }
 }
@@ -234,6 +229,7 @@ impl Dbs {
             word_blocks: db("word_blocks")?,
             doc_freq_blocks: db("doc_freq_blocks")?,
             posting_blocks: db("posting_blocks")?,
+            point_urls: db("point_urls")?,
         })
     }
 }
@@ -538,8 +534,6 @@ pub struct PointRecord {
     /// The scope (root, excludes, depth, www rule) changed since the point
     /// was last crawled: the next crawl re-scopes the URLs already known.
     pub dirty: bool,
-    // Schema 20's fields. Each encodes as one zero byte when unset, which
-    // is how `upgrade` brings a point of 19 to 20.
     /// `--no-resources`: the resources pages use are not checked.
     pub no_resources: bool,
     /// `--check-fragments`: `page#id` links are checked against the ids
@@ -555,7 +549,6 @@ pub struct PointRecord {
     pub stopwords: Option<Vec<String>>,
     /// The document (`doc add`) the point belongs to, by name.
     pub doc: Option<String>,
-    // Schema 21's fields, each one zero byte when unset, as 20's.
     /// `--render`: whether pages are loaded in a headless browser.
     pub render: RenderMode,
     /// `--render-wait-ms`: the most a rendered page waits for network
@@ -565,8 +558,7 @@ pub struct PointRecord {
     pub render_concurrency: Option<u32>,
 }
 
-/// `--render`: how a point's HTML pages are read. Postcard writes the
-/// variant's index, so `Off` is the zero byte an upgraded point takes.
+/// `--render`: how a point's HTML pages are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum RenderMode {
     /// The HTML as served (the default).

@@ -540,7 +540,15 @@ fn check_names_each_broken_invariant_and_exits_1() {
         (
             "each queued URL has a frontier entry",
             Box::new(|w| del(c.db("frontier"), w, &first_key(c.baseline("frontier")))),
-            "URLs queued but",
+            "is queued but not in the frontier",
+        ),
+        (
+            "a frontier entry has its point's mark",
+            Box::new(|w| {
+                let key = [&point.to_be_bytes()[..], &queued[..]].concat();
+                del(c.db("point_urls"), w, &key)
+            }),
+            "frontier without its mark",
         ),
         (
             "no claim of a crawler that is gone",

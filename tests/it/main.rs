@@ -39,6 +39,7 @@ mod export_formats;
 mod fuzz_regressions;
 mod hostile_input;
 mod nothing_lost;
+mod overlap;
 mod process_tuning;
 mod render;
 mod report_audit;

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crawlscope::report::Kind;
 
 use crate::support::crawl::{assert_whole, crawl_ok};
-use crate::support::{json_of, page, Reply, Resp, TestServer};
+use crate::support::{json_of, on_store, page, Reply, Resp, TestServer};
 
 /// Home links to /a, /b, /missing and /sub/; /a to /c and /gone (both two
 /// steps from home; /gone and /missing answer 404); /sub/ links back to
@@ -86,4 +86,34 @@ fn a_run_that_decides_less_changes_no_figure_of_the_first_point() {
         }
         assert_whole(db);
     }
+}
+
+#[test]
+fn a_resumed_run_judges_its_queued_urls_by_its_own_flags() {
+    let s = TestServer::start();
+    site(&s);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    let ok = |args: &[&str]| assert!(on_store(db, args).status.success(), "{args:?}");
+    ok(&["point", "add", &s.base()]);
+    // Stopped after the home page: its four links are queued at depth 1.
+    crawl_ok(db, &["--max-pages", "1"]);
+    let queued = json_of(db, &["stats", "--json"])["queued"].clone();
+    assert_eq!(queued, 4, "{queued}");
+    // Resumed with --depth 0: the queued depth-1 URLs are this run's
+    // too_deep, never requested.
+    let summary = crawl_ok(db, &["--depth", "0"]);
+    assert_eq!(summary["fetched"], 0, "{summary}");
+    assert_eq!(summary["too_deep"], 4, "{summary}");
+    for path in ["/a", "/b", "/missing", "/sub/"] {
+        assert_eq!(s.hits(path), 0, "{path} was requested");
+    }
+    let runs = json_of(db, &["runs", "--json"]);
+    let run = &runs[0];
+    assert_eq!(runs.as_array().map(Vec::len), Some(1), "{runs}");
+    assert_eq!(run["flags"]["depth"], 0, "{run}");
+    assert_eq!(run["flags"]["depth_override"], true, "{run}");
+    assert_eq!(run["skipped_by"]["too_deep"], 4, "{run}");
+    assert_eq!(run["complete"], false, "{run}");
+    assert_whole(db);
 }

@@ -61,10 +61,10 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
 
 #[test]
 fn a_store_of_another_schema_version_is_refused_with_both_versions() {
-    // Every version but this build's and 17 (the first supported one,
-    // upgraded): an older one, 16 (a development layout: no build
-    // upgrades from it) and a future one.
-    for version in [4, 16, 99] {
+    // Every version but this build's: no format is released, so none is
+    // upgraded; an older one, the one before this build's, a future one.
+    let current = crawlscope::store::SCHEMA_VERSION;
+    for version in [4, current - 1, 99] {
         refused(version);
     }
 }

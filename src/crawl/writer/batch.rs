@@ -6,7 +6,9 @@
 //! for the commit, which the writer thread makes.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashSet;
 
 use url::Url;
 
@@ -23,8 +25,8 @@ use crate::html::resources::Element;
 use crate::store::prelude::*;
 use crate::store::ResourceLink;
 use crate::store::{
-    Claim, FrontierEntry, InstanceId, OriginFigures, OutLink, PageId, PageRecord, PointId,
-    RunCounts, RunId, SkipReason, StoreError, UrlState, Writer,
+    Claim, Decision, FrontierEntry, InstanceId, OriginFigures, OutLink, PageId, PageRecord,
+    PointId, PointMark, QueuedWork, RunCounts, RunId, SkipReason, StoreError, UrlState, Writer,
 };
 
 /// What the writer gathered to apply in one transaction: results, then at
@@ -85,12 +87,12 @@ pub(super) struct Applier {
     tallies: HashMap<RunId, RunCounts>,
     /// The command line's limits, for a point added mid-crawl.
     overrides: Overrides,
-    /// URLs with a fetch result that a run of this crawler decided not to
-    /// fetch (by point): told and counted once, their state left as it is.
-    decided: HashSet<(PointId, PageId)>,
-    /// Those of the transaction being applied, joining `decided` once it
+    /// URLs this crawl settled by a fetch (for any point): another point
+    /// that reaches one reuses that fetch instead of asking again.
+    fetched: FxHashSet<PageId>,
+    /// Those of the transaction being applied, joining `fetched` once it
     /// commits.
-    deciding: HashSet<(PointId, PageId)>,
+    fetching: FxHashSet<PageId>,
     /// The parts a benchmark turned off: the writer leaves out `links`
     /// and `history`.
     parts_off: PartsOff,
@@ -110,8 +112,8 @@ impl Applier {
             figures: HashMap::new(),
             tallies: HashMap::new(),
             overrides,
-            decided: HashSet::new(),
-            deciding: HashSet::new(),
+            fetched: FxHashSet::default(),
+            fetching: FxHashSet::default(),
             parts_off,
         }
     }
@@ -131,7 +133,7 @@ impl Applier {
         self.skipped.clear();
         self.figures.clear();
         self.tallies.clear();
-        self.deciding.clear();
+        self.fetching.clear();
         let history = !self.parts_off.off(Part::History);
         for (i, o) in batch.outcomes.iter().enumerate() {
             let (done, queued) = self
@@ -171,19 +173,34 @@ impl Applier {
     /// The skips the last applied transaction recorded, for its events,
     /// once it committed.
     pub fn take_skipped(&mut self) -> std::vec::Drain<'_, CrawlEvent> {
-        self.decided.extend(self.deciding.drain());
+        self.fetched.extend(self.fetching.drain());
         self.skipped.drain(..)
     }
 
     fn request(
-        &self,
+        &mut self,
         w: &mut Writer<'_>,
         r: &Request,
         done: &mut Vec<Done>,
     ) -> Result<Answer, StoreError> {
         Ok(match r {
             Request::Claim { n, points, .. } => {
-                Answer::Claimed(w.claim(*n, self.instance, points)?)
+                let (fetched, fetching) = (&self.fetched, &self.fetching);
+                let taken = w.claim(*n, self.instance, points, |page| {
+                    fetched.contains(&page) || fetching.contains(&page)
+                })?;
+                for entry in taken.reused {
+                    let (event, queued) = self.reuse(w, entry)?;
+                    done.push(event);
+                    done.push(Done::Queued(queued));
+                }
+                let mut claims = Vec::with_capacity(taken.claims.len());
+                for claim in taken.claims {
+                    if !self.refused_now(w, &claim)? {
+                        claims.push(claim);
+                    }
+                }
+                Answer::Claimed(claims)
             }
             Request::Settle { points, .. } => Answer::Settled(self.settle(w, points)?),
             Request::AddPoint { point, .. } => {
@@ -208,20 +225,175 @@ impl Applier {
     fn settle(&self, w: &mut Writer<'_>, points: &[PointId]) -> Result<Settle, StoreError> {
         let instances = live_instances(w)?;
         let me = self.instance;
-        if w.recover_claims(|by| by != me && instance_dead(&instances, by))? > 0
-            || w.has_queued(points)?
-        {
+        if w.recover_claims(|by| by != me && instance_dead(&instances, by))? > 0 {
             return Ok(Settle::More);
         }
-        let others_busy = w.claims()?.into_iter().any(|(_, s)| match s {
-            UrlState::Claimed { point, by, .. } => by != me && points.contains(&point),
-            _ => false,
-        });
+        // An entry whose URL another crawler holds waits for it, as does
+        // a point whose own claims are out.
+        let others_busy = match w.queued_work(points, |by| by != me)? {
+            QueuedWork::Claimable => return Ok(Settle::More),
+            QueuedWork::Waiting => true,
+            QueuedWork::None => w.claims()?.into_iter().any(|(_, s)| match s {
+                UrlState::Claimed { point, by, .. } => by != me && points.contains(&point),
+                _ => false,
+            }),
+        };
         Ok(if others_busy {
             Settle::Wait
         } else {
             Settle::Done
         })
+    }
+
+    /// Whether a claimed URL is one its run's rules refuse now (a resumed
+    /// run with a smaller `--depth`, say, or a point re-scoped since the
+    /// URL was queued): it is that run's skip, not fetched, and the URL
+    /// keeps what was known of it.
+    fn refused_now(&mut self, w: &mut Writer<'_>, claim: &Claim) -> Result<bool, StoreError> {
+        let e = claim.entry;
+        let Some(run) = self.runs.get(&e.point) else {
+            return Ok(false);
+        };
+        // A redirect's target is judged by scope alone, at its source's depth.
+        let reason = if e.hops > 0 {
+            policy::scope_refusal(run, &claim.url)
+        } else {
+            policy::refusal(run, &claim.url, e.depth)
+        };
+        let Some(reason) = reason else {
+            return Ok(false);
+        };
+        let gen = run.gen;
+        let fact = w.url_state(claim.page)?.and_then(|s| s.fact().cloned());
+        match fact {
+            Some(fact) => w.set_state(claim.page, &fact)?,
+            None => w.set_state(
+                claim.page,
+                &UrlState::Skipped {
+                    point: e.point,
+                    gen,
+                    reason,
+                },
+            )?,
+        }
+        self.skip(w, claim.page, &claim.url, e.point, gen, reason)?;
+        Ok(true)
+    }
+
+    /// Settles a queued entry of a URL this crawl already fetched for
+    /// another point: its point's run takes that fetch as its own (its
+    /// history entry, its count, its event) and walks the page's links,
+    /// or the redirect's target, by its own rules.
+    fn reuse(&mut self, w: &mut Writer<'_>, e: FrontierEntry) -> Result<(Done, u64), StoreError> {
+        let Some(url) = w.url_of(e.page)? else {
+            return Err(StoreError::corrupt(format!(
+                "queued page {} has no URL",
+                e.page
+            )));
+        };
+        let claim = Claim {
+            page: e.page,
+            url,
+            entry: e,
+        };
+        // The entry's own queueing made the state `Queued` over the fact
+        // the fetch left: with the entry gone, the fact is the state again.
+        let state = w.url_state(e.page)?;
+        let fact = state.as_ref().and_then(|s| s.fact()).cloned();
+        if let (Some(UrlState::Queued { point, .. }), Some(fact)) = (&state, &fact) {
+            if *point == e.point {
+                w.set_state(e.page, fact)?;
+            }
+        }
+        let record = w.page(e.page)?;
+        let (event, queued) = match (fact, record) {
+            (Some(UrlState::Skipped { reason, .. }), _) => {
+                self.mark(w, &claim, Decision::Skipped(reason))?;
+                let event = CrawlEvent::Skipped {
+                    page: e.page,
+                    url: claim.url.clone(),
+                    reason,
+                };
+                (event, 0)
+            }
+            (Some(UrlState::Redirected { to, status, .. }), _) => {
+                self.mark(w, &claim, Decision::Settled)?;
+                let target = w.url_of(to)?.unwrap_or_default();
+                let queued = match Url::parse(&target) {
+                    Ok(target) => self.follow_redirect(w, e, to, &target)?,
+                    Err(_) => 0,
+                };
+                let event = CrawlEvent::Redirected {
+                    page: e.page,
+                    url: claim.url.clone(),
+                    to: target,
+                    status,
+                };
+                (event, queued)
+            }
+            (Some(UrlState::Done { .. } | UrlState::Failed { .. }), Some(rec)) => {
+                self.mark(w, &claim, Decision::Settled)?;
+                let mut queued = 0;
+                if (200..300).contains(&rec.status) {
+                    for link in w.links(e.page)? {
+                        if let Some(url) = w.url_of(link.child)? {
+                            queued += self.follow(w, &rec, &link, &url, e)?;
+                        }
+                    }
+                }
+                let event = CrawlEvent::Fetched(FetchedPage {
+                    page: e.page,
+                    url: claim.url.clone(),
+                    status: rec.status,
+                    bytes: rec.size,
+                    elapsed: std::time::Duration::ZERO,
+                    title: rec.title.clone(),
+                    depth: e.depth,
+                    render: Default::default(),
+                });
+                (event, queued)
+            }
+            (Some(UrlState::Failed { reason, .. }), None) => {
+                self.mark(w, &claim, Decision::Settled)?;
+                let event = CrawlEvent::Failed {
+                    page: e.page,
+                    url: claim.url.clone(),
+                    reason,
+                };
+                (event, 0)
+            }
+            // Not settled after all (its fetch was put back): queued again.
+            _ => {
+                w.enqueue(e.page, e)?;
+                return Ok((Done::Nothing, 0));
+            }
+        };
+        if !self.parts_off.off(Part::History) {
+            history::record_reused(w, e.point, e.gen, e.page)?;
+        }
+        self.tally(e.point, &event);
+        Ok((Done::Event(event), queued))
+    }
+
+    /// Marks what `claim`'s point decided of its URL; a fetch's result is
+    /// this crawl's to reuse for every other point.
+    fn mark(
+        &mut self,
+        w: &mut Writer<'_>,
+        claim: &Claim,
+        decision: Decision,
+    ) -> Result<(), StoreError> {
+        let e = claim.entry;
+        self.fetching.insert(claim.page);
+        w.put_point_mark(
+            e.point,
+            claim.page,
+            PointMark {
+                gen: e.gen,
+                decision,
+                depth: e.depth,
+            },
+        )
     }
 
     /// Applies one result; returns its event and how many URLs it queued.
@@ -289,6 +461,7 @@ impl Applier {
                     }
                 };
                 w.set_state(claim.page, &state)?;
+                self.mark(w, claim, Decision::Settled)?;
                 return Ok((
                     Done::Event(CrawlEvent::Fetched(FetchedPage {
                         page: claim.page,
@@ -329,6 +502,7 @@ impl Applier {
             }
             Outcome::Failed { claim, reason } => {
                 fail(w, claim, reason)?;
+                self.mark(w, claim, Decision::Settled)?;
                 Ok(Done::Event(CrawlEvent::Failed {
                     page: claim.page,
                     url: claim.url.clone(),
@@ -336,6 +510,7 @@ impl Applier {
                 }))
             }
             Outcome::Skipped { claim, reason } => {
+                self.mark(w, claim, Decision::Skipped(*reason))?;
                 w.set_state(
                     claim.page,
                     &UrlState::Skipped {
@@ -473,6 +648,7 @@ impl Applier {
                 gen: claim.entry.gen,
             },
         )?;
+        self.mark(w, claim, Decision::Settled)?;
         Ok(queued)
     }
 
@@ -491,8 +667,7 @@ impl Applier {
         };
         let gen = run.gen;
         if policy::held_as_nofollow(run, link.nofollow, page.nofollow.is_some()) {
-            let state = w.url_state(link.child)?;
-            if policy::record_nofollow(state.as_ref(), from.point, gen, &self.runs) {
+            if policy::record_nofollow(w.point_mark(from.point, link.child)?, gen) {
                 self.skip(w, link.child, url, from.point, gen, SkipReason::Nofollow)?;
             }
             return Ok(0);
@@ -523,6 +698,7 @@ impl Applier {
         })?;
         if let Some(reason) = failure {
             fail(w, claim, &reason)?;
+            self.mark(w, claim, Decision::Settled)?;
             let failed = CrawlEvent::Failed {
                 page: claim.page,
                 url: claim.url.clone(),
@@ -539,20 +715,37 @@ impl Applier {
                 status,
             },
         )?;
-        let mut queued = 0;
-        if let Some(run) = self.runs.get(&e.point) {
-            let gen = run.gen;
-            if !policy::visited(w.url_state(to)?.as_ref(), e.point, gen, &self.runs) {
-                match policy::scope_refusal(run, target.as_str()) {
-                    None => {
-                        queued = 1;
-                        w.enqueue(to, policy::redirected(e, to, gen))?;
-                    }
-                    Some(reason) => self.skip(w, to, target.as_str(), e.point, gen, reason)?,
-                }
+        self.mark(w, claim, Decision::Settled)?;
+        let queued = self.follow_redirect(w, e, to, target)?;
+        Ok((event, queued))
+    }
+
+    /// Queues a redirect's target for the point of the redirect's entry
+    /// `e`, or records why its scope refuses it; returns 1 when queued.
+    fn follow_redirect(
+        &mut self,
+        w: &mut Writer<'_>,
+        e: FrontierEntry,
+        to: PageId,
+        target: &Url,
+    ) -> Result<u64, StoreError> {
+        let Some(run) = self.runs.get(&e.point) else {
+            return Ok(0);
+        };
+        let gen = run.gen;
+        if policy::visited(w.point_mark(e.point, to)?, gen) {
+            return Ok(0);
+        }
+        match policy::scope_refusal(run, target.as_str()) {
+            None => {
+                w.enqueue(to, policy::redirected(e, to, gen))?;
+                Ok(1)
+            }
+            Some(reason) => {
+                self.skip(w, to, target.as_str(), e.point, gen, reason)?;
+                Ok(0)
             }
         }
-        Ok((event, queued))
     }
 
     /// The page id of a URL `point` found, and the URL as stored (see
@@ -584,7 +777,7 @@ impl Applier {
             return Ok(0);
         };
         let gen = run.gen;
-        if policy::visited(w.url_state(id)?.as_ref(), point, gen, &self.runs) {
+        if policy::visited(w.point_mark(point, id)?, gen) {
             return Ok(0);
         }
         if let Some(reason) = policy::refusal(run, link, depth) {
@@ -606,10 +799,10 @@ impl Applier {
         Ok(1)
     }
 
-    /// Records a URL that will not be fetched, and tells the faces after
-    /// the commit, like every other outcome. A URL fetched before keeps
-    /// its fetch result (its state): the decision is this run's alone,
-    /// in its counts and its event.
+    /// Records a URL that will not be fetched, as this run's decision (its
+    /// point's mark, its counts, its event after the commit). A URL fetched
+    /// before keeps its fetch result (its state), and one another point
+    /// has queued or claimed keeps that: the decision is this run's alone.
     fn skip(
         &mut self,
         w: &mut Writer<'_>,
@@ -619,13 +812,19 @@ impl Applier {
         gen: u32,
         reason: SkipReason,
     ) -> Result<(), StoreError> {
-        if policy::fetch_result(w.url_state(id)?.as_ref()) {
-            let key = (point, id);
-            if self.decided.contains(&key) || !self.deciding.insert(key) {
-                return Ok(());
-            }
-        } else {
-            w.set_state(id, &UrlState::Skipped { point, gen, reason })?;
+        w.put_point_mark(
+            point,
+            id,
+            PointMark {
+                gen,
+                decision: Decision::Skipped(reason),
+                depth: 0,
+            },
+        )?;
+        match w.url_state(id)? {
+            Some(UrlState::Queued { .. } | UrlState::Claimed { .. }) => {}
+            state if policy::fetch_result(state.as_ref()) => {}
+            _ => w.set_state(id, &UrlState::Skipped { point, gen, reason })?,
         }
         let event = CrawlEvent::Skipped {
             page: id,

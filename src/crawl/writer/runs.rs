@@ -57,6 +57,10 @@ pub(super) fn begin_run(
             run.ended_at = None;
             run.crawlers.retain(|&c| !instance_dead(instances, c));
             run.crawlers.push(me);
+            // A resumed run's flags govern what it fetches from now on,
+            // queued URLs included: its record says so (a run stopped by
+            // `--max-pages` and resumed without it may end complete).
+            run.flags = run_flags(&rec, overrides);
             (run_id, run)
         }
         _ => {
@@ -86,7 +90,6 @@ pub(super) fn begin_run(
 }
 
 fn new_run(point: PointId, rec: &PointRecord, me: InstanceId, o: Overrides) -> RunRecord {
-    let own = RunFlags::of(rec);
     RunRecord {
         point,
         gen: rec.gen,
@@ -94,14 +97,20 @@ fn new_run(point: PointId, rec: &PointRecord, me: InstanceId, o: Overrides) -> R
         ended_at: None,
         ended: RunEnd::Running,
         crawlers: vec![me],
-        flags: RunFlags {
-            depth: o.depth.or(own.depth),
-            max_pages: o.max_pages.or(own.max_pages),
-            depth_override: o.depth.is_some(),
-            max_pages_override: o.max_pages.is_some(),
-            ..own
-        },
+        flags: run_flags(rec, o),
         counts: RunCounts::default(),
+    }
+}
+
+/// A run's flags: the point's own, with this crawl's overrides.
+fn run_flags(rec: &PointRecord, o: Overrides) -> RunFlags {
+    let own = RunFlags::of(rec);
+    RunFlags {
+        depth: o.depth.or(own.depth),
+        max_pages: o.max_pages.or(own.max_pages),
+        depth_override: o.depth.is_some(),
+        max_pages_override: o.max_pages.is_some(),
+        ..own
     }
 }
 

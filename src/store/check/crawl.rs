@@ -1,5 +1,5 @@
 //! `check` of the crawl's own tables: the frontier against the URL
-//! states, a state for every URL the crawl decided on, crawl points of
+//! states and each point's marks, a state for every URL the crawl decided on, crawl points of
 //! queued URLs, claims of dead processes, and the run history and run
 //! records of known points and URLs, and the documents points name.
 
@@ -10,7 +10,10 @@ use crate::store::history::{self, Kept};
 use crate::store::page_records::{self, Part};
 use crate::store::schema::{FrontierEntry, InstanceId, PageId, PointId, UrlState};
 use crate::store::sealed::View;
-use crate::store::{DocumentRead, FrontierRead, LinkRead, PageRead, PointRead, Result, RunRead};
+use crate::store::{
+    Decision, DocumentRead, FrontierRead, LinkRead, PageRead, PointMark, PointMarkRead, PointRead,
+    Result, RunRead,
+};
 
 use super::{InUse, Problems};
 
@@ -98,20 +101,22 @@ pub(super) fn check_frontier<V: View + ?Sized>(
             ));
         }
     };
-    let mut entries = 0u64;
+    let mut entered: HashSet<PageId> = HashSet::new();
     for item in d.frontier.iter(t)? {
         let (k, val) = item?;
-        entries += 1;
         match k.get(4..12) {
             Some(seq) => in_use.frontier_seq = in_use.frontier_seq.max(read_u64(seq)?),
             None => p.add("frontier key is not 12 bytes".to_string()),
         }
         let e: FrontierEntry = codec::decode(val)?;
+        entered.insert(e.page);
         in_use.point = in_use.point.max(u64::from(e.point));
         no_point(e.page, e.point, p);
+        // Queued, or claimed by another point's crawl: the entry waits.
         match d.url_state.get(t, &u32_key(e.page))? {
             Some(s) => {
-                if !matches!(codec::decode::<UrlState>(s)?, UrlState::Queued { .. }) {
+                let state = codec::decode::<UrlState>(s)?;
+                if !matches!(state, UrlState::Queued { .. } | UrlState::Claimed { .. }) {
                     p.add(format!("page {} is in the frontier but not queued", e.page));
                 }
             }
@@ -120,17 +125,30 @@ pub(super) fn check_frontier<V: View + ?Sized>(
                 e.page
             )),
         }
+        let queued = PointMark {
+            gen: e.gen,
+            decision: Decision::Queued,
+            depth: e.depth,
+        };
+        if v.point_mark(e.point, e.page)? != Some(queued) {
+            p.add(format!(
+                "page {} is in crawl point {}'s frontier without its mark",
+                e.page, e.point
+            ));
+        }
     }
-    let mut queued = 0u64;
     for item in d.url_state.iter(t)? {
         let (k, val) = item?;
         let page = read_u32(k)?;
         let state = codec::decode::<UrlState>(val)?;
-        in_use.point = in_use.point.max(u64::from(state.run().0));
+        let (point, gen) = state.run();
+        in_use.point = in_use.point.max(u64::from(point));
         match state {
             UrlState::Queued { point, .. } => {
-                queued += 1;
                 no_point(page, point, p);
+                if !entered.contains(&page) {
+                    p.add(format!("page {page} is queued but not in the frontier"));
+                }
             }
             UrlState::Claimed { by, .. } => {
                 in_use.instance = in_use.instance.max(u64::from(by));
@@ -142,14 +160,25 @@ pub(super) fn check_frontier<V: View + ?Sized>(
             }
             _ => {}
         }
+        // The run that wrote a state decided on the URL: its point marked
+        // it then (a later run of the point may have marked it since).
+        if points.contains(&point) && v.point_mark(point, page)?.is_none_or(|m| m.gen < gen) {
+            p.add(format!(
+                "page {page}'s state was written by crawl point {point} run {gen}, which has no mark of it"
+            ));
+        }
         if d.urls.get(t, &u32_key(page))?.is_none() {
             p.add(format!("page {page} has a state but no URL"));
         }
     }
-    if queued != entries {
-        p.add(format!(
-            "{queued} URLs queued but {entries} frontier entries"
-        ));
+    for item in d.point_urls.iter(t)? {
+        let (k, _) = item?;
+        let point = read_u32(k.get(..4).unwrap_or(k))?;
+        if !points.contains(&point) {
+            p.add(format!(
+                "a frontier mark of crawl point {point}, which does not exist"
+            ));
+        }
     }
     Ok(())
 }

@@ -8,7 +8,6 @@ mod pair_postings;
 mod posting_blocks;
 mod records;
 mod repack;
-mod upgrade_23;
 
 use proptest::prelude::*;
 use url::Url;
@@ -379,12 +378,22 @@ fn frontier_is_breadth_first_and_claims_are_exclusive() {
             })
         })
         .unwrap();
-    let first = store.update(|w| w.claim(3, me, &[1])).unwrap();
+    let first = store
+        .update(|w| w.claim(3, me, &[1], |_| false))
+        .unwrap()
+        .claims;
     let order: Vec<PageId> = first.iter().map(|c| c.page).collect();
     assert_eq!(order, vec![ids[1], ids[3], ids[2]]);
-    let rest = store.update(|w| w.claim(10, me, &[1])).unwrap();
+    let rest = store
+        .update(|w| w.claim(10, me, &[1], |_| false))
+        .unwrap()
+        .claims;
     assert_eq!(rest.len(), 1);
-    assert!(store.update(|w| w.claim(10, me, &[1])).unwrap().is_empty());
+    assert!(store
+        .update(|w| w.claim(10, me, &[1], |_| false))
+        .unwrap()
+        .claims
+        .is_empty());
     // The holder dies: its claims go back to the queue.
     let dead = |i: InstanceId| i == me;
     let problems = store.read().unwrap().check(&dead).unwrap();
@@ -456,143 +465,6 @@ fn a_store_of_another_schema_version_is_refused_with_both_versions() {
         }
         Err(other) => panic!("wrong error: {other}"),
         Ok(_) => panic!("a store of schema 99 was opened"),
-    }
-}
-
-#[test]
-fn a_claim_of_schema_18_reads_back_after_the_upgrade() {
-    let dir = tempfile::tempdir().unwrap();
-    // Schema 18's claim by crawler 1 in run 200 of point 1, at depth 1:
-    // its last byte is the hop count, where 19 reads on to `had`.
-    let claim_18 = [1u8, 1, 0xC8, 0x01, 1, 1, 0];
-    mark_schema(dir.path(), 18, |w| {
-        w.dbs
-            .url_state
-            .put(&mut w.txn, &5u32.to_be_bytes(), &claim_18)?;
-        Ok(())
-    });
-    let store = Store::open(dir.path()).unwrap();
-    let r = store.read().unwrap();
-    assert_eq!(
-        r.url_state(5).unwrap(),
-        Some(UrlState::Claimed {
-            point: 1,
-            gen: 200,
-            by: 1,
-            depth: 1,
-            hops: 0,
-            had: None,
-        })
-    );
-}
-
-#[test]
-fn a_point_and_a_run_of_schema_19_read_back_after_the_upgrade() {
-    let dir = tempfile::tempdir().unwrap();
-    let point = PointRecord {
-        url: "http://h/".into(),
-        root: "http://h/".into(),
-        depth: Some(3),
-        excludes: vec!["http://h/x/".into()],
-        check_external: true,
-        gen: 2,
-        ..PointRecord::default()
-    };
-    // 19's point: 21's with its nine unset settings (a zero byte each) cut.
-    let mut point_19 = codec::encode(&point).unwrap();
-    point_19.truncate(point_19.len() - 9);
-    let flags_19 = (
-        Some(3u32),
-        None::<u64>,
-        true,
-        false,
-        true,
-        false,
-        true,
-        false,
-    );
-    let mut counts_19 = [0u64; 12];
-    counts_19[0] = 40;
-    counts_19[11] = 2;
-    let run_19 = codec::encode(&(
-        1u32,
-        2u32,
-        Some(100i64),
-        Some(160i64),
-        RunEnd::Finished,
-        Vec::<InstanceId>::new(),
-        flags_19,
-        counts_19,
-    ))
-    .unwrap();
-    mark_schema(dir.path(), 19, |w| {
-        w.dbs
-            .crawl_points
-            .put(&mut w.txn, &1u32.to_be_bytes(), &point_19)?;
-        w.dbs.runs.put(&mut w.txn, &7u32.to_be_bytes(), &run_19)?;
-        Ok(())
-    });
-    let store = Store::open(dir.path()).unwrap();
-    let r = store.read().unwrap();
-    assert_eq!(r.point(1).unwrap(), Some(point));
-    let run = r.run(7).unwrap().unwrap();
-    assert_eq!((run.point, run.gen, run.ended_at), (1, 2, Some(160)));
-    assert_eq!(
-        run.flags,
-        RunFlags {
-            depth: Some(3),
-            depth_override: true,
-            check_external: true,
-            no_sitemaps: true,
-            ..RunFlags::default()
-        }
-    );
-    assert_eq!(
-        (
-            run.counts.fetched,
-            run.counts.external_broken,
-            run.counts.resources_checked
-        ),
-        (40, 2, 0)
-    );
-}
-
-#[test]
-fn a_point_of_schemas_20_and_21_reads_back_after_the_upgrade() {
-    let point = PointRecord {
-        url: "http://h/".into(),
-        root: "http://h/".into(),
-        check_fragments: true,
-        doc: Some("site".into()),
-        ..PointRecord::default()
-    };
-    // 20's point is the current one with its three unset rendering
-    // settings cut; 21's is the current one.
-    for (schema, cut) in [(20u32, 3usize), (21, 0)] {
-        let dir = tempfile::tempdir().unwrap();
-        let mut old = codec::encode(&point).unwrap();
-        old.truncate(old.len() - cut);
-        mark_schema(dir.path(), schema, |w| {
-            w.dbs
-                .crawl_points
-                .put(&mut w.txn, &1u32.to_be_bytes(), &old)?;
-            Ok(())
-        });
-        let store = Store::open(dir.path()).unwrap();
-        let r = store.read().unwrap();
-        assert_eq!(
-            r.point(1).unwrap(),
-            Some(point.clone()),
-            "a point of schema {schema}"
-        );
-        // Decoding ignores bytes after the record, so padding too much
-        // shows only in the stored bytes.
-        let stored = r.dbs.crawl_points.get(&r.txn, &1u32.to_be_bytes());
-        assert_eq!(
-            stored.unwrap(),
-            Some(&codec::encode(&point).unwrap()[..]),
-            "the stored point of schema {schema}"
-        );
     }
 }
 

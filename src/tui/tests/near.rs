@@ -5,7 +5,7 @@
 use crate::index::minhash::signature_of;
 use crate::search::test_store;
 use crate::store::prelude::*;
-use crate::store::{PageText, PointRecord, RunEnd, RunRecord, UrlState};
+use crate::store::{Decision, PageText, PointMark, PointRecord, RunEnd, RunRecord, UrlState};
 use crate::tui::findings_jobs;
 
 #[test]
@@ -30,6 +30,13 @@ fn a_near_duplicate_row_names_and_opens_its_first_page() {
             })?;
             for (&id, text) in ids.iter().zip([&words, &changed]) {
                 w.set_state(id, &UrlState::Done { point, gen: 0 })?;
+                // What the point's run decided: the reports read it.
+                let mark = PointMark {
+                    gen: 0,
+                    decision: Decision::Settled,
+                    depth: 0,
+                };
+                w.put_point_mark(point, id, mark)?;
                 // Different bodies: an identical pair is `duplicates`'.
                 let mut rec = w.page(id)?.expect("a page record");
                 rec.content_hash = u64::from(id);
