@@ -3,7 +3,9 @@
 //! with the point's own scope and limits) and the partial runs since,
 //! which refresh what they reached and remove nothing; `--run ID` one run;
 //! `--all-runs` every URL any run reached. A URL is covered when one of
-//! those runs reached it (its history) or wrote its state.
+//! those runs reached it (its history) or wrote its state. Runs are named
+//! by their store-wide ids alone; a point's run number (`gen`, which keys
+//! its states and history) is never shown.
 
 use std::collections::HashMap;
 
@@ -56,21 +58,36 @@ impl NamedRun {
     }
 }
 
-/// The runs a scope picks, (point, run number): what [`View`] is built
-/// from, only when a report reads URLs (the kept counts need none).
+/// The runs a scope picks: what [`View`] is built from, only when a
+/// report reads URLs (the kept counts need none).
 #[derive(Default)]
 pub(super) struct Plan {
-    runs: Vec<(PointId, u32)>,
+    /// (id, point, run number) of each.
+    runs: Vec<(RunId, PointId, u32)>,
+    /// The picked runs older than the one named for their point, with
+    /// it: where rows may come from besides the named runs.
+    older: Vec<RunId>,
 }
 
 impl Plan {
+    /// The ids of the picked runs.
+    pub fn ids(&self) -> impl Iterator<Item = RunId> + '_ {
+        self.runs.iter().map(|&(id, _, _)| id)
+    }
+
+    /// The runs rows may come from when some are older than the runs
+    /// named, oldest first; empty when the named runs alone give them.
+    pub fn rows_from(&self) -> &[RunId] {
+        &self.older
+    }
+
     /// The URLs the picked runs decided on or reached.
     pub fn build(&self, r: &Reader<'_>) -> Result<View> {
         let mut view = View {
             gens: FxHashSet::default(),
             reached: FxHashSet::default(),
         };
-        for &(point, gen) in &self.runs {
+        for &(_, point, gen) in &self.runs {
             view.gens.insert((point, gen));
             let entries = r.kept_entries(point, gen)?;
             view.reached
@@ -122,6 +139,7 @@ pub(super) fn view_of_points(
         // With a point, every scope gives a view.
         if let Some(v) = view {
             all.runs.extend(v.runs);
+            all.older.extend(v.older);
         }
         named.extend(runs);
     }
@@ -138,9 +156,13 @@ pub(super) fn view(
     let instances = r.instances()?.into_iter().collect();
     let ended = |run: &RunRecord| run_ended(run, &instances);
     let runs = r.runs(point)?;
-    let (picked, named): (Vec<&RunRecord>, Vec<NamedRun>) = match scope {
+    let mut older = Vec::new();
+    let (picked, named): (Vec<(RunId, &RunRecord)>, Vec<NamedRun>) = match scope {
         Scope::AllRuns if point.is_none() => return Ok((None, Vec::new())),
-        Scope::AllRuns => (runs.iter().map(|(_, run)| run).collect(), Vec::new()),
+        Scope::AllRuns => (
+            runs.iter().map(|(id, run)| (*id, run)).collect(),
+            Vec::new(),
+        ),
         Scope::Run(id) => {
             let Some((_, run)) = runs.iter().find(|(at, _)| *at == id) else {
                 return Err(match (r.run(id)?, point) {
@@ -148,7 +170,7 @@ pub(super) fn view(
                     _ => ReportError::NoRun(id),
                 });
             };
-            (vec![run], vec![NamedRun::of(id, run, ended(run))])
+            (vec![(id, run)], vec![NamedRun::of(id, run, ended(run))])
         }
         Scope::Latest => {
             let mut by_point: HashMap<PointId, Vec<(RunId, &RunRecord)>> = HashMap::new();
@@ -162,7 +184,11 @@ pub(super) fn view(
                 let from = (runs.iter())
                     .rposition(|(_, run)| run.complete(ended(run)))
                     .unwrap_or(0);
-                picked.extend(runs[from..].iter().map(|(_, run)| *run));
+                let since = &runs[from..];
+                if since.len() > 1 {
+                    older.extend(since.iter().map(|(id, _)| *id));
+                }
+                picked.extend(since.iter().copied());
                 if let Some(&(id, run)) = runs.last() {
                     named.push(NamedRun::of(id, run, ended(run)));
                 }
@@ -170,6 +196,8 @@ pub(super) fn view(
             (picked, named)
         }
     };
-    let runs = picked.into_iter().map(|run| (run.point, run.gen)).collect();
-    Ok((Some(Plan { runs }), named))
+    let runs = (picked.into_iter())
+        .map(|(id, run)| (id, run.point, run.gen))
+        .collect();
+    Ok((Some(Plan { runs, older }), named))
 }

@@ -16,13 +16,14 @@ use serde::{Deserialize, Serialize};
 /// statuses, regex excludes, stop words, document) and a run's resource
 /// counts; 21 adds the rendering settings of a point; 22 keeps each stem
 /// once (`stem_layout`); 23 codes a `doc_freq` spelling by its stem and
-/// keeps a byte a near-signature bin (`upgrade_23`). A store of 17 to 22
+/// keeps a byte a near-signature bin (`upgrade_23`); 25 keeps an
+/// origin's figures per run. A store of 17 to 22
 /// is upgraded when opened (`upgrade`); one
 /// marked with any other number is refused with both versions named.
 /// A change to any record's encoding takes a new number and an upgrade
 /// from the one before, which the committed store in
 /// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 24;
+pub const SCHEMA_VERSION: u32 = 25;
 
 pub type PageId = u32;
 pub type WordId = u32;

@@ -610,14 +610,24 @@ fn external_lists_the_broken_out_of_scope_links_checked() {
     s.route("/a", plain("A", &[(&gone, "Gone again")]));
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path();
-    // Before any check the list is empty, and says why.
+    // Before any check the list is empty, and says why; so does the
+    // summary, where 0 would read as "every external link works".
     crawl_ok(db, &[&s.base(), "--ignore-robots"]);
     let out = on_store(db, &["report", "external"]);
     assert_eq!(
         after_run_line(&out.stdout),
         "no external link has been checked: crawl with --check-external to check them\n"
     );
+    let text = String::from_utf8(on_store(db, &["report"]).stdout).unwrap();
+    assert!(
+        text.lines().any(|l| l
+            .split_whitespace()
+            .eq(["findings.external", "not", "checked"])),
+        "{text}"
+    );
+    assert_eq!(report(db, "summary")["external_checked"], false);
     crawl_ok(db, &[&s.base(), "--ignore-robots", "--check-external"]);
+    assert_eq!(report(db, "summary").get("external_checked"), None);
     assert_eq!(
         report(db, "external"),
         json!([
@@ -638,3 +648,4 @@ fn external_lists_the_broken_out_of_scope_links_checked() {
     );
     assert_eq!(report(db, "summary")["findings"]["external"], 2);
 }
+
