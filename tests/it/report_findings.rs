@@ -649,3 +649,38 @@ fn external_lists_the_broken_out_of_scope_links_checked() {
     assert_eq!(report(db, "summary")["findings"]["external"], 2);
 }
 
+#[test]
+fn external_links_a_dead_target_to_the_pages_whose_link_redirects_there() {
+    let s = TestServer::start();
+    let other = TestServer::start();
+    let dead = other.url("dead");
+    s.route("/", plain("Home", &[("/out", "Out")]));
+    s.route("/out", Reply::Respond(Resp::redirect(301, &dead)));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    crawl_ok(db, &[&s.base(), "--ignore-robots", "--check-external"]);
+    assert_eq!(
+        report(db, "external"),
+        json!([{
+            "url": dead, "status": 404, "reason": "404 Not Found",
+            "sources": [{
+                "url": s.base(), "anchor": "Out",
+                "via": [{"url": s.url("out"), "status": 301}]
+            }],
+            "source_count": 1
+        }])
+    );
+}
+
+#[test]
+fn links_rank_the_pages_that_answered_not_the_404() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    let site = crawled(db);
+    let links = report(db, "links");
+    let urls: Vec<&str> = (links.as_array().unwrap().iter())
+        .map(|r| r["url"].as_str().unwrap())
+        .collect();
+    assert!(!urls.is_empty(), "{links}");
+    assert!(!urls.contains(&site.url("missing").as_str()), "{links}");
+}
