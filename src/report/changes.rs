@@ -168,16 +168,27 @@ pub fn changes(ctx: &Ctx<'_, '_>, limit: usize, between: Between) -> Result<Chan
         .filter(|run| run.record.complete(run.ended))
         .map(|run| run.id)
         .collect();
-    let to = between.to.or(complete.last().copied());
+    // A `--from` newer than the last complete run is compared with the
+    // point's latest run, never with an older one.
+    let after = |id: &RunId| between.from.is_none_or(|f| f < *id);
+    let to = between.to.or_else(|| {
+        (complete.last().copied().filter(after))
+            .or_else(|| runs.last().map(|run| run.id).filter(after))
+    });
     let from = between.from.or_else(|| {
         let to = to?;
         complete.iter().rev().copied().find(|&id| id < to)
     });
     let (Some(from), Some(to)) = (from, to) else {
         let note = match (named, complete.as_slice(), runs.len()) {
-            (true, _, _) => {
-                format!("nothing to compare: crawl point {point} has no complete run before the one named")
-            }
+            (true, _, _) => match (from, to) {
+                (Some(from), _) => {
+                    format!("nothing to compare: crawl point {point} has no run after run {from}")
+                }
+                _ => format!(
+                    "nothing to compare: crawl point {point} has no complete run before the one named"
+                ),
+            },
             (false, _, 0) => format!("nothing to compare: crawl point {point} has not run yet"),
             (false, [only], 1) => format!(
                 "nothing to compare: crawl point {point} has one run (run {only}); crawl it again"

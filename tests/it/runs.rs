@@ -359,6 +359,15 @@ fn changes_take_the_ids_runs_lists_and_compare_the_last_two_complete_runs() {
             .contains("not complete"),
         "{to_partial}"
     );
+    // --from alone: compared with a later run, the latest when no later
+    // run is complete; none after it, nothing to compare.
+    assert_eq!(pair(&changes(&["--from", "3"])), (Some(3), Some(partial)));
+    let none_after = changes(&["--from", &partial.to_string()]);
+    assert_eq!(pair(&none_after), (None, None), "{none_after}");
+    assert_eq!(
+        none_after["note"],
+        format!("nothing to compare: crawl point 1 has no run after run {partial}")
+    );
     let text =
         String::from_utf8(on_store(db, &["report", "changes", "--from", "1", "--to", "3"]).stdout)
             .unwrap();
