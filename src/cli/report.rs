@@ -9,11 +9,8 @@ use crate::store::Store;
 
 /// The runs a report answers for, as its first line.
 fn name_runs(ctx: &Ctx<'_, '_>) -> CliResult {
-    let runs: Vec<String> = ctx.named_runs().iter().map(|r| r.describe()).collect();
-    match (ctx.scope(), runs.is_empty()) {
-        (rep::Scope::AllRuns, _) => outln!("as of all runs"),
-        (_, false) => outln!("as of {}", runs.join("; ")),
-        (_, true) => {}
+    if let Some(as_of) = ctx.as_of(rep::NamedRun::describe) {
+        outln!("{as_of}");
     }
     Ok(())
 }
@@ -150,6 +147,9 @@ impl Out {
     }
 
     fn rows<R: Row>(&self, ctx: &Ctx<'_, '_>, l: &Listing<R>, what: &str) -> CliResult {
+        if self.format != Format::Text {
+            self.note_rows_from(ctx);
+        }
         match self.format {
             Format::Junit => {
                 junit::list(ctx, self.kind, &l.rows)?;
@@ -176,6 +176,16 @@ impl Out {
                 }
                 shown(l.rows.len(), l.total, what, self.limit)
             }
+        }
+    }
+
+    /// A list's JSON is an array, so what the table's header says of
+    /// older runs goes on stderr for JSON, CSV and JUnit.
+    fn note_rows_from(&self, ctx: &Ctx<'_, '_>) {
+        let older = ctx.rows_from_runs();
+        if !older.is_empty() {
+            let ids: Vec<String> = older.iter().map(|id| id.to_string()).collect();
+            eprintln!("note: rows from runs {}", ids.join(", "));
         }
     }
 
@@ -288,11 +298,16 @@ fn summary(ctx: &Ctx<'_, '_>, format: Format) -> CliResult {
             .map(|(k, v)| (k.clone(), v.to_string()))
             .collect(),
     );
+    // "external 0" would read as "every external link works".
+    let unchecked = s.external_checked == Some(false);
     group(
         "findings",
         s.findings
             .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .map(|(&k, v)| match k {
+                "external" if unchecked => (k.to_string(), "not checked".to_string()),
+                _ => (k.to_string(), v.to_string()),
+            })
             .collect(),
     );
     if format == Format::Csv {

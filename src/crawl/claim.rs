@@ -264,7 +264,9 @@ async fn fetch(ctx: &Ctx, a: &Asking<'_>) -> Result<Response, End> {
         }
         drop(wire);
         drop(permit);
-        let _ = ctx.writer.send(exchanged(a.origin, &r, throttle).into());
+        let _ = ctx
+            .writer
+            .send(exchanged(a.origin, a.claim.entry.point, &r, throttle).into());
         if let Some((status, _)) = throttle {
             if throttles >= throttle::MAX_THROTTLES {
                 return Err(End::Failed(throttle::still_throttled(status)));
@@ -326,14 +328,16 @@ pub(super) fn throttle_asked(resp: &Response) -> Option<(u16, Duration)> {
     .map(|wait| (resp.status, wait))
 }
 
-/// One request to `origin`, for its figures.
+/// One request to `origin` for crawl point `point`, for its figures.
 pub(super) fn exchanged(
     origin: &str,
+    point: PointId,
     r: &Result<Response, FetchError>,
     throttle: Option<(u16, Duration)>,
 ) -> Outcome {
     Outcome::Exchanged {
         origin: origin.to_string(),
+        point: Some(point),
         how: match (r, throttle) {
             (_, Some(_)) => Exchange::Throttled,
             (Ok(resp), None) if resp.status < 400 => Exchange::Ok,

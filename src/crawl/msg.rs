@@ -71,10 +71,12 @@ pub enum Outcome {
         origin: String,
         record: RobotsRecord,
     },
-    /// One request to an origin, for its figures; a throttle (status and
-    /// the wait) is announced once committed.
+    /// One request to an origin, for its figures (counted in the run of
+    /// the point that asked; robots.txt and sitemaps ask for none); a
+    /// throttle (status and the wait) is announced once committed.
     Exchanged {
         origin: String,
+        point: Option<PointId>,
         how: Exchange,
         response_ms: Option<u32>,
         throttle: Option<(u16, Duration)>,

@@ -221,7 +221,7 @@ impl PageGate<'_> {
         drop(permit);
         let _ = ctx
             .writer
-            .send(claim::exchanged(origin, &r, throttle).into());
+            .send(claim::exchanged(origin, self.point, &r, throttle).into());
         match r {
             Ok(resp) if throttle.is_none() => Reply::Serve {
                 status: resp.status,

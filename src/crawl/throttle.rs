@@ -62,6 +62,7 @@ pub fn wait_out(
     let _ = writer.send(
         Outcome::Exchanged {
             origin: origin.to_string(),
+            point: None,
             how: Exchange::Throttled,
             response_ms: None,
             throttle: Some((status, wait)),

@@ -78,10 +78,7 @@ impl ListKind for Broken {
     type Row = BrokenRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
-        let mut into = RedirectsInto::default();
-        for (id, state) in ctx.states()? {
-            into.add(*id, state);
-        }
+        let into = redirects_into(ctx)?;
         let accepted = Accepted::read(ctx.r)?;
         let mut items = Vec::new();
         for (id, state) in ctx.states()? {
@@ -90,14 +87,12 @@ impl ListKind for Broken {
                 if !accepted.is_broken(*point, *gen, status) {
                     continue;
                 }
-                let mut chains = Vec::new();
-                chains_into(ctx, &into, *id, &[], &mut chains)?;
                 items.push(Item {
                     page: *id,
                     status,
                     reason: reason.clone(),
                     parents: ctx.r.parents(*id)?,
-                    chains,
+                    chains: chains_to(ctx, &into, *id)?,
                     element: None,
                 });
             }
@@ -137,6 +132,27 @@ fn add_broken_resources(ctx: &Ctx<'_, '_>, items: &mut Vec<Item>) -> Result<()> 
         });
     }
     Ok(())
+}
+
+/// The redirects of the report's URLs, to walk back from a broken URL.
+pub(super) fn redirects_into(ctx: &Ctx<'_, '_>) -> Result<RedirectsInto> {
+    let mut into = RedirectsInto::default();
+    for (id, state) in ctx.states()? {
+        into.add(*id, state);
+    }
+    Ok(into)
+}
+
+/// Every chain of redirects that leads to `end`, with the pages linking
+/// to its first hop.
+pub(super) fn chains_to(
+    ctx: &Ctx<'_, '_>,
+    into: &RedirectsInto,
+    end: PageId,
+) -> Result<Vec<Chain>> {
+    let mut chains = Vec::new();
+    chains_into(ctx, into, end, &[], &mut chains)?;
+    Ok(chains)
 }
 
 /// Every chain of redirects that leads to `end` through `hops` (the hops

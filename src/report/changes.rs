@@ -1,6 +1,6 @@
 //! `report changes`: what changed between two runs of a crawl point (by
-//! default its last two; `--from`/`--to` name runs by the ids `runs`
-//! lists):
+//! default its last two complete runs, so a partial run's unreached URLs
+//! are not "gone"; `--from`/`--to` name runs by the ids `runs` lists):
 //! URLs new in the later run, gone from it (not reached again), answering
 //! another status, and 2xx pages whose title or body changed. Each run
 //! keeps what this needs (the writer records it, see `store::history`).
@@ -15,8 +15,9 @@ use crate::store::{Kept, PageId, PointId, RunId};
 
 #[derive(Debug, Serialize)]
 pub struct Changes {
-    pub from_run: Option<u32>,
-    pub to_run: Option<u32>,
+    /// The runs compared, by the ids `runs` lists.
+    pub from_run: Option<RunId>,
+    pub to_run: Option<RunId>,
     pub new: Vec<String>,
     pub gone: Vec<String>,
     pub status_changed: Vec<Change<Option<u16>>>,
@@ -59,10 +60,10 @@ impl Row for ChangeRow {
 }
 
 impl Changes {
-    fn nothing(runs: &[u32], note: String) -> Changes {
+    fn nothing(to_run: Option<RunId>, note: String) -> Changes {
         Changes {
             from_run: None,
-            to_run: runs.last().copied(),
+            to_run,
             new: Vec::new(),
             gone: Vec::new(),
             status_changed: Vec::new(),
@@ -124,82 +125,113 @@ fn pick_point(ctx: &Ctx<'_, '_>) -> Result<Option<PointId>> {
 }
 
 /// The runs `--from` and `--to` name, by their ids; either left out is
-/// taken from the point's runs (the last, and the one before `to`).
+/// taken from the point's complete runs (the last, and the one before
+/// `to`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Between {
     pub from: Option<RunId>,
     pub to: Option<RunId>,
 }
 
-/// The point and its runs (`run_history` numbers) `between` names.
-fn named_runs(ctx: &Ctx<'_, '_>, between: Between) -> Result<(PointId, Option<u32>, Option<u32>)> {
+/// The point `between` names through its runs (checked against
+/// `--point`), if it names any.
+fn point_named(ctx: &Ctx<'_, '_>, between: Between) -> Result<Option<PointId>> {
     let mut point = ctx.point();
-    let mut gen_of = |id: Option<RunId>| -> Result<Option<u32>> {
-        let Some(id) = id else { return Ok(None) };
+    for id in [between.from, between.to].into_iter().flatten() {
         let run = ctx.r.run(id)?.ok_or(ReportError::NoRun(id))?;
         match point {
-            Some(p) if p != run.point => Err(ReportError::RunOfAnotherPoint { run: id, point: p }),
-            _ => {
-                point = Some(run.point);
-                Ok(Some(run.gen))
+            Some(p) if p != run.point => {
+                return Err(ReportError::RunOfAnotherPoint { run: id, point: p })
             }
+            _ => point = Some(run.point),
         }
-    };
-    let (from, to) = (gen_of(between.from)?, gen_of(between.to)?);
-    // One of them is named, so its run gave the point.
-    let point = point.ok_or(ReportError::NoRun(0))?;
-    Ok((point, from, to))
+    }
+    Ok(point)
 }
 
 pub fn changes(ctx: &Ctx<'_, '_>, limit: usize, between: Between) -> Result<Changes> {
-    if between.from.is_some() || between.to.is_some() {
-        let (point, from, to) = named_runs(ctx, between)?;
-        let all = ctx.r.runs_of(point)?;
-        let to = to.or(all.last().copied());
-        let from = from.or_else(|| {
-            all.iter()
-                .rev()
-                .copied()
-                .find(|&g| to.is_some_and(|t| g < t))
-        });
-        return match (from, to) {
-            (Some(from), Some(to)) => compare(ctx, limit, point, from, to),
-            _ => Ok(Changes::nothing(
-                &all,
-                format!("nothing to compare: crawl point {point} has no run before the one named"),
-            )),
-        };
-    }
-    let Some(point) = pick_point(ctx)? else {
+    let named = between.from.is_some() || between.to.is_some();
+    let point = match named {
+        true => point_named(ctx, between)?,
+        false => pick_point(ctx)?,
+    };
+    let Some(point) = point else {
         return Ok(Changes::nothing(
-            &[],
+            None,
             "nothing to compare: no crawl point has run yet".into(),
         ));
     };
-    let all = ctx.r.runs_of(point)?;
-    let runs = &all[all.len().saturating_sub(2)..];
-    let [from_run, to_run] = runs[..] else {
-        let note = match runs.last() {
-            Some(run) => format!(
-                "nothing to compare: crawl point {point} has one run (run {run}); crawl it again"
+    // Oldest first.
+    let mut runs = crate::runs::newest_first(ctx.r, Some(point))?;
+    runs.reverse();
+    let complete: Vec<RunId> = (runs.iter())
+        .filter(|run| run.record.complete(run.ended))
+        .map(|run| run.id)
+        .collect();
+    // A `--from` newer than the last complete run is compared with the
+    // point's latest run, never with an older one.
+    let after = |id: &RunId| between.from.is_none_or(|f| f < *id);
+    let to = between.to.or_else(|| {
+        (complete.last().copied().filter(after))
+            .or_else(|| runs.last().map(|run| run.id).filter(after))
+    });
+    let from = between.from.or_else(|| {
+        let to = to?;
+        complete.iter().rev().copied().find(|&id| id < to)
+    });
+    let (Some(from), Some(to)) = (from, to) else {
+        let note = match (named, complete.as_slice(), runs.len()) {
+            (true, _, _) => match (from, to) {
+                (Some(from), _) => {
+                    format!("nothing to compare: crawl point {point} has no run after run {from}")
+                }
+                _ => format!(
+                    "nothing to compare: crawl point {point} has no complete run before the one named"
+                ),
+            },
+            (false, _, 0) => format!("nothing to compare: crawl point {point} has not run yet"),
+            (false, [only], 1) => format!(
+                "nothing to compare: crawl point {point} has one run (run {only}); crawl it again"
             ),
-            None => format!("nothing to compare: crawl point {point} has not run yet"),
+            (false, [only], _) => format!(
+                "nothing to compare: crawl point {point} has one complete run (run {only}); crawl it again"
+            ),
+            (false, _, _) => format!(
+                "nothing to compare: crawl point {point} has no complete run (see crawlscope runs)"
+            ),
         };
-        return Ok(Changes::nothing(runs, note));
+        return Ok(Changes::nothing(to, note));
     };
-    compare(ctx, limit, point, from_run, to_run)
+    let gen_of = |id: RunId| {
+        (runs.iter())
+            .find(|run| run.id == id)
+            .map(|run| (run.record.gen, run))
+            .ok_or(ReportError::NoRun(id))
+    };
+    let ((from_gen, _), (to_gen, to_run)) = (gen_of(from)?, gen_of(to)?);
+    let mut c = compare(ctx, limit, point, from_gen, to_gen)?;
+    c.from_run = Some(from);
+    c.to_run = Some(to);
+    if !to_run.record.complete(to_run.ended) {
+        c.note = Some(format!(
+            "run {to} is {}, not complete: a URL listed as gone may only be not reached by it",
+            to_run.ended.as_str()
+        ));
+    }
+    Ok(c)
 }
 
-/// What changed from run `from_run` of `point` to its run `to_run`.
+/// What changed from `point`'s run number `from_gen` to its `to_gen`
+/// (the history's keys); the caller names the runs.
 fn compare(
     ctx: &Ctx<'_, '_>,
     limit: usize,
     point: PointId,
-    from_run: u32,
-    to_run: u32,
+    from_gen: u32,
+    to_gen: u32,
 ) -> Result<Changes> {
-    let from: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, from_run)?.into_iter().collect();
-    let to: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, to_run)?.into_iter().collect();
+    let from: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, from_gen)?.into_iter().collect();
+    let to: BTreeMap<PageId, Kept> = ctx.r.kept_entries(point, to_gen)?.into_iter().collect();
 
     let mut new = Vec::new();
     let mut status_changed = Vec::new();
@@ -255,23 +287,20 @@ fn compare(
         title_changed.len(),
         content_changed.len(),
     ];
-    let note = ctx.r.has_queued(&[point])?.then(|| {
-        format!("run {to_run} is still under way: a URL listed as gone may only be not fetched yet")
-    });
     new.truncate(limit);
     gone.truncate(limit);
     status_changed.truncate(limit);
     title_changed.truncate(limit);
     content_changed.truncate(limit);
     Ok(Changes {
-        from_run: Some(from_run),
-        to_run: Some(to_run),
+        from_run: None,
+        to_run: None,
         new,
         gone,
         status_changed,
         title_changed,
         content_changed,
-        note,
+        note: None,
         totals,
     })
 }

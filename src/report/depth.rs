@@ -12,6 +12,10 @@ use crate::store::PageId;
 pub struct DepthReport {
     pub by_depth: BTreeMap<u32, u64>,
     pub deepest: Vec<Deepest>,
+    /// The runs the pages come from when some are older than the runs
+    /// named ([`Ctx::rows_from_runs`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rows_from_runs: Vec<crate::store::RunId>,
     /// How many pages `deepest` was taken from (not in the JSON: the
     /// distribution already says).
     #[serde(skip)]
@@ -54,6 +58,7 @@ pub fn depth(ctx: &Ctx<'_, '_>, limit: usize) -> Result<DepthReport> {
     Ok(DepthReport {
         by_depth,
         deepest,
+        rows_from_runs: ctx.rows_from_runs(),
         total,
     })
 }

@@ -1,10 +1,11 @@
 //! `report external`: out-of-scope link targets that `--check-external`
 //! checked and found broken (no answer, or 4xx/5xx less `--accept`), with every page
-//! linking to them, the most linked first. With a point: the links its
+//! linking to them, straight or through redirects (an in-scope URL that
+//! redirects out), the most linked first. With a point: the links its
 //! runs checked.
 
 use super::accepted::Accepted;
-use super::broken::{most_linked_first, row, BrokenRow, Item};
+use super::broken::{chains_to, most_linked_first, redirects_into, row, BrokenRow, Item};
 use super::kept_lists::Keeper;
 use super::{Ctx, ListKind, Result};
 use crate::store::prelude::*;
@@ -48,6 +49,7 @@ impl ListKind for External {
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
         let accepted = Accepted::read(ctx.r)?;
+        let into = redirects_into(ctx)?;
         let mut items = Vec::new();
         for (page, check) in ctx.r.external_checks()? {
             if !ctx.covers_point(check.point) {
@@ -64,7 +66,7 @@ impl ListKind for External {
                     status: check.status,
                     reason,
                     parents: ctx.r.parents(page)?,
-                    chains: Vec::new(),
+                    chains: chains_to(ctx, &into, page)?,
                     element: None,
                 });
             }

@@ -1,10 +1,11 @@
 //! `report hosts`: per origin, the page requests sent, answered ok, failed
 //! and throttled, and the median and 90th-percentile response times (each
 //! the upper bound of its histogram bucket), the busiest origin first. The
-//! crawl writer keeps these figures (`store::origin_figures`), added up
-//! over every run; with a point, only the origins its URLs are on.
+//! crawl writer keeps these figures per run (`store::origin_figures`):
+//! a report adds up those of the runs it answers for (`--run ID`: that
+//! run's requests alone; `--point`: its runs'), every run's with
+//! `--all-runs`.
 
-use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::{opt_cell, Ctx, ListKind, Result, Row};
@@ -29,16 +30,7 @@ impl ListKind for Hosts {
     type Row = HostRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<(String, OriginFigures)>> {
-        let mut items = ctx.r.origin_figures()?;
-        if ctx.scoped() {
-            let mut origins = FxHashSet::default();
-            for (id, _) in ctx.states()? {
-                if let Ok(url) = crate::url::Url::parse(&ctx.url(*id)?) {
-                    origins.insert(crate::url::origin(&url));
-                }
-            }
-            items.retain(|(origin, _)| origins.contains(origin));
-        }
+        let mut items = ctx.r.origin_figures_of(|run| ctx.counts_run(run))?;
         items.sort_by(|a, b| b.1.requests.cmp(&a.1.requests).then(a.0.cmp(&b.0)));
         Ok(items)
     }

@@ -279,6 +279,8 @@ impl Counts {
             run: None,
             runs: Vec::new(),
             all_runs: false,
+            rows_from_runs: Vec::new(),
+            external_checked: None,
         })
     }
 }

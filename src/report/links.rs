@@ -260,7 +260,11 @@ impl ListKind for Links {
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
         let g = graph(ctx)?;
         let scores = scores(ctx)?;
+        // The graph's nodes are the scope's pages in order; a page that
+        // answered 404 is a node (links reach it) but not a page to rank.
+        let records = ctx.pages()?;
         let mut items: Vec<Item> = (0..g.pages.len())
+            .filter(|&i| records.get(i).is_some_and(|(_, r)| super::is_ok(r.status)))
             .map(|i| Item {
                 page: g.pages[i],
                 score: scores[i],

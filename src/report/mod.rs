@@ -326,6 +326,46 @@ impl<'a, 's> Ctx<'a, 's> {
         &self.named
     }
 
+    /// The runs (store-wide ids) the rows may come from when some are
+    /// older than the runs named (a partial run refreshes its complete
+    /// run's view): empty when the named runs alone give them.
+    pub fn rows_from_runs(&self) -> Vec<crate::store::RunId> {
+        let mut ids = self
+            .plan
+            .as_ref()
+            .map_or(Vec::new(), |p| p.rows_from().to_vec());
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Whether the report counts run `id`'s work: every run's when it
+    /// covers every run of the store.
+    pub fn counts_run(&self, id: crate::store::RunId) -> bool {
+        self.plan.as_ref().is_none_or(|p| p.ids().any(|i| i == id))
+    }
+
+    /// The runs the report answers for, each said by `describe`: with
+    /// [`NamedRun::describe`], the text header's `as of point 1, run 3
+    /// (2026-11-27T02:12:08Z, finished)` (each point's, joined with `; `),
+    /// then `; rows from runs 1, 3` when some come from older runs; `as of
+    /// all runs`; None when no run is named.
+    pub fn as_of(&self, describe: impl Fn(&NamedRun) -> String) -> Option<String> {
+        if self.scope == Scope::AllRuns {
+            return Some("as of all runs".to_string());
+        }
+        if self.named.is_empty() {
+            return None;
+        }
+        let runs: Vec<String> = self.named.iter().map(describe).collect();
+        let mut text = format!("as of {}", runs.join("; "));
+        let older = self.rows_from_runs();
+        if !older.is_empty() {
+            let ids: Vec<String> = older.iter().map(|id| id.to_string()).collect();
+            text.push_str(&format!("; rows from runs {}", ids.join(", ")));
+        }
+        Some(text)
+    }
+
     /// The state of every URL the scope covers (see [`scope`]): those its
     /// runs decided on last, and those they reached whose state another
     /// run wrote since. A URL queued or claimed again reads as the fact an

@@ -4,7 +4,9 @@
 //! which refresh what they reached and remove nothing; `--run ID` one run;
 //! `--all-runs` every URL any run reached. A URL is covered when one of
 //! those runs reached it (its history) or decided on it (its point's
-//! mark), whatever other points did with it.
+//! mark), whatever other points did with it. Runs are named by their
+//! store-wide ids alone; a point's run number (`gen`, which keys its
+//! marks and history) is never shown.
 
 use std::collections::HashMap;
 
@@ -59,14 +61,29 @@ impl NamedRun {
     }
 }
 
-/// The runs a scope picks, (point, run number): what [`View`] is built
-/// from, only when a report reads URLs (the kept counts need none).
+/// The runs a scope picks: what [`View`] is built from, only when a
+/// report reads URLs (the kept counts need none).
 #[derive(Default)]
 pub(super) struct Plan {
-    runs: Vec<(PointId, u32)>,
+    /// (id, point, run number) of each.
+    runs: Vec<(RunId, PointId, u32)>,
+    /// The picked runs older than the one named for their point, with
+    /// it: where rows may come from besides the named runs.
+    older: Vec<RunId>,
 }
 
 impl Plan {
+    /// The ids of the picked runs.
+    pub fn ids(&self) -> impl Iterator<Item = RunId> + '_ {
+        self.runs.iter().map(|&(id, _, _)| id)
+    }
+
+    /// The runs rows may come from when some are older than the runs
+    /// named, oldest first; empty when the named runs alone give them.
+    pub fn rows_from(&self) -> &[RunId] {
+        &self.older
+    }
+
     /// The URLs the picked runs decided on or reached: each point's own
     /// marks of those runs (what it queued, fetched or skipped, whatever
     /// other points did with the URL) and the history of what they fetched.
@@ -78,7 +95,7 @@ impl Plan {
             depths: FxHashMap::default(),
         };
         let mut gens: HashMap<PointId, FxHashSet<u32>> = HashMap::new();
-        for &(point, gen) in &self.runs {
+        for &(_, point, gen) in &self.runs {
             gens.entry(point).or_default().insert(gen);
             let entries = r.kept_entries(point, gen)?;
             view.reached
@@ -176,6 +193,7 @@ pub(super) fn view_of_points(
         // With a point, every scope gives a view.
         if let Some(v) = view {
             all.runs.extend(v.runs);
+            all.older.extend(v.older);
         }
         named.extend(runs);
     }
@@ -192,9 +210,13 @@ pub(super) fn view(
     let instances = r.instances()?.into_iter().collect();
     let ended = |run: &RunRecord| run_ended(run, &instances);
     let runs = r.runs(point)?;
-    let (picked, named): (Vec<&RunRecord>, Vec<NamedRun>) = match scope {
+    let mut older = Vec::new();
+    let (picked, named): (Vec<(RunId, &RunRecord)>, Vec<NamedRun>) = match scope {
         Scope::AllRuns if point.is_none() => return Ok((None, Vec::new())),
-        Scope::AllRuns => (runs.iter().map(|(_, run)| run).collect(), Vec::new()),
+        Scope::AllRuns => (
+            runs.iter().map(|(id, run)| (*id, run)).collect(),
+            Vec::new(),
+        ),
         Scope::Run(id) => {
             let Some((_, run)) = runs.iter().find(|(at, _)| *at == id) else {
                 return Err(match (r.run(id)?, point) {
@@ -202,7 +224,7 @@ pub(super) fn view(
                     _ => ReportError::NoRun(id),
                 });
             };
-            (vec![run], vec![NamedRun::of(id, run, ended(run))])
+            (vec![(id, run)], vec![NamedRun::of(id, run, ended(run))])
         }
         Scope::Latest => {
             let mut by_point: HashMap<PointId, Vec<(RunId, &RunRecord)>> = HashMap::new();
@@ -216,7 +238,11 @@ pub(super) fn view(
                 let from = (runs.iter())
                     .rposition(|(_, run)| run.complete(ended(run)))
                     .unwrap_or(0);
-                picked.extend(runs[from..].iter().map(|(_, run)| *run));
+                let since = &runs[from..];
+                if since.len() > 1 {
+                    older.extend(since.iter().map(|(id, _)| *id));
+                }
+                picked.extend(since.iter().copied());
                 if let Some(&(id, run)) = runs.last() {
                     named.push(NamedRun::of(id, run, ended(run)));
                 }
@@ -224,6 +250,8 @@ pub(super) fn view(
             (picked, named)
         }
     };
-    let runs = picked.into_iter().map(|run| (run.point, run.gen)).collect();
-    Ok((Some(Plan { runs }), named))
+    let runs = (picked.into_iter())
+        .map(|(id, run)| (id, run.point, run.gen))
+        .collect();
+    Ok((Some(Plan { runs, older }), named))
 }

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{failed_status, Ctx, ListKind, NamedRun, Result, Scope};
-use crate::store::prelude::*;
-use crate::store::UrlState;
+use crate::store::{RunId, UrlState};
 
 #[derive(Debug, Serialize)]
 pub struct Summary {
@@ -27,6 +26,15 @@ pub struct Summary {
     /// `--all-runs`: every URL any run reached.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub all_runs: bool,
+    /// The runs the figures come from when some are older than the runs
+    /// named ([`Ctx::rows_from_runs`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rows_from_runs: Vec<RunId>,
+    /// False when no crawl of the report's points checked external links
+    /// (`findings.external` is then 0 for want of checks); left out
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_checked: Option<bool>,
 }
 
 /// URLs by how they were answered.
@@ -62,8 +70,17 @@ pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
             Vec::new()
         },
         all_runs: ctx.scope() == Scope::AllRuns,
+        rows_from_runs: ctx.rows_from_runs(),
+        external_checked: external_unchecked(ctx)?.then_some(false),
         ..counted
     })
+}
+
+/// Whether no external link was checked because no crawl asked to (as
+/// `report external` and the console's Findings pane say).
+fn external_unchecked(ctx: &Ctx<'_, '_>) -> Result<bool> {
+    use super::external::{any_checked, nothing_checked, NOT_CHECKED};
+    Ok(!any_checked(ctx)? && nothing_checked(ctx)? == NOT_CHECKED)
 }
 
 /// The summary's counts, read from every page and state of the view (its
@@ -128,14 +145,11 @@ pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         ),
         ("images", count::<super::images::Images>(ctx)?),
     ]);
-    let urls = if ctx.scoped() {
-        ctx.states()?.len() as u64
-    } else {
-        ctx.r.url_count()?
-    };
     Ok(Summary {
         pages: ctx.pages()?.len() as u64,
-        urls,
+        // The URLs the report covers, as `--point` counts them: the
+        // store's every URL would count links no run of the view reached.
+        urls: ctx.states()?.len() as u64,
         by_status,
         skipped,
         by_depth,
@@ -144,5 +158,7 @@ pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         run: None,
         runs: Vec::new(),
         all_runs: false,
+        rows_from_runs: Vec::new(),
+        external_checked: None,
     })
 }

@@ -1,12 +1,15 @@
 //! Per-origin figures kept by the crawl writer in its batch transaction:
 //! page requests sent, answered ok, failed, throttled, and a fixed
-//! histogram of response times from which p50/p90 are read. They add up
-//! over every run since the store was made.
+//! histogram of response times from which p50/p90 are read. They are
+//! kept per origin and run (the store-wide run id the request was made
+//! for), so a report of one run counts that run's requests alone and one
+//! of every run adds them up.
 
 use serde::{Deserialize, Serialize};
 
-use super::codec::{self, read_u32, u32_key};
+use super::codec::{self, pair_key, split_pair_key};
 use super::pages::PageRead;
+use super::schema::RunId;
 use super::sealed::View;
 use super::{Result, StoreError, Writer};
 
@@ -107,28 +110,55 @@ impl OriginFigures {
 
 /// Per-origin figure look-ups (for `report hosts` and the console).
 pub trait OriginFiguresRead: View {
-    /// Every origin's figures, with the origin (`scheme://host:port`), in
-    /// origin id order (the order origins were first seen).
+    /// Every origin's figures over every run, with the origin
+    /// (`scheme://host:port`), in origin id order (the order origins were
+    /// first seen).
     fn origin_figures(&self) -> Result<Vec<(String, OriginFigures)>> {
-        let mut out = Vec::new();
+        self.origin_figures_of(|_| true)
+    }
+
+    /// Every origin's figures over the runs `counted` takes, as
+    /// [`Self::origin_figures`]; an origin none of them asked is left out.
+    fn origin_figures_of(
+        &self,
+        counted: impl Fn(RunId) -> bool,
+    ) -> Result<Vec<(String, OriginFigures)>> {
+        let mut out: Vec<(u32, OriginFigures)> = Vec::new();
         for item in self.dbs().origin_figures.iter(self.txn())? {
             let (k, v) = item?;
-            let id = read_u32(k)?;
-            let origin = self
-                .origin_record(id)?
-                .ok_or_else(|| StoreError::corrupt(format!("figures of unknown origin {id}")))?;
-            out.push((origin.name(), codec::decode(v)?));
+            let (id, run) = split_pair_key(k)?;
+            if !counted(run) {
+                continue;
+            }
+            let figures: OriginFigures = codec::decode(v)?;
+            // Keys are in origin order: an origin's runs are together.
+            match out.last_mut() {
+                Some((last, sum)) if *last == id => sum.add(&figures),
+                _ => out.push((id, figures)),
+            }
         }
-        Ok(out)
+        out.into_iter()
+            .map(|(id, figures)| {
+                let origin = self.origin_record(id)?.ok_or_else(|| {
+                    StoreError::corrupt(format!("figures of unknown origin {id}"))
+                })?;
+                Ok((origin.name(), figures))
+            })
+            .collect()
     }
 }
 
 impl<T: View + ?Sized> OriginFiguresRead for T {}
 
 impl Writer<'_> {
-    /// Adds `delta` to the figures of `origin`.
-    pub fn add_origin_figures(&mut self, origin: &str, delta: &OriginFigures) -> Result<()> {
-        let key = u32_key(self.origin_id_for(origin)?);
+    /// Adds `delta` to the figures of `origin` in run `run`.
+    pub fn add_origin_figures(
+        &mut self,
+        origin: &str,
+        run: RunId,
+        delta: &OriginFigures,
+    ) -> Result<()> {
+        let key = pair_key(self.origin_id_for(origin)?, run);
         let mut figures: OriginFigures = match self.dbs.origin_figures.get(&self.txn, &key)? {
             Some(v) => codec::decode(v)?,
             None => OriginFigures::default(),

@@ -509,7 +509,16 @@ impl App {
             .filter(|&p| !p.is_explorer() || p == self.explorer);
         for p in shown {
             let block = match p.slot() {
-                Slot::Explorer => overlay::explorer_block(self.focus, self.explorer),
+                Slot::Explorer => {
+                    let block = overlay::explorer_block(self.focus, self.explorer);
+                    match self.pane(p).caption() {
+                        Some(c) => block.title(
+                            Line::styled(format!(" {c} "), theme::dim())
+                                .alignment(Alignment::Right),
+                        ),
+                        None => block,
+                    }
+                }
                 // The store's path in the status bar's corner.
                 Slot::Bar => overlay::pane_block(p, self.focus).title(
                     Line::styled(format!(" {} ", self.db_label), theme::dim())

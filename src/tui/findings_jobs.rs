@@ -25,6 +25,8 @@ pub(crate) struct Counts {
     /// Whether any external link was checked: zero broken external links
     /// means nothing until one was.
     pub external: ExternalChecked,
+    /// The runs counted, as the pane's title names them (`as of run 3`).
+    pub as_of: Option<String>,
 }
 
 /// Whether `--check-external` checked any link, and if not, why not.
@@ -62,6 +64,7 @@ pub(crate) fn counts(store: &Store) -> Result<Counts, String> {
     Ok(Counts {
         kinds: s.findings.into_iter().collect(),
         external: external_checked(&ctx).map_err(|e| e.to_string())?,
+        as_of: ctx.as_of(|run| format!("run {}", run.id)),
     })
 }
 

@@ -601,7 +601,11 @@ fn check_names_each_broken_invariant_and_exits_1() {
         ),
         (
             "figures belong to an origin",
-            Box::new(|w| put(c.db("origin_figures"), w, &9999u32.to_be_bytes(), &[0])),
+            // Keyed by origin and run.
+            Box::new(|w| {
+                let key = [9999u32.to_be_bytes(), 1u32.to_be_bytes()].concat();
+                put(c.db("origin_figures"), w, &key, &[0])
+            }),
             "figures of origin 9999",
         ),
         (

@@ -139,5 +139,5 @@ fn several_points_need_one_named() {
         "error: several crawl points have runs to compare (1, 2): give --point ID\n"
     );
     let c = json_of(db, &["report", "changes", "--json", "--point", "2"]);
-    assert_eq!(c["to_run"], 1, "{c}");
+    assert_eq!(c["to_run"], 2, "point 2's run, by its id: {c}");
 }

@@ -51,7 +51,8 @@ fn every_kind_answers_on_an_empty_store() {
                         "broken": 0, "canonicals": 0, "descriptions": 0, "directives": 0,
                         "duplicates": 0, "external": 0, "headings": 0, "redirects": 0,
                         "titles": 0, "near-duplicates": 0, "fragments": 0, "indexability": 0, "sitemaps": 0, "resources": 0, "images": 0
-                    }
+                    },
+                    "external_checked": false
                 })
             ),
             "depth" => assert_eq!(v, json!({"by_depth": {}, "deepest": []})),

@@ -610,14 +610,24 @@ fn external_lists_the_broken_out_of_scope_links_checked() {
     s.route("/a", plain("A", &[(&gone, "Gone again")]));
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path();
-    // Before any check the list is empty, and says why.
+    // Before any check the list is empty, and says why; so does the
+    // summary, where 0 would read as "every external link works".
     crawl_ok(db, &[&s.base(), "--ignore-robots"]);
     let out = on_store(db, &["report", "external"]);
     assert_eq!(
         after_run_line(&out.stdout),
         "no external link has been checked: crawl with --check-external to check them\n"
     );
+    let text = String::from_utf8(on_store(db, &["report"]).stdout).unwrap();
+    assert!(
+        text.lines().any(|l| l
+            .split_whitespace()
+            .eq(["findings.external", "not", "checked"])),
+        "{text}"
+    );
+    assert_eq!(report(db, "summary")["external_checked"], false);
     crawl_ok(db, &[&s.base(), "--ignore-robots", "--check-external"]);
+    assert_eq!(report(db, "summary").get("external_checked"), None);
     assert_eq!(
         report(db, "external"),
         json!([
@@ -637,4 +647,40 @@ fn external_lists_the_broken_out_of_scope_links_checked() {
         ])
     );
     assert_eq!(report(db, "summary")["findings"]["external"], 2);
+}
+
+#[test]
+fn external_links_a_dead_target_to_the_pages_whose_link_redirects_there() {
+    let s = TestServer::start();
+    let other = TestServer::start();
+    let dead = other.url("dead");
+    s.route("/", plain("Home", &[("/out", "Out")]));
+    s.route("/out", Reply::Respond(Resp::redirect(301, &dead)));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    crawl_ok(db, &[&s.base(), "--ignore-robots", "--check-external"]);
+    assert_eq!(
+        report(db, "external"),
+        json!([{
+            "url": dead, "status": 404, "reason": "404 Not Found",
+            "sources": [{
+                "url": s.base(), "anchor": "Out",
+                "via": [{"url": s.url("out"), "status": 301}]
+            }],
+            "source_count": 1
+        }])
+    );
+}
+
+#[test]
+fn links_rank_the_pages_that_answered_not_the_404() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    let site = crawled(db);
+    let links = report(db, "links");
+    let urls: Vec<&str> = (links.as_array().unwrap().iter())
+        .map(|r| r["url"].as_str().unwrap())
+        .collect();
+    assert!(!urls.is_empty(), "{links}");
+    assert!(!urls.contains(&site.url("missing").as_str()), "{links}");
 }

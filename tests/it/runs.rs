@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::crawl::{assert_whole, crawl_child, crawl_ok, store, wait_for_done};
-use crate::support::{json_of, on_store, page, Reply, TestServer};
+use crate::support::{json_of, on_store, page, Reply, Resp, TestServer};
 use crawlscope::store::prelude::*;
 
 /// Home links to /a and /b; /a to /c, two steps from home.
@@ -151,8 +151,9 @@ fn changes_compare_any_two_runs_named_by_id() {
         String::from_utf8_lossy(&out.stderr),
         "error: run 1 is not a run of crawl point 2\n"
     );
+    // Point 2's one run has the store-wide id 4, the one `runs` lists.
     let theirs = changes(&["--point", "2"]);
-    assert_eq!(theirs["to_run"], 1, "{theirs}");
+    assert_eq!(theirs["to_run"], 4, "{theirs}");
 }
 
 #[test]
@@ -238,4 +239,142 @@ fn reports_answer_as_of_the_latest_run_unless_told_another_or_all() {
         .map(|r| &r["id"])
         .collect();
     assert_eq!(ids, [2, 3], "{both}");
+}
+
+/// The page requests `s` has answered so far (robots.txt and sitemaps
+/// are not a run's page requests).
+fn page_requests(s: &TestServer) -> u64 {
+    let pages = ["/", "/a", "/b", "/c"];
+    (s.requests().iter())
+        .filter(|r| pages.contains(&r.path.as_str()))
+        .count() as u64
+}
+
+#[test]
+fn each_runs_figures_are_its_own_and_a_partial_run_says_its_rows_come_from_older_runs() {
+    let s = TestServer::start();
+    site(&s);
+    // A resource has a URL but no state: no run's URL to count.
+    let home = r#"<html><head><title>Home</title></head><body>
+        <a href="a">a</a> <a href="b">b</a> <img src="logo.png" alt="logo"></body></html>"#;
+    s.route("/", Reply::Respond(Resp::html(home)));
+    s.route(
+        "/logo.png",
+        Reply::Respond(Resp::bytes("image/png", vec![0; 8])),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    crawl_ok(db, &[&s.base()]);
+    let first = page_requests(&s);
+    // A partial run: home, /a and /b asked again, /c too deep.
+    crawl_ok(db, &["--depth", "1"]);
+    let second = page_requests(&s) - first;
+    assert_eq!((first, second), (4, 3));
+
+    let requests = |args: &[&str]| {
+        let mut all = vec!["report", "hosts", "--json"];
+        all.extend_from_slice(args);
+        let rows = json_of(db, &all);
+        assert_eq!(rows.as_array().unwrap().len(), 1, "{rows}");
+        rows[0]["requests"].as_u64().unwrap()
+    };
+    assert_eq!(requests(&["--run", "1"]), first);
+    assert_eq!(requests(&["--run", "2"]), second);
+    assert_eq!(requests(&["--all-runs"]), first + second);
+    // The default view is run 1 refreshed by run 2: both runs' requests.
+    assert_eq!(requests(&[]), first + second);
+    assert_eq!(requests(&["--point", "1"]), first + second);
+
+    // Run 2 is named, but most rows are run 1's: the reports say so.
+    let summary = json_of(db, &["report", "summary", "--json"]);
+    assert_eq!(summary["run"]["id"], 2, "{summary}");
+    assert_eq!(summary["rows_from_runs"], serde_json::json!([1, 2]));
+    let text = String::from_utf8(on_store(db, &["report", "broken"]).stdout).unwrap();
+    let head = text.lines().next().unwrap();
+    assert!(head.starts_with("as of point 1, run 2 ("), "{text}");
+    assert!(head.ends_with("; rows from runs 1, 2"), "{text}");
+    let out = on_store(db, &["report", "titles", "--json"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("note: rows from runs 1, 2\n"),
+        "{out:?}"
+    );
+    // One run named alone: its rows are its own.
+    let one = json_of(db, &["report", "summary", "--json", "--run", "1"]);
+    assert_eq!(one.get("rows_from_runs"), None, "{one}");
+
+    // On a store of one point, the point's report is the store's.
+    let mut pointed = json_of(db, &["report", "summary", "--json", "--point", "1"]);
+    assert_eq!(pointed["urls"], 4, "{pointed}");
+    pointed.as_object_mut().unwrap().remove("run");
+    let mut whole = summary.clone();
+    whole.as_object_mut().unwrap().remove("run");
+    assert_eq!(whole, pointed);
+}
+
+#[test]
+fn changes_take_the_ids_runs_lists_and_compare_the_last_two_complete_runs() {
+    let (a, b) = (TestServer::start(), TestServer::start());
+    site(&a);
+    site(&b);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path();
+    crawl_ok(db, &[&a.base()]);
+    crawl_ok(db, &[&b.base()]);
+    a.route("/b", Reply::Respond(page("B again", "bravo", &[])));
+    crawl_ok(db, &[&a.base()]);
+    // Partial runs of both points: point 1's is not compared by default.
+    crawl_ok(db, &["--depth", "1"]);
+
+    let runs = json_of(db, &["runs", "--point", "1", "--json"]);
+    let ids: Vec<u64> = field(&runs, "id")
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let [partial, second, first] = ids[..] else {
+        panic!("{runs}")
+    };
+    assert_eq!((second, first), (3, 1), "store-wide ids: {runs}");
+    assert!(partial > 3, "{runs}");
+
+    let changes = |args: &[&str]| {
+        let mut all = vec!["report", "changes", "--point", "1", "--json"];
+        all.extend_from_slice(args);
+        json_of(db, &all)
+    };
+    let pair = |c: &Value| (c["from_run"].as_u64(), c["to_run"].as_u64());
+    let last = changes(&[]);
+    assert_eq!(pair(&last), (Some(1), Some(3)), "{last}");
+    assert_eq!(last["gone"], serde_json::json!([]), "{last}");
+    assert_eq!(last["title_changed"].as_array().unwrap().len(), 1, "{last}");
+    let named = changes(&["--from", "1", "--to", "3"]);
+    assert_eq!(pair(&named), (Some(1), Some(3)), "{named}");
+    assert_eq!(pair(&changes(&["--to", "3"])), (Some(1), Some(3)));
+    // A partial run named is compared, and said to be partial.
+    let to_partial = changes(&["--to", &partial.to_string()]);
+    assert_eq!(pair(&to_partial), (Some(3), Some(partial)), "{to_partial}");
+    assert!(
+        to_partial["note"]
+            .as_str()
+            .unwrap()
+            .contains("not complete"),
+        "{to_partial}"
+    );
+    // --from alone: compared with a later run, the latest when no later
+    // run is complete; none after it, nothing to compare.
+    assert_eq!(pair(&changes(&["--from", "3"])), (Some(3), Some(partial)));
+    let none_after = changes(&["--from", &partial.to_string()]);
+    assert_eq!(pair(&none_after), (None, None), "{none_after}");
+    assert_eq!(
+        none_after["note"],
+        format!("nothing to compare: crawl point 1 has no run after run {partial}")
+    );
+    let text =
+        String::from_utf8(on_store(db, &["report", "changes", "--from", "1", "--to", "3"]).stdout)
+            .unwrap();
+    assert!(text.starts_with("run 1 → run 3: "), "{text}");
+    let out = on_store(db, &["report", "changes", "--to", "2", "--point", "1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: run 2 is not a run of crawl point 1\n"
+    );
 }

@@ -79,9 +79,9 @@ pub(super) struct Applier {
     /// events go out with the batch's after the commit.
     skipped: Vec<CrawlEvent>,
     /// Per-origin figures of the requests in the transaction being
-    /// applied: added up here and written once per origin at its end, not
-    /// read and rewritten for every request.
-    figures: HashMap<String, OriginFigures>,
+    /// applied, by run: added up here and written once per origin and run
+    /// at its end, not read and rewritten for every request.
+    figures: HashMap<(String, RunId), OriginFigures>,
     /// What the transaction being applied counted, by run: added to each
     /// run's record at its end.
     tallies: HashMap<RunId, RunCounts>,
@@ -154,8 +154,8 @@ impl Applier {
         if let Some(r) = &batch.request {
             applied.answer = Some(self.request(w, r, &mut applied.done)?);
         }
-        for (origin, delta) in &self.figures {
-            w.add_origin_figures(origin, delta)?;
+        for ((origin, run), delta) in &self.figures {
+            w.add_origin_figures(origin, *run, delta)?;
         }
         for (&run, counts) in &self.tallies {
             w.add_run_counts(run, counts)?;
@@ -168,6 +168,17 @@ impl Applier {
         if let Some(run) = self.runs.get(&point) {
             count_run(self.tallies.entry(run.run).or_default(), e);
         }
+    }
+
+    /// The run a request counts in: its point's, else (robots.txt, a
+    /// sitemap) this crawler's first; 0 before any run began.
+    fn run_asking(&self, point: Option<PointId>) -> RunId {
+        let first = || self.runs.values().map(|r| r.run).filter(|&r| r > 0).min();
+        point
+            .and_then(|p| self.runs.get(&p))
+            .map(|r| r.run)
+            .or_else(first)
+            .unwrap_or(0)
     }
 
     /// The skips the last applied transaction recorded, for its events,
@@ -537,12 +548,13 @@ impl Applier {
             }
             Outcome::Exchanged {
                 origin,
+                point,
                 how,
                 response_ms,
                 throttle,
             } => {
                 self.figures
-                    .entry(origin.clone())
+                    .entry((origin.clone(), self.run_asking(*point)))
                     .or_default()
                     .record(*how, *response_ms);
                 Ok(match *throttle {

@@ -104,10 +104,12 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
     for (db, what) in [(&d.robots, "robots record"), (&d.origin_figures, "figures")] {
         for item in db.iter(t)? {
             let (k, _) = item?;
-            if d.origins.get(t, k)?.is_none() {
+            // Figures are keyed by origin and run: the origin leads.
+            let origin = k.get(..4).unwrap_or(k);
+            if d.origins.get(t, origin)?.is_none() {
                 p.add(format!(
                     "{what} of origin {}, which has no record",
-                    read_u32(k)?
+                    read_u32(origin)?
                 ));
             }
         }

@@ -258,6 +258,13 @@ impl Pane for FindingsPane {
         }
     }
 
+    fn caption(&self) -> Option<&str> {
+        match &self.counts {
+            Some(Ok(c)) => c.as_of.as_deref(),
+            _ => None,
+        }
+    }
+
     fn click(&mut self, area: Rect, at: Position) -> Action {
         // The rows have a heading line; the kinds have none.
         let top = u16::from(self.rows.is_some()).min(area.height);

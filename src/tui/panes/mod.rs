@@ -197,6 +197,11 @@ pub(crate) trait Pane {
     }
     /// Focus moved away: a search or filter box stops taking keys.
     fn stop_editing(&mut self) {}
+    /// What the pane's frame says in its right corner: what it shows is
+    /// as of (the Findings pane's run).
+    fn caption(&self) -> Option<&str> {
+        None
+    }
     fn draw(&self, area: Rect, buf: &mut Buffer);
 }
 

@@ -40,6 +40,7 @@ fn counts() -> Counts {
             ("titles", 9),
         ],
         external: ExternalChecked::No,
+        as_of: Some("as of run 3".into()),
     }
 }
 
@@ -181,6 +182,11 @@ async fn a_real_crawl_with_a_404_link_counts_lists_opens_and_exports_it() {
     let mut h = counted();
     h.send(Msg::FindingCounts(findings_jobs::counts(&c.store)));
     let screen = h.screen(80, 24);
+    // The pane's frame names the run it counts.
+    let frame = (screen.lines())
+        .find(|l| l.contains("7 Findings"))
+        .unwrap_or_default();
+    assert!(frame.ends_with(" as of run 1 ┐"), "{screen}");
     let broken = screen
         .lines()
         .find(|l| l.contains("broken"))

@@ -47,7 +47,9 @@ async fn answer(mut conn: TcpStream) {
 /// kind, and the state of every page the graph can open.
 fn shown(store: &Store) -> String {
     let snap = jobs::snapshot(store).expect("snapshot");
-    let counts = findings_jobs::counts(store).expect("findings");
+    let mut counts = findings_jobs::counts(store).expect("findings");
+    // The pane names the run it counts, which is the new one.
+    counts.as_of = None;
     let t = &snap.totals;
     let urls = t.queued + t.claimed + t.done + t.failed + t.skipped + t.redirected;
     let pages = (1..=urls)
