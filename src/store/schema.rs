@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 /// A change to any record's encoding takes a new number and an upgrade
 /// from the one before, which the committed store in
 /// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 24;
+pub const SCHEMA_VERSION: u32 = 25;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -553,8 +553,9 @@ pub struct PointRecord {
     /// `--stopwords FILE`: the words read from it, replacing the built-in
     /// list for the point's pages (None: the built-in list).
     pub stopwords: Option<Vec<String>>,
-    /// The document (`doc add`) the point belongs to, by name.
-    pub doc: Option<String>,
+    /// The documents (`doc add`) the point belongs to, by name, each once,
+    /// in the order given.
+    pub docs: Vec<String>,
     // Schema 21's fields, each one zero byte when unset, as 20's.
     /// `--render`: whether pages are loaded in a headless browser.
     pub render: RenderMode,

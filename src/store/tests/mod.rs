@@ -563,7 +563,7 @@ fn a_point_of_schemas_20_and_21_reads_back_after_the_upgrade() {
         url: "http://h/".into(),
         root: "http://h/".into(),
         check_fragments: true,
-        doc: Some("site".into()),
+        docs: vec!["site".into()],
         ..PointRecord::default()
     };
     // 20's point is the current one with its three unset rendering
