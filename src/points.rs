@@ -54,6 +54,10 @@ pub enum PointError {
     Store(#[from] StoreError),
     #[error("no document {0:?} (crawlscope doc list)")]
     NoDocument(String),
+    #[error("document {0:?} is deleted: restore it first (crawlscope doc restore {0})")]
+    DeletedDocument(String),
+    #[error(transparent)]
+    DocName(crate::documents::DocError),
     #[error("--exclude-regex: {0}")]
     BadExcludeRegex(String),
 }
@@ -70,6 +74,7 @@ pub enum Setting {
     Password,
     Resolve,
     AppendQuery,
+    Documents,
 }
 
 impl Setting {
@@ -83,6 +88,7 @@ impl Setting {
             Setting::Password => "Password",
             Setting::Resolve => "Resolve",
             Setting::AppendQuery => "Append query",
+            Setting::Documents => "Documents",
         }
     }
 }
@@ -108,7 +114,9 @@ impl PointError {
             | PointError::NotDeleted(_)
             | PointError::Store(_)
             | PointError::BadExcludeRegex(_) => None,
-            PointError::NoDocument(_) => None,
+            PointError::NoDocument(_) | PointError::DeletedDocument(_) | PointError::DocName(_) => {
+                Some(Setting::Documents)
+            }
         }
     }
 }
@@ -238,8 +246,8 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if let Some(words) = &p.stopwords {
         out.push(("stopwords", format!("{} of its own", words.len())));
     }
-    if let Some(doc) = &p.doc {
-        out.push(("document", doc.clone()));
+    if !p.docs.is_empty() {
+        out.push(("documents", p.docs.join(", ")));
     }
     if !p.accept.is_empty() {
         let shown = crate::accept::Shown(&p.accept).to_string();
@@ -301,7 +309,7 @@ fn scope_changed(old: &PointRecord, new: &PointRecord) -> bool {
         || old.excludes != new.excludes
         || old.depth != new.depth
         || old.distinct_www != new.distinct_www
-        || old.doc != new.doc
+        || old.docs != new.docs
         || old.exclude_regex != new.exclude_regex
 }
 
@@ -316,6 +324,20 @@ pub fn parse_max_pages(input: &str) -> Result<u64> {
             value: value.to_string(),
         }),
     }
+}
+
+/// A point's documents as typed in one box, comma-separated; each must be
+/// one of `known` (a point's own, deleted or not, and the live ones).
+pub fn parse_docs(input: &str, known: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for typed in input.split(',').filter(|s| !s.trim().is_empty()) {
+        let name = crate::documents::parse_name(typed).map_err(PointError::DocName)?;
+        if !known.contains(&name) {
+            return Err(PointError::NoDocument(name));
+        }
+        out.push(name);
+    }
+    Ok(out)
 }
 
 /// A depth limit as typed.
@@ -352,6 +374,14 @@ pub fn validate(mut rec: PointRecord) -> Result<PointRecord> {
         }
     }
     rec.url = crate::url::without_userinfo(&url).to_string();
+    // A point is in a document once, however often it was named.
+    let mut docs: Vec<String> = Vec::with_capacity(rec.docs.len());
+    for doc in std::mem::take(&mut rec.docs) {
+        if !docs.contains(&doc) {
+            docs.push(doc);
+        }
+    }
+    rec.docs = docs;
     rec.root = parse_root(&rec.root)?;
     for exclude in &rec.excludes {
         parse_exclude(exclude)?;
@@ -409,13 +439,20 @@ fn checked(
 ) -> Result<PointRecord> {
     let mut rec = validate(rec)?;
     unique_in(&live(w)?, id, &rec.url)?;
-    // A point joins a document that exists (its excludes then apply).
-    if let Some(doc) = &rec.doc {
-        if w.document(doc)?.is_none() {
-            return Err(PointError::NoDocument(doc.clone()));
+    let old = id.map(|id| w.point(id)).transpose()?.flatten();
+    // A point joins documents that exist and are not deleted (their
+    // excludes then apply); one it was in already it may keep.
+    for doc in &rec.docs {
+        if old.as_ref().is_some_and(|o| o.docs.contains(doc)) {
+            continue;
+        }
+        match w.document(doc)? {
+            None => return Err(PointError::NoDocument(doc.clone())),
+            Some(d) if d.deleted => return Err(PointError::DeletedDocument(doc.clone())),
+            Some(_) => {}
         }
     }
-    if let Some(old) = id.map(|id| w.point(id)).transpose()?.flatten() {
+    if let Some(old) = old {
         rec.dirty |= scope_changed(&old, &rec);
     }
     stamp(&mut rec);
@@ -436,14 +473,33 @@ fn stamp(rec: &mut PointRecord) {
         .unwrap_or_else(|| format!("uid {}", unsafe { libc::getuid() }));
 }
 
+/// A layer's error: the store's own (which aborts the transaction) or a
+/// refusal of the layer's rules (which the caller gets back as it is).
+pub(crate) trait Refusal: From<StoreError> {
+    /// The store's error, when that is what this is; else the refusal.
+    fn into_store(self) -> std::result::Result<StoreError, Self>;
+}
+
+impl Refusal for PointError {
+    fn into_store(self) -> std::result::Result<StoreError, Self> {
+        match self {
+            PointError::Store(e) => Ok(e),
+            e => Err(e),
+        }
+    }
+}
+
 /// Runs `f` in one write transaction, keeping its own error type.
-fn write<T>(store: &Store, f: impl FnMut(&mut Writer<'_>) -> Result<T>) -> Result<T> {
+pub(crate) fn write<T, E: Refusal>(
+    store: &Store,
+    f: impl FnMut(&mut Writer<'_>) -> std::result::Result<T, E>,
+) -> std::result::Result<T, E> {
     let mut f = f;
     let mut outcome = None;
-    let stored = store.update(|w| match f(w) {
+    let stored = store.update(|w| match f(w).map_err(Refusal::into_store) {
         Ok(v) => Ok(Some(v)),
-        Err(PointError::Store(e)) => Err(e),
-        Err(e) => {
+        Err(Ok(e)) => Err(e),
+        Err(Err(e)) => {
             outcome = Some(e);
             Ok(None)
         }
@@ -451,9 +507,7 @@ fn write<T>(store: &Store, f: impl FnMut(&mut Writer<'_>) -> Result<T>) -> Resul
     match (stored, outcome) {
         (Some(v), _) => Ok(v),
         (None, Some(e)) => Err(e),
-        (None, None) => Err(PointError::Store(StoreError::corrupt(
-            "point write ended without an outcome",
-        ))),
+        (None, None) => Err(StoreError::corrupt("a write ended without an outcome").into()),
     }
 }
 
@@ -675,7 +729,8 @@ mod tests {
             let store = Store::open(&db).unwrap();
             let stored = list(&store).unwrap();
             drop(store);
-            let form = Form::typed([v[0], v[1], v[2], v[3], "", v[4], v[5]]).validate(&stored);
+            let form =
+                Form::typed([v[0], v[1], v[2], v[3], "", v[4], v[5], ""]).validate(&stored, &[]);
             assert_eq!(form.is_ok(), *accepted, "console form on {v:?}: {form:?}");
             assert_eq!(cli_add(&db, v), *accepted, "CLI point add on {v:?}");
             if let Ok(rec) = form {

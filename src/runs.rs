@@ -36,17 +36,19 @@ pub fn newest_first(r: &Reader<'_>, point: Option<PointId>) -> Result<Vec<Run>> 
 /// The column names over [`line`]'s figures.
 pub fn heading() -> String {
     format!(
-        "{:>5} {:>5}  {:<20}  {:<11} {:>8} {:>7} {:>7} {:>8}  flags",
+        "{:>5} {:>5} {:<20} {:<11} {:>8} {:>7} {:>7} {:>8} flags",
         "run", "point", "started", "ended", "fetched", "304/=", "failed", "skipped"
     )
 }
 
 /// A run's figures on one line: id, point, when it started, how it ended,
-/// fetched, not modified or unchanged, failed, skipped, and its flags.
+/// fetched, not modified or unchanged, failed, skipped, and its flags. All
+/// but the flags take 78 columns, the Points pane's width in an 80-column
+/// terminal, so no figure is cut there.
 pub fn line(run: &Run) -> String {
     let c = &run.record.counts;
     format!(
-        "{:>5} {:>5}  {:<20}  {:<11} {:>8} {:>7} {:>7} {:>8}  {}",
+        "{:>5} {:>5} {:<20} {:<11} {:>8} {:>7} {:>7} {:>8} {}",
         run.id,
         run.record.point,
         run.record

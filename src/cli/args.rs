@@ -63,6 +63,9 @@ pub enum Command {
         /// Only the summary line(s): no progress, no per-page lines.
         #[arg(long)]
         quiet: bool,
+        /// Crawl the active crawl points of this document.
+        #[arg(long, value_name = "NAME", conflicts_with = "urls", value_parser = parse_doc_name)]
+        doc: Option<String>,
     },
     /// Manage persisted crawl points.
     Point {
@@ -242,11 +245,26 @@ pub enum DocAction {
         #[arg(long)]
         json: bool,
     },
-    /// Every document with its excludes and crawl points.
+    /// Every document with its excludes and crawl points, deleted ones too.
     List {
         #[arg(long)]
         json: bool,
     },
+    /// Give a document a new name, on its crawl points too.
+    Rename {
+        old: String,
+        #[arg(value_parser = parse_doc_name)]
+        new: String,
+    },
+    /// Delete a document: restorable with `doc restore`; its excludes stop applying.
+    Rm {
+        name: String,
+        /// Remove it for good, and its name from every crawl point.
+        #[arg(long)]
+        purge: bool,
+    },
+    /// Bring back a deleted document.
+    Restore { name: String },
 }
 
 fn parse_doc_name(s: &str) -> Result<String, String> {
@@ -280,9 +298,9 @@ pub enum PointAction {
         /// Print the saved point as JSON.
         #[arg(long)]
         json: bool,
-        /// Group it under this document (`doc add NAME` makes one).
-        #[arg(long, value_name = "NAME", value_parser = parse_doc_name)]
-        doc: Option<String>,
+        /// Put it in this document (`doc add NAME` makes one); repeatable.
+        #[arg(long = "doc", value_name = "NAME", value_parser = parse_doc_name)]
+        docs: Vec<String>,
     },
     List {
         /// List the soft-deleted points instead.
@@ -299,9 +317,12 @@ pub enum PointAction {
         /// Print the saved point as JSON.
         #[arg(long)]
         json: bool,
-        /// Group it under this document (`doc add NAME` makes one).
-        #[arg(long, value_name = "NAME", value_parser = parse_doc_name)]
-        doc: Option<String>,
+        /// Its documents become these (`doc add NAME` makes one); repeatable.
+        #[arg(long = "doc", value_name = "NAME", value_parser = parse_doc_name)]
+        docs: Vec<String>,
+        /// Take it out of every document.
+        #[arg(long, conflicts_with = "docs")]
+        no_doc: bool,
     },
     /// Delete a point: restorable with `point restore`, never crawled.
     Rm {

@@ -49,9 +49,16 @@ pub struct Output {
     pub fail_on: Option<FailOn>,
 }
 
+/// What `crawl` crawls: these start URLs' points, or (`--doc`) a
+/// document's active points; neither: every active point.
+pub struct Points {
+    pub urls: Vec<Url>,
+    pub doc: Option<String>,
+}
+
 pub fn run(
     store: Arc<Store>,
-    urls: Vec<Url>,
+    Points { urls, doc }: Points,
     scope: ScopeArgs,
     run: RunArgs,
     output: Output,
@@ -70,10 +77,13 @@ pub fn run(
         cfg.depth = scope.depth;
         cfg.max_pages = scope.max_pages;
     }
-    let requested = urls
-        .iter()
-        .map(|u| point::upsert(&store, u, &scope))
-        .collect::<Result<Vec<_>, _>>()?;
+    let requested = match &doc {
+        Some(name) => crate::documents::active_points(&store.read()?, name)?,
+        None => urls
+            .iter()
+            .map(|u| point::upsert(&store, u, &scope))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
     let points = points::crawl_set(&store, requested).map_err(|e| match e {
         PointError::NothingToCrawl => CliError::NothingToCrawl,
         e => e.into(),

@@ -196,9 +196,10 @@ pub fn run(cli: Cli) -> CliResult {
             json,
             fail_on,
             quiet,
+            doc,
         }) => crawl::run(
             open_store(db)?,
-            urls,
+            crawl::Points { urls, doc },
             scope,
             run,
             crawl::Output {

@@ -29,6 +29,7 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
         Some(kept) => kept,
         None => latest_link_scores(&r)?.get(&id).copied(),
     };
+    p.docs = crate::documents::Membership::new(&r)?.of(&p.url);
     if json {
         return print_json(&p);
     }
@@ -54,6 +55,9 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
             (None, None) => "works".into(),
         };
         outln!("external check {said}  (checked {})", check.checked_at);
+    }
+    if !p.docs.is_empty() {
+        outln!("documents      {}", p.docs.join(", "));
     }
     outln!("title          {}", or_dash(&p.title));
     outln!("status         {}", or_dash(&p.status));

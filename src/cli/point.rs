@@ -106,8 +106,11 @@ struct PointJson {
     rescope_pending: bool,
     /// `--stopwords FILE`'s words; null: the built-in list.
     stopwords: Option<Vec<String>>,
-    /// The document it belongs to (`--doc`).
+    /// The first of `docs`: the contract's field from when a point was in
+    /// one document at most, which a field is never removed from.
     doc: Option<String>,
+    /// The documents it belongs to (`--doc`), by name.
+    docs: Vec<String>,
     /// `--accept`, as typed back (`200..=299,403`); empty: the default.
     accept: String,
     exclude_regex: Vec<String>,
@@ -147,7 +150,8 @@ impl PointJson {
                 .collect(),
             rescope_pending: p.dirty,
             stopwords: p.stopwords,
-            doc: p.doc,
+            doc: p.docs.first().cloned(),
+            docs: p.docs,
             accept: crate::accept::Shown(&p.accept).to_string(),
             exclude_regex: p.exclude_regex,
             check_fragments: p.check_fragments,
@@ -196,11 +200,11 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
             url,
             scope,
             json,
-            doc,
+            docs,
         } => {
             let mut rec = points::new_record(&url);
             apply_scope(&mut rec, &scope);
-            rec.doc = doc;
+            rec.docs = docs;
             let (id, saved) = points::add(store, rec)?;
             confirm("added", id, saved, json)?;
         }
@@ -230,12 +234,13 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
             id,
             scope,
             json,
-            doc,
+            docs,
+            no_doc,
         } => {
             let p = points::update(store, id, |r| {
                 apply_scope(r, &scope);
-                if doc.is_some() {
-                    r.doc = doc.clone();
+                if no_doc || !docs.is_empty() {
+                    r.docs.clone_from(&docs);
                 }
             })?;
             confirm("updated", id, p, json)?;

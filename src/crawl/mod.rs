@@ -44,7 +44,7 @@ pub use event::{
     CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, Notice, NoticeKind, SkipCounts, Summary,
 };
 pub use fetch::parse_header;
-pub use policy::SITEMAP_DEPTH;
+pub use policy::{scope_refusal, PointRun, SITEMAP_DEPTH};
 pub use writer::{instance_dead, pid_alive, run_ended};
 
 use crate::store::StoreError;

@@ -123,6 +123,9 @@ pub struct PageJson {
     /// How the page was rendered (`--render`), beside its own fields.
     #[serde(flatten)]
     pub render: PageRenderJson,
+    /// The documents it belongs to (`documents::Membership`, which the
+    /// caller builds once for every page it reads).
+    pub docs: Vec<String>,
 }
 
 /// A resource of the page: its URL, the element that loads it and the
@@ -335,6 +338,7 @@ pub fn page_json(
             DESCRIPTION_FONT_PX,
         ),
         resources: resources_json(r, id)?,
+        docs: Vec::new(),
     })
 }
 

@@ -1,7 +1,7 @@
 //! Documents (the crawl design's): named groups of crawl points, keyed
 //! by name in the `documents` table. A document's excludes apply to every
-//! crawl of each of its points; a point names its document
-//! (`PointRecord::doc`).
+//! crawl of each of its points; a point names its documents
+//! (`PointRecord::docs`).
 
 use serde::{Deserialize, Serialize};
 
@@ -9,13 +9,19 @@ use super::codec;
 use super::sealed::View;
 use super::{Result, Writer};
 
-/// A document as kept: what it excludes, and when it was made.
+/// A document as kept: what it excludes, when it was made and changed,
+/// and whether it is deleted (soft: `doc restore` brings it back).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct DocumentRecord {
     /// URL prefixes none of its points crawls, beside each point's own.
     pub excludes: Vec<String>,
     /// Unix seconds.
     pub created_at: i64,
+    /// Unix seconds: made, excludes set, renamed, deleted or restored.
+    pub updated_at: i64,
+    /// A deleted document groups nothing and excludes nothing until it is
+    /// restored; its points keep its name.
+    pub deleted: bool,
 }
 
 /// Document look-ups.
@@ -46,6 +52,11 @@ impl Writer<'_> {
         self.dbs
             .documents
             .put(&mut self.txn, name.as_bytes(), &codec::encode(rec)?)?;
+        Ok(())
+    }
+
+    pub fn remove_document(&mut self, name: &str) -> Result<()> {
+        self.dbs.documents.delete(&mut self.txn, name.as_bytes())?;
         Ok(())
     }
 }

@@ -547,8 +547,9 @@ pub struct PointRecord {
     /// `--stopwords FILE`: the words read from it, replacing the built-in
     /// list for the point's pages (None: the built-in list).
     pub stopwords: Option<Vec<String>>,
-    /// The document (`doc add`) the point belongs to, by name.
-    pub doc: Option<String>,
+    /// The documents (`doc add`) the point belongs to, by name, each once,
+    /// in the order given.
+    pub docs: Vec<String>,
     /// `--render`: whether pages are loaded in a headless browser.
     pub render: RenderMode,
     /// `--render-wait-ms`: the most a rendered page waits for network

@@ -179,6 +179,7 @@ impl App {
                     .set_store(s.store_bytes, s.frontier_len, s.totals);
                 self.panes.status.set_origins(s.origins);
                 self.panes.points.set_points(s.points);
+                self.panes.points.set_docs(s.docs);
                 self.panes.points.set_runs(s.runs);
                 self.refreshing = false;
                 self.refresh_at = self.now + REFRESH_EVERY;
@@ -203,8 +204,9 @@ impl App {
                 self.panes.graph.set_view(seq, result);
                 None
             }
-            Msg::Points { points, note } => {
+            Msg::Points { points, docs, note } => {
                 self.panes.points.set_points(points);
+                self.panes.points.set_docs(docs);
                 self.info(note);
                 None
             }
@@ -434,6 +436,8 @@ impl App {
             Action::ListFindings { seq, kind } => Some(Command::ListFindings { seq, kind }),
             Action::ExportFindings(kind) => Some(Command::ExportFindings(kind)),
             Action::SetActive(id, on) => Some(Command::SetActive(id, on)),
+            Action::SaveDoc { old, name } => Some(Command::SaveDoc { old, name }),
+            Action::DeleteDoc(name) => Some(Command::DeleteDoc(name)),
             Action::Crawl(points) => {
                 if self.crawling() {
                     self.info("a crawl is running: stop it (s) first, or add a point (a)".into());

@@ -44,9 +44,37 @@ pub(crate) fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
             .into_iter()
             .filter(|(_, p)| !p.deleted)
             .collect(),
+        docs: live_docs(&r)?,
         origins: r.origin_figures()?,
         runs: runs::newest_first(&r, None)?,
     })
+}
+
+/// Makes document `name`, or (`old`) renames one to it; says which.
+pub(crate) fn save_doc(
+    store: &Store,
+    old: Option<String>,
+    name: &str,
+) -> Result<String, crate::documents::DocError> {
+    match old {
+        Some(old) => {
+            crate::documents::rename(store, &old, name)?;
+            Ok(format!("document {old} renamed {name}"))
+        }
+        None => {
+            crate::documents::create(store, name)?;
+            Ok(format!("document {name} made"))
+        }
+    }
+}
+
+/// The documents that are not deleted, by name: what the Points pane lists.
+pub(crate) fn live_docs(r: &Reader<'_>) -> Result<Vec<String>, StoreError> {
+    Ok(r.documents()?
+        .into_iter()
+        .filter(|(_, d)| !d.deleted)
+        .map(|(name, _)| name)
+        .collect())
 }
 
 fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {

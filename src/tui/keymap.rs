@@ -59,6 +59,12 @@ pub(crate) enum Verb {
     CrawlPoint,
     /// Show or hide the selected point's runs.
     Runs,
+    /// List the next (1) or previous (-1) document's points.
+    PickDoc(isize),
+    NewDoc,
+    RenameDoc,
+    /// Ask before deleting the picked document.
+    DeleteDoc,
     NextField,
     PrevField,
     Save,

@@ -42,6 +42,8 @@ pub(crate) struct Snapshot {
     /// Every URL of the store by state: the totals beside this run's counts.
     pub totals: StateCounts,
     pub points: Vec<(PointId, PointRecord)>,
+    /// The documents that are not deleted, by name.
+    pub docs: Vec<String>,
     /// Every origin's request figures, for the status bar.
     pub origins: Vec<(String, OriginFigures)>,
     /// Every point's runs, newest first, for the Points pane.
@@ -78,9 +80,10 @@ pub(crate) enum Msg {
         seq: u64,
         result: Result<PageView, String>,
     },
-    /// The points after a write, and what the write did.
+    /// The points and documents after a write, and what the write did.
     Points {
         points: Vec<(PointId, PointRecord)>,
+        docs: Vec<String>,
         note: String,
     },
     /// The findings counted per kind.
@@ -128,6 +131,12 @@ pub(crate) enum Command {
     },
     DeletePoint(PointId),
     SetActive(PointId, bool),
+    /// Make document `name`, or rename `old` to it.
+    SaveDoc {
+        old: Option<String>,
+        name: String,
+    },
+    DeleteDoc(String),
     /// Count the findings of every kind.
     CountFindings,
     ListFindings {

@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use super::app::{App, Clock, Command, Msg};
 use super::{findings_jobs, jobs, TuiError};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlError, CrawlEvent, CrawlHandle, Summary};
+use crate::documents::{self, DocError};
 use crate::points::{self, PointError};
 use crate::store::{PointId, Store};
 
@@ -379,6 +380,21 @@ impl Runtime {
                 });
                 None
             }
+            Command::SaveDoc { old, name } => {
+                self.spawn(move |store| doc_write(&store, |s| jobs::save_doc(s, old, &name)));
+                None
+            }
+            Command::DeleteDoc(name) => {
+                self.spawn(move |store| {
+                    doc_write(&store, |s| {
+                        documents::remove(s, &name, false)?;
+                        Ok(format!(
+                            "document {name} deleted (crawlscope doc restore {name} brings it back)"
+                        ))
+                    })
+                });
+                None
+            }
         };
         match follow {
             Some(cmd) => self.exec(app, cmd),
@@ -387,14 +403,33 @@ impl Runtime {
     }
 }
 
-/// A point write, then the fresh list; the outcome is told in the footer.
+/// A point write, then the fresh lists; the outcome is told in the footer.
 fn point_write(store: &Store, write: impl FnOnce(&Store) -> Result<String, PointError>) -> Report {
-    match write(store).and_then(|done| Ok((done, points::list(store)?))) {
-        Ok((note, points)) => {
+    fresh_lists(store, write(store).map_err(|e| format!("crawl point: {e}")))
+}
+
+/// A document write, then the fresh lists (a rename changes points too).
+fn doc_write(store: &Store, write: impl FnOnce(&Store) -> Result<String, DocError>) -> Report {
+    fresh_lists(store, write(store).map_err(|e| format!("document: {e}")))
+}
+
+/// What a write did, told in the footer, with the points and documents
+/// read after it; or why it failed.
+fn fresh_lists(store: &Store, done: Result<String, String>) -> Report {
+    let lists = || -> Result<_, String> {
+        let points = points::list(store).map_err(|e| e.to_string())?;
+        let docs = store
+            .read()
+            .and_then(|r| jobs::live_docs(&r))
+            .map_err(|e| e.to_string())?;
+        Ok((points, docs))
+    };
+    match done.and_then(|note| Ok((note, lists()?))) {
+        Ok((note, (points, docs))) => {
             tracing::info!("{note}");
-            Report::Msg(Box::new(Msg::Points { points, note }))
+            Report::Msg(Box::new(Msg::Points { points, docs, note }))
         }
-        Err(e) => Report::Msg(Box::new(Msg::Error(format!("crawl point: {e}")))),
+        Err(e) => Report::Msg(Box::new(Msg::Error(e))),
     }
 }
 

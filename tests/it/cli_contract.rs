@@ -57,6 +57,9 @@ const ROLES: &[(&str, Role)] = &[
     ("man", Role::Without),
     ("doc add", Role::Creates),
     ("doc list", Role::Reads),
+    ("doc rename", Role::Changes),
+    ("doc rm", Role::Changes),
+    ("doc restore", Role::Changes),
 ];
 
 fn line(words: &[&str]) -> Vec<String> {
@@ -148,6 +151,9 @@ fn changes() -> Vec<Vec<String>> {
         &["point", "restore", "1"],
         &["point", "enable", "1"],
         &["point", "disable", "1"],
+        &["doc", "rename", "guide", "manual"],
+        &["doc", "rm", "guide"],
+        &["doc", "restore", "guide"],
     ]
     .into_iter()
     .map(line)

@@ -9,6 +9,7 @@ mod bench_parts;
 mod check_invariants;
 mod ci_checks;
 mod cli_contract;
+mod cli_documents;
 mod cli_errors;
 mod cli_generated;
 mod cli_lookups;

@@ -247,14 +247,14 @@ fn a_document_groups_points_whose_runs_and_reports_follow_it() {
         serde_json::json!([private("a"), private("b")])
     );
     assert_eq!(
-        json_of(&db, &["point", "add", &a, "--doc", "guide", "--json"])["doc"],
-        "guide"
+        json_of(&db, &["point", "add", &a, "--doc", "guide", "--json"])["docs"],
+        serde_json::json!(["guide"])
     );
     json_of(&db, &["point", "add", &b, "--json"]);
     json_of(&db, &["point", "add", &c, "--json"]);
     assert_eq!(
-        json_of(&db, &["point", "update", "2", "--doc", "guide", "--json"])["doc"],
-        "guide"
+        json_of(&db, &["point", "update", "2", "--doc", "guide", "--json"])["docs"],
+        serde_json::json!(["guide"])
     );
     crawl_ok(&db, &[]);
 

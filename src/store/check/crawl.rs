@@ -238,12 +238,15 @@ pub(super) fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Resu
     Ok(())
 }
 
-/// A crawl point names a document that exists: documents are never
-/// removed, so a missing one is a lost record (and its excludes with it).
+/// A crawl point names documents that exist: purging a document takes
+/// its name off every point in the same transaction, so a missing one is
+/// a lost record (and its excludes with it).
 pub(super) fn check_documents<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     for (id, point) in v.points()? {
-        let Some(name) = point.doc else { continue };
-        if v.document(&name)?.is_none() {
+        for name in point.docs {
+            if v.document(&name)?.is_some() {
+                continue;
+            }
             p.add(format!(
                 "crawl point {id} is in document {name:?}, which does not exist"
             ));

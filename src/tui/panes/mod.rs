@@ -228,6 +228,13 @@ pub(crate) enum Action {
     },
     DeletePoint(PointId),
     SetActive(PointId, bool),
+    /// Make document `name`, or rename `old` to it.
+    SaveDoc {
+        old: Option<String>,
+        name: String,
+    },
+    /// Delete a document (soft: `doc restore` brings it back).
+    DeleteDoc(String),
     /// Crawl these points (empty: every active point).
     Crawl(Vec<PointId>),
     /// List the rows of a finding kind.

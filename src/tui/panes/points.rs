@@ -1,9 +1,12 @@
-//! Crawl points: the stored points, and a form to add or edit one (URL,
-//! root prefix, depth limit, max pages, excludes, user and password),
-//! validated before anything is written, with the error shown inline.
-//! Delete asks first; Space turns a point on or off; `c` crawls it; `r`
-//! shows the selected point's runs in place of the list, each on the line
-//! `crawlscope runs` prints for it.
+//! Crawl points and their documents: a bar of the documents (←→ picks
+//! one, `n` makes one, `R` renames and `X` deletes the picked one) over the
+//! points of the picked document (or every point), and a form to add or
+//! edit a point (URL, root prefix, depth limit, max pages, excludes, user,
+//! password and documents), validated before anything is written, with the
+//! error shown inline. Deletes ask first; Space turns a point on or off;
+//! `c` crawls it; `r` shows the selected point's runs in place of the
+//! list, each on the line `crawlscope runs` prints for it. A row's figures
+//! come before its URLs, so a narrow pane cuts a URL, never a number.
 
 use crossterm::event::{Event, KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
@@ -21,7 +24,7 @@ use crate::store::{PointId, PointRecord};
 use crate::tui::keymap::{ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE, UP_DOWN};
 use crate::tui::{format, theme};
 
-const LABELS: [&str; 7] = [
+const LABELS: [&str; 8] = [
     "URL           ",
     "Root prefix   ",
     "Depth limit   ",
@@ -29,6 +32,7 @@ const LABELS: [&str; 7] = [
     "Excludes      ",
     "User          ",
     "Password      ",
+    "Documents     ",
 ];
 const URL: usize = 0;
 const ROOT: usize = 1;
@@ -37,6 +41,9 @@ const MAX_PAGES: usize = 3;
 const EXCLUDES: usize = 4;
 const USER: usize = 5;
 const PASSWORD: usize = 6;
+const DOCS: usize = 7;
+/// The document name box's label.
+const NAME: &str = "Name  ";
 
 /// The add/edit form.
 #[derive(Debug, Clone)]
@@ -45,7 +52,7 @@ pub(crate) struct Form {
     id: Option<PointId>,
     /// What the form does not show (headers, run generation) is kept.
     base: PointRecord,
-    fields: [Input; 7],
+    fields: [Input; 8],
     focus: usize,
     error: Option<String>,
 }
@@ -61,6 +68,7 @@ impl Form {
             Input::new(base.excludes.join(", ")),
             opt(base.user.clone()),
             opt(base.password.clone()),
+            Input::new(base.docs.join(", ")),
         ];
         Form {
             id,
@@ -73,7 +81,7 @@ impl Form {
 
     /// A new-point form with these field values, as if typed.
     #[cfg(test)]
-    pub(crate) fn typed(values: [&str; 7]) -> Form {
+    pub(crate) fn typed(values: [&str; 8]) -> Form {
         let mut form = Form::new(None, PointRecord::default());
         for (field, value) in form.fields.iter_mut().zip(values) {
             *field = Input::new(value.to_string());
@@ -88,18 +96,24 @@ impl Form {
 
     /// The record the fields describe, or what is wrong with them (the
     /// setting's label, then the rule of `crate::points` it breaks).
-    /// `points` are the stored ones: a start URL may belong to one point only.
+    /// `points` are the stored ones: a start URL may belong to one point
+    /// only; `docs` the documents a point may join (not deleted).
     pub(crate) fn validate(
         &self,
         points: &[(PointId, PointRecord)],
+        docs: &[String],
     ) -> Result<PointRecord, String> {
-        self.record(points).map_err(|e| match e.setting() {
+        self.record(points, docs).map_err(|e| match e.setting() {
             Some(setting) => format!("{}: {e}", setting.label()),
             None => e.to_string(),
         })
     }
 
-    fn record(&self, stored: &[(PointId, PointRecord)]) -> Result<PointRecord, PointError> {
+    fn record(
+        &self,
+        stored: &[(PointId, PointRecord)],
+        docs: &[String],
+    ) -> Result<PointRecord, PointError> {
         let value = |i: usize| self.fields[i].value().trim();
         let optional = |i: usize| Some(value(i)).filter(|v| !v.is_empty());
         let url = match optional(URL) {
@@ -123,6 +137,8 @@ impl Form {
                 .filter(|p| !p.is_empty())
                 .map(str::to_string),
             active: self.id.is_none() || self.base.active,
+            // One it is in already it keeps, even deleted.
+            docs: points::parse_docs(value(DOCS), &[docs, self.base.docs.as_slice()].concat())?,
             ..self.base.clone()
         })?;
         points::unique_in(stored, self.id, &rec.url)?;
@@ -130,12 +146,33 @@ impl Form {
     }
 }
 
+/// The box that names a new document, or renames one.
+#[derive(Debug, Clone)]
+struct DocBox {
+    /// The document being renamed; None makes one.
+    old: Option<String>,
+    input: Input,
+    error: Option<String>,
+}
+
+/// A question the pane waits a yes or no for.
+#[derive(Debug, Clone, PartialEq)]
+enum Question {
+    DeletePoint(PointId),
+    DeleteDoc(String),
+}
+
 #[derive(Default)]
 pub(crate) struct PointsPane {
     points: Vec<(PointId, PointRecord)>,
+    /// The documents that are not deleted, by name.
+    docs: Vec<String>,
+    /// The document whose points are listed; None: every point.
+    doc: Option<String>,
     list: ListView,
     form: Option<Form>,
-    confirm_delete: Option<PointId>,
+    doc_box: Option<DocBox>,
+    question: Option<Question>,
     /// Every point's runs, newest first, as the last snapshot read them.
     runs: Vec<Run>,
     /// The point whose runs are shown in place of the list.
@@ -151,9 +188,26 @@ impl PointsPane {
         self.form.as_ref()
     }
 
+    /// The document whose points are listed.
+    #[cfg(test)]
+    pub(crate) fn document(&self) -> Option<&str> {
+        self.doc.as_deref()
+    }
+
     pub(crate) fn set_points(&mut self, points: Vec<(PointId, PointRecord)>) {
         self.points = points;
-        self.list.clamp(self.points.len());
+        self.list.clamp(self.shown().len());
+    }
+
+    /// The documents, not deleted: a picked one that is gone picks every
+    /// point again.
+    pub(crate) fn set_docs(&mut self, docs: Vec<String>) {
+        self.docs = docs;
+        if self.doc.as_ref().is_some_and(|d| !self.docs.contains(d)) {
+            self.doc = None;
+            self.list.reset();
+        }
+        self.list.clamp(self.shown().len());
     }
 
     pub(crate) fn set_runs(&mut self, runs: Vec<Run>) {
@@ -167,21 +221,69 @@ impl PointsPane {
         self.runs.iter().filter(move |r| Some(r.record.point) == of)
     }
 
+    /// The points listed: the picked document's, else all of them.
+    fn shown(&self) -> Vec<&(PointId, PointRecord)> {
+        self.points
+            .iter()
+            .filter(|(_, p)| self.doc.as_ref().is_none_or(|d| p.docs.contains(d)))
+            .collect()
+    }
+
     pub(crate) fn open_add(&mut self) {
-        self.confirm_delete = None;
-        self.form = Some(Form::new(None, PointRecord::default()));
+        self.question = None;
+        let base = PointRecord {
+            // A point added while a document is picked joins it.
+            docs: self.doc.iter().cloned().collect(),
+            ..PointRecord::default()
+        };
+        self.form = Some(Form::new(None, base));
     }
 
     fn selected(&self) -> Option<&(PointId, PointRecord)> {
-        self.points.get(self.list.selected())
+        self.shown().get(self.list.selected()).copied()
     }
 
-    /// Saves the form if it holds a valid point, else says what is wrong.
+    /// Picks the next (1) or previous (-1) document, round, with "every
+    /// point" before the first.
+    fn step_doc(&mut self, delta: isize) {
+        let at = self
+            .doc
+            .as_ref()
+            .and_then(|d| self.docs.iter().position(|n| n == d))
+            .map_or(0, |i| i + 1);
+        let len = self.docs.len() + 1;
+        let next = (at as isize + delta).rem_euclid(len as isize) as usize;
+        self.doc = next.checked_sub(1).map(|i| self.docs[i].clone());
+        self.list.reset();
+        self.runs_of = None;
+    }
+
+    /// Saves the open form or name box if valid, else says what is wrong.
     fn save(&mut self) -> Action {
+        if let Some(b) = &mut self.doc_box {
+            return match crate::documents::parse_name(b.input.value()) {
+                Err(e) => {
+                    b.error = Some(e.to_string());
+                    Action::Done
+                }
+                Ok(name) if b.old.as_ref() != Some(&name) && self.docs.contains(&name) => {
+                    b.error = Some(format!("a document {name:?} exists already"));
+                    Action::Done
+                }
+                Ok(name) => {
+                    let old = b.old.clone();
+                    self.doc_box = None;
+                    // The renamed or new document is the one listed.
+                    self.doc = Some(name.clone());
+                    self.list.reset();
+                    Action::SaveDoc { old, name }
+                }
+            };
+        }
         let Some(form) = &mut self.form else {
             return Action::Done;
         };
-        match form.validate(&self.points) {
+        match form.validate(&self.points, &self.docs) {
             Ok(rec) => {
                 let id = form.id;
                 self.form = None;
@@ -204,11 +306,21 @@ impl PointsPane {
         }
     }
 
-    /// The list's rows: under the heading, above the row a question takes.
+    /// The list's rows: under the documents and the heading, above the row
+    /// a question takes.
     fn rows(area: Rect) -> Rect {
         Rect {
+            y: area.y + 2.min(area.height),
+            height: area.height.saturating_sub(3),
+            ..area
+        }
+    }
+
+    /// The runs list's rows: under the heading.
+    fn run_rows(area: Rect) -> Rect {
+        Rect {
             y: area.y + 1.min(area.height),
-            height: area.height.saturating_sub(2),
+            height: area.height.saturating_sub(1),
             ..area
         }
     }
@@ -225,9 +337,44 @@ impl PointsPane {
         }
         Paragraph::new(lines).render(area, buf);
         self.runs_list
-            .render(shown.len(), true, PointsPane::rows(area), buf, |i| {
+            .render(shown.len(), true, PointsPane::run_rows(area), buf, |i| {
                 Line::raw(runs::line(shown[i]))
             });
+    }
+
+    /// The documents on one line, the picked one marked, with how many
+    /// points each groups.
+    fn docs_line(&self) -> Line<'static> {
+        let count = |d: &str| {
+            self.points
+                .iter()
+                .filter(|(_, p)| p.docs.iter().any(|n| n == d))
+                .count()
+        };
+        let style = |picked: bool| {
+            if picked {
+                theme::selected()
+            } else {
+                theme::label()
+            }
+        };
+        let mut spans = vec![
+            Span::styled("Documents ", theme::heading()),
+            Span::styled(
+                format!(" every point ({}) ", self.points.len()),
+                style(self.doc.is_none()),
+            ),
+        ];
+        for d in &self.docs {
+            spans.push(Span::styled(
+                format!(" {d} ({}) ", count(d)),
+                style(self.doc.as_ref() == Some(d)),
+            ));
+        }
+        if self.docs.is_empty() {
+            spans.push(Span::styled("  n makes one", theme::dim()));
+        }
+        Line::from(spans)
     }
 
     fn render_form(form: &Form, area: Rect, buf: &mut Buffer) {
@@ -242,24 +389,72 @@ impl PointsPane {
                 render_input(&form.fields[i], label, focused, i == PASSWORD, row, buf);
             }
         }
-        let hint_y = area.y + 1 + LABELS.len() as u16;
-        if hint_y < area.bottom() {
-            let line = match &form.error {
-                Some(e) => Line::styled(format!("✗ {e}"), theme::error()),
-                None => Line::styled(
-                    "Root defaults to the URL's origin; excludes are URL prefixes, comma-separated.",
-                    theme::dim(),
-                ),
-            };
-            line.render(
-                Rect {
-                    y: hint_y,
-                    height: 1,
-                    ..area
-                },
-                buf,
-            );
+        let hint = match &form.error {
+            Some(e) => Line::styled(format!("✗ {e}"), theme::error()),
+            None => Line::styled(
+                "Root defaults to the URL's origin; excludes (URL prefixes) and documents are comma-separated.",
+                theme::dim(),
+            ),
+        };
+        hint_row(area, LABELS.len(), hint, buf);
+    }
+
+    fn render_doc_box(b: &DocBox, area: Rect, buf: &mut Buffer) {
+        let title = match &b.old {
+            Some(old) => format!("Rename document {old}"),
+            None => "New document".to_string(),
+        };
+        Line::styled(title, theme::heading()).render(area, buf);
+        if let Some(row) = field_row(area, 0) {
+            render_input(&b.input, NAME, true, false, row, buf);
         }
+        let hint = match &b.error {
+            Some(e) => Line::styled(format!("✗ {e}"), theme::error()),
+            None => Line::styled(
+                "A document groups crawl points; its excludes (crawlscope doc add NAME --exclude) apply to each.",
+                theme::dim(),
+            ),
+        };
+        hint_row(area, 1, hint, buf);
+    }
+
+    /// One point's row: its figures first, so that a narrow pane cuts a
+    /// URL, never a number.
+    fn point_line<'a>(&self, id: PointId, p: &'a PointRecord) -> Line<'a> {
+        let limit = |v: Option<String>| v.unwrap_or_else(|| "any".into());
+        let mut spans = vec![
+            Span::styled(format!("{id:>3}  "), theme::dim()),
+            if p.active {
+                Span::styled("on   ", theme::ok())
+            } else {
+                Span::styled("off  ", theme::dim())
+            },
+            Span::styled(
+                format!(
+                    "{:>5}  {:>7}  ",
+                    limit(p.depth.map(|d| d.to_string())),
+                    limit(p.max_pages.map(format::count)),
+                ),
+                theme::label(),
+            ),
+            Span::styled(p.url.as_str(), theme::url()),
+            Span::styled(format!("  root {}", p.root), theme::label()),
+        ];
+        for (label, value) in points::extras(p) {
+            spans.push(Span::styled(format!("  {label} {value}"), theme::label()));
+        }
+        // Points saved before the metacolumns have no time to show.
+        if p.updated_at > 0 {
+            spans.push(Span::styled(
+                format!(
+                    "  changed {} by {}",
+                    format::date_time(p.updated_at, self.tz_offset),
+                    p.updated_by
+                ),
+                theme::dim(),
+            ));
+        }
+        Line::from(spans)
     }
 }
 
@@ -272,6 +467,21 @@ fn field_row(area: Rect, i: usize) -> Option<Rect> {
         width: area.width.min(72),
         ..area
     })
+}
+
+/// The hint or error line under a box's `fields` fields.
+fn hint_row(area: Rect, fields: usize, line: Line<'_>, buf: &mut Buffer) {
+    let y = area.y + 1 + fields as u16;
+    if y < area.bottom() {
+        line.render(
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+            buf,
+        );
+    }
 }
 
 const ADD: Binding<Verb> = Binding {
@@ -322,6 +532,33 @@ const SELECT: Binding<Verb> = Binding {
     footer: "",
     when: BROWSE,
 };
+const PICK_DOC: Binding<Verb> = Binding {
+    name: "←→",
+    keys: &[
+        (code(KeyCode::Left), Verb::PickDoc(-1)),
+        (code(KeyCode::Right), Verb::PickDoc(1)),
+    ],
+    footer: "document",
+    when: BROWSE,
+};
+const NEW_DOC: Binding<Verb> = Binding {
+    name: "n",
+    keys: &[(ch('n'), Verb::NewDoc)],
+    footer: "",
+    when: BROWSE,
+};
+const RENAME_DOC: Binding<Verb> = Binding {
+    name: "R",
+    keys: &[(ch('R'), Verb::RenameDoc)],
+    footer: "",
+    when: BROWSE,
+};
+const DELETE_DOC: Binding<Verb> = Binding {
+    name: "X",
+    keys: &[(ch('X'), Verb::DeleteDoc)],
+    footer: "",
+    when: BROWSE,
+};
 const NEXT_FIELD: Binding<Verb> = Binding {
     name: "Tab/↓",
     keys: &[
@@ -361,7 +598,7 @@ const CONFIRM: Binding<Verb> = Binding {
     footer: "delete",
     when: CONFIRM_ONLY,
 };
-/// Any other key keeps the point too (see `other`).
+/// Any other key keeps it too (see `other`).
 const KEEP: Binding<Verb> = Binding {
     name: "n",
     keys: &[(ch('n'), Verb::KeepPoint)],
@@ -379,6 +616,10 @@ const KEYS: Table<Verb> = Table {
         &CRAWL,
         &RUNS,
         &SELECT,
+        &PICK_DOC,
+        &NEW_DOC,
+        &RENAME_DOC,
+        &DELETE_DOC,
         &NEXT_FIELD,
         &PREV_FIELD,
         &SAVE,
@@ -393,14 +634,14 @@ const KEYS: Table<Verb> = Table {
             words: "add · edit · delete",
         },
         HelpRow {
-            rows: &[&TOGGLE, &CRAWL],
-            sep: "  ",
-            words: "enable/disable · crawl it",
+            rows: &[&TOGGLE, &CRAWL, &RUNS],
+            sep: " ",
+            words: "on/off · crawl · its runs",
         },
         HelpRow {
-            rows: &[&RUNS],
-            sep: "",
-            words: "its runs / the points",
+            rows: &[&PICK_DOC, &NEW_DOC, &RENAME_DOC, &DELETE_DOC],
+            sep: " ",
+            words: "pick/add/rename/del doc",
         },
     ],
 };
@@ -419,9 +660,9 @@ impl Pane for PointsPane {
 
     /// The form stays open when focus moves away.
     fn mode(&self) -> Mode {
-        if self.form.is_some() {
+        if self.form.is_some() || self.doc_box.is_some() {
             Mode::Form
-        } else if self.confirm_delete.is_some() {
+        } else if self.question.is_some() {
             Mode::Confirm
         } else {
             Mode::Browse
@@ -436,7 +677,7 @@ impl Pane for PointsPane {
                 self.runs_list.step(d, len);
             }
             Verb::Move(d) => {
-                self.list.step(d, self.points.len());
+                self.list.step(d, self.shown().len());
             }
             Verb::Runs => {
                 self.runs_of = match self.runs_of {
@@ -451,14 +692,28 @@ impl Pane for PointsPane {
                     self.form = Some(Form::new(Some(*id), rec.clone()));
                 }
             }
-            Verb::DeletePoint => self.confirm_delete = selected.map(|(id, _)| id),
-            Verb::ConfirmDelete => {
-                return self
-                    .confirm_delete
-                    .take()
-                    .map_or(Action::Done, Action::DeletePoint)
+            Verb::DeletePoint => self.question = selected.map(|(id, _)| Question::DeletePoint(id)),
+            Verb::PickDoc(d) => self.step_doc(d),
+            Verb::NewDoc | Verb::RenameDoc => {
+                let old = self.doc.clone().filter(|_| verb == Verb::RenameDoc);
+                if verb == Verb::RenameDoc && old.is_none() {
+                    return Action::Done;
+                }
+                self.doc_box = Some(DocBox {
+                    input: Input::new(old.clone().unwrap_or_default()),
+                    old,
+                    error: None,
+                });
             }
-            Verb::KeepPoint => self.confirm_delete = None,
+            Verb::DeleteDoc => self.question = self.doc.clone().map(Question::DeleteDoc),
+            Verb::ConfirmDelete => {
+                return match self.question.take() {
+                    Some(Question::DeletePoint(id)) => Action::DeletePoint(id),
+                    Some(Question::DeleteDoc(name)) => Action::DeleteDoc(name),
+                    None => Action::Done,
+                }
+            }
+            Verb::KeepPoint => self.question = None,
             Verb::Toggle => {
                 if let Some((id, active)) = selected {
                     return Action::SetActive(id, !active);
@@ -471,15 +726,24 @@ impl Pane for PointsPane {
             Verb::NextField => self.next_field(1),
             Verb::PrevField => self.next_field(LABELS.len() - 1),
             Verb::Save => return self.save(),
-            Verb::Cancel => self.form = None,
+            Verb::Cancel => {
+                self.form = None;
+                self.doc_box = None;
+            }
             _ => return Action::Unhandled,
         }
         Action::Done
     }
 
-    /// In the form, other keys are text for the focused field; a question
+    /// In a form, other keys are text for the focused field; a question
     /// is answered no by any other key.
     fn other(&mut self, key: &KeyEvent, _ctx: &KeyCtx) -> Action {
+        if let Some(b) = &mut self.doc_box {
+            if b.input.handle_event(&Event::Key(*key)).is_some() {
+                b.error = None;
+            }
+            return Action::Done;
+        }
         if let Some(form) = &mut self.form {
             if form.fields[form.focus]
                 .handle_event(&Event::Key(*key))
@@ -489,7 +753,7 @@ impl Pane for PointsPane {
             }
             return Action::Done;
         }
-        if self.confirm_delete.take().is_some() {
+        if self.question.take().is_some() {
             return Action::Done;
         }
         Action::Unhandled
@@ -498,6 +762,9 @@ impl Pane for PointsPane {
     /// A click in the inner `area`: a form field takes focus, a list row is
     /// selected.
     fn click(&mut self, area: Rect, at: Position) -> Action {
+        if self.doc_box.is_some() {
+            return Action::Done;
+        }
         if let Some(form) = &mut self.form {
             let row = at.y.saturating_sub(area.y + 1) as usize;
             if at.y > area.y && row < LABELS.len() {
@@ -507,14 +774,18 @@ impl Pane for PointsPane {
         }
         if self.runs_of.is_some() {
             let len = self.shown_runs().count();
-            self.runs_list.click(Self::rows(area), at.y, len);
+            self.runs_list.click(Self::run_rows(area), at.y, len);
         } else {
-            self.list.click(Self::rows(area), at.y, self.points.len());
+            let len = self.shown().len();
+            self.list.click(Self::rows(area), at.y, len);
         }
         Action::Done
     }
 
     fn cursor(&self, area: Rect) -> Option<Position> {
+        if let Some(b) = &self.doc_box {
+            return Some(input_cursor(&b.input, NAME, field_row(area, 0)?));
+        }
         let form = self.form.as_ref()?;
         let row = field_row(area, form.focus)?;
         Some(input_cursor(
@@ -525,6 +796,10 @@ impl Pane for PointsPane {
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
+        if let Some(b) = &self.doc_box {
+            PointsPane::render_doc_box(b, area, buf);
+            return;
+        }
         if let Some(form) = &self.form {
             PointsPane::render_form(form, area, buf);
             return;
@@ -533,71 +808,45 @@ impl Pane for PointsPane {
             self.render_runs(id, area, buf);
             return;
         }
-        let mut lines = vec![Line::styled(
-            format!(
-                "{:>3}  {:<3}  {}",
-                "id", "on", "start URL · root · depth · max pages"
+        let shown = self.shown();
+        let mut lines = vec![
+            self.docs_line(),
+            Line::styled(
+                format!(
+                    "{:>3}  {:<3}  {:>5}  {:>7}  {}",
+                    "id", "on", "depth", "max", "start URL · root"
+                ),
+                theme::heading(),
             ),
-            theme::heading(),
-        )];
-        if self.points.is_empty() {
-            lines.push(Line::styled(
-                "  no crawl points: press a to add one",
-                theme::dim(),
-            ));
+        ];
+        if shown.is_empty() {
+            let empty = match &self.doc {
+                Some(d) => format!("  no crawl points in {d}: add one (a), or edit one and name {d} in its documents"),
+                None => "  no crawl points: press a to add one".to_string(),
+            };
+            lines.push(Line::styled(empty, theme::dim()));
         }
         Paragraph::new(lines).render(area, buf);
         self.list
-            .render(self.points.len(), true, PointsPane::rows(area), buf, |i| {
-                let (id, p) = &self.points[i];
-                let limit = |v: Option<String>| v.unwrap_or_else(|| "any".into());
-                let mut spans = vec![
-                    Span::styled(format!("{id:>3}  "), theme::dim()),
-                    if p.active {
-                        Span::styled("on   ", theme::ok())
-                    } else {
-                        Span::styled("off  ", theme::dim())
-                    },
-                    Span::styled(p.url.as_str(), theme::url()),
-                    Span::styled(
-                        format!(
-                            "  root {}  depth {}  max {}",
-                            p.root,
-                            limit(p.depth.map(|d| d.to_string())),
-                            limit(p.max_pages.map(format::count)),
-                        ),
-                        theme::label(),
-                    ),
-                ];
-                for (label, value) in points::extras(p) {
-                    spans.push(Span::styled(format!("  {label} {value}"), theme::label()));
-                }
-                // Points saved before the metacolumns have no time to show.
-                if p.updated_at > 0 {
-                    spans.push(Span::styled(
-                        format!(
-                            "  changed {} by {}",
-                            format::date_time(p.updated_at, self.tz_offset),
-                            p.updated_by
-                        ),
-                        theme::dim(),
-                    ));
-                }
-                Line::from(spans)
+            .render(shown.len(), true, PointsPane::rows(area), buf, |i| {
+                let (id, p) = shown[i];
+                self.point_line(*id, p)
             });
-        if let Some(id) = self.confirm_delete {
-            let y = area.bottom().saturating_sub(1);
-            let line = Line::styled(
-                format!("Delete crawl point {id} and its queued URLs? y / n"),
-                theme::error(),
-            );
-            let row = Rect {
-                y,
-                height: 1,
-                ..area
-            };
-            Clear.render(row, buf);
-            line.render(row, buf);
-        }
+        let question = match &self.question {
+            Some(Question::DeletePoint(id)) => {
+                format!("Delete crawl point {id} and its queued URLs? y / n")
+            }
+            Some(Question::DeleteDoc(name)) => format!(
+                "Delete document {name}? Its points stay; its excludes stop applying. y / n"
+            ),
+            None => return,
+        };
+        let row = Rect {
+            y: area.bottom().saturating_sub(1),
+            height: 1,
+            ..area
+        };
+        Clear.render(row, buf);
+        Line::styled(question, theme::error()).render(row, buf);
     }
 }

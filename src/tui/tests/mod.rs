@@ -4,6 +4,7 @@
 //! the model asks for. Times are fixed (`Clock` values, UTC), so snapshots
 //! are stable.
 
+mod documents;
 mod external;
 mod findings;
 mod in_flight;
@@ -196,6 +197,7 @@ fn snapshot() -> Snapshot {
             ..Default::default()
         },
         points: vec![(1, point("/", true))],
+        docs: Vec::new(),
         origins: Vec::new(),
         runs: Vec::new(),
     }

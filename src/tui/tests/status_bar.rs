@@ -55,6 +55,7 @@ fn store(scale: u64) -> Snapshot {
             ..Default::default()
         },
         points: Vec::new(),
+        docs: Vec::new(),
         origins: vec![(ORIGIN.into(), busy)],
         runs: Vec::new(),
     }
