@@ -21,6 +21,8 @@ pub const PAGE_KEYWORDS: usize = 10;
 
 /// Parents `page` lists unless told otherwise.
 pub const PAGE_PARENTS: usize = 100;
+/// What every face shows for a page without a title.
+pub const UNTITLED: &str = "(untitled)";
 
 #[derive(Serialize)]
 pub struct KeywordJson {
