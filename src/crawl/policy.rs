@@ -299,6 +299,7 @@ mod tests {
             point: A,
             gen: 5,
             reason: "x".into(),
+            status: None,
         };
         let redirected = UrlState::Redirected {
             point: A,

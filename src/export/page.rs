@@ -345,12 +345,13 @@ fn text_px(text: Option<&str>, font_px: u32) -> Option<u32> {
     text.map(|t| width_px(t, font_px))
 }
 
-/// Why a URL failed or was skipped, or the status line of a 4xx/5xx page.
+/// Why a URL failed or was skipped: a 4xx/5xx's reason phrase, or what
+/// went wrong when nothing answered.
 pub fn reason(state: Option<&UrlState>, record: Option<&PageRecord>) -> Option<String> {
     state.and_then(UrlState::reason).or_else(|| {
         record
             .filter(|p| p.status >= 400)
-            .map(|p| crate::crawl::status_text(p.status))
+            .map(|p| crate::crawl::reason::phrase(p.status, None))
     })
 }
 

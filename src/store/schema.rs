@@ -16,13 +16,14 @@ use serde::{Deserialize, Serialize};
 /// statuses, regex excludes, stop words, document) and a run's resource
 /// counts; 21 adds the rendering settings of a point; 22 keeps each stem
 /// once (`stem_layout`); 23 codes a `doc_freq` spelling by its stem and
-/// keeps a byte a near-signature bin (`upgrade_23`). A store of 17 to 22
+/// keeps a byte a near-signature bin (`upgrade_23`); 25 keeps a failed
+/// URL's status and reason phrase apart (`UrlState::Failed`). A store of 17 to 22
 /// is upgraded when opened (`upgrade`); one
 /// marked with any other number is refused with both versions named.
 /// A change to any record's encoding takes a new number and an upgrade
 /// from the one before, which the committed store in
 /// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 24;
+pub const SCHEMA_VERSION: u32 = 25;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -380,10 +381,14 @@ pub enum UrlState {
         point: PointId,
         gen: u32,
     },
+    /// No usable answer (`status` None), or a 4xx/5xx one.
     Failed {
         point: PointId,
         gen: u32,
+        /// The answer's reason phrase (the server's own, else the
+        /// standard one), or the name of the failure when nothing answered.
         reason: String,
+        status: Option<u16>,
     },
     Skipped {
         point: PointId,

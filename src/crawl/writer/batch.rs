@@ -276,17 +276,17 @@ impl Applier {
                     w.put_page_render(claim.page, facts)?;
                 }
                 let status = write.record.status;
-                let state = if (200..300).contains(&status) {
-                    UrlState::Done {
+                let state = match &page.reason {
+                    None => UrlState::Done {
                         point: e.point,
                         gen: e.gen,
-                    }
-                } else {
-                    UrlState::Failed {
+                    },
+                    Some(reason) => UrlState::Failed {
                         point: e.point,
                         gen: e.gen,
-                        reason: crate::crawl::status_text(status),
-                    }
+                        reason: reason.clone(),
+                        status: Some(status),
+                    },
                 };
                 w.set_state(claim.page, &state)?;
                 return Ok((
@@ -297,6 +297,7 @@ impl Applier {
                         bytes: write.record.size,
                         elapsed: *elapsed,
                         title: write.record.title.clone(),
+                        reason: page.reason.clone(),
                         depth: e.depth,
                         render: page.render.as_deref().map(|r| r.mark()).unwrap_or_default(),
                     })),
@@ -660,6 +661,7 @@ fn fail(w: &mut Writer<'_>, claim: &Claim, reason: &str) -> Result<(), StoreErro
             point: claim.entry.point,
             gen: claim.entry.gen,
             reason: reason.to_string(),
+            status: None,
         },
     )
 }

@@ -125,7 +125,8 @@ impl LinkRow {
 /// works.
 fn checked(c: &ExternalCheck) -> (String, ratatui::style::Style) {
     match (&c.reason, c.status) {
-        (Some(reason), _) => (format!("external check: {reason}"), theme::error()),
+        (Some(reason), Some(s)) => (format!("external check: {s} {reason}"), theme::error()),
+        (Some(reason), None) => (format!("external check: {reason}"), theme::error()),
         (None, Some(s)) => (format!("external check: {s}"), theme::status(s)),
         (None, None) => ("external check: works".into(), theme::ok()),
     }
