@@ -60,7 +60,8 @@ pub struct PageJson {
     /// `UrlState::label()`; "seen" for a URL that was linked but never
     /// considered for fetching (e.g. a link on an error page).
     pub state: String,
-    /// Why the URL failed or was skipped, or the status line of a 4xx/5xx.
+    /// Why the URL failed or was skipped: a 4xx/5xx's reason phrase (the
+    /// server's own, else the standard one), or the failure's name.
     pub reason: Option<String>,
     pub redirect_to: Option<String>,
     /// The redirect's status code (301, 302, 303, 307, 308).
