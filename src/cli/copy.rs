@@ -7,12 +7,17 @@ use super::CliResult;
 use crate::store::Store;
 
 pub fn run(store: &Store, dest: &Path, compact: bool) -> CliResult {
-    let bytes = store.copy_to(dest, compact)?;
+    let copied = store.copy_to(dest, compact)?;
+    let how = match (compact, copied.compacted) {
+        (true, true) => ", compacted",
+        (true, false) => ", not compacted: a compacted copy came out larger",
+        _ => "",
+    };
     outln!(
-        "copied {} to {} ({bytes} bytes{})",
+        "copied {} to {} ({} bytes{how})",
         store.path().display(),
         dest.display(),
-        if compact { ", compacted" } else { "" }
+        copied.bytes,
     );
     Ok(())
 }

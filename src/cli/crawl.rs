@@ -187,12 +187,16 @@ async fn drive(
             ev = handle.events.recv() => match ev {
                 Some(CrawlEvent::Finished(_)) | None => break,
                 Some(CrawlEvent::Stats(s)) => progress.stats(&s),
-                Some(CrawlEvent::Fetched(f)) if f.status >= 400 => {
-                    first_failure.get_or_insert_with(|| (f.url, crawl::status_text(f.status)));
+                Some(CrawlEvent::Fetched(f)) => {
+                    if let Some(reason) = &f.reason {
+                        progress.line(&failed_line(Some(f.status), reason, &f.url));
+                        let why = format!("{} {reason}", f.status);
+                        first_failure.get_or_insert_with(|| (f.url.clone(), why));
+                    }
                 }
                 Some(CrawlEvent::Failed { url, reason, .. }) => {
-                    first_failure.get_or_insert_with(|| (url.clone(), reason.clone()));
-                    progress.line(&format!("failed {url}: {reason}"));
+                    progress.line(&failed_line(None, &reason, &url));
+                    first_failure.get_or_insert((url, reason));
                 }
                 Some(ev) => {
                     if let Some(notice) = ev.notice() {
@@ -217,6 +221,16 @@ async fn drive(
         source,
     })??;
     Ok((summary, first_failure))
+}
+
+/// The line a failed URL gets on stderr: `failed 404 Not Found URL`, or
+/// `failed - connection refused URL` when nothing answered. The URL comes
+/// last, where a reason's spaces cannot blur where it begins.
+fn failed_line(status: Option<u16>, reason: &str, url: &str) -> String {
+    match status {
+        Some(status) => format!("failed {status} {reason} {url}"),
+        None => format!("failed - {reason} {url}"),
+    }
 }
 
 /// Progress on stderr: a bar on a terminal, a line every few seconds

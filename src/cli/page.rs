@@ -50,7 +50,8 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
     }
     if let Some(check) = &p.external_check {
         let said = match (&check.reason, check.status) {
-            (Some(reason), _) => reason.clone(),
+            (Some(reason), Some(status)) => format!("{status} {reason}"),
+            (Some(reason), None) => reason.clone(),
             (None, Some(status)) => format!("works ({status})"),
             (None, None) => "works".into(),
         };

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::search_details::details;
 use super::{print_json, CliResult};
-use crate::export::page::{keyword_line, KeywordJson};
+use crate::export::page::{keyword_line, KeywordJson, UNTITLED};
 use crate::store::Store;
 use crate::time::rfc3339;
 
@@ -71,7 +71,7 @@ pub fn run(
             "{:>3}. {}  {}",
             i + 1,
             crate::search::score_text(h.score),
-            h.title.as_deref().unwrap_or("(no title)")
+            h.title.as_deref().unwrap_or(UNTITLED)
         );
         outln!("     {}", h.url);
         outln!("     {}, {} bytes", h.last_modified, h.size);

@@ -21,8 +21,8 @@ struct WordJson {
     /// What was asked (`--id`: the word as most often written).
     word: String,
     id: Option<WordId>,
-    /// Null when WORD is a stopword or not one word: nothing is indexed
-    /// under it.
+    /// Null when WORD is not one word, or a stopword no point indexes:
+    /// nothing is indexed under it.
     stem: Option<String>,
     df: u32,
     postings: Vec<PostingJson>,
@@ -37,8 +37,21 @@ pub fn run(store: &Store, word: Option<&str>, id: Option<WordId>, json: bool) ->
             (written, Some(stem), Some(id))
         }
         (Some(word), None) => {
-            let stem = Analyzer::global().stem_word(word);
-            let id = stem.as_deref().map(|s| r.word_id(s)).transpose()?.flatten();
+            let (stem, id) = match Analyzer::global().stem_word(word) {
+                Some(stem) => {
+                    let id = r.word_id(&stem)?;
+                    (Some(stem), id)
+                }
+                // A built-in stopword is indexed on the pages of a point
+                // whose own `--stopwords` list leaves it out.
+                None => match Analyzer::with_stopwords(&[]).stem_word(word) {
+                    Some(stem) => match r.word_id(&stem)? {
+                        Some(id) => (Some(stem), Some(id)),
+                        None => (None, None),
+                    },
+                    None => (None, None),
+                },
+            };
             (word.to_string(), stem, id)
         }
         // clap requires one of the two.
@@ -66,7 +79,7 @@ pub fn run(store: &Store, word: Option<&str>, id: Option<WordId>, json: bool) ->
         return print_json(&out);
     }
     let Some(stem) = &out.stem else {
-        outln!("{word:?} is a stopword or not a single word: nothing is indexed under it");
+        outln!("{word:?} is a stopword no point indexes, or not a single word: nothing is indexed under it");
         return Ok(());
     };
     outln!("word   {word}");

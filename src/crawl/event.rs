@@ -170,6 +170,8 @@ pub struct FetchedPage {
     pub bytes: u64,
     pub elapsed: Duration,
     pub title: Option<String>,
+    /// Why a 4xx/5xx failed: its reason phrase (None for a 2xx).
+    pub reason: Option<String>,
     pub depth: u32,
     /// Whether it was read from a browser's DOM (`--render`).
     pub render: crate::render::Mark,

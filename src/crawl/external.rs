@@ -6,7 +6,7 @@
 
 use url::Url;
 
-use super::fetch::{FetchError, Fetcher};
+use super::fetch::{FetchError, Fetcher, Probed};
 use super::origins::Origins;
 use super::stop::Stop;
 use crate::accept::Accept;
@@ -82,9 +82,9 @@ pub async fn check(
 ) -> Option<ExternalCheck> {
     let answer = match Url::parse(&t.url) {
         Err(e) => Err(format!("invalid URL: {e}")),
-        Ok(url) => polite(origins, stop, &url, || fetcher.probe(&url)).await?,
+        Ok(url) => polite(origins, stop, &url, || fetcher.check(&url, None, false)).await?,
     };
-    let (status, reason) = verdict(answer.as_ref().map(|s| *s), &t.accept);
+    let (status, reason) = verdict(answer.as_ref(), &t.accept);
     Some(ExternalCheck {
         point: t.point,
         gen: t.gen,
@@ -95,19 +95,18 @@ pub async fn check(
 }
 
 /// Asks `url` through its origin's gate and unreachable breaker, as a
-/// fetch is asked: `ask` once the origin lets it through, its answer (a
-/// status, maybe with more) counted in the origin's state. None when the
-/// crawl stopped while the check waited.
-pub async fn polite<T, F, Fut>(
+/// fetch is asked: `ask` once the origin lets it through, its answer
+/// counted in the origin's state. None when the crawl stopped while the
+/// check waited.
+pub async fn polite<F, Fut>(
     origins: &Origins,
     stop: &Stop,
     url: &Url,
     ask: F,
-) -> Option<Result<T, String>>
+) -> Option<Result<Probed, String>>
 where
-    T: Answered,
     F: FnOnce() -> Fut,
-    Fut: std::future::Future<Output = Result<T, FetchError>>,
+    Fut: std::future::Future<Output = Result<Probed, FetchError>>,
 {
     let origin = crate::url::origin(url);
     if let Some(why) = origins.down(&origin) {
@@ -118,7 +117,7 @@ where
     drop(slot);
     Some(match r {
         Ok(answer) => {
-            origins.answered(&origin, answer.status());
+            origins.answered(&origin, answer.status);
             Ok(answer)
         }
         Err(e) => {
@@ -128,26 +127,18 @@ where
     })
 }
 
-/// An answer with an HTTP status.
-pub trait Answered {
-    fn status(&self) -> u16;
-}
-
-impl Answered for u16 {
-    fn status(&self) -> u16 {
-        *self
-    }
-}
-
 /// A checked target's status and, when it is broken, why: no answer, or
-/// a 4xx/5xx status line.
+/// the reason phrase of a 4xx/5xx.
 pub fn verdict(
-    answer: Result<u16, &String>,
+    answer: Result<&Probed, &String>,
     accept: &[(u16, u16)],
 ) -> (Option<u16>, Option<String>) {
     match answer {
-        Ok(s) if Accept(accept).is_broken(Some(s)) => (Some(s), Some(super::status_text(s))),
-        Ok(s) => (Some(s), None),
+        Ok(p) if Accept(accept).is_broken(Some(p.status)) => (
+            Some(p.status),
+            Some(super::reason::phrase(p.status, p.reason.as_deref())),
+        ),
+        Ok(p) => (Some(p.status), None),
         Err(why) => (None, Some(why.clone())),
     }
 }

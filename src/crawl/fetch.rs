@@ -35,6 +35,8 @@ pub struct Validators {
 #[derive(Debug, Clone)]
 pub struct Response {
     pub status: u16,
+    /// The reason phrase the server sent, when not the standard one.
+    pub reason: Option<String>,
     pub content_type: Option<String>,
     pub last_modified: Option<String>,
     pub date: Option<String>,
@@ -129,17 +131,10 @@ impl Fetcher {
         &self.client
     }
 
-    /// Only the status of `url`, for a link check: HEAD, then GET (its body
-    /// read only when no size was announced) where a server refuses HEAD
-    /// (405, 501). Redirects are not followed: a 3xx answer means the link
-    /// works.
-    pub async fn probe(&self, url: &Url) -> Result<u16, FetchError> {
-        Ok(self.check(url, None, false).await?.status)
-    }
-
-    /// A resource check: HEAD, then GET where a server refuses HEAD (405,
-    /// 501) or where `body` asks for the body (a stylesheet to scan),
-    /// read up to the body limit. With the point's credentials on its own
+    /// A resource or link check: HEAD, then GET where a server refuses
+    /// HEAD (405, 501) or where `body` asks for the body (a stylesheet to
+    /// scan), read up to the body limit. Redirects are not followed: a
+    /// 3xx answer means the link works. With the point's credentials on its own
     /// origins, as pages are fetched.
     pub async fn check(
         &self,
@@ -215,6 +210,7 @@ impl Fetcher {
             .collect();
         let mut out = Response {
             status,
+            reason: super::reason::sent(&resp),
             content_type: text(header::CONTENT_TYPE),
             last_modified: text(header::LAST_MODIFIED),
             date: text(header::DATE),
@@ -265,6 +261,8 @@ async fn read_capped(
 #[derive(Debug, Clone, Default)]
 pub struct Probed {
     pub status: u16,
+    /// The reason phrase the server sent, when not the standard one.
+    pub reason: Option<String>,
     /// Content-Length, else the bytes read by a GET.
     pub size: Option<u64>,
     /// The Content-Type's essence, in lower case.
@@ -289,6 +287,7 @@ impl Probed {
             .filter(|v| !v.is_empty());
         Probed {
             status: resp.status().as_u16(),
+            reason: super::reason::sent(resp),
             size,
             mime,
             body: None,

@@ -27,6 +27,7 @@ mod parse;
 mod policy;
 mod politeness;
 mod pool;
+pub mod reason;
 mod render_gate;
 mod rescope;
 mod resources;
@@ -45,6 +46,7 @@ pub use event::{
 };
 pub use fetch::parse_header;
 pub use policy::{scope_refusal, PointRun, SITEMAP_DEPTH};
+pub use reason::status_text;
 pub use writer::{instance_dead, pid_alive, run_ended};
 
 use crate::store::StoreError;
@@ -69,16 +71,4 @@ pub enum CrawlError {
     WriterGone,
     #[error("{0}")]
     Resolve(String),
-}
-
-/// An HTTP status as people read it: `404 Not Found`, `599` when the code
-/// has no standard phrase.
-pub fn status_text(status: u16) -> String {
-    match reqwest::StatusCode::from_u16(status)
-        .ok()
-        .and_then(|s| s.canonical_reason())
-    {
-        Some(phrase) => format!("{status} {phrase}"),
-        None => status.to_string(),
-    }
 }

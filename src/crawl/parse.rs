@@ -47,6 +47,8 @@ pub struct ParsedPage {
     pub resources: Vec<crate::html::resources::Resource>,
     /// How a rendering point's page was rendered (`--render`).
     pub render: Option<Box<crate::render::PageRender>>,
+    /// Why an answer that is not 2xx failed: its reason phrase.
+    pub reason: Option<String>,
 }
 
 /// What kind of body a content type announces.
@@ -203,6 +205,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         fragments: doc.fragments,
         resources: doc.resources,
         render: None,
+        reason: (!ok).then(|| super::reason::phrase(resp.status, resp.reason.as_deref())),
     }
 }
 
@@ -330,6 +333,7 @@ mod tests {
         let url = Url::parse("http://h/a/b").unwrap();
         let resp = |link: &str| Response {
             status: 200,
+            reason: None,
             content_type: None,
             last_modified: None,
             date: None,

@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet;
 use url::Url;
 
 use super::claim::{self, Ctx};
-use super::external::{self, Answered};
+use super::external;
 use super::fetch::Probed;
 use super::msg::Outcome;
 use crate::html::css::css_urls;
@@ -103,12 +103,6 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
     Ok(out)
 }
 
-impl Answered for Probed {
-    fn status(&self) -> u16 {
-        self.status
-    }
-}
-
 /// Checks one resource; a stylesheet's `url()`s go with the answer. None
 /// when the crawl stopped while the check waited.
 pub async fn check(ctx: &Ctx, target: &Target) -> Option<Outcome> {
@@ -140,7 +134,7 @@ pub async fn check(ctx: &Ctx, target: &Target) -> Option<Outcome> {
     let probed = answer.as_ref().ok();
     let (status, reason) = match &answer {
         Ok(_) if robots => (None, None),
-        Ok(p) => external::verdict(Ok(p.status), &t.accept),
+        Ok(p) => external::verdict(Ok(p), &t.accept),
         Err(why) => external::verdict(Err(why), &t.accept),
     };
     Some(Outcome::Resource {

@@ -21,6 +21,8 @@ pub const PAGE_KEYWORDS: usize = 10;
 
 /// Parents `page` lists unless told otherwise.
 pub const PAGE_PARENTS: usize = 100;
+/// What every face shows for a page without a title.
+pub const UNTITLED: &str = "(untitled)";
 
 #[derive(Serialize)]
 pub struct KeywordJson {
@@ -58,7 +60,8 @@ pub struct PageJson {
     /// `UrlState::label()`; "seen" for a URL that was linked but never
     /// considered for fetching (e.g. a link on an error page).
     pub state: String,
-    /// Why the URL failed or was skipped, or the status line of a 4xx/5xx.
+    /// Why the URL failed or was skipped: a 4xx/5xx's reason phrase (the
+    /// server's own, else the standard one), or the failure's name.
     pub reason: Option<String>,
     pub redirect_to: Option<String>,
     /// The redirect's status code (301, 302, 303, 307, 308).
@@ -347,12 +350,13 @@ fn text_px(text: Option<&str>, font_px: u32) -> Option<u32> {
     text.map(|t| width_px(t, font_px))
 }
 
-/// Why a URL failed or was skipped, or the status line of a 4xx/5xx page.
+/// Why a URL failed or was skipped: a 4xx/5xx's reason phrase, or what
+/// went wrong when nothing answered.
 pub fn reason(state: Option<&UrlState>, record: Option<&PageRecord>) -> Option<String> {
     state.and_then(UrlState::reason).or_else(|| {
         record
             .filter(|p| p.status >= 400)
-            .map(|p| crate::crawl::status_text(p.status))
+            .map(|p| crate::crawl::reason::phrase(p.status, None))
     })
 }
 

@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use super::own_words::{form_analyzer, keywords_as_written};
-use super::page::{keyword_line, urls};
+use super::page::{keyword_line, urls, UNTITLED};
 use super::{each_page, ExportResult};
 use crate::store::prelude::*;
 use crate::store::Reader;
@@ -27,7 +27,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
         };
         let children = r.children(id)?;
         let children = urls(r, &children[..children.len().min(SPIDER_CHILDREN)])?;
-        writeln!(w, "{}", record.title.as_deref().unwrap_or("(no title)"))?;
+        writeln!(w, "{}", record.title.as_deref().unwrap_or(UNTITLED))?;
         writeln!(w, "{url}")?;
         writeln!(
             w,

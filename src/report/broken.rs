@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::accepted::Accepted;
 use super::kept_lists::Keeper;
 use super::redirects::{Hop, RedirectsInto, MAX_HOPS};
-use super::{failed_status, opt_cell, Ctx, ListKind, Result, Row};
+use super::{opt_cell, Ctx, ListKind, Result, Row};
 use crate::html::resources::Element;
 use crate::store::prelude::*;
 use crate::store::{PageId, UrlState};
@@ -82,8 +82,14 @@ impl ListKind for Broken {
         let accepted = Accepted::read(ctx.r)?;
         let mut items = Vec::new();
         for (id, state) in ctx.states()? {
-            if let UrlState::Failed { point, gen, reason } = state {
-                let status = failed_status(ctx.r, *id, reason)?;
+            if let UrlState::Failed {
+                point,
+                gen,
+                reason,
+                status,
+            } = state
+            {
+                let status = *status;
                 if !accepted.is_broken(*point, *gen, status) {
                     continue;
                 }

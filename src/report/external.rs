@@ -58,7 +58,7 @@ impl ListKind for External {
             if accepted.is_broken(check.point, check.gen, check.status) {
                 let reason = match (check.reason, check.status) {
                     (Some(reason), _) => reason,
-                    (None, Some(s)) => crate::crawl::status_text(s),
+                    (None, Some(s)) => crate::crawl::reason::phrase(s, None),
                     (None, None) => String::new(),
                 };
                 items.push(Item {

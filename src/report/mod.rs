@@ -547,21 +547,12 @@ pub fn is_ok(status: u16) -> bool {
     (200..300).contains(&status)
 }
 
-/// The HTTP status of a failed URL, when it failed by answering one (the
-/// stored record may be older than the failure: a page that answered 200
-/// once and is now refused keeps its old record).
-pub fn failed_status(r: &Reader<'_>, page: PageId, reason: &str) -> Result<Option<u16>> {
-    Ok(r.page(page)?
-        .map(|rec| rec.status)
-        .filter(|s| *s >= 400 && reason.starts_with(&s.to_string())))
-}
-
 /// Where a redirect chain or a canonical ends: the status its target
 /// answered, None when it answered none (failed, or not fetched).
 pub fn status_of(r: &Reader<'_>, page: PageId) -> Result<Option<u16>> {
     Ok(match r.url_state(page)? {
         Some(UrlState::Done { .. }) => r.page(page)?.map(|rec| rec.status),
-        Some(UrlState::Failed { reason, .. }) => failed_status(r, page, &reason)?,
+        Some(UrlState::Failed { status, .. }) => status,
         Some(UrlState::Redirected { status, .. }) => Some(status),
         _ => None,
     })

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{failed_status, Ctx, ListKind, NamedRun, Result, Scope};
+use super::{Ctx, ListKind, NamedRun, Result, Scope};
 use crate::store::{RunId, UrlState};
 
 #[derive(Debug, Serialize)]
@@ -88,12 +88,12 @@ fn external_unchecked(ctx: &Ctx<'_, '_>) -> Result<bool> {
 pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
     let mut by_status = ByStatus::default();
     let mut skipped = BTreeMap::new();
-    for (id, state) in ctx.states()? {
+    for (_, state) in ctx.states()? {
         match state {
             UrlState::Done { .. } => by_status.ok += 1,
             UrlState::Redirected { .. } => by_status.redirect += 1,
-            UrlState::Failed { reason, .. } => match failed_status(ctx.r, *id, reason)? {
-                Some(s) if s >= 500 => by_status.server_error += 1,
+            UrlState::Failed { status, .. } => match status {
+                Some(s) if *s >= 500 => by_status.server_error += 1,
                 Some(_) => by_status.client_error += 1,
                 None => by_status.failed += 1,
             },

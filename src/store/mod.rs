@@ -65,6 +65,7 @@ use heed::{Env, EnvOpenOptions, RoTxn};
 pub use bodies::compress_body;
 pub use check::{CheckRead, CHECK_STEPS};
 pub use codec::Positions;
+pub use copy::Copied;
 pub use dictionary::{Dictionaries, Kind as DictionaryKind};
 pub use documents::{DocumentRead, DocumentRecord};
 pub use external::{ExternalCheck, ExternalRead};

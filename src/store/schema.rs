@@ -376,10 +376,14 @@ pub enum UrlState {
         point: PointId,
         gen: u32,
     },
+    /// No usable answer (`status` None), or a 4xx/5xx one.
     Failed {
         point: PointId,
         gen: u32,
+        /// The answer's reason phrase (the server's own, else the
+        /// standard one), or the name of the failure when nothing answered.
         reason: String,
+        status: Option<u16>,
     },
     Skipped {
         point: PointId,

@@ -99,6 +99,34 @@ pub(crate) fn ellipsize(s: &str, max: usize) -> String {
     out
 }
 
+/// Fits `s` in `max` characters by whole words: as many as fit, then `…`
+/// when any is left out, so a reason never ends in half a word (`too
+/// many…`, never `too ma…`); only `…` when not even its first word fits.
+pub(crate) fn words(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for word in s.split_whitespace() {
+        let sep = usize::from(used > 0);
+        let len = word.chars().count();
+        // The ellipsis needs its own column.
+        if used + sep + len + 1 > max {
+            break;
+        }
+        if sep == 1 {
+            out.push(' ');
+        }
+        out.push_str(word);
+        used += sep + len;
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// A URL without its `http://` or `https://`, for columns where every
 /// character counts.
 pub(crate) fn bare_url(url: &str) -> &str {
@@ -128,6 +156,16 @@ pub(crate) fn squeeze(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_are_kept_whole_or_left_out() {
+        assert_eq!(words("redirect loop", 20), "redirect loop");
+        assert_eq!(words("redirect loop: /a → /b", 16), "redirect loop:…");
+        assert_eq!(words("Custom Broken Thing", 14), "Custom Broken…");
+        assert_eq!(words("Custom Broken Thing", 13), "Custom…");
+        assert_eq!(words("Custom Broken Thing", 6), "…");
+        assert_eq!(words("Custom Broken Thing", 0), "");
+    }
 
     #[test]
     fn counts_and_sizes_read_well() {

@@ -92,11 +92,17 @@ fn link_row(r: &Reader<'_>, page: PageId) -> Result<LinkRow, StoreError> {
     })
 }
 
-/// A URL's state with its why: `failed: connection refused`,
-/// `skipped: disallowed by robots.txt`, `redirected (301)`.
+/// A URL's state with its why: `failed: connection refused`, `failed:
+/// 599 Custom Broken Thing`, `skipped: disallowed by robots.txt`,
+/// `redirected (301)`.
 fn state_text(s: &UrlState) -> String {
     match s {
         UrlState::Redirected { status, .. } => format!("redirected ({status})"),
+        UrlState::Failed {
+            reason,
+            status: Some(status),
+            ..
+        } => format!("failed: {status} {reason}"),
         UrlState::Failed { reason, .. } => format!("failed: {reason}"),
         UrlState::Skipped { reason, .. } => format!("skipped: {}", reason.describe()),
         other => other.label(),

@@ -535,3 +535,21 @@ fn reports_list_the_first_sources_of_a_row_and_count_them_all() {
     let out = run(db.path(), &["report", "broken", "--sources", "x"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+#[test]
+fn a_page_without_a_title_is_untitled_in_every_output() {
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(Resp::html(
+            "<!DOCTYPE html><html><body><p>nameless zebra</p></body></html>",
+        )),
+    );
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    let text = |args: &[&str]| String::from_utf8_lossy(&run(db.path(), args).stdout).into_owned();
+    let search = text(&["search", "zebra"]);
+    assert!(search.contains("(untitled)"), "{search}");
+    let spider = text(&["export", "--format", "spider-result"]);
+    assert!(spider.starts_with("(untitled)\n"), "{spider}");
+}

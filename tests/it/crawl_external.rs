@@ -70,7 +70,7 @@ fn out_of_scope_links_are_checked_once_and_never_crawled() {
     assert_eq!(check(&other.url("/nohead")).status, Some(200));
     assert_eq!(
         check(&other.url("/gone")).reason.as_deref(),
-        Some("404 Not Found")
+        Some("Not Found")
     );
     assert_eq!(
         check(&dead_url).reason.as_deref(),

@@ -163,7 +163,7 @@ fn a_bare_503_is_an_error_and_a_503_with_retry_after_a_throttle() {
     // Retried twice as any 5xx is, then recorded as the error it is.
     assert_eq!(s.hits("/down"), 3);
     let p = crate::support::json_of(&db, &["page", &s.url("down"), "--json"]);
-    assert_eq!(p["reason"], "503 Service Unavailable");
+    assert_eq!(p["reason"], "Service Unavailable");
 }
 
 #[test]

@@ -70,7 +70,7 @@ fn error_statuses_and_skips_keep_their_reason() {
     assert!(out.status.success());
     let gone = page_json(&db, &s.url("gone"));
     assert_eq!(gone["status"], 404);
-    assert_eq!(gone["reason"], "404 Not Found");
+    assert_eq!(gone["reason"], "Not Found");
     let private = page_json(&db, &s.url("private"));
     assert_eq!(private["state"], "skipped:robots");
     assert_eq!(private["reason"], "disallowed by robots.txt");

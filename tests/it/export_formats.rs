@@ -126,7 +126,7 @@ fn csv_has_a_row_per_url_seen_with_the_page_findings() {
 
     let missing = &rows[&s.url("/missing")];
     assert_eq!(missing["state"], "failed");
-    assert_eq!(missing["reason"], "404 Not Found");
+    assert_eq!(missing["reason"], "Not Found");
 
     let out_of_scope = &rows["http://elsewhere.invalid/x"];
     assert_eq!(out_of_scope["state"], "skipped:out_of_scope");

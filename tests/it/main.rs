@@ -22,6 +22,7 @@ mod crawl_failures;
 mod crawl_link_credentials;
 mod crawl_page_record;
 mod crawl_politeness;
+mod crawl_reasons;
 mod crawl_recrawl;
 mod crawl_redirects;
 mod crawl_resources;

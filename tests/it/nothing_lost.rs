@@ -124,7 +124,7 @@ fn broken_lists_the_pages_linking_to_the_first_hop_of_a_redirect() {
     assert_eq!(
         broken,
         json!([{
-            "url": s.url("/gone"), "status": 404, "reason": "404 Not Found",
+            "url": s.url("/gone"), "status": 404, "reason": "Not Found",
             "sources": [
                 {"url": s.base(), "anchor": "link 2"},
                 {
@@ -161,7 +161,7 @@ fn page_shows_what_the_external_check_found() {
     let p = json_of(db.path(), &["page", &gone, "--json"]);
     assert_eq!(p["state"], "skipped:out_of_scope", "{p}");
     assert_eq!(p["external_check"]["status"], 404, "{p}");
-    assert_eq!(p["external_check"]["reason"], "404 Not Found", "{p}");
+    assert_eq!(p["external_check"]["reason"], "Not Found", "{p}");
     let home = json_of(db.path(), &["page", &s.base(), "--json"]);
     assert_eq!(home["external_check"], Value::Null, "{home}");
     let text = stdout(db.path(), &["page", &gone]);

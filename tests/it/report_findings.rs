@@ -237,7 +237,7 @@ fn broken_lists_every_failed_url_with_the_pages_linking_to_it() {
         broken,
         json!([
             {
-                "url": u("missing"), "status": 404, "reason": "404 Not Found",
+                "url": u("missing"), "status": 404, "reason": "Not Found",
                 "sources": [
                     {"url": u(""), "anchor": "Dead link"},
                     {"url": u("about"), "anchor": "Dead link again"},
@@ -464,7 +464,7 @@ fn csv_has_a_header_and_quotes_what_needs_it() {
         [
             "url,status,reason,sources,anchors".to_string(),
             format!(
-                "{},404,404 Not Found,{} {},Dead link | Dead link again",
+                "{},404,Not Found,{} {},Dead link | Dead link again",
                 site.url("missing"),
                 site.url(""),
                 site.url("about")
@@ -632,7 +632,7 @@ fn external_lists_the_broken_out_of_scope_links_checked() {
         report(db, "external"),
         json!([
             {
-                "url": gone, "status": 404, "reason": "404 Not Found",
+                "url": gone, "status": 404, "reason": "Not Found",
                 "sources": [
                     {"url": s.base(), "anchor": "Gone away"},
                     {"url": s.url("a"), "anchor": "Gone again"},

@@ -184,6 +184,16 @@ fn a_stopword_file_replaces_the_built_in_list_for_its_point() {
     assert_eq!(hits[0]["url"], own_url.as_str(), "{hits}");
     let hits = json_of(&db, &["search", "the", "--json"]);
     assert_eq!(hits, serde_json::json!([]));
+    // `word` finds a built-in stopword where a point's list indexed it,
+    // and still calls one no point indexes a stopword.
+    let word = json_of(&db, &["word", "the", "--json"]);
+    assert_eq!(word["stem"], "the", "{word}");
+    assert_eq!(word["df"], 1, "{word}");
+    assert_eq!(word["postings"][0]["url"], own_url.as_str(), "{word}");
+    let word = json_of(&db, &["word", "and", "--json"]);
+    assert_eq!(word["stem"], serde_json::Value::Null, "{word}");
+    let text = String::from_utf8_lossy(&on_store(&db, &["word", "the"]).stdout).into_owned();
+    assert!(text.contains("stem   the"), "{text}");
 
     // An unreadable file is a usage error naming it, for every command.
     let missing = dir.path().join("no-such-list.txt");

@@ -8,7 +8,7 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 use crate::support::crawl::*;
-use crate::support::{on_store, page, Reply, TestServer};
+use crate::support::{on_store, page, stderr_of, Reply, TestServer};
 use crawlscope::store::prelude::*;
 use crawlscope::store::UrlState;
 
@@ -107,6 +107,10 @@ fn a_copy_taken_mid_crawl_is_whole_and_the_crawl_goes_on() {
         assert_eq!(state(db.path(), &held).as_deref(), Some("claimed"));
         assert_eq!(state(&dest, &held).as_deref(), Some("queued"), "{name}");
         assert_copy_holds(&dest, &before);
+        assert!(
+            data_len(&dest) <= data_len(db.path()) || extra.is_none(),
+            "a compacted copy with claims released grew past its source"
+        );
     }
 
     // The crawl was never paused: it finishes the whole site.
@@ -131,6 +135,53 @@ fn a_copy_taken_mid_crawl_is_whole_and_the_crawl_goes_on() {
     assert_eq!(state(&copy, &held).as_deref(), Some("done"));
     assert_eq!(done_count(&copy), PAGES as u64 + 1);
     assert_whole(&copy);
+}
+
+/// The size of a store's data file.
+fn data_len(store: &Path) -> u64 {
+    std::fs::metadata(store.join("data.mdb")).unwrap().len()
+}
+
+/// The permission bits of `path`.
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn a_copy_keeps_the_stores_modes_and_compacting_never_grows_it() {
+    let site = TestServer::start();
+    let links: Vec<String> = (0..30).map(|i| format!("/p{i}")).collect();
+    let refs: Vec<&str> = links.iter().map(String::as_str).collect();
+    crate::support::home(&site, &refs);
+    for l in &links {
+        site.route(l, Reply::Respond(page(l, "a page of words to index", &[])));
+    }
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&site.base()]);
+    assert_eq!(mode(&db.path().join("data.mdb")), 0o600, "the store itself");
+    let out = tempfile::tempdir().unwrap();
+    for (name, extra) in [("plain", None), ("compact", Some("--compact"))] {
+        let dest = out.path().join(name);
+        let mut args = vec!["copy", dest.to_str().unwrap()];
+        args.extend(extra);
+        let copy = on_store(db.path(), &args);
+        assert!(copy.status.success(), "copy: {}", stderr_of(&copy));
+        assert_eq!(mode(&dest.join("data.mdb")), 0o600, "{name}");
+        assert_eq!(mode(&dest), mode(db.path()), "{name}: the directory");
+        let said = String::from_utf8_lossy(&copy.stdout);
+        assert!(
+            said.contains(&format!("({} bytes", data_len(&dest))),
+            "{said}"
+        );
+        assert_copy_holds(&dest, &done_urls(db.path()));
+    }
+    let compact = data_len(&out.path().join("compact"));
+    assert!(
+        compact <= data_len(db.path()),
+        "compacted {compact} > source {}",
+        data_len(db.path())
+    );
 }
 
 #[test]

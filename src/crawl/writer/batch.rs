@@ -342,7 +342,7 @@ impl Applier {
                 };
                 (event, queued)
             }
-            (Some(UrlState::Done { .. } | UrlState::Failed { .. }), Some(rec)) => {
+            (Some(fact @ (UrlState::Done { .. } | UrlState::Failed { .. })), Some(rec)) => {
                 self.mark(w, &claim, Decision::Settled)?;
                 let mut queued = 0;
                 if (200..300).contains(&rec.status) {
@@ -359,6 +359,7 @@ impl Applier {
                     bytes: rec.size,
                     elapsed: std::time::Duration::ZERO,
                     title: rec.title.clone(),
+                    reason: fact.reason(),
                     depth: e.depth,
                     render: Default::default(),
                 });
@@ -459,17 +460,17 @@ impl Applier {
                     w.put_page_render(claim.page, facts)?;
                 }
                 let status = write.record.status;
-                let state = if (200..300).contains(&status) {
-                    UrlState::Done {
+                let state = match &page.reason {
+                    None => UrlState::Done {
                         point: e.point,
                         gen: e.gen,
-                    }
-                } else {
-                    UrlState::Failed {
+                    },
+                    Some(reason) => UrlState::Failed {
                         point: e.point,
                         gen: e.gen,
-                        reason: crate::crawl::status_text(status),
-                    }
+                        reason: reason.clone(),
+                        status: Some(status),
+                    },
                 };
                 w.set_state(claim.page, &state)?;
                 self.mark(w, claim, Decision::Settled)?;
@@ -481,6 +482,7 @@ impl Applier {
                         bytes: write.record.size,
                         elapsed: *elapsed,
                         title: write.record.title.clone(),
+                        reason: page.reason.clone(),
                         depth: e.depth,
                         render: page.render.as_deref().map(|r| r.mark()).unwrap_or_default(),
                     })),
@@ -871,6 +873,7 @@ fn fail(w: &mut Writer<'_>, claim: &Claim, reason: &str) -> Result<(), StoreErro
             point: claim.entry.point,
             gen: claim.entry.gen,
             reason: reason.to_string(),
+            status: None,
         },
     )
 }

@@ -18,6 +18,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::list::ListView;
 use super::{Action, KeyCtx, Pane, Setup};
+use crate::export::page::UNTITLED;
 use crate::html::resources::Element;
 use crate::store::{ExternalCheck, PageId, PageRecord, ResourceCheck};
 use crate::tui::keymap::{ch, code, Binding, HelpRow, Table, Verb, BROWSE, UP_DOWN_PAGE};
@@ -124,7 +125,8 @@ impl LinkRow {
 /// works.
 fn checked(c: &ExternalCheck) -> (String, ratatui::style::Style) {
     match (&c.reason, c.status) {
-        (Some(reason), _) => (format!("external check: {reason}"), theme::error()),
+        (Some(reason), Some(s)) => (format!("external check: {s} {reason}"), theme::error()),
+        (Some(reason), None) => (format!("external check: {reason}"), theme::error()),
         (None, Some(s)) => (format!("external check: {s}"), theme::status(s)),
         (None, None) => ("external check: works".into(), theme::ok()),
     }
@@ -314,7 +316,7 @@ impl GraphPane {
             .record
             .as_ref()
             .and_then(|r| r.title.clone())
-            .unwrap_or_else(|| "(no title)".into());
+            .unwrap_or_else(|| UNTITLED.into());
         let mut facts = Vec::new();
         if let Some(r) = &v.record {
             facts.push(Span::styled(r.status.to_string(), theme::status(r.status)));

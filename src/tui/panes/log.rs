@@ -1,5 +1,5 @@
 //! The live page log: one line per page outcome (time, status, size, time
-//! taken, URL, title or reason) and per origin or sitemap notice (an origin
+//! taken, URL, title or reason; a reason cut by whole words when narrow) and per origin or sitemap notice (an origin
 //! unreachable or throttled, a sitemap read), coloured by kind, in a
 //! bounded ring. It
 //! follows the tail until the user scrolls; a filter box narrows it by text
@@ -137,6 +137,16 @@ impl LogLine {
         }
     }
 
+    /// Whether the text says why the URL failed or was skipped (rather
+    /// than a title, a redirect's target or a notice).
+    fn text_is_reason(&self) -> bool {
+        match self.kind {
+            Kind::Page { status, .. } => status >= 400,
+            Kind::Failed | Kind::Skipped(_) => true,
+            _ => false,
+        }
+    }
+
     fn status_code(&self) -> Option<u16> {
         match self.kind {
             Kind::Page { status, .. } | Kind::Redirected { status } => Some(status),
@@ -182,13 +192,21 @@ pub(crate) fn store_line(
     target: Option<String>,
 ) -> Option<LogLine> {
     let (kind, text) = match (state, record) {
-        (UrlState::Done { .. } | UrlState::Failed { .. }, Some(r)) => (
+        (UrlState::Done { .. }, Some(r)) => (
             Kind::Page {
                 status: r.status,
                 bytes: r.size,
                 ms: None,
             },
             r.title.clone().unwrap_or_default(),
+        ),
+        (UrlState::Failed { reason, .. }, Some(r)) => (
+            Kind::Page {
+                status: r.status,
+                bytes: r.size,
+                ms: None,
+            },
+            reason.clone(),
         ),
         (UrlState::Failed { reason, .. }, None) => (Kind::Failed, reason.clone()),
         (UrlState::Skipped { reason, .. }, _) => {
@@ -267,7 +285,10 @@ impl LogPane {
                 },
                 f.page,
                 &f.url,
-                crate::render::facts::log_text(f.render, f.title.as_deref()),
+                match &f.reason {
+                    Some(reason) => reason.clone(),
+                    None => crate::render::facts::log_text(f.render, f.title.as_deref()),
+                },
             ),
             CrawlEvent::NotModified { page, url } => (Kind::NotModified, *page, url, String::new()),
             CrawlEvent::Unchanged { page, url } => (
@@ -505,10 +526,27 @@ impl LogPane {
         ));
         spans.push(Span::styled(format!("{size:>7} {ms:>6} "), theme::dim()));
         let rest = (width as usize).saturating_sub(used);
-        // A title or reason keeps at least a third of the room.
+        let reason = l.text_is_reason();
         let text_w = match l.text.chars().count() {
             0 => 0,
+            // A reason is why the row is there: it keeps half the room, and
+            // its first word whole however narrow the pane.
+            n if reason => {
+                let first = l
+                    .text
+                    .split_whitespace()
+                    .next()
+                    .map_or(0, |w| w.chars().count());
+                (n + 2).min((rest / 2).max(first + 3)).min(rest)
+            }
+            // A title keeps at least a third.
             n => (n + 2).min(rest / 3),
+        };
+        // Cut by whole words, a reason may leave some of its room to the URL.
+        let text_w = if reason && text_w > 2 {
+            format::words(&l.text, text_w - 2).chars().count() + 2
+        } else {
+            text_w
         };
         let url = format::squeeze(format::bare_url(&l.url), rest - text_w);
         // The text gets what the URL left; a cut one ends in an ellipsis.
@@ -516,10 +554,12 @@ impl LogPane {
         spans.push(Span::styled(url, theme::url()));
         if !l.text.is_empty() {
             spans.push(Span::raw("  "));
-            spans.push(Span::styled(
-                format::ellipsize(&l.text, text_room),
-                text_style,
-            ));
+            let text = if reason {
+                format::words(&l.text, text_room)
+            } else {
+                format::ellipsize(&l.text, text_room)
+            };
+            spans.push(Span::styled(text, text_style));
         }
         Line::from(spans)
     }

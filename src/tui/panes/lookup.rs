@@ -16,6 +16,7 @@ use tui_input::Input;
 
 use super::list::ListView;
 use super::{input_cursor, render_input, Action, KeyCtx, Pane, Setup};
+use crate::export::page::UNTITLED;
 use crate::search::{self, Hit, Results};
 use crate::store::PageId;
 use crate::tui::keymap::{
@@ -462,10 +463,7 @@ impl Pane for LookupPane {
                     format!("{}  ", crate::search::score_text(h.score)),
                     theme::label(),
                 ),
-                Span::styled(
-                    h.title.clone().unwrap_or_else(|| "(untitled)".into()),
-                    theme::value(),
-                ),
+                Span::styled(h.title.as_deref().unwrap_or(UNTITLED), theme::value()),
                 Span::raw("  "),
                 Span::styled(h.url.as_str(), theme::url()),
             ])

@@ -10,6 +10,7 @@ mod findings;
 mod in_flight;
 mod keys;
 mod labels_filter;
+mod log_reasons;
 mod loopback;
 mod near;
 mod real_crawl;
@@ -161,6 +162,7 @@ fn fetched(page: u32, path: &str, status: u16, title: &str, depth: u32) -> Crawl
         bytes: 1000 + u64::from(page) * 731,
         elapsed: Duration::from_millis(12 + u64::from(page) * 3),
         title: Some(title.to_string()),
+        reason: (status >= 400).then(|| crate::crawl::reason::phrase(status, None)),
         depth,
         render: Default::default(),
     })
@@ -1164,6 +1166,7 @@ fn the_graph_says_why_and_leads_on_from_a_redirect() {
                     point: 1,
                     gen: 1,
                     reason: "connection refused".into(),
+                    status: None,
                 },
             )?;
             Ok((old, new, dead))

@@ -113,7 +113,7 @@ async fn graph_rows_and_a_resource_view(
         result: Ok(gone),
     });
     let shown = graph_shown(&h);
-    assert!(shown.contains("resource 404 · 404 Not Found"), "{shown}");
+    assert!(shown.contains("resource 404 · Not Found"), "{shown}");
     assert!(shown.contains("Parents (1)"), "{shown}");
     assert!(
         shown

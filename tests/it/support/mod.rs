@@ -101,6 +101,9 @@ pub enum Reply {
 #[derive(Debug, Clone)]
 pub struct Resp {
     pub status: u16,
+    /// The status line's reason phrase; None: the standard one (none at
+    /// all for a code without one).
+    pub reason: Option<String>,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
 }
@@ -117,6 +120,7 @@ impl Resp {
     pub fn bytes(content_type: &str, body: Vec<u8>) -> Resp {
         Resp {
             status: 200,
+            reason: None,
             headers: vec![("Content-Type".into(), content_type.into())],
             body,
         }
@@ -128,6 +132,7 @@ impl Resp {
         if no_body(code) {
             return Resp {
                 status: code,
+                reason: None,
                 headers: Vec::new(),
                 body: Vec::new(),
             };
@@ -137,9 +142,18 @@ impl Resp {
         r
     }
 
+    /// A bare status with the server's own reason phrase on its status
+    /// line (`599 Custom Broken Thing`).
+    pub fn status_phrase(code: u16, phrase: &str) -> Resp {
+        let mut r = Resp::status(code);
+        r.reason = Some(phrase.to_string());
+        r
+    }
+
     pub fn redirect(code: u16, location: &str) -> Resp {
         Resp {
             status: code,
+            reason: None,
             headers: vec![("Location".into(), location.into())],
             body: Vec::new(),
         }
@@ -485,6 +499,7 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<State>) {
                 let resp = Resp::text("not found\n");
                 let resp = Resp {
                     status: 404,
+                    reason: None,
                     ..resp
                 };
                 send(&mut stream, &resp, head_only, keep_alive).await
@@ -612,7 +627,8 @@ async fn send(stream: &mut TcpStream, resp: &Resp, head_only: bool, keep_alive: 
 
 /// HEAD answers get the same head as GET, Content-Length included.
 fn encode_head(resp: &Resp, keep_alive: bool) -> Vec<u8> {
-    let mut out = format!("HTTP/1.1 {} {}\r\n", resp.status, reason(resp.status));
+    let phrase = resp.reason.as_deref().unwrap_or(reason(resp.status));
+    let mut out = format!("HTTP/1.1 {} {phrase}\r\n", resp.status);
     for (k, v) in &resp.headers {
         out.push_str(k);
         out.push_str(": ");
@@ -784,6 +800,7 @@ fn reason(code: u16) -> &'static str {
         405 => "Method Not Allowed",
         408 => "Request Timeout",
         410 => "Gone",
+        418 => "I'm a teapot",
         429 => "Too Many Requests",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
@@ -791,7 +808,7 @@ fn reason(code: u16) -> &'static str {
         503 => "Service Unavailable",
         504 => "Gateway Timeout",
         505 => "HTTP Version Not Supported",
-        _ => "Status",
+        _ => "",
     }
 }
 
