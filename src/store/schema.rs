@@ -16,13 +16,15 @@ use serde::{Deserialize, Serialize};
 /// statuses, regex excludes, stop words, document) and a run's resource
 /// counts; 21 adds the rendering settings of a point; 22 keeps each stem
 /// once (`stem_layout`); 23 codes a `doc_freq` spelling by its stem and
-/// keeps a byte a near-signature bin (`upgrade_23`). A store of 17 to 22
+/// keeps a byte a near-signature bin (`upgrade_23`); 25 keeps a run's
+/// running time (`RunRecord::running_ms`) and a crawler's requests in
+/// flight (`InstanceRecord::in_flight`). A store of 17 to 22
 /// is upgraded when opened (`upgrade`); one
 /// marked with any other number is refused with both versions named.
 /// A change to any record's encoding takes a new number and an upgrade
 /// from the one before, which the committed store in
 /// `tests/fixtures/store-v17` holds a build to.
-pub const SCHEMA_VERSION: u32 = 24;
+pub const SCHEMA_VERSION: u32 = 25;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -632,6 +634,8 @@ impl OriginRecord {
 pub struct InstanceRecord {
     pub pid: u32,
     pub heartbeat_ms: i64,
+    /// Its page requests on the wire at that heartbeat, for `stats`.
+    pub in_flight: u32,
 }
 
 /// A robots.txt as fetched (body capped), cached per origin.
@@ -668,6 +672,13 @@ pub struct RunRecord {
     pub crawlers: Vec<InstanceId>,
     pub flags: RunFlags,
     pub counts: RunCounts,
+    /// Milliseconds the run ran, pauses excluded: each crawler adds its
+    /// running time as it goes, and two crawlers at once count once.
+    pub running_ms: u64,
+    /// Unix milliseconds up to which `running_ms` counts: time before
+    /// it, which another crawler of the run already counted, is not
+    /// added again.
+    pub ran_to_ms: i64,
 }
 
 impl RunRecord {

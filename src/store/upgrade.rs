@@ -178,6 +178,8 @@ fn runs_to_20(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
             crawlers,
             flags,
             counts,
+            running_ms: 0,
+            ran_to_ms: 0,
         };
         Ok(Some(codec::encode(&rec)?))
     })
@@ -243,6 +245,8 @@ fn from_17(txn: &mut RwTxn<'_>, dbs: &Dbs) -> Result<()> {
             crawlers: Vec::new(),
             flags,
             counts: counts.remove(&(point, gen)).unwrap_or_default(),
+            running_ms: 0,
+            ran_to_ms: 0,
         };
         dbs.runs.put(txn, &u32_key(id), &codec::encode(&rec)?)?;
         id += 1;
