@@ -22,6 +22,8 @@ pub(crate) struct RunJson {
     started_at: Option<String>,
     ended_at: Option<String>,
     ended: &'static str,
+    /// Seconds the run ran, pauses excluded.
+    running_s: f64,
     /// Finished with its point's own scope and limits.
     complete: bool,
     flags: RunFlags,
@@ -60,6 +62,7 @@ impl RunJson {
             started_at: run.record.started_at.map(rfc3339),
             ended_at: run.record.ended_at.map(rfc3339),
             ended: run.ended.as_str(),
+            running_s: run.record.running_ms as f64 / 1000.0,
             complete: run.record.complete(run.ended),
             fetched: c.fetched,
             not_modified: c.not_modified,

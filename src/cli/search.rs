@@ -61,8 +61,11 @@ pub fn run(
     if hits.is_empty() {
         match (results.note, results.total) {
             (Some(note), _) => outln!("{note}"),
-            (None, 0) => outln!("no page matches {query:?}"),
-            (None, n) => outln!("{n} pages match {query:?} (none listed: --limit {limit})"),
+            (None, 0) => outln!("no page matches {}", quoted(query)),
+            (None, n) => outln!(
+                "{n} pages match {} (none listed: --limit {limit})",
+                quoted(query)
+            ),
         }
         return Ok(());
     }
@@ -98,4 +101,21 @@ fn print_links(kind: &str, shown: &[String], total: usize) -> CliResult {
         outln!("     ... {} more {kind} links", total - shown.len());
     }
     Ok(())
+}
+
+/// The query as typed, between quotes it does not hold: a phrase query
+/// (`"doctor shutter"`) reads `'"doctor shutter"'`, not with its quotes
+/// escaped. Control characters show as spaces.
+fn quoted(query: &str) -> String {
+    let q: String = query
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if !q.contains('"') {
+        format!("\"{q}\"")
+    } else if !q.contains('\'') {
+        format!("'{q}'")
+    } else {
+        q
+    }
 }

@@ -15,6 +15,10 @@ struct StatsJson {
     fetched: u64,
     failed: u64,
     queued: u64,
+    /// Claimed by a live crawler, not on the wire.
+    claimed: u64,
+    /// Page requests on the wire, at the crawlers' last heartbeats.
+    in_flight: u64,
     words: u64,
     links: u64,
     store_bytes: u64,
@@ -45,11 +49,14 @@ pub fn run(store: &Store, json: bool) -> CliResult {
         .map(|(n, b)| (n.to_string(), b))
         .collect();
     tables.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let work = crate::crawl::work_at_hand(&r)?;
     let s = StatsJson {
         pages: r.page_count()?,
         fetched: counted.done,
         failed: counted.failed,
-        queued: r.frontier_len()?,
+        queued: work.queued,
+        claimed: work.claimed,
+        in_flight: work.in_flight,
         words: counted.words,
         links: counted.links,
         store_bytes: store.disk_size(),
@@ -70,6 +77,8 @@ pub fn run(store: &Store, json: bool) -> CliResult {
     outln!("fetched      {}", s.fetched);
     outln!("failed       {}", s.failed);
     outln!("queued       {}", s.queued);
+    outln!("claimed      {}", s.claimed);
+    outln!("in flight    {}", s.in_flight);
     outln!("skipped      {}", s.skipped);
     outln!("urls seen    {}", s.urls);
     outln!("words        {}", s.words);

@@ -8,7 +8,7 @@
 //! sitemaps.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -49,10 +49,12 @@ pub(super) struct Ctx {
     pub events: UnboundedSender<CrawlEvent>,
     pub parsers: ParsePool,
     pub stop: Stop,
+    /// The console's pause: requests wait it out at their origin's slot.
+    pub pause: Arc<super::pause::Pause>,
     /// Credentials links of this run carried for their own origin.
     pub link_auth: LinkAuth,
-    /// Page requests on the wire now: what faces show as "in flight".
-    pub on_wire: AtomicU64,
+    /// What the crawl counted, and the page requests on the wire now.
+    pub counters: Arc<super::writer::Counters>,
     /// The analyzers of points with stopwords of their own.
     pub analyzers: PointAnalyzers,
     /// The points that render pages in a browser, and the browser.
@@ -296,7 +298,7 @@ struct OnWire<'a> {
 
 impl<'a> OnWire<'a> {
     fn new(ctx: &'a Ctx, claim: &Claim) -> Self {
-        ctx.on_wire.fetch_add(1, Ordering::Relaxed);
+        ctx.counters.on_wire.fetch_add(1, Ordering::Relaxed);
         let _ = ctx.events.send(CrawlEvent::Started {
             page: claim.page,
             url: claim.url.clone(),
@@ -310,7 +312,7 @@ impl<'a> OnWire<'a> {
 
 impl Drop for OnWire<'_> {
     fn drop(&mut self) {
-        self.ctx.on_wire.fetch_sub(1, Ordering::Relaxed);
+        self.ctx.counters.on_wire.fetch_sub(1, Ordering::Relaxed);
         let _ = self
             .ctx
             .events

@@ -7,7 +7,7 @@
 //! through events; it knows nothing of them.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,7 @@ use super::fetch::Fetcher;
 use super::link_auth::LinkAuth;
 use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
+use super::pause::Pause;
 use super::pool::ParsePool;
 use super::resources;
 use super::robots::RobotsCache;
@@ -63,12 +64,14 @@ pub fn start(
     let (ev_tx, ev_rx) = unbounded_channel();
     let (cmd_tx, cmd_rx) = unbounded_channel();
     let counters = Arc::new(Counters::default());
+    let pause = Arc::new(Pause::default());
     let (writer, initially_queued) = WriterThread::start(
         store.clone(),
         &points,
         &cfg,
         ev_tx.clone(),
         counters.clone(),
+        pause.clone(),
     )?;
     if initially_queued > 0 {
         let _ = ev_tx.send(CrawlEvent::Queued {
@@ -105,7 +108,7 @@ pub fn start(
     let ctx = Arc::new(Ctx {
         fetcher: Fetcher::new(&cfg, &resolves).map_err(CrawlError::Client)?,
         robots: RobotsCache::default(),
-        origins: Origins::new(cfg.per_host, cfg.delay),
+        origins: Origins::new(cfg.per_host, cfg.delay, pause.clone()),
         sitemaps,
         agent: cfg.robots_agent().to_ascii_lowercase().into(),
         creds: RwLock::new(creds),
@@ -117,17 +120,16 @@ pub fn start(
         writer: w_tx,
         events: ev_tx,
         stop: Stop::default(),
+        pause,
         link_auth: LinkAuth::default(),
-        on_wire: AtomicU64::new(0),
+        counters: counters.clone(),
         analyzers,
         store,
         cfg,
         render,
     });
     let done = tokio::spawn(async move {
-        let result = Dispatcher::new(ctx.clone(), points, counters.clone(), cmd_rx)
-            .run()
-            .await;
+        let result = Dispatcher::new(ctx.clone(), points, cmd_rx).run().await;
         let events = ctx.events.clone();
         // Dropping the last sender ends the writer once it has committed.
         drop(ctx);
@@ -155,7 +157,6 @@ struct Dispatcher {
     max_pages: HashMap<PointId, u64>,
     ok: HashMap<PointId, u64>,
     in_flight_per_point: HashMap<PointId, u64>,
-    counters: Arc<Counters>,
     commands: UnboundedReceiver<CrawlCommand>,
     buffer: VecDeque<Claim>,
     /// How many claims at the buffer's front wait for their origin's pause.
@@ -164,16 +165,10 @@ struct Dispatcher {
     paused: bool,
     stopping: bool,
     next_claim: Instant,
-    clock: ActiveClock,
 }
 
 impl Dispatcher {
-    fn new(
-        ctx: Arc<Ctx>,
-        points: Vec<PointId>,
-        counters: Arc<Counters>,
-        commands: UnboundedReceiver<CrawlCommand>,
-    ) -> Self {
+    fn new(ctx: Arc<Ctx>, points: Vec<PointId>, commands: UnboundedReceiver<CrawlCommand>) -> Self {
         let mut max_pages = HashMap::new();
         if let Ok(r) = ctx.store.read() {
             for &id in &points {
@@ -190,7 +185,6 @@ impl Dispatcher {
             max_pages,
             ok: HashMap::new(),
             in_flight_per_point: HashMap::new(),
-            counters,
             commands,
             buffer: VecDeque::new(),
             held_for_pause: 0,
@@ -198,7 +192,6 @@ impl Dispatcher {
             paused: false,
             stopping: false,
             next_claim: Instant::now(),
-            clock: ActiveClock::default(),
         }
     }
 
@@ -341,7 +334,7 @@ impl Dispatcher {
             let _ = self.ctx.writer.send(Outcome::Requeue(rest).into());
         }
         self.stats();
-        Ok(self.clock.elapsed())
+        Ok(self.ctx.pause.running())
     }
 
     fn dispatch(&mut self) {
@@ -470,12 +463,12 @@ impl Dispatcher {
         match cmd {
             CrawlCommand::Pause => {
                 self.paused = true;
-                self.clock.pause();
+                self.ctx.pause.hold();
                 let _ = self.ctx.events.send(CrawlEvent::Paused);
             }
             CrawlCommand::Resume => {
                 self.paused = false;
-                self.clock.resume();
+                self.ctx.pause.release();
                 let _ = self.ctx.events.send(CrawlEvent::Resumed);
             }
             CrawlCommand::Stop => self.stop(),
@@ -511,15 +504,16 @@ impl Dispatcher {
         self.ctx.stop.raise();
     }
 
+    /// The crawl's figures, read together: the writer counts a commit's
+    /// outcomes, the claims they settle and the queue it left under the
+    /// same guard, so what is queued, claimed, on the wire and fetched
+    /// add up.
     fn stats(&self) {
-        let c = &self.counters;
+        let c = &self.ctx.counters;
+        let _together = c.read_together();
         let skipped_by = c.skips();
-        let queued = self
-            .ctx
-            .store
-            .read()
-            .and_then(|r| r.frontier_len())
-            .unwrap_or(0);
+        let queued = c.queued.load(Ordering::Relaxed);
+        let in_flight = c.on_wire.load(Ordering::Relaxed);
         let _ = self.ctx.events.send(CrawlEvent::Stats(CrawlStats {
             fetched: c.fetched.load(Ordering::Relaxed),
             not_modified: c.not_modified.load(Ordering::Relaxed),
@@ -528,67 +522,13 @@ impl Dispatcher {
             skipped: skipped_by.total(),
             skipped_by,
             queued,
-            in_flight: self.ctx.on_wire.load(Ordering::Relaxed),
+            claimed: c.held.load(Ordering::Relaxed).saturating_sub(in_flight),
+            in_flight,
             throttled: c.throttled.load(Ordering::Relaxed),
-            elapsed: self.clock.elapsed(),
+            elapsed: self.ctx.pause.running(),
             store_bytes: self.ctx.store.disk_size(),
             rendered: c.rendered.load(Ordering::Relaxed),
             render_failed: c.render_failed.load(Ordering::Relaxed),
         }));
-    }
-}
-
-/// The time a crawl spent working: a pause stops it, so the elapsed time
-/// and the rate a face shows stand still while paused.
-struct ActiveClock {
-    started: Instant,
-    paused_at: Option<Instant>,
-    paused_for: Duration,
-}
-
-impl Default for ActiveClock {
-    fn default() -> Self {
-        ActiveClock {
-            started: Instant::now(),
-            paused_at: None,
-            paused_for: Duration::ZERO,
-        }
-    }
-}
-
-impl ActiveClock {
-    fn pause(&mut self) {
-        self.paused_at.get_or_insert_with(Instant::now);
-    }
-
-    fn resume(&mut self) {
-        if let Some(at) = self.paused_at.take() {
-            self.paused_for += at.elapsed();
-        }
-    }
-
-    fn elapsed(&self) -> Duration {
-        let pausing = self.paused_at.map_or(Duration::ZERO, |at| at.elapsed());
-        self.started
-            .elapsed()
-            .saturating_sub(self.paused_for + pausing)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_paused_crawl_clock_stands_still() {
-        let mut clock = ActiveClock::default();
-        clock.pause();
-        let before = clock.elapsed();
-        std::thread::sleep(Duration::from_millis(100));
-        // A running clock would have moved by the whole sleep.
-        assert!(clock.elapsed().saturating_sub(before) < Duration::from_millis(25));
-        clock.resume();
-        std::thread::sleep(Duration::from_millis(30));
-        assert!(clock.elapsed() >= before + Duration::from_millis(30));
     }
 }

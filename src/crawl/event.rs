@@ -187,9 +187,14 @@ pub struct CrawlStats {
     /// Every skip; `skipped_by` splits it by reason.
     pub skipped: u64,
     pub skipped_by: SkipCounts,
+    /// The frontier's length as of the last commit.
     pub queued: u64,
-    /// Requests on the wire now (robots.txt and sitemaps included): never
-    /// above `--concurrency`, nor `--per-host` for one origin.
+    /// URLs this crawl claimed and has not settled, not on the wire now:
+    /// waiting for their origin's turn, the pause, a retry, or parsed and
+    /// not yet committed.
+    pub claimed: u64,
+    /// Page requests on the wire now: never above `--concurrency`, nor
+    /// `--per-host` for one origin.
     pub in_flight: u64,
     /// 429/503 answers waited out.
     pub throttled: u64,

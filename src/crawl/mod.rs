@@ -24,6 +24,7 @@ mod msg;
 mod once;
 mod origins;
 mod parse;
+mod pause;
 mod policy;
 mod politeness;
 mod pool;
@@ -47,7 +48,7 @@ pub use event::{
 pub use fetch::parse_header;
 pub use policy::{scope_refusal, PointRun, SITEMAP_DEPTH};
 pub use reason::status_text;
-pub use writer::{instance_dead, pid_alive, run_ended};
+pub use writer::{instance_dead, pid_alive, run_ended, work_at_hand, WorkAtHand};
 
 use crate::store::StoreError;
 

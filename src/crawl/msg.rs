@@ -102,6 +102,27 @@ pub enum Outcome {
     },
 }
 
+impl Outcome {
+    /// How many of this crawler's claims the outcome settles once
+    /// committed.
+    pub fn claims_settled(&self) -> u64 {
+        match self {
+            Outcome::Fetched { .. }
+            | Outcome::NotModified { .. }
+            | Outcome::Unchanged { .. }
+            | Outcome::Failed { .. }
+            | Outcome::Redirect { .. }
+            | Outcome::Skipped { .. } => 1,
+            Outcome::Requeue(claims) => claims.len() as u64,
+            Outcome::Robots { .. }
+            | Outcome::Exchanged { .. }
+            | Outcome::Sitemap { .. }
+            | Outcome::External { .. }
+            | Outcome::Resource { .. } => 0,
+        }
+    }
+}
+
 /// A question for the writer: it ends the batch being gathered, and its
 /// answer goes out once the batch has committed.
 pub enum Request {

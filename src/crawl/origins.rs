@@ -4,6 +4,8 @@
 //! once as `host unreachable` for the rest of the run, to be tried again by
 //! the next run, instead of each waiting out its own timeouts and
 //! retries), and it has its politeness [`Gate`] (slots, gap, pause).
+//! Every request of the crawl takes its slot here, so the crawl's own
+//! [`Pause`] (the console's `p`) holds here too.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,6 +14,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::fetch::FetchError;
+use super::pause::Pause;
 use super::politeness::{Gate, Slot};
 
 /// Consecutive connection failures that take an origin down.
@@ -39,14 +42,16 @@ pub struct Origins {
     per_host: usize,
     delay: Duration,
     map: Mutex<HashMap<String, Origin>>,
+    pause: Arc<Pause>,
 }
 
 impl Origins {
-    pub fn new(per_host: usize, delay: Duration) -> Origins {
+    pub fn new(per_host: usize, delay: Duration, pause: Arc<Pause>) -> Origins {
         Origins {
             per_host,
             delay,
             map: Mutex::new(HashMap::new()),
+            pause,
         }
     }
 
@@ -83,12 +88,21 @@ impl Origins {
         }
     }
 
-    /// Waits for a slot on `origin`, the end of any pause and the gap (the
-    /// larger of `--delay-ms` and robots' Crawl-delay).
+    /// Waits for a slot on `origin`, the end of any pause (the site's and
+    /// the crawl's) and the gap (the larger of `--delay-ms` and robots'
+    /// Crawl-delay).
     pub async fn acquire(&self, origin: &str, crawl_delay: Option<Duration>) -> Slot {
         let gate = self.with(origin, |o| o.gate.clone());
-        gate.acquire(self.delay.max(crawl_delay.unwrap_or_default()))
-            .await
+        let gap = self.delay.max(crawl_delay.unwrap_or_default());
+        loop {
+            self.pause.released().await;
+            let slot = gate.acquire(gap).await;
+            // Paused while this request waited for its slot or its gap:
+            // it must not start now, though its turn came.
+            if !self.pause.held() {
+                return slot;
+            }
+        }
     }
 
     /// An answer that was not a throttle: the origin is reachable, and,
@@ -144,7 +158,7 @@ mod tests {
     }
 
     fn origins() -> Origins {
-        Origins::new(8, Duration::ZERO)
+        Origins::new(8, Duration::ZERO, Arc::default())
     }
 
     #[test]
@@ -183,7 +197,7 @@ mod tests {
 
     #[tokio::test]
     async fn only_good_answers_grow_a_throttled_origin_back() {
-        let o = Origins::new(2, Duration::ZERO);
+        let o = Origins::new(2, Duration::ZERO, Arc::default());
         o.throttled("http://a", Duration::ZERO);
         for _ in 0..crate::crawl::politeness::GROW_AFTER * 2 {
             o.answered("http://a", 503);
@@ -211,5 +225,16 @@ mod tests {
         drop(o.acquire("http://c", hour).await);
         assert!(o.acquire("http://c", hour).now_or_never().is_none());
         assert!(o.acquire("http://d", hour).now_or_never().is_some());
+    }
+
+    #[tokio::test]
+    async fn the_crawl_s_pause_holds_every_origin_until_released() {
+        let pause = Arc::new(Pause::default());
+        let o = Origins::new(8, Duration::ZERO, pause.clone());
+        pause.hold();
+        assert!(o.acquire("http://a", None).now_or_never().is_none());
+        assert!(o.acquire("http://b", None).now_or_never().is_none());
+        pause.release();
+        assert!(o.acquire("http://a", None).now_or_never().is_some());
     }
 }

@@ -629,6 +629,8 @@ impl OriginRecord {
 pub struct InstanceRecord {
     pub pid: u32,
     pub heartbeat_ms: i64,
+    /// Its page requests on the wire at that heartbeat, for `stats`.
+    pub in_flight: u32,
 }
 
 /// A robots.txt as fetched (body capped), cached per origin.
@@ -665,6 +667,13 @@ pub struct RunRecord {
     pub crawlers: Vec<InstanceId>,
     pub flags: RunFlags,
     pub counts: RunCounts,
+    /// Milliseconds the run ran, pauses excluded: each crawler adds its
+    /// running time as it goes, and two crawlers at once count once.
+    pub running_ms: u64,
+    /// Unix milliseconds up to which `running_ms` counts: time before
+    /// it, which another crawler of the run already counted, is not
+    /// added again.
+    pub ran_to_ms: i64,
 }
 
 impl RunRecord {

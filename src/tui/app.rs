@@ -153,6 +153,7 @@ impl App {
             Msg::Engine(events) => self.on_engine(events),
             Msg::CrawlStarted => {
                 self.panes.status.started();
+                self.sync_work();
                 None
             }
             Msg::CrawlEnded(result) => {
@@ -168,15 +169,16 @@ impl App {
                     _ => {}
                 }
                 self.panes.queue.clear_in_flight();
+                self.sync_work();
                 self.panes.findings.crawl_ended();
                 self.refresh_at = self.now;
                 None
             }
             Msg::Snapshot(s) => {
-                self.panes.queue.set_frontier(s.frontier, s.frontier_len);
-                self.panes
-                    .status
-                    .set_store(s.store_bytes, s.frontier_len, s.totals);
+                self.panes.queue.set_frontier(s.frontier);
+                self.panes.status.set_store(s.store_bytes, s.work, s.totals);
+                self.panes.log.set_store_totals(s.totals);
+                self.sync_work();
                 self.panes.status.set_origins(s.origins);
                 self.panes.points.set_points(s.points);
                 self.panes.points.set_docs(s.docs);
@@ -309,7 +311,17 @@ impl App {
                 }
             }
         }
+        self.sync_work();
         cmd
+    }
+
+    /// The status bar and the Queue pane show the same work at hand: the
+    /// requests on the wire the Queue pane lists, and the rest from the
+    /// same snapshot.
+    fn sync_work(&mut self) {
+        let on_wire = self.panes.queue.in_flight() as u64;
+        self.panes.status.set_on_wire(on_wire);
+        self.panes.queue.set_work(self.panes.status.work());
     }
 
     fn set_focus(&mut self, p: PaneId) {

@@ -47,18 +47,28 @@ impl Field {
 const GAP: usize = 2;
 
 /// `lead` and then the fields, as spans that fit in `width` with no number
-/// cut: every field at full length when they all fit, else each in its
-/// short form, the last ones dropped whole until the rest fit.
+/// cut: every field at full length when they all fit; else the last ones
+/// in their short form, one more at a time from the end, so the first
+/// figures keep their full numbers as long as there is room; when even
+/// all short forms are too wide, the last fields are dropped whole.
 pub(crate) fn fit<'a>(lead: Vec<Span<'a>>, fields: &'a [Field], width: u16) -> Vec<Span<'a>> {
     let width = (width as usize).saturating_sub(Line::from(lead.clone()).width());
-    let total = |short: bool, n: usize| -> usize {
-        let gaps: usize = fields[..n].iter().map(|f| f.width(short) + GAP).sum();
+    // The first `n` fields, those from `short_from` on in their short form.
+    let total = |short_from: usize, n: usize| -> usize {
+        let gaps: usize = fields[..n]
+            .iter()
+            .enumerate()
+            .map(|(i, f)| f.width(i >= short_from) + GAP)
+            .sum();
         gaps.saturating_sub(GAP)
     };
-    let short = total(false, fields.len()) > width;
     let mut n = fields.len();
-    while n > 0 && total(short, n) > width {
+    while n > 0 && total(0, n) > width {
         n -= 1;
+    }
+    let mut short_from = n;
+    while short_from > 0 && total(short_from, n) > width {
+        short_from -= 1;
     }
     let mut spans = lead;
     for (i, f) in fields[..n].iter().enumerate() {
@@ -68,7 +78,45 @@ pub(crate) fn fit<'a>(lead: Vec<Span<'a>>, fields: &'a [Field], width: u16) -> V
         if !f.label.is_empty() {
             spans.push(Span::styled(format!("{} ", f.label), theme::label()));
         }
-        spans.push(Span::styled(f.value(short).to_string(), theme::value()));
+        spans.push(Span::styled(
+            f.value(i >= short_from).to_string(),
+            theme::value(),
+        ));
     }
     spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(fields: &[Field], width: u16) -> String {
+        Line::from(fit(Vec::new(), fields, width)).to_string()
+    }
+
+    #[test]
+    fn the_first_figures_keep_their_full_numbers_while_there_is_room() {
+        let fields = [
+            Field::new("fetched", format::count(22_800), format::compact(22_800)),
+            Field::new(
+                "queue",
+                format::count(1_234_567),
+                format::compact(1_234_567),
+            ),
+            Field::new("busiest", "a long origin figure".into(), "short".into()),
+        ];
+        let full = "fetched 22,800  queue 1,234,567  busiest a long origin figure";
+        assert_eq!(shown(&fields, 80), full);
+        assert_eq!(
+            shown(&fields, 50),
+            "fetched 22,800  queue 1,234,567  busiest short"
+        );
+        assert_eq!(
+            shown(&fields, 41),
+            "fetched 22,800  queue 1.2M  busiest short"
+        );
+        assert_eq!(shown(&fields, 38), "fetched 22k  queue 1.2M  busiest short");
+        assert_eq!(shown(&fields, 30), "fetched 22,800  queue 1.2M");
+        assert_eq!(shown(&fields, 20), "fetched 22,800");
+    }
 }

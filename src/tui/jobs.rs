@@ -36,7 +36,7 @@ pub(crate) fn snapshot(store: &Store) -> Result<Snapshot, StoreError> {
     }
     Ok(Snapshot {
         frontier,
-        frontier_len: r.frontier_len()?,
+        work: crate::crawl::work_at_hand(&r)?,
         store_bytes: store.disk_size(),
         totals: r.state_counts()?,
         points: r

@@ -37,7 +37,8 @@ impl Clock {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Snapshot {
     pub frontier: Vec<QueueRow>,
-    pub frontier_len: u64,
+    /// What is queued, claimed and on the wire, from the same read.
+    pub work: crate::crawl::WorkAtHand,
     pub store_bytes: u64,
     /// Every URL of the store by state: the totals beside this run's counts.
     pub totals: StateCounts,

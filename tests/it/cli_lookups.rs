@@ -354,6 +354,12 @@ fn search_tells_the_true_count_whatever_the_limit() {
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("{n} pages match \"harbor\" (none listed: --limit 0)")
     );
+    // A phrase is echoed as typed, its quotes not escaped.
+    let out = run(&db, &["search", "\"zebra quokka\""]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "no page matches '\"zebra quokka\"'"
+    );
     let out = run(&db, &["search", "harbor", "--limit", "2"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(

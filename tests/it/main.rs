@@ -21,6 +21,7 @@ mod crawl_external;
 mod crawl_failures;
 mod crawl_link_credentials;
 mod crawl_page_record;
+mod crawl_pause;
 mod crawl_politeness;
 mod crawl_reasons;
 mod crawl_recrawl;

@@ -1,9 +1,14 @@
 //! The counts of a run, kept by the writer from the events it commits
 //! (so the counts and the log always agree, reason by reason): this
 //! crawler's, read by the dispatcher's stats tick and the summary, and
-//! each run's, added to its record in the store.
+//! each run's, added to its record in the store. Beside them, the work
+//! at hand: the queue's length as of the last commit, the claims this
+//! crawler holds (claimed, not yet settled by a commit) and its page
+//! requests on the wire, which the stats tick reads together with the
+//! counts, so what is shown adds up.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::crawl::event::{CrawlEvent, SkipCounts, Summary};
@@ -29,9 +34,32 @@ pub struct Counters {
     pub resources_broken: AtomicU64,
     pub rendered: AtomicU64,
     pub render_failed: AtomicU64,
+    /// The frontier's length in the last committed transaction.
+    pub queued: AtomicU64,
+    /// Claims committed to this crawler and not yet settled by a commit
+    /// (fetched, failed, skipped, redirected or given back), those on
+    /// the wire included.
+    pub held: AtomicU64,
+    /// Page requests on the wire now: what faces show as "in flight".
+    pub on_wire: AtomicU64,
+    /// Held by the writer while it counts a commit, and by the stats tick
+    /// while it reads: a reader never sees half a commit's figures.
+    together: Mutex<()>,
 }
 
 impl Counters {
+    /// Holds back the writer's counting of its next commit while the
+    /// figures are read.
+    pub fn read_together(&self) -> MutexGuard<'_, ()> {
+        self.together.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Counts a commit: `count` runs while no reader can look.
+    pub(super) fn commit(&self, count: impl FnOnce(&Counters)) {
+        let _together = self.read_together();
+        count(self);
+    }
+
     pub fn skips(&self) -> SkipCounts {
         SkipCounts {
             robots: self.skipped_robots.load(Ordering::Relaxed),

@@ -3,7 +3,8 @@
 //! gathers them into batches, applies each in one transaction (one fsync,
 //! many pages; see [`batch`]), and only then announces the outcomes as
 //! events and answers the request. It also keeps this crawler's heartbeat
-//! and stops, whole, before the disk fills.
+//! (with it, the running time of its runs) and stops, whole, before the
+//! disk fills.
 
 mod batch;
 mod counters;
@@ -11,6 +12,7 @@ mod fragments;
 mod liveness;
 mod runs;
 
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,16 +20,17 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 use self::batch::{pages_in_id_order, Answer, Applied, Applier, Batch, Done};
-use self::runs::{begin_run, end_runs, Overrides};
+use self::runs::{add_running, begin_run, end_runs, Overrides};
 use super::event::CrawlEvent;
 use super::msg::{Outcome, Request, Settle, WriterMsg};
+use super::pause::Pause;
 use super::policy::Runs;
 use super::CrawlConfig;
 use crate::store::prelude::*;
 use crate::store::{PointId, Store, StoreError};
 
 pub use self::counters::Counters;
-pub use self::liveness::{instance_dead, pid_alive};
+pub use self::liveness::{instance_dead, pid_alive, work_at_hand, WorkAtHand};
 pub use self::runs::run_ended;
 
 const MAX_BATCH: usize = 1024;
@@ -42,6 +45,10 @@ pub struct WriterThread {
     applier: Applier,
     events: UnboundedSender<CrawlEvent>,
     counters: Arc<Counters>,
+    /// The crawl's running clock, and how much of it the runs' records
+    /// hold: each heartbeat adds the rest.
+    pause: Arc<Pause>,
+    ran_counted: Duration,
     last_heartbeat: Instant,
     /// Whether the last transaction committed indexed pages; see
     /// [`WriterThread::space_out`].
@@ -57,6 +64,7 @@ impl WriterThread {
         cfg: &CrawlConfig,
         events: UnboundedSender<CrawlEvent>,
         counters: Arc<Counters>,
+        pause: Arc<Pause>,
     ) -> Result<(WriterThread, u64), StoreError> {
         let pid = std::process::id();
         if cfg.parts_off.off(crate::crawl::Part::Pairs) {
@@ -71,7 +79,7 @@ impl WriterThread {
                 w.unregister_instance(id)?;
             }
             w.recover_claims(|by| instance_dead(&instances, by))?;
-            let instance = w.register_instance(liveness::heartbeat(pid))?;
+            let instance = w.register_instance(liveness::heartbeat(pid, 0))?;
             let overrides = Overrides {
                 depth: cfg.depth,
                 max_pages: cfg.max_pages,
@@ -88,9 +96,11 @@ impl WriterThread {
                 skipped.extend(rescoped.skipped);
                 runs.insert(id, run);
             }
-            Ok((instance, runs, (queued, skipped), overrides))
+            let frontier_len = w.frontier_len()?;
+            Ok((instance, runs, (queued, skipped, frontier_len), overrides))
         })?;
-        let (queued, skipped) = queued;
+        let (queued, skipped, frontier_len) = queued;
+        counters.queued.store(frontier_len, Ordering::Relaxed);
         // Told once committed, and counted like every skip.
         for e in skipped {
             counters.count(&e);
@@ -103,6 +113,8 @@ impl WriterThread {
                 applier: Applier::new(instance, runs, overrides, cfg.parts_off),
                 events,
                 counters,
+                ran_counted: pause.running(),
+                pause,
                 last_heartbeat: Instant::now(),
                 indexed_last: false,
             },
@@ -120,7 +132,9 @@ impl WriterThread {
         let result = self.serve(&rx, batch_interval);
         let instance = self.applier.instance;
         let runs = &self.applier.runs;
+        let ran = self.pause.running().saturating_sub(self.ran_counted);
         let unregister = self.store.update(|w| {
+            add_running(w, runs, ran)?;
             end_runs(w, runs, instance)?;
             w.unregister_instance(instance)
         });
@@ -206,9 +220,10 @@ impl WriterThread {
             // A store that cannot commit this fails the batch's own commit
             // next, which answers everyone waiting on it.
             let (instance, pid) = (self.applier.instance, self.pid);
+            let on_wire = self.counters.on_wire.load(Ordering::Relaxed);
             if self
                 .store
-                .update(|w| liveness::beat(w, instance, pid))
+                .update(|w| liveness::beat(w, instance, pid, on_wire))
                 .is_ok()
             {
                 self.last_heartbeat = Instant::now();
@@ -221,14 +236,19 @@ impl WriterThread {
         pages_in_id_order(&mut batch.outcomes);
         let indexes = self.space_out(&batch);
         let heartbeat = self.last_heartbeat.elapsed() >= HEARTBEAT;
+        let running = self.pause.running();
+        let ran = running.saturating_sub(self.ran_counted);
         let mut applied = Applied::default();
         let (instance, pid) = (self.applier.instance, self.pid);
+        let on_wire = self.counters.on_wire.load(Ordering::Relaxed);
         let applier = &mut self.applier;
         let result = self.store.update(|w| {
             if heartbeat {
-                liveness::beat(w, instance, pid)?;
+                liveness::beat(w, instance, pid, on_wire)?;
+                add_running(w, &applier.runs, ran)?;
             }
-            applier.apply(w, &batch, &mut applied)
+            applier.apply(w, &batch, &mut applied)?;
+            w.frontier_len()
         });
         if let (Err(e), Some(i)) = (&result, applied.failed_at) {
             if let Some(Outcome::Fetched { claim, .. }) =
@@ -245,37 +265,53 @@ impl WriterThread {
                 return self.apply(batch);
             }
         }
-        if let Err(e) = result {
-            // Everyone waiting on this batch learns the one real cause.
-            let e = Arc::new(e);
-            if let Some(r) = batch.request {
-                refuse(r, StoreError::Batch(e.clone()));
+        let frontier_len = match result {
+            Ok(len) => len,
+            Err(e) => {
+                // Everyone waiting on this batch learns the one real cause.
+                let e = Arc::new(e);
+                if let Some(r) = batch.request {
+                    refuse(r, StoreError::Batch(e.clone()));
+                }
+                return Err(Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch));
             }
-            return Err(Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch));
-        }
+        };
         if heartbeat {
             self.last_heartbeat = Instant::now();
+            self.ran_counted = running;
         }
         self.indexed_last = indexes;
+        let claimed = match &applied.answer {
+            Some(Answer::Claimed(claims)) => claims.len() as u64,
+            _ => 0,
+        };
+        let settled: u64 = batch.outcomes.iter().map(Outcome::claims_settled).sum();
+        let skipped = self.applier.take_skipped().map(Done::Event);
+        let events = &self.events;
+        self.counters.commit(|c| {
+            c.queued.store(frontier_len, Ordering::Relaxed);
+            let held = c.held.load(Ordering::Relaxed) + claimed;
+            c.held
+                .store(held.saturating_sub(settled), Ordering::Relaxed);
+            let mut queued = 0;
+            for o in applied.done.into_iter().chain(skipped) {
+                match o {
+                    Done::Event(e) => {
+                        // Counted from the committed events alone, so the
+                        // counts and the log always agree, reason by reason.
+                        c.count(&e);
+                        let _ = events.send(e);
+                    }
+                    Done::Queued(n) => queued += n,
+                    Done::Nothing => {}
+                }
+            }
+            if queued > 0 {
+                let _ = events.send(CrawlEvent::Queued { count: queued });
+            }
+        });
         if let Some(r) = batch.request {
             answer(r, applied.answer, &mut self.applier.runs);
-        }
-        let mut queued = 0;
-        let skipped = self.applier.take_skipped().map(Done::Event);
-        for o in applied.done.into_iter().chain(skipped) {
-            match o {
-                Done::Event(e) => {
-                    // Counted from the committed events alone, so the
-                    // counts and the log always agree, reason by reason.
-                    self.counters.count(&e);
-                    let _ = self.events.send(e);
-                }
-                Done::Queued(n) => queued += n,
-                Done::Nothing => {}
-            }
-        }
-        if queued > 0 {
-            let _ = self.events.send(CrawlEvent::Queued { count: queued });
         }
         Ok(())
     }

@@ -1,12 +1,14 @@
 //! A run's record through its life: begun (or joined, by a second
 //! crawler of the point while its queue is not empty) when a crawler
-//! starts on a point, its counts added by every batch, and ended when
+//! starts on a point, its counts added by every batch, its running time
+//! by every heartbeat ([`add_running`]), and ended when
 //! its last crawler leaves: `finished` when nothing is left queued,
 //! `stopped` when something is. A run whose crawlers all died stays
 //! `running` in its record and reads as interrupted ([`run_ended`]); the
 //! next crawl of its point marks it so when it starts a new one.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use url::Url;
 
@@ -20,7 +22,7 @@ use crate::store::{
     FrontierEntry, InstanceId, InstanceRecord, PointId, PointRecord, RunCounts, RunEnd, RunFlags,
     RunRecord, StoreError, UrlState, Writer,
 };
-use crate::time::unix_now;
+use crate::time::{unix_now, unix_now_ms};
 
 /// The limits a crawl's command line puts over its points' own.
 #[derive(Debug, Clone, Copy, Default)]
@@ -99,6 +101,8 @@ fn new_run(point: PointId, rec: &PointRecord, me: InstanceId, o: Overrides) -> R
         crawlers: vec![me],
         flags: run_flags(rec, o),
         counts: RunCounts::default(),
+        running_ms: 0,
+        ran_to_ms: unix_now_ms(),
     }
 }
 
@@ -112,6 +116,32 @@ fn run_flags(rec: &PointRecord, o: Overrides) -> RunFlags {
         max_pages_override: o.max_pages.is_some(),
         ..own
     }
+}
+
+/// Adds to each run of `runs` the `ran` this crawler ran (pauses
+/// excluded) since it last added, as a stretch ending now; the part of
+/// it another crawler of the run already counted, or from before a run
+/// added since began, is not added again.
+pub(super) fn add_running(
+    w: &mut Writer<'_>,
+    runs: &Runs,
+    ran: Duration,
+) -> Result<(), StoreError> {
+    let now = unix_now_ms();
+    let ran = i64::try_from(ran.as_millis()).unwrap_or(i64::MAX);
+    for point_run in runs.values() {
+        let Some(mut run) = w.run(point_run.run)? else {
+            continue;
+        };
+        let new = ran.min(now - run.ran_to_ms);
+        if new <= 0 {
+            continue;
+        }
+        run.running_ms += new.unsigned_abs();
+        run.ran_to_ms = now;
+        w.put_run(point_run.run, &run)?;
+    }
+    Ok(())
 }
 
 /// Queues a point's start URL for its new run.

@@ -375,6 +375,7 @@ fn frontier_is_breadth_first_and_claims_are_exclusive() {
             w.register_instance(InstanceRecord {
                 pid: 1,
                 heartbeat_ms: 0,
+                in_flight: 0,
             })
         })
         .unwrap();
@@ -603,6 +604,8 @@ fn add_runs(w: &mut Writer<'_>, point: PointId, gens: std::ops::RangeInclusive<u
             crawlers: Vec::new(),
             flags: RunFlags::default(),
             counts: RunCounts::default(),
+            running_ms: 0,
+            ran_to_ms: 0,
         })?;
     }
     Ok(())

@@ -301,6 +301,7 @@ fn url_states_queued_claimed_and_done_in_batches_fill_their_leaves() {
             w.register_instance(InstanceRecord {
                 pid: 1,
                 heartbeat_ms: 0,
+                in_flight: 0,
             })
         })
         .unwrap();

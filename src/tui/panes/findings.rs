@@ -15,6 +15,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::list::ListView;
 use super::{Action, KeyCtx, Pane, Setup};
+use crate::tui::fields::{fit, Field};
 use crate::tui::findings_jobs::{Counts, ExternalChecked, FindingRow, Listed};
 use crate::tui::keymap::{self, ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE};
 use crate::tui::{format, theme};
@@ -293,7 +294,9 @@ impl Pane for FindingsPane {
 }
 
 impl FindingsPane {
-    /// A line a kind, no heading: at 80×24 every kind fits.
+    /// A line a kind, no heading: at 80×24 every kind fits. The counts
+    /// line up after the longest name, and are never cut: one too wide
+    /// for the room left is shortened (`22k`).
     fn render_kinds(&self, area: Rect, buf: &mut Buffer) {
         let counts = match &self.counts {
             None => return Line::styled("counting…", theme::dim()).render(area, buf),
@@ -301,6 +304,8 @@ impl FindingsPane {
             Some(Ok(c)) => c,
         };
         let width = area.width as usize;
+        let name_w = counts.kinds.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+        let room = width.saturating_sub(name_w + 1);
         self.list.render(counts.kinds.len(), true, area, buf, |i| {
             let (kind, n) = counts.kinds[i];
             let unchecked = match counts.external {
@@ -310,17 +315,15 @@ impl FindingsPane {
                 ExternalChecked::No => Some(NOT_CHECKED),
             };
             let (count, style) = if let Some(why) = unchecked {
-                (format!("— {why}"), theme::dim())
+                (format::ellipsize(&format!("— {why}"), room), theme::dim())
             } else if n == 0 {
                 ("0".to_string(), theme::ok())
             } else {
-                (format::count(n as u64), theme::error())
+                (whole_count(n as u64, room), theme::error())
             };
             Line::from(vec![
-                // A name longer than the column ("near-duplicates") still
-                // gets its space.
-                Span::styled(format!("{kind:<13} "), theme::label()),
-                Span::styled(format::ellipsize(&count, width.saturating_sub(14)), style),
+                Span::styled(format!("{kind:<name_w$} "), theme::label()),
+                Span::styled(count, style),
             ])
         });
     }
@@ -338,12 +341,19 @@ impl FindingsPane {
             }
             Some(Ok(l)) => l,
         };
-        let shown = if listed.rows.len() < listed.total {
-            format!("{} of {}", listed.rows.len(), listed.total)
+        let (rows_n, total) = (listed.rows.len() as u64, listed.total as u64);
+        let shown = if rows_n < total {
+            Field::new(
+                "",
+                format!("{} of {}", format::count(rows_n), format::count(total)),
+                format!("{} of {}", format::compact(rows_n), format::compact(total)),
+            )
         } else {
-            listed.total.to_string()
+            Field::new("", format::count(total), format::compact(total))
         };
-        let mut lines = vec![head(format!("{}: {shown} (Esc: back)", listed.kind))];
+        let fields = [shown, Field::new("", "(Esc: back)".into(), "(Esc)".into())];
+        let lead = vec![Span::styled(format!("{}: ", listed.kind), theme::heading())];
+        let mut lines = vec![Line::from(fit(lead, &fields, area.width))];
         if listed.rows.is_empty() {
             lines.push(Line::styled("none", theme::ok()));
         }
@@ -368,5 +378,16 @@ impl FindingsPane {
                 Span::styled(format::ellipsize(&row.issue, issue_w), theme::value()),
             ])
         });
+    }
+}
+
+/// `n` in full when it fits in `room` columns, else shortened: a count is
+/// never cut.
+fn whole_count(n: u64, room: usize) -> String {
+    let full = format::count(n);
+    if full.chars().count() <= room {
+        full
+    } else {
+        format::compact(n)
     }
 }

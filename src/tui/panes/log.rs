@@ -5,6 +5,7 @@
 //! follows the tail until the user scrolls; a filter box narrows it by text
 //! (reason phrases included: `not found`), status (`404`, `4xx`) or any
 //! status-bar label (`errors`, `out of scope`: exactly the rows it counts).
+//! Before this session logs anything it says what the store holds.
 
 use std::collections::VecDeque;
 
@@ -19,7 +20,7 @@ use tui_input::Input;
 
 use super::{input_cursor, list, render_input, Action, KeyCtx, Pane, Setup};
 use crate::crawl::{CrawlEvent, NoticeKind};
-use crate::store::{PageId, PageRecord, SkipReason, UrlState};
+use crate::store::{PageId, PageRecord, SkipReason, StateCounts, UrlState};
 use crate::tui::keymap::{ch, code, Binding, HelpRow, Mode, Table, Verb, BROWSE, EDIT, UP_DOWN};
 use crate::tui::labels::Label;
 use crate::tui::{format, theme};
@@ -242,6 +243,8 @@ pub(crate) struct LogPane {
     /// The seq of the top line shown while scrolled.
     top: u64,
     tz_offset: i64,
+    /// The store's URLs by state, for the word before any line.
+    store_totals: StateCounts,
 }
 
 impl LogPane {
@@ -382,6 +385,36 @@ impl LogPane {
     }
 
     /// The store's answer to filter `seq`: every URL of the crawl it keeps.
+    /// The store's URLs by state, from the last snapshot.
+    pub(crate) fn set_store_totals(&mut self, totals: StateCounts) {
+        self.store_totals = totals;
+    }
+
+    /// What an empty log says: what the store holds and how to see it,
+    /// or, for an empty store, how to fill it.
+    fn idle_text(&self) -> String {
+        let t = &self.store_totals;
+        let held = [
+            (t.done, "done"),
+            (t.failed, "errors"),
+            (t.skipped, "skipped"),
+            (t.redirected, "redirected"),
+            (t.queued + t.claimed, "queued"),
+        ];
+        if held.iter().all(|&(n, _)| n == 0) {
+            return "no pages yet: start a crawl (c) or add a crawl point (a)".into();
+        }
+        let figures: Vec<String> = held
+            .iter()
+            .filter(|&&(n, _)| n > 0)
+            .map(|&(n, what)| format!("{} {what}", format::count(n)))
+            .collect();
+        format!(
+            "the store holds {}: filter done, errors or skipped to list them",
+            figures.join(" · ")
+        )
+    }
+
     pub(crate) fn set_store_view(&mut self, seq: u64, lines: Vec<LogLine>) {
         if seq != self.filter_seq {
             return;
@@ -675,6 +708,7 @@ impl Pane for LogPane {
             selected: None,
             top: 0,
             tz_offset: setup.tz_offset,
+            store_totals: StateCounts::default(),
         }
     }
 
@@ -798,9 +832,9 @@ impl Pane for LogPane {
         let rows = list.height as usize;
         if self.view_len() == 0 {
             let msg = if self.matches.is_some() {
-                "no line matches the filter"
+                "no line matches the filter".into()
             } else {
-                "no pages yet: start a crawl (c) or add a crawl point (a)"
+                self.idle_text()
             };
             Line::styled(msg, theme::dim()).render(list, buf);
             return;

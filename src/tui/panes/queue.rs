@@ -1,7 +1,8 @@
-//! The crawl queue: requests on the wire (from `Started` until `Answered`,
-//! never the wait for a politeness slot) with their running time, and the
-//! next URLs of the frontier as the last store snapshot saw them, with
-//! depth and crawl point.
+//! The crawl queue: what is queued, claimed and in flight (the status
+//! bar's figures, from the same snapshot), the requests on the wire (from
+//! `Started` until `Answered`, never the wait for a politeness slot) with
+//! their running time, and the next URLs of the frontier as the last store
+//! snapshot saw them, with depth and crawl point.
 
 use std::time::Instant;
 
@@ -11,9 +12,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::list::ListView;
+use super::status::work_fields;
 use super::{Action, KeyCtx, Pane, Setup};
-use crate::crawl::{CrawlEvent, FetchedPage};
+use crate::crawl::{CrawlEvent, FetchedPage, WorkAtHand};
 use crate::store::{PageId, PointId};
+use crate::tui::fields::fit;
 use crate::tui::keymap::{HelpRow, Table, Verb, OPEN, SELECT};
 use crate::tui::{format, theme};
 
@@ -35,7 +38,7 @@ struct InFlight {
 
 pub(crate) struct QueuePane {
     frontier: Vec<QueueRow>,
-    frontier_len: u64,
+    work: WorkAtHand,
     in_flight: Vec<InFlight>,
     list: ListView,
     now: Instant,
@@ -50,10 +53,14 @@ impl QueuePane {
         self.in_flight.len()
     }
 
-    pub(crate) fn set_frontier(&mut self, rows: Vec<QueueRow>, len: u64) {
+    pub(crate) fn set_frontier(&mut self, rows: Vec<QueueRow>) {
         self.frontier = rows;
-        self.frontier_len = len;
         self.list.clamp(self.frontier.len());
+    }
+
+    /// The status bar's queued, claimed and in flight.
+    pub(crate) fn set_work(&mut self, work: WorkAtHand) {
+        self.work = work;
     }
 
     /// The engine ended: nothing is in flight any more.
@@ -85,22 +92,25 @@ impl QueuePane {
         }
     }
 
-    /// Rows of the in-flight part and of the frontier part of `area`.
-    fn split(&self, area: Rect) -> (Rect, Rect) {
+    /// The figures' row, and the rows of the in-flight part and of the
+    /// frontier part of `area`.
+    fn split(&self, area: Rect) -> (Rect, Rect, Rect) {
         let wanted = if self.in_flight.is_empty() {
             0
         } else {
             self.in_flight.len() as u16 + 1
         };
-        let flight_h = wanted.min(area.height / 2);
+        let [figures, rest] =
+            Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
+        let flight_h = wanted.min(rest.height / 2);
         let [a, b] =
-            Layout::vertical([Constraint::Length(flight_h), Constraint::Fill(1)]).areas(area);
-        (a, b)
+            Layout::vertical([Constraint::Length(flight_h), Constraint::Fill(1)]).areas(rest);
+        (figures, a, b)
     }
 
     /// The frontier's rows, under its heading.
     fn rows(&self, area: Rect) -> Rect {
-        let (_, list) = self.split(area);
+        let (_, _, list) = self.split(area);
         Rect {
             y: list.y + 1.min(list.height),
             height: list.height.saturating_sub(1),
@@ -122,7 +132,7 @@ impl Pane for QueuePane {
     fn new(setup: &Setup) -> Self {
         QueuePane {
             frontier: Vec::new(),
-            frontier_len: 0,
+            work: WorkAtHand::default(),
             in_flight: Vec::new(),
             list: ListView::default(),
             now: setup.now,
@@ -155,7 +165,9 @@ impl Pane for QueuePane {
     }
 
     fn draw(&self, area: Rect, buf: &mut Buffer) {
-        let (flight, list) = self.split(area);
+        let (figures, flight, list) = self.split(area);
+        let fields = work_fields(self.work);
+        Line::from(fit(Vec::new(), &fields, figures.width)).render(figures, buf);
         if flight.height > 0 {
             let mut lines = vec![Line::styled(
                 format!("In flight ({})", self.in_flight.len()),
@@ -175,7 +187,7 @@ impl Pane for QueuePane {
             Paragraph::new(lines).render(flight, buf);
         }
         let mut lines = vec![Line::styled(
-            format!("Next in frontier ({})", format::count(self.frontier_len)),
+            format!("Next in frontier ({})", format::count(self.work.queued)),
             theme::heading(),
         )];
         if self.frontier.is_empty() {

@@ -3,8 +3,12 @@
 //! paused at their own request (429/503 Retry-After), and the busiest
 //! origin's figures (requests, failures, throttles, p50/p90). Counters
 //! follow the page events between the engine's periodic stats, which then
-//! overwrite them (they are the engine's own count). Each figure sits
-//! under a [`Label`] and rows fit the width without cutting a number.
+//! overwrite them (they are the engine's own count). What waits and what
+//! is under way ([`WorkAtHand`]: queued, claimed, in flight) comes from
+//! one snapshot: the engine's stats while a crawl runs, with the requests
+//! on the wire as the Queue pane lists them; the store's otherwise. Each
+//! figure sits under a [`Label`] and rows fit the width without cutting a
+//! number.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -16,7 +20,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Sparkline, Widget};
 
 use super::{Action, KeyCtx, Pane, Setup};
-use crate::crawl::{CrawlEvent, CrawlStats, SkipCounts, Summary};
+use crate::crawl::{CrawlEvent, CrawlStats, SkipCounts, Summary, WorkAtHand};
 use crate::store::{OriginFigures, SkipReason, StateCounts};
 use crate::tui::fields::{fit, Field};
 use crate::tui::format;
@@ -71,6 +75,8 @@ pub(crate) struct StatusPane {
     classes: Classes,
     /// The second row shows `classes` instead (`b` toggles).
     breakdown: bool,
+    /// Requests on the wire as their events tell, while a crawl runs.
+    on_wire: u64,
 }
 
 /// Answers by status class; `no_answer` are failures without a response
@@ -108,6 +114,7 @@ impl Default for StatusPane {
             origins: Vec::new(),
             classes: Classes::default(),
             breakdown: false,
+            on_wire: 0,
         }
     }
 }
@@ -119,6 +126,15 @@ impl StatusPane {
 
     pub(crate) fn set_run_state(&mut self, run: RunState) {
         self.run = run;
+    }
+
+    /// A crawl engine is attached (running, paused or stopping): the work
+    /// at hand is its.
+    fn attached(&self) -> bool {
+        matches!(
+            self.run,
+            RunState::Running | RunState::Paused | RunState::Stopping
+        )
     }
 
     /// A new run starts: counters restart at zero, as the engine's do.
@@ -143,11 +159,42 @@ impl StatusPane {
         self.breakdown = !self.breakdown;
     }
 
-    /// The store's own numbers, read off the render path.
-    pub(crate) fn set_store(&mut self, bytes: u64, queued: u64, totals: StateCounts) {
+    /// The store's own numbers, read off the render path; its work at
+    /// hand only while no engine is attached (the engine's is newer).
+    pub(crate) fn set_store(&mut self, bytes: u64, work: WorkAtHand, totals: StateCounts) {
         self.stats.store_bytes = bytes;
-        self.stats.queued = queued;
+        if !self.attached() {
+            self.stats.queued = work.queued;
+            self.stats.claimed = work.claimed;
+            self.stats.in_flight = work.in_flight;
+        }
         self.totals = totals;
+    }
+
+    /// The requests on the wire as the Queue pane lists them.
+    pub(crate) fn set_on_wire(&mut self, n: u64) {
+        self.on_wire = n;
+    }
+
+    /// What is queued, claimed and in flight, from one snapshot. While a
+    /// crawl runs, a request is counted in flight from its start event to
+    /// its answer's, as the Queue pane lists it, and claimed otherwise
+    /// until a stats tick counts it settled: the three add up to the
+    /// tick's.
+    pub(crate) fn work(&self) -> WorkAtHand {
+        let s = &self.stats;
+        if !self.attached() {
+            return WorkAtHand {
+                queued: s.queued,
+                claimed: s.claimed,
+                in_flight: s.in_flight,
+            };
+        }
+        WorkAtHand {
+            queued: s.queued,
+            claimed: (s.claimed + s.in_flight).saturating_sub(self.on_wire),
+            in_flight: self.on_wire,
+        }
     }
 
     pub(crate) fn set_origins(&mut self, origins: Vec<(String, OriginFigures)>) {
@@ -234,6 +281,9 @@ impl StatusPane {
                     nofollow: summary.nofollow,
                 };
                 s.skipped = s.skipped_by.total();
+                // Its claims went back to the queue, which the next store
+                // snapshot counts.
+                s.claimed = 0;
                 s.in_flight = 0;
                 s.elapsed = Duration::from_secs_f64(summary.elapsed_s.max(0.0));
             }
@@ -297,6 +347,19 @@ fn busiest(origins: &[(String, OriginFigures)]) -> Option<(String, String)> {
         format!("{host} {}{others}", parts.join(" · ")),
         format!("{host} {} req", format::compact(f.requests)),
     ))
+}
+
+/// `queue N  claimed N  in flight N`, as the status bar and the Queue
+/// pane show the work at hand.
+pub(crate) fn work_fields(w: WorkAtHand) -> Vec<Field> {
+    [
+        ("queue", w.queued),
+        ("claimed", w.claimed),
+        ("in flight", w.in_flight),
+    ]
+    .into_iter()
+    .map(|(label, n)| Field::new(label, format::count(n), format::compact(n)))
+    .collect()
 }
 
 /// "24 (robots 1 · out of scope 23)": the total and its reasons.
@@ -496,19 +559,12 @@ impl StatusPane {
         row
     }
 
-    /// The queue, what is on the wire and the store's totals, which count
-    /// every run, not only this one: the label says so, since they differ
-    /// from the first row's.
+    /// The queue, the claims, what is on the wire and the store's totals,
+    /// which count every run, not only this one: the label says so, since
+    /// they differ from the first row's.
     fn store_fields(&self) -> Vec<Field> {
         let s = &self.stats;
-        let mut row = vec![
-            Field::new("queue", format::count(s.queued), format::compact(s.queued)),
-            Field::new(
-                "in flight",
-                format::count(s.in_flight),
-                format::compact(s.in_flight),
-            ),
-        ];
+        let mut row = work_fields(self.work());
         for label in STORE {
             let n = self.store_figure(label).unwrap_or_default();
             let mut f = Field::count(label, n);

@@ -208,6 +208,8 @@ fn large_figures() -> Snapshot {
             ended_at: Some(UNIX + 600),
             ended: RunEnd::Finished,
             crawlers: Vec::new(),
+            running_ms: 0,
+            ran_to_ms: 0,
             flags: Default::default(),
             counts: RunCounts {
                 fetched: 22_800,

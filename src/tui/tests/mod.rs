@@ -20,10 +20,13 @@ mod runs;
 mod search_agrees;
 mod secrets;
 mod status_bar;
+mod widths;
 
 use std::time::{Duration, Instant};
 
-use crate::crawl::{CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary};
+use crate::crawl::{
+    CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, SkipCounts, Summary, WorkAtHand,
+};
 use crate::search::{Hit, Results};
 use crate::store::{PageRecord, PointRecord, SkipReason, StateCounts};
 use crate::tui::app::{App, Clock, Command, Modal, Msg, Options, Snapshot};
@@ -189,7 +192,10 @@ fn snapshot() -> Snapshot {
                 point: 1,
             })
             .collect(),
-        frontier_len: 1234,
+        work: WorkAtHand {
+            queued: 1234,
+            ..Default::default()
+        },
         store_bytes: 12 << 20,
         totals: StateCounts {
             queued: 1234,
@@ -938,10 +944,9 @@ async fn runtime_draws_and_quits_on_a_test_backend() {
 }
 
 #[test]
-fn in_flight_is_the_engines_count_not_started_minus_finished_events() {
+fn in_flight_is_what_the_queue_pane_lists_and_the_rest_of_the_work_is_claimed() {
     let mut h = Harness::new();
     h.send(Msg::CrawlStarted);
-    // Started events arrive at once; their outcomes only after a commit.
     let started: Vec<CrawlEvent> = (0..40)
         .map(|i| CrawlEvent::Started {
             page: i,
@@ -950,11 +955,24 @@ fn in_flight_is_the_engines_count_not_started_minus_finished_events() {
         .collect();
     h.send(Msg::Engine(started));
     h.send(Msg::Engine(vec![CrawlEvent::Stats(CrawlStats {
-        in_flight: 3,
+        queued: 100,
+        claimed: 10,
+        in_flight: 40,
         ..Default::default()
     })]));
     let screen = h.screen(120, 40);
-    assert!(screen.contains("in flight 3 "), "{screen}");
+    assert!(screen.contains("claimed 10  in flight 40 "), "{screen}");
+    // Answered, not yet committed: claimed until a stats tick says
+    // otherwise, and the three still add up to the tick's 150.
+    h.send(Msg::Engine(
+        (0..37).map(|page| CrawlEvent::Answered { page }).collect(),
+    ));
+    let screen = h.screen(120, 40);
+    assert!(
+        screen.contains("queue 100  claimed 47  in flight 3 "),
+        "{screen}"
+    );
+    assert!(screen.contains("In flight (3)"), "{screen}");
 }
 
 #[test]

@@ -27,6 +27,8 @@ fn a_near_duplicate_row_names_and_opens_its_first_page() {
                 crawlers: Vec::new(),
                 flags: Default::default(),
                 counts: Default::default(),
+                running_ms: 0,
+                ran_to_ms: 0,
             })?;
             for (&id, text) in ids.iter().zip([&words, &changed]) {
                 w.set_state(id, &UrlState::Done { point, gen: 0 })?;

@@ -101,7 +101,7 @@ async fn a_run_that_decides_less_changes_nothing_the_console_shows() {
     ] {
         crawl_events(&store, limited, point).await;
         if what.contains("max-pages") {
-            let queued = jobs::snapshot(&store).expect("snapshot").frontier_len;
+            let queued = jobs::snapshot(&store).expect("snapshot").work.queued;
             assert!(queued > 0, "the stopped run left URLs queued");
         }
         assert_eq!(shown(&store), full, "{what} changed what the console shows");

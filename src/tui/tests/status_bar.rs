@@ -29,6 +29,7 @@ fn stats(scale: u64) -> CrawlStats {
             nofollow: 5 * scale,
         },
         queued: 9_876 * scale,
+        claimed: 6_543 * scale,
         in_flight: 8,
         throttled: 7 * scale,
         elapsed: Duration::from_secs(83),
@@ -46,7 +47,11 @@ fn store(scale: u64) -> Snapshot {
     busy.record(Exchange::Failed, Some(900));
     Snapshot {
         frontier: Vec::new(),
-        frontier_len: 9_876 * scale,
+        work: WorkAtHand {
+            queued: 9_876 * scale,
+            claimed: 6_543 * scale,
+            in_flight: 0,
+        },
         store_bytes: 777 << 20,
         totals: StateCounts {
             done: 65_432 * scale,
@@ -76,6 +81,9 @@ fn whole_numbers(s: &CrawlStats, t: &StateCounts) -> Vec<String> {
         by.too_deep,
         by.nofollow,
         s.queued,
+        s.claimed,
+        // No request listed in flight: the engine's are claimed too.
+        s.claimed + s.in_flight,
         s.in_flight,
         s.throttled,
         t.done,
@@ -166,4 +174,18 @@ fn no_number_is_cut_at_any_size_or_count() {
             }
         }
     }
+}
+
+#[test]
+fn a_number_that_fits_is_shown_in_full() {
+    let mut h = Harness::sized(160, 45);
+    h.send(Msg::CrawlStarted);
+    h.send(Msg::Snapshot(store(1)));
+    h.send(Msg::Engine(vec![CrawlEvent::Stats(CrawlStats {
+        fetched: 22_800,
+        ..stats(1)
+    })]));
+    let rows = bar(&h.screen(160, 45));
+    assert!(rows[0].contains("fetched 22,800 "), "{}", rows.join("\n"));
+    assert!(rows[1].contains("queue 9,876 "), "{}", rows.join("\n"));
 }
