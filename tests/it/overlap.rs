@@ -4,6 +4,7 @@
 //! left its crawl half done; and one crawl fetches a URL at most once
 //! however many points reach it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use clap::ValueEnum;
@@ -36,6 +37,18 @@ fn site(s: &TestServer) {
     s.route("/d/4.html", Reply::Respond(page("D4", "delta four", &[])));
     s.route("/d/gone", Reply::Respond(Resp::status(404)));
 }
+
+/// Every URL of the site.
+const PATHS: [&str; 8] = [
+    "/",
+    "/a",
+    "/b",
+    "/d/1.html",
+    "/d/2.html",
+    "/d/3.html",
+    "/d/4.html",
+    "/d/gone",
+];
 
 /// The two points: the whole site, and /d/ from /d/1.html (two levels deep).
 fn point_args(s: &TestServer, point: u32) -> Vec<String> {
@@ -76,7 +89,8 @@ fn stopped_early(db: &Path, point: u32, max_pages: &str) {
 
 /// What a user reads of point `id`: every report of the point (but
 /// `slow` and `hosts`, which measure requests, and `changes`, which
-/// compares runs) and its last run's counts and findings.
+/// compares runs) and its last run's counts and findings; `page` of each
+/// URL is compared apart ([`fetched`]).
 /// URLs are written with `BASE` for the test server's address, which
 /// differs from store to store.
 fn figures(db: &Path, id: u32, s: &TestServer) -> Vec<(String, String)> {
@@ -140,14 +154,32 @@ fn unordered(v: Value) -> Value {
 }
 
 /// Each point's figures crawled alone on a fresh store.
-fn alone(point: u32) -> Vec<(String, String)> {
+fn alone(point: u32) -> (Vec<(String, String)>, BTreeMap<&'static str, Value>) {
     let s = TestServer::start();
     site(&s);
     let dir = tempfile::tempdir().unwrap();
     add_point(dir.path(), &s, point);
     crawl_point(dir.path(), &s, point);
     // The only point of its store.
-    figures(dir.path(), 1, &s)
+    (figures(dir.path(), 1, &s), fetched(dir.path(), &s))
+}
+
+/// What `page` knows of each URL of the site that has an answer: its
+/// status, title and reason, the same whichever point fetched it.
+fn fetched(db: &Path, s: &TestServer) -> BTreeMap<&'static str, Value> {
+    let mut out = BTreeMap::new();
+    for path in PATHS {
+        let page = on_store(db, &["page", &s.url(path), "--json"]);
+        if !page.status.success() {
+            continue;
+        }
+        let page: Value = serde_json::from_slice(&page.stdout).unwrap();
+        if !page["status"].is_null() {
+            let known = ["status", "title", "reason"].map(|k| page[k].clone());
+            out.insert(path, Value::from(known.to_vec()));
+        }
+    }
+    out
 }
 
 #[test]
@@ -155,7 +187,7 @@ fn overlapping_points_each_get_their_figures_alone_in_any_order() {
     let oracle = [alone(1), alone(2)];
     // A bare crawl of a point whose runs fetched nothing would be the
     // failure the issue saw: the oracles themselves must have fetched.
-    for (i, figures) in oracle.iter().enumerate() {
+    for (i, (figures, _)) in oracle.iter().enumerate() {
         let fetched = &figures.iter().find(|(k, _)| k == "runs.reached").unwrap().1;
         let fetched: u64 = fetched.parse().unwrap_or(0);
         assert!(fetched > 1, "point {} alone: {fetched}", i + 1);
@@ -193,9 +225,13 @@ fn overlapping_points_each_get_their_figures_alone_in_any_order() {
         crawl(db, &s);
         for point in [1u32, 2] {
             let now = figures(db, point, &s);
-            let want = &oracle[point as usize - 1];
+            let (want, want_pages) = &oracle[point as usize - 1];
             for ((kind, want), (_, got)) in want.iter().zip(&now) {
                 assert_eq!(want, got, "{case}: point {point}: {kind}");
+            }
+            let pages = fetched(db, &s);
+            for (path, want) in want_pages {
+                assert_eq!(Some(want), pages.get(path), "{case}: page {path}");
             }
         }
         if case == "together" {

@@ -662,7 +662,7 @@ fn external_links_a_dead_target_to_the_pages_whose_link_redirects_there() {
     assert_eq!(
         report(db, "external"),
         json!([{
-            "url": dead, "status": 404, "reason": "404 Not Found",
+            "url": dead, "status": 404, "reason": "Not Found",
             "sources": [{
                 "url": s.base(), "anchor": "Out",
                 "via": [{"url": s.url("out"), "status": 301}]
