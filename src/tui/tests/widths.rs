@@ -1,4 +1,4 @@
-//! No number of the Queue pane or the Findings pane is cut, at the
+//! No number of the Queue, Findings, Lookup or Graph pane is cut, at the
 //! smallest screen the console takes and at a large one, with large
 //! counts; a number that fits is shown in full (`22,800`, not `22k`), and
 //! the Findings pane's counts line up whatever the kind's name. An idle
@@ -147,4 +147,29 @@ fn an_idle_store_says_what_it_holds() {
         "{screen}"
     );
     assert!(!screen.contains("no pages yet"), "{screen}");
+}
+
+#[test]
+fn the_lookup_and_graph_panes_show_their_counts_whole() {
+    for (w, ht) in SIZES {
+        let mut h = searched();
+        let screen = h.screen(w, ht);
+        assert!(screen.contains("3 results"), "{w}x{ht}\n{screen}");
+        assert!(screen.contains("1. 0.9120"), "{w}x{ht}\n{screen}");
+        h.key(KeyCode::Down);
+        let Some(Command::LoadPage { seq, .. }) = h.key(KeyCode::Enter) else {
+            panic!("expected a page load");
+        };
+        let mut v = view(17, "Quiet Harbor Stone — page 17", "/q/17/");
+        v.parents_total = 1_234_567;
+        v.children_total = 22_800;
+        h.send(Msg::PageLoaded { seq, result: Ok(v) });
+        let screen = h.screen(w, ht);
+        for whole in [
+            "Parents (first 1 of 1,234,567)",
+            "Children (first 5 of 22,800)",
+        ] {
+            assert!(screen.contains(whole), "{w}x{ht}: {whole}\n{screen}");
+        }
+    }
 }
