@@ -325,6 +325,7 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
     let by = w.register_instance(InstanceRecord {
         pid: 1,
         heartbeat_ms: 5,
+        in_flight: 0,
     })?;
     let extra = w.page_id_for(&Url::parse("https://example.com/claimed").unwrap())?;
     w.set_state(
@@ -355,7 +356,8 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
         &UrlState::Failed {
             point,
             gen: 1,
-            reason: "HTTP 500".into(),
+            reason: "Internal Server Error".into(),
+            status: Some(500),
         },
     )?;
     let origin = w.origin_id_for("https://example.com:443")?;
