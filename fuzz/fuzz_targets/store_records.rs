@@ -547,7 +547,7 @@ fn exercise(f: &Fixture, ops: &[Op<'_>]) {
     // every input starts from the same store (and the store's word cache,
     // filled only on commit, never changes).
     let _ = f.store.update(|w| {
-        let _ = w.claim(4, 9, &[1, 2]);
+        let _ = w.claim(4, 9, &[1, 2], |_| false);
         let _ = w.recover_claims(|_| true);
         for url in &f.urls {
             let _ = w.page_id_for(url);
