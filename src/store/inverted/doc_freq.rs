@@ -17,8 +17,7 @@
 //! Kind 3: `varint n`, then the `n` (at most [`FORMS_KEPT`]) spellings,
 //! most written first: `varint count << 1 | other`, then an other
 //! spelling's coding. Ids past a record's last entry have none (df 0, no
-//! spelling). Schema 22 wrote `varint df << 2 | n` and each other
-//! spelling whole (`upgrade_23` reads it).
+//! spelling).
 
 use super::spelling::Spelling;
 use crate::store::codec::{put_varint, u32_key, VarintReader};
