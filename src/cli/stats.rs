@@ -26,7 +26,7 @@ struct StatsJson {
     skipped: u64,
     /// Bytes per table, largest first.
     tables: Vec<(String, u64)>,
-    /// Live index segments (docs/ARCHITECTURE.md, The store).
+    /// Live index segments (docs/STORE.md).
     segments: usize,
     /// Trained zstd dictionaries the store holds.
     dictionaries: Vec<DictionaryJson>,
