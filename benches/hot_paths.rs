@@ -89,6 +89,7 @@ fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec
         title_terms,
         head: None,
         audit: Some(crawlscope::store::PageAudit { h2: doc.h2 }),
+        custom: None,
     };
     (write, doc.links)
 }

@@ -4,6 +4,7 @@
 pub mod accept;
 pub mod cli;
 pub mod crawl;
+pub mod custom;
 pub mod demo;
 pub mod documents;
 pub mod exclude_regex;

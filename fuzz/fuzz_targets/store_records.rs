@@ -292,6 +292,7 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
             title_terms,
             head: None,
             audit: Some(crawlscope::store::PageAudit { h2: doc.h2 }),
+            custom: None,
         };
         let mut children = Vec::new();
         for link in &doc.links {
@@ -571,6 +572,7 @@ fn exercise(f: &Fixture, ops: &[Op<'_>]) {
                     title_terms: terms_of("harbor"),
                     head: None,
                     audit: None,
+                    custom: None,
                 },
                 &[1, 2].map(|child| OutLink {
                     child,

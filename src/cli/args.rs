@@ -66,6 +66,10 @@ pub enum Command {
         /// Crawl the active crawl points of this document.
         #[arg(long, value_name = "NAME", conflicts_with = "urls", value_parser = parse_doc_name)]
         doc: Option<String>,
+        /// When the crawl ends, print its findings (of the --fail-on kinds,
+        /// else all) on stdout in this format; the summary goes to stderr.
+        #[arg(long, value_enum, conflicts_with = "json")]
+        format: Option<crate::cli::crawl_findings::FindingsFormat>,
     },
     /// Manage persisted crawl points.
     Point {
@@ -208,6 +212,9 @@ pub enum Command {
         /// JUnit XML on stdout: a test case per item, a failure per finding.
         #[arg(long, conflicts_with_all = ["json", "csv"])]
         junit: bool,
+        /// `extract`, `search`: only the rule of this name.
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
     },
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {
@@ -425,6 +432,16 @@ pub struct ScopeArgs {
     /// Browser tabs rendering at once (default 2).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub render_concurrency: Option<u32>,
+    /// Keep what matches on each HTML page: `NAME=css:SELECTOR` (the
+    /// elements' text) or `NAME=regex:RE` (the first group, else the
+    /// match); repeatable, replaces the point's rules.
+    #[arg(long = "extract", value_name = "NAME=css:SEL|regex:RE", value_parser = crate::custom::parse_extract)]
+    pub extract: Vec<String>,
+    /// Count TEXT (or RE) in each HTML page's source: `report search
+    /// --name NAME` lists the pages with it (`NAME=!TEXT`: without it);
+    /// repeatable, replaces the point's rules.
+    #[arg(long = "search", value_name = "NAME=[!]TEXT|regex:RE", value_parser = crate::custom::parse_search)]
+    pub search: Vec<String>,
 }
 
 /// The words of a `--stopwords FILE`, read when the flag is parsed.
@@ -465,6 +482,8 @@ impl ScopeArgs {
             (self.render.is_some(), "--render"),
             (self.render_wait_ms.is_some(), "--render-wait-ms"),
             (self.render_concurrency.is_some(), "--render-concurrency"),
+            (!self.extract.is_empty(), "--extract"),
+            (!self.search.is_empty(), "--search"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

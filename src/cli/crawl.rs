@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::signal::unix::{signal, SignalKind};
 
 use super::args::{RunArgs, ScopeArgs};
+use super::crawl_findings::{self, FindingsFormat};
 use super::fail_on::{self, FailOn};
 use super::{point, print_json, CliError, CliResult};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlEvent, CrawlStats, Summary};
@@ -47,6 +48,8 @@ pub struct Output {
     /// Only the summary.
     pub quiet: bool,
     pub fail_on: Option<FailOn>,
+    /// `--format`: the findings printed when the crawl ends.
+    pub format: Option<FindingsFormat>,
 }
 
 /// What `crawl` crawls: these start URLs' points, or (`--doc`) a
@@ -94,7 +97,8 @@ pub fn run(
     if output.json {
         print_json(&summary)?;
     } else {
-        outln!(
+        // With --format, stdout is the findings' document alone.
+        let line = format!(
             "fetched {} · not modified {} · unchanged {} · failed {} · robots {} · out of scope {} · excluded {} · too deep {} · nofollow {} · throttled {} · external checked {} ({} broken) · resources checked {} ({} broken) · {:.1}s · {:.0} pages/s",
             summary.fetched,
             summary.not_modified,
@@ -113,6 +117,10 @@ pub fn run(
             summary.elapsed_s,
             summary.pages_per_s
         );
+        match output.format {
+            Some(_) => eprintln!("{line}"),
+            None => outln!("{line}"),
+        }
     }
     // Tried and got no answer at all: a dead or mistyped host is a failure,
     // not an empty success. (A crawler that found nothing left to claim,
@@ -123,10 +131,7 @@ pub fn run(
         {
             Err(CliError::NothingFetched { url, reason })
         }
-        _ => match &output.fail_on {
-            Some(fail_on) => fail_on.judge(&findings_of_last_runs(&store, &points)?),
-            None => Ok(()),
-        },
+        _ => findings(&store, &points, &output),
     };
     // The runtime's tasks hold the store until it is gone.
     drop(rt);
@@ -148,21 +153,31 @@ fn repack(store: Arc<Store>) {
     }
 }
 
-/// The findings of the run each of `points` made last (this crawl's),
-/// kind by kind, summed over the points.
-fn findings_of_last_runs(
-    store: &Store,
-    points: &[PointId],
-) -> Result<BTreeMap<&'static str, usize>, CliError> {
+/// The findings of the run each of `points` made last (this crawl's):
+/// printed with `--format`, judged with `--fail-on` (counted kind by
+/// kind, summed over the points).
+fn findings(store: &Store, points: &[PointId], output: &Output) -> CliResult {
+    if output.format.is_none() && output.fail_on.is_none() {
+        return Ok(());
+    }
     let r = store.read()?;
-    let mut total = BTreeMap::new();
+    let mut runs = Vec::new();
     for &point in points {
         if let Some((id, _)) = r.runs(Some(point))?.pop() {
-            let ctx = Ctx::with_scope(&r, Some(point), Scope::Run(id))?;
-            fail_on::add(&mut total, summary::summary(&ctx)?.findings);
+            runs.push(Ctx::with_scope(&r, Some(point), Scope::Run(id))?);
         }
     }
-    Ok(total)
+    if let Some(format) = output.format {
+        crawl_findings::print(format, output.fail_on.as_ref(), &runs)?;
+    }
+    let Some(fail_on) = &output.fail_on else {
+        return Ok(());
+    };
+    let mut total = BTreeMap::new();
+    for ctx in &runs {
+        fail_on::add(&mut total, summary::summary(ctx)?.findings);
+    }
+    fail_on.judge(&total)
 }
 
 /// The first URL that failed in a run, and why.

@@ -8,19 +8,8 @@ use std::collections::BTreeMap;
 use clap::ValueEnum;
 
 use super::CliError;
+use crate::report::kinds::finding_names;
 use crate::report::{self as rep, Ctx, Kind};
-
-/// The kinds `report` answers that are not lists of findings: nothing to
-/// fail on.
-const NOT_FINDINGS: &[Kind] = &[
-    Kind::Summary,
-    Kind::Depth,
-    Kind::Changes,
-    Kind::Slow,
-    Kind::Large,
-    Kind::Mimetypes,
-    Kind::Hosts,
-];
 
 /// The kinds `--fail-on` was given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,36 +18,33 @@ pub enum FailOn {
     Kinds(Vec<String>),
 }
 
-/// The kind names `--fail-on` takes, as `report` spells them.
-fn finding_kinds() -> Vec<String> {
-    Kind::value_variants()
-        .iter()
-        .filter(|k| !NOT_FINDINGS.contains(k))
-        .filter_map(|k| k.to_possible_value())
-        .map(|v| v.get_name().to_string())
-        .collect()
+/// The finding kind `name` names; a table kind (`slow`, `links`) is
+/// refused as such: its rows are figures, nothing to fail on.
+pub fn finding_kind(name: &str) -> Result<Kind, String> {
+    match Kind::from_str(name, false) {
+        Ok(kind) if kind.is_finding() => Ok(kind),
+        Ok(_) => Err(format!("{name:?} is a table, not a finding kind")),
+        Err(_) => Err(format!("no finding kind {name:?}")),
+    }
 }
 
 /// `KIND[,KIND]` or `any`; an unknown kind is refused with the list.
 pub fn parse(input: &str) -> Result<FailOn, String> {
-    let known = finding_kinds();
+    let known = finding_names().join(", ");
     let mut kinds = Vec::new();
     for name in input.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         if name == "any" {
             return Ok(FailOn::Any);
         }
-        if !known.iter().any(|k| k == name) {
-            return Err(format!(
-                "no finding kind {name:?} [kinds: any, {}]",
-                known.join(", ")
-            ));
+        if let Err(why) = finding_kind(name) {
+            return Err(format!("{why} [kinds: any, {known}]"));
         }
         if !kinds.iter().any(|k| k == name) {
             kinds.push(name.to_string());
         }
     }
     if kinds.is_empty() {
-        return Err(format!("give a kind [kinds: any, {}]", known.join(", ")));
+        return Err(format!("give a kind [kinds: any, {known}]"));
     }
     Ok(FailOn::Kinds(kinds))
 }
@@ -114,6 +100,13 @@ mod tests {
             "{refused}"
         );
         assert!(parse("depth").is_err());
+        for table in ["slow", "links", "hosts", "large", "mimetypes"] {
+            let why = parse(table).unwrap_err();
+            assert!(
+                why.contains("is a table") && why.contains("broken"),
+                "{why}"
+            );
+        }
         assert!(parse(",").is_err());
         let findings = BTreeMap::from([("broken", 3), ("titles", 0), ("external", 1)]);
         assert!(FailOn::Kinds(vec!["titles".into()])

@@ -1,7 +1,8 @@
 //! `report KIND --junit`: JUnit XML on stdout, which CI systems read. A
-//! row of a list report is a failing test case (named by its first
-//! column, the URL; its other columns are the failure's message, its
-//! detail lines the failure's text); `report broken` adds a passing case
+//! row of a finding kind is a test case named by its first column, the
+//! URL: failing when the row is a finding (its other columns are the
+//! failure's message, its detail lines the failure's text), passing when
+//! not (a resource that answered); `report broken` adds a passing case
 //! for each URL of the report that answered (2xx, or a redirect), so a CI
 //! run shows what was checked. `report summary --junit` has a case per
 //! finding kind, failing when the kind has findings.
@@ -9,21 +10,25 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use clap::ValueEnum;
-
-use super::CliResult;
+use super::{CliError, CliResult};
 use crate::report::{Ctx, Kind, Row};
 use crate::store::UrlState;
 
 /// One test case: its name and, when it failed, the message and text.
-struct Case {
+pub struct Case {
     name: String,
     failure: Option<(String, String)>,
 }
 
 /// The rows of list kind `kind`, then its passing cases.
 pub fn list<R: Row>(ctx: &Ctx<'_, '_>, kind: Kind, rows: &[R]) -> CliResult {
-    let mut cases: Vec<Case> = rows.iter().map(failing).collect();
+    write(&[(kind.name(), cases(ctx, kind, rows)?)])
+}
+
+/// The cases of list kind `kind`: a case per row, then for `broken` a
+/// passing case per URL of the view that answered.
+pub fn cases<R: Row>(ctx: &Ctx<'_, '_>, kind: Kind, rows: &[R]) -> Result<Vec<Case>, CliError> {
+    let mut cases: Vec<Case> = rows.iter().map(case).collect();
     if kind == Kind::Broken {
         for (page, state) in ctx.states()? {
             if matches!(state, UrlState::Done { .. } | UrlState::Redirected { .. }) {
@@ -34,7 +39,7 @@ pub fn list<R: Row>(ctx: &Ctx<'_, '_>, kind: Kind, rows: &[R]) -> CliResult {
             }
         }
     }
-    write(&kind_name(kind), &cases)
+    Ok(cases)
 }
 
 /// A case per finding kind of the summary.
@@ -46,20 +51,20 @@ pub fn summary(findings: &BTreeMap<&'static str, usize>) -> CliResult {
             failure: (*n > 0).then(|| (format!("{n} {kind}"), String::new())),
         })
         .collect();
-    write("summary", &cases)
+    write(&[("summary", cases)])
 }
 
-fn kind_name(kind: Kind) -> String {
-    kind.to_possible_value()
-        .map(|v| v.get_name().to_string())
-        .unwrap_or_default()
-}
-
-/// A finding as a failing case: the first cell names it, the others
-/// (`column: value`, the empty ones left out) are the message.
-fn failing<R: Row>(row: &R) -> Case {
+/// A row as a case: the first cell names it; a finding fails, its other
+/// cells (`column: value`, the empty ones left out) the message.
+fn case<R: Row>(row: &R) -> Case {
     let cells = row.cells();
     let name = cells.first().cloned().unwrap_or_default();
+    if !row.is_finding() {
+        return Case {
+            name,
+            failure: None,
+        };
+    }
     let message = R::COLUMNS
         .iter()
         .zip(&cells)
@@ -74,15 +79,36 @@ fn failing<R: Row>(row: &R) -> Case {
     }
 }
 
-fn write(kind: &str, cases: &[Case]) -> CliResult {
-    let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+/// One JUnit document: a suite per kind, `crawlscope` the whole.
+pub fn write(suites: &[(&str, Vec<Case>)]) -> CliResult {
+    let all = |f: fn(&Case) -> bool| -> usize {
+        suites
+            .iter()
+            .map(|(_, c)| c.iter().filter(|c| f(c)).count())
+            .sum()
+    };
+    let (tests, failures) = (all(|_| true), all(|c| c.failure.is_some()));
+    let name = match suites {
+        [(kind, _)] => format!("crawlscope report {kind}"),
+        _ => "crawlscope".to_string(),
+    };
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let suite = escape(&format!("crawlscope report {kind}"));
     let _ = writeln!(
         xml,
-        "<testsuites name=\"{suite}\" tests=\"{}\" failures=\"{failures}\">",
-        cases.len()
+        "<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\">",
+        escape(&name)
     );
+    for (kind, cases) in suites {
+        suite(&mut xml, kind, cases);
+    }
+    xml.push_str("</testsuites>");
+    outln!("{xml}");
+    Ok(())
+}
+
+fn suite(xml: &mut String, kind: &str, cases: &[Case]) {
+    let failures = cases.iter().filter(|c| c.failure.is_some()).count();
+    let suite = escape(&format!("crawlscope report {kind}"));
     let _ = writeln!(
         xml,
         "  <testsuite name=\"{suite}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\">",
@@ -105,9 +131,7 @@ fn write(kind: &str, cases: &[Case]) -> CliResult {
             }
         }
     }
-    xml.push_str("  </testsuite>\n</testsuites>");
-    outln!("{xml}");
-    Ok(())
+    xml.push_str("  </testsuite>\n");
 }
 
 /// Text as XML 1.0 takes it in an attribute or an element: characters

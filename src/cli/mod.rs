@@ -17,6 +17,7 @@ pub mod args;
 mod body;
 mod copy;
 mod crawl;
+mod crawl_findings;
 mod doc;
 mod export;
 pub(crate) mod fail_on;
@@ -100,7 +101,7 @@ pub enum CliError {
     #[error("--fail-on: found {0}")]
     FailOn(String),
     /// `--junit` on a report that is not a list of findings (exit 2).
-    #[error("--junit: report {0} is not a list of findings (give a list kind or summary)")]
+    #[error("--junit: report {0} is a table, not a finding kind [kinds: summary, {kinds}]", kinds = crate::report::kinds::finding_names().join(", "))]
     NoJunit(&'static str),
     /// What an export reads besides the store is unreadable or malformed.
     #[error("{0}")]
@@ -197,6 +198,7 @@ pub fn run(cli: Cli) -> CliResult {
             fail_on,
             quiet,
             doc,
+            format,
         }) => crawl::run(
             open_store(db)?,
             crawl::Points { urls, doc },
@@ -206,6 +208,7 @@ pub fn run(cli: Cli) -> CliResult {
                 json,
                 quiet,
                 fail_on,
+                format,
             },
         ),
         Some(Command::Point { action }) => point::run(db, action),
@@ -266,6 +269,7 @@ pub fn run(cli: Cli) -> CliResult {
             fail_on,
             sources,
             junit,
+            name,
         }) => {
             let format = match (json, csv) {
                 _ if junit => report::Format::Junit,
@@ -287,7 +291,9 @@ pub fn run(cli: Cli) -> CliResult {
                 near_threshold,
                 fail_on,
                 sources,
+                rule: name,
             };
+            report::junit_allowed(kind, format)?;
             report::run(&open_existing(db)?, kind, format, limit, on)
         }
         Some(Command::Export { format, out, warc }) => export::run(db, format, out, warc),

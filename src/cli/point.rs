@@ -73,6 +73,12 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if s.render_concurrency.is_some() {
         rec.render_concurrency = s.render_concurrency;
     }
+    if !s.extract.is_empty() {
+        rec.extract = s.extract.clone();
+    }
+    if !s.search.is_empty() {
+        rec.search = s.search.clone();
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -121,6 +127,9 @@ struct PointJson {
     render: &'static str,
     render_wait_ms: Option<u32>,
     render_concurrency: Option<u32>,
+    /// `--extract` and `--search` rules, as typed.
+    extract: Vec<String>,
+    search: Vec<String>,
 }
 
 impl PointJson {
@@ -159,6 +168,8 @@ impl PointJson {
             render: crate::render::mode_name(p.render),
             render_wait_ms: p.render_wait_ms,
             render_concurrency: p.render_concurrency,
+            extract: p.extract,
+            search: p.search,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::fail_on::FailOn;
 use super::{junit, print_json, CliError, CliResult};
+use crate::report::kinds::VisitList;
 use crate::report::{self as rep, csv_field, Ctx, Kind, ListKind, Listing, Row};
 use crate::store::Store;
 
@@ -42,6 +43,16 @@ pub struct On {
     pub fail_on: Option<FailOn>,
     /// `--sources N`: the pages of a row's sources listed (0: all).
     pub sources: usize,
+    /// `--name`: the `--extract`/`--search` rule listed.
+    pub rule: Option<String>,
+}
+
+/// A failing JUnit case must be a finding: a table's rows are figures.
+pub fn junit_allowed(kind: Kind, format: Format) -> CliResult {
+    match format == Format::Junit && !kind.is_finding() && kind != Kind::Summary {
+        true => Err(CliError::NoJunit(kind.name())),
+        false => Ok(()),
+    }
 }
 
 pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: On) -> CliResult {
@@ -54,7 +65,8 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         Some(doc) => Ctx::for_document(&r, doc, on.scope)?,
         None => Ctx::with_scope(&r, on.point, on.scope)?,
     }
-    .listing_sources(on.sources);
+    .listing_sources(on.sources)
+    .of_rule(on.rule);
     let between = on.between;
     if format == Format::Text && kind != Kind::Changes {
         name_runs(&ctx)?;
@@ -71,33 +83,17 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
     };
     let answered = match kind {
         Kind::Summary => summary(&ctx, format),
-        Kind::Broken => out.list::<rep::broken::Broken>(&ctx, "broken URLs"),
-        Kind::Redirects => out.list::<rep::redirects::Redirects>(&ctx, "redirect chains"),
-        Kind::Titles => out.list::<rep::titles::Titles>(&ctx, "title issues"),
-        Kind::Descriptions => {
-            out.list::<rep::descriptions::Descriptions>(&ctx, "description issues")
-        }
-        Kind::Headings => out.list::<rep::headings::Headings>(&ctx, "heading issues"),
-        Kind::Duplicates => out.list::<rep::duplicates::Duplicates>(&ctx, "duplicate groups"),
-        Kind::Directives => out.list::<rep::directives::Directives>(&ctx, "pages with directives"),
-        Kind::Canonicals => out.list::<rep::canonicals::Canonicals>(&ctx, "canonical issues"),
-        Kind::Slow => out.list::<rep::slow::Slow>(&ctx, "pages"),
-        Kind::Large => out.list::<rep::large::Large>(&ctx, "pages"),
-        Kind::Mimetypes => out.list::<rep::mimetypes::Mimetypes>(&ctx, "mimetypes"),
-        Kind::Hosts => out.list::<rep::hosts::Hosts>(&ctx, "origins"),
-        Kind::External => {
-            if !rep::external::any_checked(&ctx)? {
-                let why = rep::external::nothing_checked(&ctx)?;
-                if format == Format::Text {
-                    outln!("{why}");
-                    return judge(&ctx, on.fail_on.as_ref());
-                }
-                eprintln!("note: {why}");
-            }
-            out.list::<rep::external::External>(&ctx, "broken external links")
-        }
         Kind::Depth => out.depth(&ctx),
         Kind::Changes => out.changes(&ctx),
+        Kind::External if !rep::external::any_checked(&ctx)? => {
+            let why = rep::external::nothing_checked(&ctx)?;
+            if format == Format::Text {
+                outln!("{why}");
+                return judge(&ctx, on.fail_on.as_ref());
+            }
+            eprintln!("note: {why}");
+            out.kind(&ctx)
+        }
         Kind::NearDuplicates => {
             // The default threshold's pairs are kept; another's are found.
             use rep::near_duplicates::{find, NearDuplicates, DEFAULT_THRESHOLD};
@@ -109,19 +105,10 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
                 Some(pairs) => pairs,
                 None => find(&ctx, on.near_threshold)?,
             };
-            let listing =
-                rep::listing::<rep::near_duplicates::NearDuplicates>(&ctx, pairs, out.limit)?;
+            let listing = rep::listing::<NearDuplicates>(&ctx, pairs, out.limit)?;
             out.rows(&ctx, &listing, "near-duplicate pairs")
         }
-        Kind::Fragments => out.list::<rep::fragments::Fragments>(&ctx, "missing fragments"),
-        Kind::Indexability => {
-            out.list::<rep::indexability::NonIndexable>(&ctx, "non-indexable pages")
-        }
-        Kind::Links => out.list::<rep::links::Links>(&ctx, "pages"),
-        Kind::Sitemaps => out.list::<rep::sitemaps::Sitemaps>(&ctx, "sitemap issues"),
-        Kind::Resources => out.list::<rep::resources::Resources>(&ctx, "resources"),
-        Kind::Images => out.list::<rep::images::Images>(&ctx, "image issues"),
-        Kind::Javascript => out.list::<rep::javascript::Javascript>(&ctx, "rendering changes"),
+        _ => out.kind(&ctx),
     };
     answered?;
     judge(&ctx, on.fail_on.as_ref())
@@ -140,10 +127,25 @@ struct Out {
     kind: Kind,
 }
 
+/// A list kind printed by [`Out`].
+struct ListOut<'o, 'c, 'a, 's> {
+    out: &'o Out,
+    ctx: &'c Ctx<'a, 's>,
+}
+
+impl VisitList for ListOut<'_, '_, '_, '_> {
+    type Out = CliResult;
+    fn visit<K: ListKind>(self, noun: &'static str) -> CliResult {
+        let listing = rep::list::<K>(self.ctx, self.out.limit)?;
+        self.out.rows(self.ctx, &listing, noun)
+    }
+}
+
 impl Out {
-    fn list<K: ListKind>(&self, ctx: &Ctx<'_, '_>, what: &str) -> CliResult {
-        let listing = rep::list::<K>(ctx, self.limit)?;
-        self.rows(ctx, &listing, what)
+    /// The list of `self.kind` (a kind that answers one object prints
+    /// nothing here: `run` answers those itself).
+    fn kind(&self, ctx: &Ctx<'_, '_>) -> CliResult {
+        (self.kind.visit_list(ListOut { out: self, ctx })).unwrap_or(Ok(()))
     }
 
     fn rows<R: Row>(&self, ctx: &Ctx<'_, '_>, l: &Listing<R>, what: &str) -> CliResult {
@@ -350,6 +352,15 @@ fn csv_rows<R: Row>(rows: &[R]) -> CliResult {
 const MAX_COLUMN: usize = 70;
 
 fn table<R: Row>(rows: &[R]) -> CliResult {
+    for line in table_lines(rows) {
+        outln!("{line}");
+    }
+    Ok(())
+}
+
+/// The table people read: a header, then a line per row and its details
+/// indented under it.
+pub(super) fn table_lines<R: Row>(rows: &[R]) -> Vec<String> {
     let header = R::table_columns();
     let cells: Vec<Vec<String>> = rows.iter().map(|r| r.table_cells()).collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
@@ -370,14 +381,28 @@ fn table<R: Row>(rows: &[R]) -> CliResult {
         s.trim_end().to_string()
     };
     let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
-    outln!("{}", line(&head));
+    let mut out = vec![line(&head)];
     for (row, cells) in rows.iter().zip(&cells) {
-        outln!("{}", line(cells));
-        for d in row.details() {
-            outln!("    {d}");
-        }
+        out.push(line(cells));
+        out.extend(row.details().into_iter().map(|d| format!("    {d}")));
     }
-    Ok(())
+    out
+}
+
+/// A GitHub-flavoured Markdown table of the rows (every CSV column: a
+/// pull request comment is read in full), pipes and line breaks escaped.
+pub(super) fn markdown_lines<R: Row>(rows: &[R]) -> Vec<String> {
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = cells
+            .iter()
+            .map(|c| c.replace('|', "\\|").replace(['\n', '\r'], " "))
+            .collect();
+        format!("| {} |", cells.join(" | "))
+    };
+    let head: Vec<String> = R::COLUMNS.iter().map(|h| h.to_string()).collect();
+    let mut out = vec![line(&head), format!("|{}", "---|".repeat(head.len()))];
+    out.extend(rows.iter().map(|r| line(&r.cells())));
+    out
 }
 
 #[cfg(test)]

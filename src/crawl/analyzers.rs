@@ -1,31 +1,56 @@
-//! Each crawl point's analyzer: the built-in stopwords, or the point's own
-//! list (`--stopwords FILE`). Made once when a point joins the crawl, so a
-//! page costs one look-up, and none is made for a point without a list.
+//! What each crawl point brings to the parsing of its pages: its analyzer
+//! (the built-in stopwords, or the point's own list, `--stopwords FILE`)
+//! and its `--extract`/`--search` rules. Made once when a point joins the
+//! crawl, so a page costs one look-up, and none is made for a point that
+//! has nothing of its own.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use crate::custom::CustomRules;
 use crate::index::Analyzer;
-use crate::store::PointId;
+use crate::store::{PointId, PointRecord};
 
-/// The analyzers of the points that have a stopword list of their own.
-#[derive(Default)]
-pub(super) struct PointAnalyzers(RwLock<HashMap<PointId, Arc<Analyzer>>>);
+/// One thing per point that has it of its own.
+pub(super) struct PerPoint<T>(RwLock<HashMap<PointId, Arc<T>>>);
 
-impl PointAnalyzers {
-    /// Point `point` analyses with `stopwords`, or the built-in list.
-    pub fn set(&self, point: PointId, stopwords: Option<&[String]>) {
+impl<T> Default for PerPoint<T> {
+    fn default() -> Self {
+        PerPoint(RwLock::default())
+    }
+}
+
+impl<T> PerPoint<T> {
+    /// Point `point` has `own`, or (None) nothing of its own.
+    pub fn set(&self, point: PointId, own: Option<T>) {
         let mut map = self.0.write().unwrap_or_else(|p| p.into_inner());
-        match stopwords {
-            Some(words) => map.insert(point, Arc::new(Analyzer::with_stopwords(words))),
+        match own {
+            Some(t) => map.insert(point, Arc::new(t)),
             None => map.remove(&point),
         };
     }
 
-    /// The analyzer of a point with a list of its own; None: the built-in
-    /// one ([`Analyzer::global`]).
-    pub fn of(&self, point: PointId) -> Option<Arc<Analyzer>> {
+    pub fn of(&self, point: PointId) -> Option<Arc<T>> {
         let map = self.0.read().unwrap_or_else(|p| p.into_inner());
         map.get(&point).cloned()
+    }
+}
+
+/// The analyzers and rules of the points crawled.
+#[derive(Default)]
+pub(super) struct PointParsing {
+    /// Points with a stopword list of their own; the others analyse with
+    /// [`Analyzer::global`].
+    pub analyzers: PerPoint<Analyzer>,
+    pub custom: PerPoint<CustomRules>,
+}
+
+impl PointParsing {
+    /// What point `point` (`rec`) brings, replacing what it brought.
+    pub fn set(&self, point: PointId, rec: &PointRecord) {
+        let analyzer = rec.stopwords.as_deref().map(Analyzer::with_stopwords);
+        self.analyzers.set(point, analyzer);
+        self.custom
+            .set(point, CustomRules::of(&rec.extract, &rec.search));
     }
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 use url::Url;
 
-use super::analyzers::PointAnalyzers;
+use super::analyzers::PointParsing;
 use super::config::CrawlConfig;
 use super::event::CrawlEvent;
 use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
@@ -55,8 +55,8 @@ pub(super) struct Ctx {
     pub link_auth: LinkAuth,
     /// What the crawl counted, and the page requests on the wire now.
     pub counters: Arc<super::writer::Counters>,
-    /// The analyzers of points with stopwords of their own.
-    pub analyzers: PointAnalyzers,
+    /// The analyzers and rules of points with their own.
+    pub parsing: PointParsing,
     /// The points that render pages in a browser, and the browser.
     pub render: super::render_gate::RenderPlans,
 }
@@ -405,7 +405,8 @@ pub(super) async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Respon
     let elapsed = resp.elapsed;
     let agent = ctx.agent.clone();
     let from_store = parse::FromStore::of(&ctx.store);
-    let own = ctx.analyzers.of(claim.entry.point);
+    let own = ctx.parsing.analyzers.of(claim.entry.point);
+    let custom = ctx.parsing.custom.of(claim.entry.point);
     let keep_body = !ctx.cfg.parts_off.off(super::Part::Bodies);
     let parsed = ctx
         .parsers
@@ -416,6 +417,7 @@ pub(super) async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Respon
                 fetched_at,
                 analyzer: own.as_deref().unwrap_or(crate::index::Analyzer::global()),
                 keep_body,
+                custom: custom.as_deref(),
             };
             parse::parse(&resp, at, &agent, &from_store)
         })

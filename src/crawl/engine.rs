@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use url::Url;
 
-use super::analyzers::PointAnalyzers;
+use super::analyzers::PointParsing;
 use super::claim::{self, credentials, Ctx};
 use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
@@ -90,13 +90,13 @@ pub fn start(
     let mut creds = HashMap::new();
     let sitemaps = Sitemaps::default();
     let mut resolves = Vec::new();
-    let analyzers = PointAnalyzers::default();
+    let parsing = PointParsing::default();
     let mut render = super::render_gate::RenderPlans::default();
     {
         let r = store.read()?;
         for &id in &points {
             if let Some(rec) = r.point(id)? {
-                analyzers.set(id, rec.stopwords.as_deref());
+                parsing.set(id, &rec);
                 creds.insert(id, credentials(&rec));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
                 render.add(id, &rec);
@@ -123,7 +123,7 @@ pub fn start(
         pause,
         link_auth: LinkAuth::default(),
         counters: counters.clone(),
-        analyzers,
+        parsing,
         store,
         cfg,
         render,
@@ -475,7 +475,7 @@ impl Dispatcher {
             CrawlCommand::AddPoint(rec) => {
                 let creds = credentials(&rec);
                 let no_sitemaps = rec.no_sitemaps;
-                let stopwords = rec.stopwords.clone();
+                let own = rec.clone();
                 let max = self.ctx.cfg.max_pages.or(rec.max_pages);
                 let id = self
                     .ask(|reply| Request::AddPoint { point: rec, reply })
@@ -486,7 +486,7 @@ impl Dispatcher {
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(id, creds);
                 self.ctx.sitemaps.set_enabled(id, !no_sitemaps);
-                self.ctx.analyzers.set(id, stopwords.as_deref());
+                self.ctx.parsing.set(id, &own);
                 if let Some(m) = max {
                     self.max_pages.insert(id, m);
                 }

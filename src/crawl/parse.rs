@@ -9,6 +9,7 @@ use std::sync::Arc;
 use url::Url;
 
 use super::fetch::Response;
+use crate::custom::CustomRules;
 use crate::html::{self, Document, Link, MetaTag};
 use crate::index::minhash::Shingler;
 use crate::index::Analyzer;
@@ -89,6 +90,8 @@ pub struct At<'a> {
     pub analyzer: &'a Analyzer,
     /// False only when a benchmark turned bodies off: none is compressed.
     pub keep_body: bool,
+    /// The crawl point's `--extract`/`--search` rules, if it has any.
+    pub custom: Option<&'a CustomRules>,
 }
 
 /// Parses a response; `agent` is our robots.txt product token (a `<meta
@@ -100,6 +103,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         fetched_at,
         analyzer,
         keep_body,
+        custom,
     } = at;
     let ct = resp.content_type.as_deref();
     let ok = (200..300).contains(&resp.status);
@@ -172,6 +176,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
     // Every 2xx body is kept, whatever its type (`crawlscope body URL`
     // returns it exactly); only HTML, text and PDF are indexed.
     let keep_body = ok && keep_body;
+    let html_page = ok && kind == BodyKind::Html;
     let (mut terms, mut title_terms) = (body.finish(), title.finish());
     store.known_words.resolve(&mut terms);
     store.known_words.resolve(&mut title_terms);
@@ -194,8 +199,11 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
                 version: resp.version.clone(),
                 response: resp.headers.clone(),
             }),
-            audit: (ok && body_kind(ct) == BodyKind::Html)
-                .then_some(crate::store::PageAudit { h2: doc.h2 }),
+            audit: html_page.then_some(crate::store::PageAudit { h2: doc.h2 }),
+            // Decoded again only for a point with rules of its own.
+            custom: custom
+                .filter(|_| html_page)
+                .map(|rules| rules.apply(&html::decode(&resp.body, ct))),
         },
         links: doc.links,
         text: PageText {

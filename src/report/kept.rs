@@ -23,26 +23,6 @@ const SUMMARY: &str = "summary";
 const LINK_SCORES: &str = "link_scores";
 const STATS: &str = "stats";
 
-/// The finding kinds `report summary` counts, by the names it gives them
-/// (a kept summary naming another is read as stale).
-const FINDING_KINDS: [&str; 15] = [
-    "broken",
-    "canonicals",
-    "descriptions",
-    "directives",
-    "duplicates",
-    "external",
-    "fragments",
-    "headings",
-    "images",
-    "indexability",
-    "near-duplicates",
-    "redirects",
-    "resources",
-    "sitemaps",
-    "titles",
-];
-
 const SKIP_REASONS: [SkipReason; 5] = [
     SkipReason::OutOfScope,
     SkipReason::Excluded,
@@ -259,7 +239,9 @@ impl Counts {
         }
         let mut findings = BTreeMap::new();
         for (name, n) in self.findings {
-            findings.insert(known(&FINDING_KINDS, &name)?, usize::try_from(n).ok()?);
+            // A kept summary naming a kind no longer counted is stale.
+            let kind = super::Kind::FINDINGS.iter().find(|k| k.name() == name)?;
+            findings.insert(kind.name(), usize::try_from(n).ok()?);
         }
         let [ok, redirect, client_error, server_error, failed] = self.by_status;
         Some(Summary {

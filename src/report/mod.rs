@@ -8,6 +8,7 @@ pub mod accepted;
 pub mod broken;
 pub mod canonicals;
 pub mod changes;
+pub mod custom;
 pub mod depth;
 pub mod descriptions;
 pub mod directives;
@@ -21,6 +22,7 @@ pub mod indexability;
 pub mod javascript;
 pub mod kept;
 pub mod kept_lists;
+pub mod kinds;
 pub mod large;
 pub mod links;
 pub mod mimetypes;
@@ -43,37 +45,9 @@ use serde::Serialize;
 
 use crate::store::prelude::*;
 use crate::store::{MimeId, MimeRecord, PageId, PageRecord, PointId, Reader, StoreError, UrlState};
+pub use kinds::Kind;
 pub use page_facts::PageFacts;
 pub use scope::{NamedRun, Scope};
-
-/// What `report` can answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Kind {
-    Summary,
-    Broken,
-    Redirects,
-    Titles,
-    Descriptions,
-    Headings,
-    Duplicates,
-    Directives,
-    Canonicals,
-    Slow,
-    Large,
-    Depth,
-    Mimetypes,
-    Hosts,
-    External,
-    Changes,
-    NearDuplicates,
-    Fragments,
-    Indexability,
-    Links,
-    Sitemaps,
-    Resources,
-    Images,
-    Javascript,
-}
 
 /// Why a report could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +67,12 @@ pub enum ReportError {
     PointNeeded(String),
     #[error(transparent)]
     Doc(#[from] crate::documents::DocError),
+    #[error("no --{kind} rule named {name:?} on the points reported (rules: {known})")]
+    NoRule {
+        kind: &'static str,
+        name: String,
+        known: String,
+    },
     #[error("run {run} is not a run of a crawl point of document {doc:?}")]
     RunOutsideDocument {
         run: crate::store::RunId,
@@ -120,6 +100,11 @@ pub trait Row: Serialize {
     /// Lines printed under the row in the table.
     fn details(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// Whether the row is a finding: a kind that lists more than it
+    /// counts (`resources`: every resource) says which rows pass.
+    fn is_finding(&self) -> bool {
+        true
     }
 }
 
@@ -222,6 +207,9 @@ pub struct Ctx<'a, 's> {
     scores: OnceCell<Vec<f64>>,
     /// How many of a row's sources are turned into URLs ([`SOURCES`]).
     sources: usize,
+    /// `--name`: the one `--extract`/`--search` rule `extract` and
+    /// `search` list (None: every rule).
+    rule: Option<String>,
 }
 
 /// A row's sources listed unless asked otherwise: a stylesheet every page
@@ -275,6 +263,7 @@ impl<'a, 's> Ctx<'a, 's> {
             graph: OnceCell::new(),
             scores: OnceCell::new(),
             sources: SOURCES,
+            rule: None,
         }
     }
 
@@ -292,6 +281,17 @@ impl<'a, 's> Ctx<'a, 's> {
     pub fn listing_sources(mut self, n: usize) -> Self {
         self.sources = if n == 0 { usize::MAX } else { n };
         self
+    }
+
+    /// Lists only the findings of the `--extract`/`--search` rule `name`.
+    pub fn of_rule(mut self, name: Option<String>) -> Self {
+        self.rule = name;
+        self
+    }
+
+    /// Whether a custom rule's findings are listed (see [`Ctx::of_rule`]).
+    pub fn lists_rule(&self, name: &str) -> bool {
+        self.rule.as_deref().is_none_or(|r| r == name)
     }
 
     /// The first of `pages` a row lists after `listed` sources (see

@@ -131,6 +131,9 @@ pub struct ResourceRow {
     pub sources: Vec<SourceUrl>,
     /// How many pages use it, listed or not.
     pub source_count: usize,
+    /// Whether it is a finding (JUnit passes the others).
+    #[serde(skip)]
+    pub broken: bool,
 }
 
 /// A page that loads a resource.
@@ -148,8 +151,10 @@ impl ListKind for Resources {
     }
 
     fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<ResourceRow> {
+        let broken = item.broken();
         let check = item.check;
         Ok(ResourceRow {
+            broken,
             url: ctx.url(item.page)?,
             element: item.element.as_str(),
             status: check.as_ref().and_then(|c| c.status),
@@ -193,6 +198,9 @@ impl Row for ResourceRow {
     const COLUMNS: &'static [&'static str] = &[
         "url", "element", "status", "reason", "size", "mime", "sources",
     ];
+    fn is_finding(&self) -> bool {
+        self.broken
+    }
     fn cells(&self) -> Vec<String> {
         vec![
             self.url.clone(),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Ctx, ListKind, NamedRun, Result, Scope};
+use super::{Ctx, NamedRun, Result, Scope};
 use crate::store::{RunId, UrlState};
 
 #[derive(Debug, Serialize)]
@@ -50,10 +50,6 @@ pub struct ByStatus {
     pub server_error: u64,
     /// No answer: refused, timed out, DNS, a redirect loop...
     pub failed: u64,
-}
-
-fn count<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<usize> {
-    ctx.count::<K>()
 }
 
 pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
@@ -116,35 +112,7 @@ pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
             .unwrap_or_else(|| "(none)".to_string());
         *by_mime.entry(essence).or_default() += n;
     }
-    let findings = BTreeMap::from([
-        ("broken", count::<super::broken::Broken>(ctx)?),
-        ("redirects", count::<super::redirects::Redirects>(ctx)?),
-        ("titles", count::<super::titles::Titles>(ctx)?),
-        (
-            "descriptions",
-            count::<super::descriptions::Descriptions>(ctx)?,
-        ),
-        ("headings", count::<super::headings::Headings>(ctx)?),
-        ("duplicates", count::<super::duplicates::Duplicates>(ctx)?),
-        ("directives", count::<super::directives::Directives>(ctx)?),
-        ("canonicals", count::<super::canonicals::Canonicals>(ctx)?),
-        ("external", count::<super::external::External>(ctx)?),
-        (
-            "near-duplicates",
-            count::<super::near_duplicates::NearDuplicates>(ctx)?,
-        ),
-        ("fragments", count::<super::fragments::Fragments>(ctx)?),
-        (
-            "indexability",
-            count::<super::indexability::NonIndexable>(ctx)?,
-        ),
-        ("sitemaps", count::<super::sitemaps::Sitemaps>(ctx)?),
-        (
-            "resources",
-            count::<super::resources::BrokenResources>(ctx)?,
-        ),
-        ("images", count::<super::images::Images>(ctx)?),
-    ]);
+    let findings = super::kinds::count_findings(ctx)?;
     Ok(Summary {
         pages: ctx.pages()?.len() as u64,
         // The URLs the report covers, as `--point` counts them: the

@@ -42,6 +42,7 @@ pub(crate) fn put_linked(
         title_terms,
         head: None,
         audit: Some(crate::store::PageAudit { h2: doc.h2 }),
+        custom: None,
     };
     w.put_page(id, &write, links)?;
     Ok(id)

@@ -37,6 +37,8 @@ pub struct PageWrite {
     pub head: Option<HttpHead>,
     /// What the audit reports read of an HTML page (None: not HTML).
     pub audit: Option<super::PageAudit>,
+    /// What the fetching point's own rules found (None: it has none).
+    pub custom: Option<super::CustomFound>,
 }
 
 /// A meta tags part (schema 17): `varint n`, then the tags, framed or
@@ -584,6 +586,7 @@ impl Writer<'_> {
         ];
         self.put_page_records(id, parts)?;
         self.put_page_audit(id, page.audit.as_ref())?;
+        self.put_page_custom(id, page.custom.as_ref())?;
         self.put_body(id, &page.compressed_body)
     }
 
@@ -650,6 +653,7 @@ impl Writer<'_> {
         self.drop_fragments(id)?;
         self.drop_kept()?;
         self.drop_page_audit(id)?;
+        self.drop_page_custom(id)?;
         self.drop_resources(id)?;
         self.drop_page_render(id)?;
         self.set_norm_factor(id, 0.0)?;

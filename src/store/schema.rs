@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// refused with both versions named, never misread. The committed store in
 /// `tests/fixtures/store` is made again by `tests/fixtures/make-store.sh`
 /// when the number changes.
-pub const SCHEMA_VERSION: u32 = 25;
+pub const SCHEMA_VERSION: u32 = 26;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -76,6 +76,9 @@ pub struct Dbs {
     /// Page id → what the audit reports need beyond the page record
     /// (`page_audit`).
     pub page_audit: Db,
+    /// Page id → what the fetching point's `--extract`/`--search` rules
+    /// found (`page_custom`).
+    pub page_custom: Db,
     /// Page id → the sitemaps that listed it, by point and run
     /// (`sitemap_listings`).
     pub sitemap_listings: Db,
@@ -110,7 +113,7 @@ pub struct Dbs {
     pub point_urls: Db,
 }
 
-pub const DB_COUNT: u32 = 49;
+pub const DB_COUNT: u32 = 50;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -161,6 +164,7 @@ impl Dbs {
             ("text_errors", self.text_errors),
             ("fragments", self.fragments),
             ("page_audit", self.page_audit),
+            ("page_custom", self.page_custom),
             ("sitemap_listings", self.sitemap_listings),
             ("page_resources", self.page_resources),
             ("resource_checks", self.resource_checks),
@@ -218,6 +222,7 @@ impl Dbs {
             text_errors: db("text_errors")?,
             fragments: db("fragments")?,
             page_audit: db("page_audit")?,
+            page_custom: db("page_custom")?,
             sitemap_listings: db("sitemap_listings")?,
             page_resources: db("page_resources")?,
             resource_checks: db("resource_checks")?,
@@ -561,6 +566,10 @@ pub struct PointRecord {
     pub render_wait_ms: Option<u32>,
     /// `--render-concurrency`: browser tabs (None: the built-in count).
     pub render_concurrency: Option<u32>,
+    /// `--extract NAME=css:SEL|regex:RE` and `--search NAME=[!]TEXT|regex:RE`
+    /// rules, as typed (`crate::custom`).
+    pub extract: Vec<String>,
+    pub search: Vec<String>,
 }
 
 /// `--render`: how a point's HTML pages are read.

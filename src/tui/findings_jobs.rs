@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use crate::outfile::PartFile;
+use crate::report::kinds::VisitList;
 use crate::report::{self as rep, Ctx, Kind, ListKind, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, Store};
@@ -102,53 +103,26 @@ pub(crate) fn export(store: &Store, kind: &'static str, dir: &Path) -> Result<St
     Ok(format!("{n} {kind} rows written to {}", path.display()))
 }
 
-/// Something done with one list kind, whichever it is.
-trait Visit {
-    type Out;
-    fn visit<K: ListKind>(self) -> Self::Out;
-}
-
-/// Runs `v` on the list kind named `kind` (a name `report summary` counts).
-fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
-    let unknown = || format!("{kind} is not a list kind");
-    Ok(match Kind::from_str(kind, false).map_err(|_| unknown())? {
-        Kind::Broken => v.visit::<rep::broken::Broken>(),
-        Kind::Redirects => v.visit::<rep::redirects::Redirects>(),
-        Kind::Titles => v.visit::<rep::titles::Titles>(),
-        Kind::Descriptions => v.visit::<rep::descriptions::Descriptions>(),
-        Kind::Headings => v.visit::<rep::headings::Headings>(),
-        Kind::Duplicates => v.visit::<rep::duplicates::Duplicates>(),
-        Kind::Directives => v.visit::<rep::directives::Directives>(),
-        Kind::Canonicals => v.visit::<rep::canonicals::Canonicals>(),
-        Kind::External => v.visit::<rep::external::External>(),
-        Kind::NearDuplicates => v.visit::<rep::near_duplicates::NearDuplicates>(),
-        Kind::Fragments => v.visit::<rep::fragments::Fragments>(),
-        Kind::Resources => v.visit::<rep::resources::BrokenResources>(),
-        Kind::Images => v.visit::<rep::images::Images>(),
-        // Not findings: `report summary` does not count them.
-        Kind::Slow
-        | Kind::Large
-        | Kind::Mimetypes
-        | Kind::Hosts
-        | Kind::Summary
-        | Kind::Depth
-        | Kind::Changes => return Err(unknown()),
-        Kind::Indexability => v.visit::<rep::indexability::NonIndexable>(),
-        Kind::Sitemaps => v.visit::<rep::sitemaps::Sitemaps>(),
-        // Every page has a row: a listing, not findings.
-        Kind::Links => return Err(unknown()),
-        Kind::Javascript => v.visit::<rep::javascript::Javascript>(),
-    })
+/// Runs `v` on the list kind named `kind` (a name `report summary` counts):
+/// a finding kind's findings (`resources`: the broken ones, as counted).
+fn visit<V: VisitList>(kind: &str, v: V) -> Result<V::Out, String> {
+    let unknown = || format!("no finding kind {kind:?}");
+    let kind = Kind::from_str(kind, false).map_err(|_| unknown())?;
+    match kind.is_finding() {
+        true => kind.visit_counted(v),
+        false => kind.visit_list(v),
+    }
+    .ok_or_else(unknown)
 }
 
 struct Rows<'c, 'a, 's> {
     ctx: &'c Ctx<'a, 's>,
 }
 
-impl Visit for Rows<'_, '_, '_> {
+impl VisitList for Rows<'_, '_, '_> {
     type Out = Result<(Vec<FindingRow>, usize), String>;
 
-    fn visit<K: ListKind>(self) -> Self::Out {
+    fn visit<K: ListKind>(self, _: &'static str) -> Self::Out {
         let listing = rep::list::<K>(self.ctx, LIST_ROWS).map_err(|e| e.to_string())?;
         let mut out = Vec::new();
         for (url, issue) in listing.rows.iter().flat_map(url_and_issue) {
@@ -204,10 +178,10 @@ struct Csv<'c, 'a, 's> {
     path: &'c PathBuf,
 }
 
-impl Visit for Csv<'_, '_, '_> {
+impl VisitList for Csv<'_, '_, '_> {
     type Out = Result<usize, String>;
 
-    fn visit<K: ListKind>(self) -> Self::Out {
+    fn visit<K: ListKind>(self, _: &'static str) -> Self::Out {
         let listing = rep::list::<K>(self.ctx, usize::MAX).map_err(|e| e.to_string())?;
         let mut file = PartFile::create(self.path).map_err(|e| e.to_string())?;
         let write_err = |e: std::io::Error| format!("cannot write {}: {e}", self.path.display());

@@ -188,16 +188,29 @@ fn report_judges_and_writes_junit() {
     );
 }
 
-/// The test cases of a JUnit document, parsed by Python's own XML parser
-/// (a second opinion on our escaping): (name, failed).
+/// The test cases of a JUnit document: (name, failed).
 fn junit_cases(xml: &[u8]) -> Vec<(String, bool)> {
-    const SCRIPT: &str = "import sys, xml.etree.ElementTree as E\n\
-        root = E.parse(sys.stdin).getroot()\n\
-        suite = root.find('testsuite')\n\
-        cases = suite.findall('testcase')\n\
-        assert int(suite.get('tests')) == len(cases)\n\
-        assert int(suite.get('failures')) == sum(c.find('failure') is not None for c in cases)\n\
-        for c in cases: print(('F ' if c.find('failure') is not None else 'P ') + c.get('name'))\n";
+    (junit_suites(xml).into_iter())
+        .map(|(_, name, failed)| (name, failed))
+        .collect()
+}
+
+/// The test cases of a JUnit document, parsed by Python's own XML parser
+/// (a second opinion on our escaping), each suite's counts checked:
+/// (suite's class, name, failed).
+fn junit_suites(xml: &[u8]) -> Vec<(String, String, bool)> {
+    const SCRIPT: &str = r#"import sys, xml.etree.ElementTree as E
+root = E.parse(sys.stdin).getroot()
+total = 0
+for suite in root.findall('testsuite'):
+    cases = suite.findall('testcase')
+    total += len(cases)
+    assert int(suite.get('tests')) == len(cases)
+    assert int(suite.get('failures')) == sum(c.find('failure') is not None for c in cases)
+    for c in cases:
+        print(('F ' if c.find('failure') is not None else 'P ') + c.get('classname') + ' ' + c.get('name'))
+assert int(root.get('tests')) == total
+"#;
     let mut child = Command::new("python3")
         .args(["-c", SCRIPT])
         .stdin(Stdio::piped())
@@ -215,8 +228,115 @@ fn junit_cases(xml: &[u8]) -> Vec<(String, bool)> {
     );
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(|l| (l[2..].to_string(), l.starts_with('F')))
+        .filter_map(|l| {
+            let (kind, name) = l[2..].split_once(' ')?;
+            Some((kind.to_string(), name.to_string(), l.starts_with('F')))
+        })
         .collect()
+}
+
+/// A site with one broken link, one broken image beside a working one,
+/// and a page without a title.
+fn findings_site() -> TestServer {
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(Resp::html(
+            "<title>Home</title><a href=\"a\">a</a> <a href=\"gone\">g</a> <a href=\"untitled\">u</a>\
+             <img src=\"ok.png\" alt=\"ok\"><img src=\"missing.png\" alt=\"m\">",
+        )),
+    );
+    s.route("/a", Reply::Respond(page("A", "a", &[])));
+    s.route("/untitled", Reply::Respond(Resp::html("<p>no title</p>")));
+    s.route("/gone", Reply::Respond(Resp::status(404)));
+    s.route(
+        "/ok.png",
+        Reply::Respond(Resp::bytes("image/png", vec![0; 8])),
+    );
+    s.route("/missing.png", Reply::Respond(Resp::status(404)));
+    s
+}
+
+#[test]
+fn crawl_prints_its_findings_in_the_format_asked() {
+    let s = findings_site();
+    let (gone, missing, ok) = (s.url("/gone"), s.url("/missing.png"), s.url("/ok.png"));
+    let crawl = |flags: &[&str]| {
+        let db = tempfile::tempdir().unwrap();
+        let out = crawlscope()
+            .arg("--db")
+            .arg(db.path())
+            .args(["crawl", &s.base(), "--quiet"])
+            .args(flags)
+            .output()
+            .unwrap();
+        let code = out.status.code();
+        (code, String::from_utf8_lossy(&out.stdout).into_owned(), out)
+    };
+
+    // The whole CI step: only the kinds named, exit 3 on a finding.
+    let (code, _, out) = crawl(&["--format", "junit", "--fail-on", "broken"]);
+    assert_eq!(code, Some(3), "{}", stderr_of(&out));
+    let cases = junit_suites(&out.stdout);
+    assert!(cases.iter().all(|(k, _, _)| k == "broken"), "{cases:?}");
+    let failing: Vec<&str> = (cases.iter().filter(|c| c.2))
+        .map(|c| c.1.as_str())
+        .collect();
+    // `broken` counts every URL that failed, resources too.
+    assert_eq!(failing, [gone.as_str(), missing.as_str()], "{cases:?}");
+    assert!(stderr_of(&out).contains("fetched "), "summary on stderr");
+
+    // Every finding kind when none is named; a resource that answered
+    // passes, the missing one fails.
+    let (code, _, out) = crawl(&["--format", "junit"]);
+    assert_eq!(code, Some(0), "{}", stderr_of(&out));
+    let cases = junit_suites(&out.stdout);
+    let res = |url: &str| cases.iter().find(|(k, n, _)| k == "resources" && n == url);
+    assert_eq!(res(&ok).map(|c| c.2), Some(false), "{cases:?}");
+    assert_eq!(res(&missing).map(|c| c.2), Some(true), "{cases:?}");
+    assert!(
+        cases.iter().any(|(k, _, f)| k == "titles" && *f),
+        "{cases:?}"
+    );
+    assert!(
+        !cases.iter().any(|(k, _, _)| k == "slow" || k == "links"),
+        "{cases:?}"
+    );
+
+    let (code, stdout, out) = crawl(&["--format", "json", "--fail-on", "broken,resources"]);
+    assert_eq!(code, Some(3), "{}", stderr_of(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON alone on stdout");
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["broken", "resources"]);
+    let urls = |kind: &str| -> Vec<String> {
+        (v[kind].as_array().unwrap().iter())
+            .map(|r| r["url"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(urls("broken"), [gone.clone(), missing.clone()]);
+    assert_eq!(urls("resources"), [missing.as_str()], "findings only");
+
+    let (code, stdout, _) = crawl(&["--format", "markdown"]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("## broken\n\n| url |"), "{stdout}");
+    assert!(stdout.contains(&format!("| {missing} |")), "{stdout}");
+    assert!(!stdout.contains(&format!("| {ok} |")), "{stdout}");
+
+    let (code, stdout, _) = crawl(&["--format", "table", "--fail-on", "titles"]);
+    assert_eq!(code, Some(3));
+    assert!(stdout.starts_with("titles:\n"), "{stdout}");
+    assert!(
+        stdout.contains(&s.url("/untitled")) && !stdout.contains(&gone),
+        "{stdout}"
+    );
+
+    // `report resources --junit` judges the same way.
+    let db = tempfile::tempdir().unwrap();
+    on_store(db.path(), &["crawl", &s.base(), "--quiet"]);
+    let out = on_store(db.path(), &["report", "resources", "--junit"]);
+    let cases = junit_cases(&out.stdout);
+    assert!(cases.contains(&(ok.clone(), false)), "{cases:?}");
+    assert!(cases.contains(&(missing.clone(), true)), "{cases:?}");
 }
 
 #[test]
@@ -245,6 +365,23 @@ fn bad_values_are_usage_errors() {
             "kinds: any, broken",
         ),
         (&["report", "--fail-on", "depth"], "--fail-on"),
+        // Tables are figures, not findings: naming one is a usage error
+        // that lists the finding kinds.
+        (&["report", "--fail-on", "links"], "\"links\" is a table"),
+        (
+            &["crawl", "http://127.0.0.1:9/", "--fail-on", "slow"],
+            "kinds: any, broken",
+        ),
+        (&["report", "slow", "--junit"], "kinds: summary, broken"),
+        (&["report", "links", "--junit"], "is a table"),
+        (
+            &["crawl", "http://127.0.0.1:9/", "--format", "json", "--json"],
+            "--json",
+        ),
+        (
+            &["crawl", "http://127.0.0.1:9/", "--format", "xml"],
+            "markdown",
+        ),
     ];
     for (args, said) in cases {
         let out = on_store(db.path(), args);

@@ -37,7 +37,11 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             p.add(format!("page {page}: records placed without a page record"));
         }
     }
-    for (db, what) in [(d.page_audit, "audit"), (d.render_facts, "render")] {
+    for (db, what) in [
+        (d.page_audit, "audit"),
+        (d.page_custom, "custom"),
+        (d.render_facts, "render"),
+    ] {
         for item in db.iter(t)? {
             let (k, _) = item?;
             if d.pages.get(t, k)?.is_none() {

@@ -49,6 +49,7 @@ fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<Pa
                 response: vec![("content-type".into(), "text/html".into())],
             }),
             audit: Some(crate::store::PageAudit { h2: 1 }),
+            custom: None,
         },
         links,
     )
