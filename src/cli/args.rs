@@ -292,6 +292,9 @@ pub enum ExportFormat {
     Parquet,
     /// pywb's index of the WARC given with --warc.
     Cdxj,
+    /// An XML sitemap of the indexable pages; past 50,000, --out FILE is
+    /// a sitemap index and FILE-N.xml its parts.
+    Sitemap,
 }
 
 #[derive(Debug, Subcommand)]

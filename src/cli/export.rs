@@ -28,6 +28,7 @@ pub fn run(
         (ExportFormat::Parquet, warc, Some(out)) => parquet(db, &out, warc.as_deref()),
         // The parser asks for these already; kept for callers that skip it.
         (ExportFormat::Cdxj, None, _) => usage("--format cdxj needs --warc FILE"),
+        (ExportFormat::Sitemap, None, out) => sitemap(db, out),
         (ExportFormat::Parquet, _, None) => usage("--format parquet needs --out FILE"),
         (_, Some(_), _) => usage("--warc goes with --format parquet or --format cdxj"),
         (format, None, out) => {
@@ -91,9 +92,34 @@ fn write(
             Ok(())
         }
         ExportFormat::Links => export::links::write(r, &mut w),
-        // Dispatched by `run`: they need a file, or a WARC and no store.
-        ExportFormat::Parquet | ExportFormat::Cdxj => Ok(()),
+        // Dispatched by `run`: they need a file, a WARC and no store, or
+        // several files.
+        ExportFormat::Parquet | ExportFormat::Cdxj | ExportFormat::Sitemap => Ok(()),
     }
+}
+
+/// The indexable pages as one sitemap, or past 50,000 as parts beside
+/// FILE, which indexes them by the URL they will have on the site (its
+/// origin, the part's file name).
+fn sitemap(db: Option<PathBuf>, out: Option<PathBuf>) -> CliResult {
+    use export::sitemap::{entries, parts, write_index, write_urlset, MAX_URLS};
+    let store = open_existing(db)?;
+    let entries = entries(&store.read()?)?;
+    if entries.len() <= MAX_URLS {
+        return emit(out, |w, _| write_urlset(w, &entries));
+    }
+    let Some(index) = out else {
+        return usage("more than 50,000 indexable pages: --format sitemap needs --out FILE (the sitemap index; its parts go beside it)");
+    };
+    let origin = (url::Url::parse(&entries[0].url).ok())
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_default();
+    let mut locs = Vec::new();
+    for (path, range) in parts(&index, entries.len(), MAX_URLS) {
+        emit(Some(path.clone()), |w, _| write_urlset(w, &entries[range]))?;
+        locs.push(format!("{origin}/{}", file_name(&path)));
+    }
+    emit(Some(index), |w, _| write_index(w, &locs))
 }
 
 fn note_without_head(count: u64) {

@@ -9,6 +9,7 @@ use std::io::Write;
 use super::page::{body_size, mime_string, reason};
 use super::redirect_depth::RedirectDepths;
 use super::{each_url, ExportResult};
+use crate::custom::rule_name;
 use crate::report::indexability::{classify, is_html, Facts};
 use crate::report::links::latest_link_scores;
 use crate::store::prelude::*;
@@ -45,7 +46,16 @@ pub const COLUMNS: [&str; 23] = [
 pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
     let scores = latest_link_scores(r)?;
     let mut out = csv::Writer::from_writer(w);
-    out.write_record(COLUMNS).map_err(csv_error)?;
+    // Then a column `extract:NAME` per `--extract` rule of any point.
+    let mut rules: Vec<String> = Vec::new();
+    for (_, p) in r.points()? {
+        rules.extend(p.extract.iter().map(|rule| rule_name(rule).to_string()));
+    }
+    rules.sort_unstable();
+    rules.dedup();
+    let extract_columns = rules.iter().map(|n| format!("extract:{n}"));
+    (out.write_record(COLUMNS.iter().map(|c| c.to_string()).chain(extract_columns)))
+        .map_err(csv_error)?;
     let depths = RedirectDepths::new(r)?;
     each_url(r, |id, url| {
         let state = r.url_state(id)?;
@@ -108,7 +118,16 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             text(indexability?.map(|i| i.as_str().to_string())),
             text(scores.get(&id).map(f64::to_string)),
         ];
-        out.write_record(&row).map_err(csv_error)?;
+        let extracted = match rules.is_empty() {
+            true => Vec::new(),
+            false => r.page_custom(id)?.map(|c| c.extract).unwrap_or_default(),
+        };
+        let values = rules.iter().map(|name| {
+            (extracted.iter().find(|(n, _)| n == name))
+                .map(|(_, v)| v.join(" | "))
+                .unwrap_or_default()
+        });
+        (out.write_record(row.into_iter().chain(values))).map_err(csv_error)?;
         Ok(())
     })?;
     out.flush()?;

@@ -1,5 +1,5 @@
 //! Exports: the whole store written out, one format per file here
-//! (`spider_result`, `jsonl`, `csv`, `warc`, `parquet`; `cdxj` indexes a
+//! (`spider_result`, `jsonl`, `csv`, `warc`, `parquet`, `sitemap`; `cdxj` indexes a
 //! WARC, read back by `warc_read`). Each reads one snapshot and
 //! writes to any `Write`; where the bytes go (stdout, a file that appears
 //! whole) is the face's choice. The page object they share (also
@@ -15,6 +15,7 @@ pub mod page;
 pub mod parquet;
 pub mod parquet_rows;
 pub mod redirect_depth;
+pub mod sitemap;
 pub mod spider_result;
 pub mod surt;
 pub mod url_parts;

@@ -129,6 +129,8 @@ pub struct PageJson {
     /// The documents it belongs to (`documents::Membership`, which the
     /// caller builds once for every page it reads).
     pub docs: Vec<String>,
+    /// What the fetching point's `--extract` rules kept, by rule name.
+    pub extract: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// A resource of the page: its URL, the element that loads it and the
@@ -342,6 +344,10 @@ pub fn page_json(
         ),
         resources: resources_json(r, id)?,
         docs: Vec::new(),
+        extract: (r.page_custom(id)?.map(|c| c.extract))
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
     })
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::{Ctx, ListKind, ReportError, Result, Row};
 use crate::custom::rule_name;
 use crate::store::prelude::*;
-use crate::store::{CustomRead, PageId};
+use crate::store::PageId;
 
 pub struct Extract;
 pub struct Search;

@@ -103,6 +103,7 @@ pub use transaction::Writer;
 
 /// Every read trait, for `use crawlscope::store::prelude::*`.
 pub mod prelude {
+    pub use super::CustomRead;
     pub use super::DocumentRead;
     pub use super::FragmentRead;
     pub use super::KeptRead;

@@ -48,6 +48,7 @@ mod render;
 mod report_audit;
 mod report_changes;
 mod report_cli;
+mod report_custom;
 mod report_findings;
 mod report_kept;
 mod report_near;
