@@ -1,7 +1,8 @@
 //! `report sitemaps`: what the sitemaps say against what the crawl found,
 //! for the pages of the report's scope (see
 //! [`indexability`](super::indexability) for which URLs are pages):
-//! `orphan` (in a sitemap, linked from no fetched page of the scope),
+//! `orphan` (in a sitemap, linked from no fetched page of the scope, nor
+//! reached through redirects from a URL one links to),
 //! `non_indexable` (in a sitemap but noindex, canonicalised elsewhere or
 //! blocked by robots.txt), `non_200` (in a sitemap but failed, redirected
 //! or answering other than 2xx), `not_in_sitemap` (an indexable page no
@@ -17,10 +18,11 @@ use serde::{Deserialize, Serialize};
 
 use super::indexability::{of_scope, Indexability};
 use super::kept_lists::Keeper;
-use super::links::graph;
+use super::links::{graph, PageSet};
+use super::redirects::MAX_HOPS;
 use super::{Ctx, ListKind, Result, Row, Scope};
 use crate::store::prelude::*;
-use crate::store::{PageId, PointId, SitemapListing};
+use crate::store::{PageId, PointId, SitemapListing, UrlState};
 
 pub struct Sitemaps;
 
@@ -96,6 +98,30 @@ impl Runs {
     }
 }
 
+/// The URLs a linked URL's redirects lead to, hop by hop: a page that a
+/// link reaches only through `/old` -> `/new` is linked, not an orphan.
+fn through_redirects(ctx: &Ctx<'_, '_>, linked: &PageSet) -> Result<FxHashSet<PageId>> {
+    let hop: FxHashMap<PageId, PageId> = (ctx.states()?.iter())
+        .filter_map(|(id, state)| match state {
+            UrlState::Redirected { to, .. } => Some((*id, *to)),
+            _ => None,
+        })
+        .collect();
+    let mut reached = FxHashSet::default();
+    for &from in hop.keys().filter(|p| linked.contains(p)) {
+        let mut at = from;
+        // A loop ends where it closes; a chain at the crawler's bound.
+        for _ in 0..MAX_HOPS {
+            let Some(&to) = hop.get(&at) else { break };
+            if !reached.insert(to) {
+                break;
+            }
+            at = to;
+        }
+    }
+    Ok(reached)
+}
+
 impl ListKind for Sitemaps {
     type Item = Item;
     type Row = SitemapRow;
@@ -117,6 +143,7 @@ impl ListKind for Sitemaps {
             return Ok(Vec::new());
         }
         let linked = &graph(ctx)?.linked;
+        let through = through_redirects(ctx, linked)?;
         let mut items = Vec::new();
         for (page, indexability) in of_scope(ctx)? {
             if of_point.get(&page).is_none_or(|p| skipped.contains(p)) {
@@ -136,7 +163,7 @@ impl ListKind for Sitemaps {
                 }
                 continue;
             };
-            if !linked.contains(&page) {
+            if !linked.contains(&page) && !through.contains(&page) {
                 push(Issue::Orphan, Some(sitemap));
             }
             match indexability {

@@ -328,3 +328,29 @@ fn the_audit_reports_answer_the_fixture_exactly() {
     assert_eq!(report(db, "sitemaps"), json!([]));
     assert_eq!(report(db, "summary")["findings"]["sitemaps"], 0);
 }
+
+/// A sitemap URL that links reach only through a redirect chain is linked,
+/// not an orphan; one that nothing reaches is.
+#[test]
+fn orphans_are_what_no_link_reaches_redirects_followed() {
+    let s = TestServer::start();
+    let mut home = Page::clean("The home page of the redirect fixture", "Welcome");
+    home.links = vec![("/moved", "")];
+    s.route("/", home.reply());
+    s.route("/moved", Reply::Respond(Resp::redirect(301, "/hop")));
+    s.route("/hop", Reply::Respond(Resp::redirect(302, "/landing")));
+    for (path, title) in [
+        ("/landing", "The landing page behind two redirects"),
+        ("/lonely", "A page that only the sitemap names"),
+    ] {
+        s.route(path, Page::clean(title, "Here").reply());
+    }
+    s.route("/sitemap.xml", sitemap_xml(&s, &["", "landing", "lonely"]));
+    let db = tempfile::tempdir().unwrap();
+    crawl_ok(db.path(), &[&s.base()]);
+    let orphans: Vec<Value> = (report(db.path(), "sitemaps").as_array().unwrap().iter())
+        .filter(|r| r["issue"] == "orphan")
+        .map(|r| r["url"].clone())
+        .collect();
+    assert_eq!(orphans, [json!(s.url("/lonely"))]);
+}
