@@ -6,8 +6,11 @@ use serde_json::json;
 
 use crate::support::{json_of, on_store};
 
+/// Whole answers, then finding kinds, then tables (`report/kinds.rs`).
 const KINDS: &[&str] = &[
     "summary",
+    "depth",
+    "changes",
     "broken",
     "redirects",
     "titles",
@@ -16,21 +19,21 @@ const KINDS: &[&str] = &[
     "duplicates",
     "directives",
     "canonicals",
-    "slow",
-    "large",
-    "depth",
-    "mimetypes",
-    "hosts",
     "external",
-    "changes",
     "near-duplicates",
     "fragments",
     "indexability",
-    "links",
     "sitemaps",
     "resources",
     "images",
+    "search",
+    "slow",
+    "large",
+    "mimetypes",
+    "hosts",
+    "links",
     "javascript",
+    "extract",
 ];
 
 #[test]
@@ -50,7 +53,8 @@ fn every_kind_answers_on_an_empty_store() {
                     "findings": {
                         "broken": 0, "canonicals": 0, "descriptions": 0, "directives": 0,
                         "duplicates": 0, "external": 0, "headings": 0, "redirects": 0,
-                        "titles": 0, "near-duplicates": 0, "fragments": 0, "indexability": 0, "sitemaps": 0, "resources": 0, "images": 0
+                        "titles": 0, "near-duplicates": 0, "fragments": 0, "indexability": 0, "sitemaps": 0, "resources": 0, "images": 0,
+                        "search": 0
                     },
                     "external_checked": false
                 })
