@@ -22,6 +22,7 @@ mod export;
 pub(crate) mod fail_on;
 mod generated;
 mod junit;
+mod local;
 pub(crate) mod page;
 mod point;
 mod report;
@@ -59,6 +60,8 @@ pub enum CliError {
     FlagNeedsUrl { flag: &'static str },
     #[error("nothing to crawl: give a URL or add a crawl point (crawlscope point add URL)")]
     NothingToCrawl,
+    #[error("no Markdown files under {0}")]
+    NoMarkdown(String),
     #[error("nothing fetched: {url}: {reason}")]
     NothingFetched { url: String, reason: String },
     #[error("no stored body for {0} (never fetched with a 2xx answer)")]
@@ -191,6 +194,7 @@ pub fn run(cli: Cli) -> CliResult {
     match cli.command {
         Some(Command::Crawl {
             urls,
+            markdown,
             scope,
             run,
             json,
@@ -199,7 +203,11 @@ pub fn run(cli: Cli) -> CliResult {
             doc,
         }) => crawl::run(
             open_store(db)?,
-            crawl::Points { urls, doc },
+            crawl::Points {
+                urls,
+                markdown,
+                doc,
+            },
             scope,
             run,
             crawl::Output {
