@@ -53,7 +53,7 @@ pub enum Command {
         urls: Vec<Url>,
         /// A directory argument means the Markdown files under it (implied
         /// when any argument is a `.md` file).
-        #[arg(long)]
+        #[arg(long, requires = "urls")]
         markdown: bool,
         #[command(flatten)]
         scope: ScopeArgs,

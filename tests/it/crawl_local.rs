@@ -172,6 +172,11 @@ fn a_directory_on_disk_reports_as_the_same_files_served() {
             "report {kind}: disk (left) and HTTP (right) differ"
         );
     }
+    assert_eq!(
+        export_csv(&disk_db, &file_prefix),
+        export_csv(&http_db, &server.url("/")),
+        "export --format csv: disk (left) and HTTP (right) differ"
+    );
     // The point is the directory's URL; `page` reads a file's record.
     let points = json_of(&disk_db, &["point", "list", "--json"]);
     assert_eq!(points[0]["url"], file_prefix.as_str());
@@ -179,6 +184,33 @@ fn a_directory_on_disk_reports_as_the_same_files_served() {
     let about = format!("{file_prefix}about.html");
     let page = json_of(&disk_db, &["page", &about, "--json"]);
     assert_eq!(page["status"], 200, "{page}");
+}
+
+/// `export --format csv` as objects, normalised as reports are; a
+/// file's modification time is its `Last-Modified`, which the test server
+/// does not send.
+fn export_csv(db: &Path, prefix: &str) -> Value {
+    let out = crate::support::on_store(db, &["export", "--format", "csv"]);
+    assert!(out.status.success(), "{}", crate::support::stderr_of(&out));
+    let mut rd = csv::Reader::from_reader(out.stdout.as_slice());
+    let header = rd.headers().unwrap().clone();
+    let mut rows: Value = rd
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            let mut row = serde_json::Map::new();
+            for (k, v) in header.iter().zip(r.iter()) {
+                let v = v
+                    .parse::<u64>()
+                    .map_or_else(|_| Value::from(v), Value::from);
+                row.insert(k.to_string(), v);
+            }
+            row.remove("last_modified");
+            Value::Object(row)
+        })
+        .collect();
+    normalise(&mut rows, prefix);
+    rows
 }
 
 /// (report, URL path, found): each seeded fault and its clean twin.
