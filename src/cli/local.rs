@@ -56,17 +56,21 @@ pub fn points(
             .collect());
     }
     let root = common_dir(urls.iter().filter(|u| is_local(u)));
-    let mut scope = with_paths(scope, &root);
+    let mut local = with_paths(scope, &root);
     // lychee's job: the links of the named files, each target checked
     // (fragments too), and no crawl beyond them.
-    scope.root.get_or_insert(root);
-    scope.depth.get_or_insert(1);
-    scope.check_fragments.get_or_insert(true);
-    scope.check_external.get_or_insert(true);
+    local.root.get_or_insert(root);
+    local.depth.get_or_insert(1);
+    local.check_fragments.get_or_insert(true);
+    local.check_external.get_or_insert(true);
     let mut out = Vec::new();
     for url in urls {
-        if !is_local(&url) || !url.path().ends_with('/') {
+        if !is_local(&url) {
             out.push((url, scope.clone()));
+            continue;
+        }
+        if !url.path().ends_with('/') {
+            out.push((url, local.clone()));
             continue;
         }
         let dir = url
@@ -80,7 +84,7 @@ pub fn points(
             found
                 .iter()
                 .filter_map(|p| file_url(p))
-                .map(|u| (u, scope.clone())),
+                .map(|u| (u, local.clone())),
         );
     }
     Ok(out)
@@ -184,6 +188,33 @@ fn markdown_under(dir: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markdown_defaults_are_for_its_files_only() {
+        let urls = [
+            "file:///r/README.md",
+            "file:///r/docs/a.md",
+            "http://h.test/",
+        ]
+        .iter()
+        .map(|u| Url::parse(u).unwrap())
+        .collect();
+        let scope = ScopeArgs {
+            excludes: vec!["docs/old".to_string()],
+            ..ScopeArgs::default()
+        };
+        let got = points(urls, &scope, false).unwrap();
+        let (readme, web) = (&got[0].1, &got[2].1);
+        assert_eq!(readme.root.as_deref(), Some("file:///r/"));
+        assert_eq!(readme.excludes, ["file:///r/docs/old"]);
+        assert_eq!(
+            (readme.depth, readme.check_fragments, readme.check_external),
+            (Some(1), Some(true), Some(true))
+        );
+        assert_eq!(got[1].1.root.as_deref(), Some("file:///r/"));
+        assert_eq!((web.root.as_deref(), web.depth), (None, None));
+        assert_eq!(web.excludes, ["docs/old"]);
+    }
 
     #[test]
     fn common_dir_is_the_deepest_shared_directory() {
