@@ -127,7 +127,10 @@ pub type Result<T> = std::result::Result<T, PointError>;
 /// normalised URL and the point would silently crawl nothing.
 pub fn parse_root(input: &str) -> Result<String> {
     let root = input.trim();
-    if !(root.starts_with("http://") || root.starts_with("https://")) {
+    if !["http://", "https://", "file://"]
+        .iter()
+        .any(|scheme| root.starts_with(scheme))
+    {
         return Err(PointError::BadRoot);
     }
     // Stored URLs never hold user information, so such a prefix would

@@ -1,5 +1,6 @@
 //! URL normalisation and crawl scope: the one place that decides which links
-//! are followable (http/https, with a host, of sane length), what canonical
+//! are followable (http/https, with a host, of sane length; `file:` only
+//! from a file, see [`is_local`]), what canonical
 //! string a URL is stored and compared under, and whether it lies inside a
 //! crawl point's root and outside its excludes; also the site rules that
 //! need no store: a host's `www.` twin, and a URL's `user:password@` kept
@@ -24,7 +25,9 @@ pub enum LinkReject {
 
 /// Resolve an href found in a page (relative or absolute) against `base` (the
 /// page URL or its `<base href>`), then normalise. Rejects non-http(s)
-/// (mailto:, javascript:, tel:, data:, ftp:, ...) with the scheme as the reason.
+/// (mailto:, javascript:, tel:, data:, ftp:, ...) with the scheme as the
+/// reason; a `file:` link is followable from a local file only, so a web
+/// page can never make the crawler read this machine's files.
 pub fn resolve(base: &Url, href: &str) -> Result<Url, LinkReject> {
     let href = checked_len(href)?;
     let url = base
@@ -32,11 +35,17 @@ pub fn resolve(base: &Url, href: &str) -> Result<Url, LinkReject> {
         .map_err(|e| LinkReject::Invalid(e.to_string()))?;
     // Credentials found in a page are not ours to send: the link is the
     // same URL without them.
-    finish(without_userinfo(&url).into_owned())
+    finish(without_userinfo(&url).into_owned(), is_local(base))
+}
+
+/// A URL of a local file or directory (`file:`): read from disk, with no
+/// robots.txt, politeness or sitemaps.
+pub fn is_local(url: &Url) -> bool {
+    url.scheme() == "file"
 }
 
 /// Parse a URL a user typed (CLI/TUI). Must be absolute http/https with a
-/// host. Normalised; a typed `user:password@` is kept (it is credentials for
+/// host, or a `file:` URL (the CLI makes those of paths). Normalised; a typed `user:password@` is kept (it is credentials for
 /// the crawl point, see [`userinfo`]) and never echoed in an error.
 pub fn parse_start(input: &str) -> Result<Url, LinkReject> {
     let input = checked_len(input)?;
@@ -54,7 +63,7 @@ pub fn parse_start(input: &str) -> Result<Url, LinkReject> {
             "{shown:?} needs an http:// or https:// prefix"
         )));
     }
-    finish(url)
+    finish(url, true)
 }
 
 /// The URL without `user[:password]@`: what identifies it (the URL record)
@@ -201,6 +210,12 @@ pub fn origin(url: &Url) -> String {
 /// user:password@ goes, as it does from every stored URL.
 pub fn default_root(url: &Url) -> String {
     let url = without_userinfo(url);
+    if is_local(&url) {
+        // A file system has no site: the directory of the start file (the
+        // start directory itself when it ends in `/`) is the site.
+        let path = url.path();
+        return format!("file://{}", &path[..path.rfind('/').map_or(0, |i| i + 1)]);
+    }
     format!("{}/", &url[..::url::Position::BeforePath])
 }
 
@@ -279,11 +294,18 @@ fn is_http(url: &Url) -> bool {
     matches!(url.scheme(), "http" | "https")
 }
 
-fn finish(url: Url) -> Result<Url, LinkReject> {
-    if !is_http(&url) {
+/// `local`: a `file:` URL is followable too.
+fn finish(url: Url, local: bool) -> Result<Url, LinkReject> {
+    let file = local && is_local(&url);
+    if !is_http(&url) && !file {
         return Err(LinkReject::Scheme(url.scheme().to_string()));
     }
-    if url.host().is_none() {
+    if file && url.host().is_some() {
+        return Err(LinkReject::Invalid(
+            "a file: URL on another host".to_string(),
+        ));
+    }
+    if url.host().is_none() && !file {
         return Err(LinkReject::Invalid("no host".to_string()));
     }
     let url = normalize(url);
@@ -466,6 +488,28 @@ mod tests {
                 _ => panic!("{base} + {href:?}: unexpected {got:?}"),
             }
         }
+    }
+
+    #[test]
+    fn file_links_only_from_files() {
+        let file = Url::parse("file:///site/a/index.html").unwrap();
+        let web = Url::parse("http://h/a/").unwrap();
+        assert_eq!(
+            resolve(&file, "../b/#top").map(|u| u.to_string()),
+            Ok("file:///site/b/".to_string())
+        );
+        assert_eq!(
+            resolve(&file, "http://h/x").map(|u| u.to_string()),
+            Ok("http://h/x".to_string())
+        );
+        assert_eq!(
+            resolve(&web, "file:///etc/passwd"),
+            Err(LinkReject::Scheme("file".to_string()))
+        );
+        assert!(resolve(&file, "file://other/x").is_err());
+        assert_eq!(default_root(&file), "file:///site/a/");
+        let dir = parse_start("file:///site/").unwrap();
+        assert_eq!(default_root(&dir), "file:///site/");
     }
 
     #[test]

@@ -47,8 +47,14 @@ pub enum Command {
     },
     /// Crawl headless. No URL: every active crawl point and the pending frontier.
     Crawl {
-        #[arg(value_parser = Masked(parse_url))]
+        /// Start URLs, or paths: a directory is crawled as a site of
+        /// `file:` URLs, a Markdown file's links are checked.
+        #[arg(value_name = "URL|PATH", value_parser = Masked(super::local::parse_target))]
         urls: Vec<Url>,
+        /// A directory argument means the Markdown files under it (implied
+        /// when any argument is a `.md` file).
+        #[arg(long, requires = "urls")]
+        markdown: bool,
         #[command(flatten)]
         scope: ScopeArgs,
         #[command(flatten)]
@@ -548,7 +554,12 @@ fn parse_url(s: &str) -> Result<Url, String> {
     crate::url::parse_start(s).map_err(|e| e.to_string())
 }
 
+/// A URL prefix, or a path: `crawl` makes a local point's paths `file:`
+/// prefixes, and any other point refuses them.
 fn parse_prefix(s: &str) -> Result<String, String> {
+    if !s.contains("://") {
+        return Ok(s.to_string());
+    }
     crate::points::parse_root(s).map_err(|e| e.to_string())
 }
 

@@ -55,13 +55,20 @@ pub struct Output {
 /// What `crawl` crawls: these start URLs' points, or (`--doc`) a
 /// document's active points; neither: every active point.
 pub struct Points {
+    /// `file:` URLs too (see `local`).
     pub urls: Vec<Url>,
+    /// `--markdown`: a directory means its Markdown files.
+    pub markdown: bool,
     pub doc: Option<String>,
 }
 
 pub fn run(
     store: Arc<Store>,
-    Points { urls, doc }: Points,
+    Points {
+        urls,
+        markdown,
+        doc,
+    }: Points,
     scope: ScopeArgs,
     run: RunArgs,
     output: Output,
@@ -82,9 +89,9 @@ pub fn run(
     }
     let requested = match &doc {
         Some(name) => crate::documents::active_points(&store.read()?, name)?,
-        None => urls
+        None => super::local::points(urls, &scope, markdown)?
             .iter()
-            .map(|u| point::upsert(&store, u, &scope))
+            .map(|(u, scope)| point::upsert(&store, u, scope))
             .collect::<Result<Vec<_>, _>>()?,
     };
     let points = points::crawl_set(&store, requested).map_err(|e| match e {

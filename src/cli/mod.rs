@@ -23,6 +23,7 @@ mod export;
 pub(crate) mod fail_on;
 mod generated;
 mod junit;
+mod local;
 pub(crate) mod page;
 mod point;
 mod report;
@@ -60,6 +61,8 @@ pub enum CliError {
     FlagNeedsUrl { flag: &'static str },
     #[error("nothing to crawl: give a URL or add a crawl point (crawlscope point add URL)")]
     NothingToCrawl,
+    #[error("no Markdown files under {0}")]
+    NoMarkdown(String),
     #[error("nothing fetched: {url}: {reason}")]
     NothingFetched { url: String, reason: String },
     #[error("no stored body for {0} (never fetched with a 2xx answer)")]
@@ -192,6 +195,7 @@ pub fn run(cli: Cli) -> CliResult {
     match cli.command {
         Some(Command::Crawl {
             urls,
+            markdown,
             scope,
             run,
             json,
@@ -201,7 +205,11 @@ pub fn run(cli: Cli) -> CliResult {
             format,
         }) => crawl::run(
             open_store(db)?,
-            crawl::Points { urls, doc },
+            crawl::Points {
+                urls,
+                markdown,
+                doc,
+            },
             scope,
             run,
             crawl::Output {

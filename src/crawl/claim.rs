@@ -152,7 +152,7 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
     }
     let _ = ctx.writer.send(outcome.into());
     // Before this worker ends, so the crawl cannot settle without them.
-    if ctx.sitemaps.first_visit(point, &crate::url::origin(&site)) {
+    if !crate::url::is_local(&site) && ctx.sitemaps.first_visit(point, &crate::url::origin(&site)) {
         ctx.stop.unless(offer_sitemaps(ctx, point, &site)).await;
     }
     ok
@@ -502,7 +502,8 @@ pub(super) async fn rules_for(
     origin: &str,
     creds: Option<&Credentials>,
 ) -> Option<Arc<Rules>> {
-    if ctx.cfg.ignore_robots {
+    // A file system has no robots.txt to ask.
+    if ctx.cfg.ignore_robots || crate::url::is_local(url) {
         return None;
     }
     Some(

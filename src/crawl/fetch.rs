@@ -2,6 +2,7 @@
 //! credentials only for the crawl point's origin), streams the body up to the
 //! size limit, and classifies failures as retryable or final. Redirects are
 //! not followed here: the engine checks every hop against scope and robots.
+//! A `file:` URL is answered from disk instead (`local`).
 
 use std::time::{Duration, Instant};
 
@@ -142,6 +143,9 @@ impl Fetcher {
         creds: Option<&Credentials>,
         body: bool,
     ) -> Result<Probed, FetchError> {
+        if crate::url::is_local(url) {
+            return super::local::check(url, self.max_body, body).await;
+        }
         if !body {
             let head = own_request(&self.client, Method::HEAD, url, creds)
                 .send()
@@ -175,6 +179,9 @@ impl Fetcher {
         validators: &Validators,
         creds: Option<&Credentials>,
     ) -> Result<Response, FetchError> {
+        if crate::url::is_local(url) {
+            return super::local::get(url, self.max_body).await;
+        }
         let started = Instant::now();
         let mut req = own_get(&self.client, url, creds);
         if let Some(lm) = &validators.last_modified {

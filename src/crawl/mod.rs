@@ -20,6 +20,7 @@ mod fetch;
 mod head;
 mod history;
 mod link_auth;
+mod local;
 mod msg;
 mod once;
 mod origins;

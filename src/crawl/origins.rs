@@ -93,7 +93,12 @@ impl Origins {
     /// Crawl-delay).
     pub async fn acquire(&self, origin: &str, crawl_delay: Option<Duration>) -> Slot {
         let gate = self.with(origin, |o| o.gate.clone());
-        let gap = self.delay.max(crawl_delay.unwrap_or_default());
+        // Files are read, not asked of a server: no gap to keep.
+        let gap = if origin.starts_with("file:") {
+            Duration::ZERO
+        } else {
+            self.delay.max(crawl_delay.unwrap_or_default())
+        };
         loop {
             self.pause.released().await;
             let slot = gate.acquire(gap).await;

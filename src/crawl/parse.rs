@@ -59,6 +59,8 @@ pub enum BodyKind {
     Text,
     Other,
     Pdf,
+    /// Read through its HTML (`html::markdown`), stored as sent.
+    Markdown,
 }
 
 pub fn body_kind(content_type: Option<&str>) -> BodyKind {
@@ -70,6 +72,7 @@ pub fn body_kind(content_type: Option<&str>) -> BodyKind {
         None | Some("") | Some("text/html") | Some("application/xhtml+xml") => BodyKind::Html,
         Some("text/plain") => BodyKind::Text,
         Some("application/pdf") => BodyKind::Pdf,
+        Some("text/markdown") => BodyKind::Markdown,
         _ => BodyKind::Other,
     }
 }
@@ -112,6 +115,10 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
     let doc = match (ok, kind) {
         (true, BodyKind::Html) => html::parse_html(&resp.body, ct, url),
         (true, BodyKind::Text) => html::parse_text(&resp.body, ct),
+        (true, BodyKind::Markdown) => {
+            let html = html::markdown::to_html(&resp.body);
+            html::parse_html(html.as_bytes(), Some("text/html; charset=utf-8"), url)
+        }
         (true, BodyKind::Pdf) => {
             html::pdf::parse_pdf(&resp.body, resp.truncated).unwrap_or_else(|why| {
                 text_error = Some(why);

@@ -12,6 +12,7 @@ pub mod dom;
 mod extract;
 mod flatten;
 mod fragments;
+pub mod markdown;
 pub mod pdf;
 pub mod resources;
 mod scan;

@@ -20,6 +20,7 @@ mod crawl_counts;
 mod crawl_external;
 mod crawl_failures;
 mod crawl_link_credentials;
+mod crawl_local;
 mod crawl_page_record;
 mod crawl_pause;
 mod crawl_politeness;
