@@ -39,6 +39,8 @@ impl FromStore {
 pub struct ParsedPage {
     pub write: PageWrite,
     pub links: Vec<Link>,
+    /// Every link as written, by index in `links`.
+    pub occurrences: Vec<crate::html::Occurrence>,
     /// Its near-duplicate signature and why its text could not be read.
     pub text: PageText,
     /// Ids and fragment links, kept when the run checks fragments.
@@ -198,6 +200,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
                 .then_some(crate::store::PageAudit { h2: doc.h2 }),
         },
         links: doc.links,
+        occurrences: doc.occurrences,
         text: PageText {
             signature: shingles.and_then(|s| s.finish()),
             text_error,

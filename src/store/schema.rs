@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// refused with both versions named, never misread. The committed store in
 /// `tests/fixtures/store` is made again by `tests/fixtures/make-store.sh`
 /// when the number changes.
-pub const SCHEMA_VERSION: u32 = 25;
+pub const SCHEMA_VERSION: u32 = 26;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -305,7 +305,8 @@ impl DirectiveSource {
     }
 }
 
-/// A link as stored with the page it was found on.
+/// A link as stored with the page it was found on: one occurrence as
+/// written, or (`LinkRead::links`) a target's occurrences folded.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OutLink {
     pub child: PageId,
@@ -313,6 +314,10 @@ pub struct OutLink {
     pub anchor: String,
     /// `rel=nofollow`: recorded in the graph, not followed (unless asked).
     pub nofollow: bool,
+    pub element: crate::html::LinkElement,
+    pub position: crate::html::Position,
+    /// The href's `#fragment`, if it had one.
+    pub fragment: Option<String>,
 }
 
 impl PageRecord {
