@@ -98,7 +98,12 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
                 Some(c) => text(c.status.map(|s| s.to_string())),
                 None => of_page(&|p| p.status.to_string()),
             },
-            text(reason(state.as_ref(), page.as_ref()).or_else(|| checked?.reason)),
+            // A check's answer says more than why the URL was not crawled.
+            text(
+                checked
+                    .and_then(|c| c.reason)
+                    .or_else(|| reason(state.as_ref(), page.as_ref())),
+            ),
             text(mime),
             size,
             depth.map(|d| d.to_string()).unwrap_or_default(),

@@ -304,8 +304,11 @@ pub fn page_json(
         Some(rec) => Some(body_size(r, id, rec)?),
         None => None,
     };
-    let reason = reason(state.as_ref(), record.as_ref())
-        .or_else(|| checked.as_ref().and_then(|c| c.reason.clone()));
+    // A check's answer says more than why the URL was not crawled.
+    let reason = checked
+        .as_ref()
+        .and_then(|c| c.reason.clone())
+        .or_else(|| reason(state.as_ref(), record.as_ref()));
     let indexability: Result<_, StoreError> = match &state {
         Some(state) => classify(Facts {
             state,
