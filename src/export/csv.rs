@@ -55,10 +55,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
         let state = r.url_state(id)?;
         let page = r.page(id)?;
         // Not fetched as a page: what a resource or external check found.
-        let checked = match &page {
-            None => Some(super::links::target(r, id)?),
-            Some(_) => None,
-        };
+        let checked = super::links::unfetched(r, id, state.as_ref(), page.is_some())?;
         let mime_record = match &page {
             Some(p) => r.mime(p.mime)?,
             None => None,

@@ -99,6 +99,21 @@ pub fn target(r: &Reader<'_>, page: PageId) -> Result<Target, StoreError> {
     })
 }
 
+/// What a check found of a URL the crawl did not fetch as a page (a
+/// resource, an out-of-scope URL): None for a fetched, failed or
+/// redirected one, whose own facts say more.
+pub fn unfetched(
+    r: &Reader<'_>,
+    page: PageId,
+    state: Option<&UrlState>,
+    fetched: bool,
+) -> Result<Option<Target>, StoreError> {
+    if fetched || !matches!(state, None | Some(UrlState::Skipped { .. })) {
+        return Ok(None);
+    }
+    target(r, page).map(Some)
+}
+
 /// A resource, by its check: robots.txt disallowed is not checked.
 pub fn resource(check: Option<&ResourceCheck>) -> Target {
     match check {

@@ -296,10 +296,7 @@ pub fn page_json(
     };
     let children = urls(r, &r.children(id)?)?;
     // Not fetched as a page: what its resource or external check found.
-    let checked = match &record {
-        None => Some(super::links::target(r, id)?),
-        Some(_) => None,
-    };
+    let checked = super::links::unfetched(r, id, state.as_ref(), record.is_some())?;
     let size = match &record {
         Some(rec) => Some(body_size(r, id, rec)?),
         None => None,

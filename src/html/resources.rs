@@ -242,7 +242,7 @@ mod tests {
             ),
             (
                 "<picture><source srcset='p.webp'><img src=p.png></picture>",
-                &[("p.webp", Img, None), ("p.png", Img, None)],
+                &[("p.webp", Source, None), ("p.png", Img, None)],
             ),
             (
                 "<script src=s.js></script><script>x()</script>",

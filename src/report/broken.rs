@@ -303,8 +303,23 @@ pub fn source_lines(sources: &[Source]) -> Vec<String> {
 
 /// Source URLs joined with a space, their anchors with ` | `, and the
 /// redirects each went through (`301 URL > 302 URL`, empty for a link
-/// straight to the target) with ` | `.
+/// straight to the target) with ` | ` (empty when every link is).
 pub fn source_cells(sources: &[Source]) -> [String; 3] {
+    let via = if sources.iter().all(|s| s.via.is_empty()) {
+        String::new()
+    } else {
+        sources
+            .iter()
+            .map(|s| {
+                s.via
+                    .iter()
+                    .map(|h| format!("{} {}", h.status, h.url))
+                    .collect::<Vec<_>>()
+                    .join(" > ")
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
     [
         sources
             .iter()
@@ -316,17 +331,7 @@ pub fn source_cells(sources: &[Source]) -> [String; 3] {
             .map(|s| s.anchor.as_str())
             .collect::<Vec<_>>()
             .join(" | "),
-        sources
-            .iter()
-            .map(|s| {
-                s.via
-                    .iter()
-                    .map(|h| format!("{} {}", h.status, h.url))
-                    .collect::<Vec<_>>()
-                    .join(" > ")
-            })
-            .collect::<Vec<_>>()
-            .join(" | "),
+        via,
     ]
 }
 

@@ -74,6 +74,8 @@ pub(super) struct OpenElements {
     copies: bool,
     /// How many open elements gather text.
     captures: usize,
+    /// How many open elements are landmarks (`nav`, ...).
+    landmarks: usize,
     /// After `</body>` or `</html>`: a comment goes to the document, not
     /// the body, so text on both sides stays one node.
     after_body: bool,
@@ -520,6 +522,10 @@ impl OpenElements {
 
     /// Where a link opened now lies: its nearest landmark's position.
     pub(super) fn position(&self) -> Position {
+        // Most links are in no landmark: no walk of the stack then.
+        if self.landmarks == 0 {
+            return Position::Content;
+        }
         self.stack
             .iter()
             .rev()
@@ -569,6 +575,7 @@ impl OpenElements {
                 Position::of_landmark(name, role.map(|a| &*a.value))
             })
             .flatten();
+        self.landmarks += usize::from(landmark.is_some());
         self.stack.push(Open {
             name: LocalName::from(name),
             ns,
@@ -593,6 +600,7 @@ impl OpenElements {
         };
         self.hidden -= usize::from(o.hidden);
         self.captures -= usize::from(o.capture.is_some());
+        self.landmarks -= usize::from(o.landmark.is_some());
         if o.ns == Ns::Html {
             if is_formatting(&o.name) {
                 self.reopen.push((o.name, o.capture));
@@ -687,6 +695,7 @@ impl OpenElements {
         if let Some(o) = o {
             self.hidden -= usize::from(o.hidden);
             self.captures -= usize::from(o.capture.is_some());
+            self.landmarks -= usize::from(o.landmark.is_some());
         }
     }
 
