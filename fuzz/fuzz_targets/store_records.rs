@@ -299,6 +299,7 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
                 child: w.page_id_for(&link.url)?,
                 anchor: link.anchor.clone(),
                 nofollow: link.nofollow,
+                ..OutLink::default()
             });
         }
         w.put_page(ids[i], &write, &children)?;
@@ -574,8 +575,7 @@ fn exercise(f: &Fixture, ops: &[Op<'_>]) {
                 },
                 &[1, 2].map(|child| OutLink {
                     child,
-                    anchor: String::new(),
-                    nofollow: false,
+                    ..OutLink::default()
                 }),
             );
         }

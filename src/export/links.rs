@@ -9,6 +9,8 @@
 
 use std::io::Write;
 
+use std::collections::hash_map::Entry;
+
 use rustc_hash::FxHashMap;
 
 use super::csv::csv_error;
@@ -133,14 +135,14 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
         let mut nth: FxHashMap<PageId, u32> = FxHashMap::default();
         let mut targets: FxHashMap<PageId, Option<(String, Target)>> = FxHashMap::default();
         for link in r.occurrences(id)? {
-            if !targets.contains_key(&link.child) {
-                let facts = match r.url_of(link.child)? {
+            let known = match targets.entry(link.child) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(match r.url_of(link.child)? {
                     Some(url) => Some((url, target(r, link.child)?)),
                     None => None,
-                };
-                targets.insert(link.child, facts);
-            }
-            let Some(Some((url, facts))) = targets.get(&link.child) else {
+                }),
+            };
+            let Some((url, facts)) = known else {
                 continue;
             };
             let n = nth.entry(link.child).or_default();
