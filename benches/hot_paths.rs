@@ -158,6 +158,7 @@ fn put(
             child: w.page_id_for(&l.url)?,
             anchor: l.anchor.clone(),
             nofollow: l.nofollow,
+            ..OutLink::default()
         });
     }
     w.put_page(id, write, &children)

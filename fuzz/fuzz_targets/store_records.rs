@@ -300,6 +300,7 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
                 child: w.page_id_for(&link.url)?,
                 anchor: link.anchor.clone(),
                 nofollow: link.nofollow,
+                ..OutLink::default()
             });
         }
         w.put_page(ids[i], &write, &children)?;
@@ -576,8 +577,7 @@ fn exercise(f: &Fixture, ops: &[Op<'_>]) {
                 },
                 &[1, 2].map(|child| OutLink {
                     child,
-                    anchor: String::new(),
-                    nofollow: false,
+                    ..OutLink::default()
                 }),
             );
         }

@@ -24,7 +24,8 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
     };
     // The stored form: without any user:password@ that was typed.
     let shown = r.url_of(id)?.unwrap_or_default();
-    let mut p = page_json(&r, id, shown, keywords, parents)?;
+    let inlinks = crate::export::inlinks::Inlinks::read(&r)?;
+    let mut p = page_json(&r, id, shown, keywords, parents, &inlinks)?;
     p.link_score = match crate::report::kept::link_score(&r, id)? {
         Some(kept) => kept,
         None => latest_link_scores(&r)?.get(&id).copied(),
@@ -114,13 +115,22 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
     if let Some(sitemap) = &p.from_sitemap {
         outln!("  from sitemap {sitemap}");
     }
-    outln!("children ({})", p.links.len());
+    if p.self_links > 0 {
+        outln!("self links     {}", p.self_links);
+    }
+    outln!("children ({})", p.children.len());
+    outln!("links ({})", p.links.len());
     for l in &p.links {
         let mark = if l.nofollow { "  [nofollow]" } else { "" };
+        let fragment = l
+            .fragment
+            .as_ref()
+            .map_or(String::new(), |f| format!("#{f}"));
+        let place = format!("{} in {}", l.element, l.position);
         if l.anchor.is_empty() {
-            outln!("  {}{mark}", l.url);
+            outln!("  {}{fragment}  ({place}){mark}", l.url);
         } else {
-            outln!("  {}  \"{}\"{mark}", l.url, l.anchor);
+            outln!("  {}{fragment}  \"{}\"  ({place}){mark}", l.url, l.anchor);
         }
     }
     if !p.resources.is_empty() {

@@ -86,7 +86,7 @@ fn details_on(
 }
 
 fn one(r: &Reader<'_>, page: PageId) -> Result<Details, StoreError> {
-    let parents = r.parents(page)?;
+    let parents = r.inlinks(page)?;
     let children = r.children(page)?;
     Ok(Details {
         keywords: keywords_json(r, page, RESULT_KEYWORDS)?,
@@ -130,8 +130,7 @@ mod tests {
                         .filter(|&j| j != i)
                         .map(|j| OutLink {
                             child: ids[j as usize],
-                            anchor: String::new(),
-                            nofollow: false,
+                            ..OutLink::default()
                         })
                         .collect();
                     let own = format!("zorb{}", char::from(b'a' + i as u8));

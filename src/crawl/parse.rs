@@ -40,6 +40,8 @@ impl FromStore {
 pub struct ParsedPage {
     pub write: PageWrite,
     pub links: Vec<Link>,
+    /// Every link as written, by index in `links`.
+    pub occurrences: Vec<crate::html::Occurrence>,
     /// Its near-duplicate signature and why its text could not be read.
     pub text: PageText,
     /// Ids and fragment links, kept when the run checks fragments.
@@ -213,6 +215,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
                 .map(|rules| rules.apply(&html::decode(&resp.body, ct))),
         },
         links: doc.links,
+        occurrences: doc.occurrences,
         text: PageText {
             signature: shingles.and_then(|s| s.finish()),
             text_error,

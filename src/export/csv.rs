@@ -1,11 +1,13 @@
 //! CSV: a header row, then one row per URL seen (fetched or not), with its
 //! state, why it failed or was skipped, where it redirects, and what its
-//! fetch found (a cut body marked so). RFC 4180
+//! fetch found (a cut body marked so); a resource or external URL with
+//! what its check answered and the pages linking to or loading it. RFC 4180
 //! quoting (the `csv` crate), list fields joined with a space, times
 //! RFC 3339, empty cells for what a URL does not have.
 
 use std::io::Write;
 
+use super::inlinks::Inlinks;
 use super::page::{body_size, mime_string, reason};
 use super::redirect_depth::RedirectDepths;
 use super::{each_url, ExportResult};
@@ -17,7 +19,7 @@ use crate::store::{DirectiveSource, PageRecord, Reader, StoreError, UrlState};
 use crate::time::rfc3339;
 
 /// The columns, in order (docs/CLI.md, export).
-pub const COLUMNS: [&str; 23] = [
+pub const COLUMNS: [&str; 24] = [
     "url",
     "state",
     "status",
@@ -41,6 +43,7 @@ pub const COLUMNS: [&str; 23] = [
     "truncated",
     "indexability",
     "link_score",
+    "self_links",
 ];
 
 pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
@@ -57,9 +60,12 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
     (out.write_record(COLUMNS.iter().map(|c| c.to_string()).chain(extract_columns)))
         .map_err(csv_error)?;
     let depths = RedirectDepths::new(r)?;
+    let loaders = Inlinks::read(r)?;
     each_url(r, |id, url| {
         let state = r.url_state(id)?;
         let page = r.page(id)?;
+        // Not fetched as a page: what a resource or external check found.
+        let checked = super::links::unfetched(r, id, state.as_ref(), page.is_some())?;
         let mime_record = match &page {
             Some(p) => r.mime(p.mime)?,
             None => None,
@@ -88,13 +94,23 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             }),
             None => Ok(None),
         };
-        let row: [String; 23] = [
+        let row: [String; 24] = [
             url.to_string(),
-            state
-                .as_ref()
-                .map_or_else(|| "seen".to_string(), |s| s.label()),
-            of_page(&|p| p.status.to_string()),
-            text(reason(state.as_ref(), page.as_ref())),
+            match (&state, &checked) {
+                (Some(s), _) => s.label(),
+                (None, Some(c)) if c.state != "not checked" => c.state.clone(),
+                (None, _) => "seen".to_string(),
+            },
+            match &checked {
+                Some(c) => text(c.status.map(|s| s.to_string())),
+                None => of_page(&|p| p.status.to_string()),
+            },
+            // A check's answer says more than why the URL was not crawled.
+            text(
+                checked
+                    .and_then(|c| c.reason)
+                    .or_else(|| reason(state.as_ref(), page.as_ref())),
+            ),
             text(mime),
             size,
             depth.map(|d| d.to_string()).unwrap_or_default(),
@@ -107,7 +123,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             of_page(&|p| rfc3339(p.last_modified)),
             of_page(&|p| rfc3339(p.fetched_at)),
             of_page(&|p| p.response_ms.to_string()),
-            r.parents(id)?.len().to_string(),
+            loaders.of(r, id)?.len().to_string(),
             r.children(id)?.len().to_string(),
             redirect
                 .as_ref()
@@ -117,6 +133,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             of_page(&|p| p.truncated.to_string()),
             text(indexability?.map(|i| i.as_str().to_string())),
             text(scores.get(&id).map(f64::to_string)),
+            r.self_links(id)?.to_string(),
         ];
         let extracted = match rules.is_empty() {
             true => Vec::new(),

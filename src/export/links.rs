@@ -1,21 +1,26 @@
-//! `export --format links`: every link of every fetched page, one CSV row
-//! each (Screaming Frog's "All Inlinks"): where it is, where it points,
-//! its anchor text, its rel (`nofollow` is the one the store keeps), the
-//! element it is written in, and what the crawl found of its target; a
-//! resource (`img`, `script`, ...) has its check's status and `checked`,
-//! `broken` or `not checked` as its state.
-//! Streamed page by page, in page id order.
+//! `export --format links`: every link occurrence of every fetched page,
+//! one CSV row each in page order (Screaming Frog's "All Inlinks"): where
+//! it is, where it points, its anchor text, its rel (`nofollow` is the one
+//! the store keeps), the element it is written in, its position on the
+//! page and fragment, which occurrence of that target it is, and what the
+//! crawl found of its target ([`target`]); then a row per resource
+//! (`img`, `script`, ...) with its check. Streamed page by page, in page
+//! id order.
 
 use std::io::Write;
 
+use std::collections::hash_map::Entry;
+
+use rustc_hash::FxHashMap;
+
 use super::csv::csv_error;
+use super::page::reason;
 use super::{each_page, ExportResult};
-use crate::report::status_of;
 use crate::store::prelude::*;
-use crate::store::{PageId, Reader, UrlState};
+use crate::store::{PageId, Reader, ResourceCheck, StoreError, UrlState};
 
 /// The columns, in order (docs/CLI.md, export).
-pub const COLUMNS: [&str; 8] = [
+pub const COLUMNS: [&str; 11] = [
     "source",
     "target",
     "anchor",
@@ -24,7 +29,101 @@ pub const COLUMNS: [&str; 8] = [
     "nofollow",
     "target_status",
     "target_state",
+    "position",
+    "fragment",
+    "occurrence",
 ];
+
+/// What the crawl found of a URL that is linked or loaded: its status,
+/// its reason when it failed, and its state as the exports name it:
+/// `checked`, `broken`, `redirected`, `not checked: REASON` (robots,
+/// excluded, out_of_scope, ..., `queued`), or `not checked` when nothing
+/// decided on it.
+pub struct Target {
+    pub status: Option<u16>,
+    pub reason: Option<String>,
+    pub state: String,
+}
+
+impl Target {
+    fn checked(status: Option<u16>, reason: Option<String>) -> Target {
+        let state = if reason.is_some() {
+            "broken"
+        } else {
+            "checked"
+        };
+        Target {
+            status,
+            reason,
+            state: state.to_string(),
+        }
+    }
+
+    fn not_checked(why: Option<&str>) -> Target {
+        Target {
+            status: None,
+            reason: None,
+            state: why.map_or_else(
+                || "not checked".to_string(),
+                |w| format!("not checked: {w}"),
+            ),
+        }
+    }
+}
+
+/// A link target: a fetched page's answer, else its external check, else
+/// why it was not fetched.
+pub fn target(r: &Reader<'_>, page: PageId) -> Result<Target, StoreError> {
+    let state = r.url_state(page)?.map(UrlState::known);
+    let record = r.page(page)?;
+    let status = record.as_ref().map(|p| p.status);
+    Ok(match &state {
+        Some(UrlState::Done { .. }) => Target::checked(status, None),
+        Some(UrlState::Failed { status: s, .. }) => {
+            Target::checked(s.or(status), reason(state.as_ref(), record.as_ref()))
+        }
+        Some(UrlState::Redirected { status, .. }) => Target {
+            status: Some(*status),
+            reason: None,
+            state: "redirected".to_string(),
+        },
+        _ => match r.external_check(page)? {
+            Some(c) => Target::checked(c.status, c.reason),
+            None => match r.resource_check(page)? {
+                Some(c) => resource(Some(&c)),
+                None => Target::not_checked(match &state {
+                    Some(UrlState::Skipped { reason, .. }) => Some(reason.as_str()),
+                    Some(UrlState::Queued { .. } | UrlState::Claimed { .. }) => Some("queued"),
+                    _ => None,
+                }),
+            },
+        },
+    })
+}
+
+/// What a check found of a URL the crawl did not fetch as a page (a
+/// resource, an out-of-scope URL): None for a fetched, failed or
+/// redirected one, whose own facts say more.
+pub fn unfetched(
+    r: &Reader<'_>,
+    page: PageId,
+    state: Option<&UrlState>,
+    fetched: bool,
+) -> Result<Option<Target>, StoreError> {
+    if fetched || !matches!(state, None | Some(UrlState::Skipped { .. })) {
+        return Ok(None);
+    }
+    target(r, page).map(Some)
+}
+
+/// A resource, by its check: robots.txt disallowed is not checked.
+pub fn resource(check: Option<&ResourceCheck>) -> Target {
+    match check {
+        Some(c) if c.robots => Target::not_checked(Some("robots")),
+        Some(c) => Target::checked(c.status, c.reason.clone()),
+        None => Target::not_checked(None),
+    }
+}
 
 pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
     let mut out = csv::Writer::from_writer(w);
@@ -33,50 +132,57 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
         let Some(source) = r.url_of(id)? else {
             return Ok(());
         };
-        for link in r.links(id)? {
-            let Some(target) = r.url_of(link.child)? else {
+        let mut nth: FxHashMap<PageId, u32> = FxHashMap::default();
+        let mut targets: FxHashMap<PageId, Option<(String, Target)>> = FxHashMap::default();
+        for link in r.occurrences(id)? {
+            let known = match targets.entry(link.child) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(match r.url_of(link.child)? {
+                    Some(url) => Some((url, target(r, link.child)?)),
+                    None => None,
+                }),
+            };
+            let Some((url, facts)) = known else {
                 continue;
             };
-            let rel = if link.nofollow { "nofollow" } else { "" };
-            let (status, state) = target_facts(r, link.child)?;
+            let n = nth.entry(link.child).or_default();
+            *n += 1;
             let row = [
                 source.as_str(),
-                &target,
+                url,
                 &link.anchor,
-                rel,
-                "a",
+                if link.nofollow { "nofollow" } else { "" },
+                link.element.as_str(),
                 if link.nofollow { "true" } else { "false" },
-                &status,
-                &state,
+                &opt(facts.status),
+                &facts.state,
+                link.position.as_str(),
+                link.fragment.as_deref().unwrap_or(""),
+                &n.to_string(),
             ];
             out.write_record(row).map_err(csv_error)?;
         }
         // What the page loads: a row per resource, its element named, an
         // image's alt as its anchor, what its check answered.
         for res in r.resources(id)? {
-            let Some(target) = r.url_of(res.target)? else {
+            let Some(url) = r.url_of(res.target)? else {
                 continue;
             };
-            let (status, state) = match r.resource_check(res.target)? {
-                Some(c) => (
-                    c.status.map(|s| s.to_string()).unwrap_or_default(),
-                    if c.reason.is_some() {
-                        "broken"
-                    } else {
-                        "checked"
-                    },
-                ),
-                None => (String::new(), "not checked"),
-            };
+            let facts = resource(r.resource_check(res.target)?.as_ref());
+            let n = nth.entry(res.target).or_default();
+            *n += 1;
             let row = [
                 source.as_str(),
-                &target,
+                &url,
                 res.alt.as_deref().unwrap_or(""),
                 "",
                 res.element.as_str(),
                 "false",
-                &status,
-                state,
+                &opt(facts.status),
+                &facts.state,
+                "",
+                "",
+                &n.to_string(),
             ];
             out.write_record(row).map_err(csv_error)?;
         }
@@ -86,16 +192,6 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
     Ok(())
 }
 
-/// A link target's status (empty when it answered none) and state label
-/// (`seen` when the crawl never decided on it).
-fn target_facts(r: &Reader<'_>, page: PageId) -> Result<(String, String), super::ExportError> {
-    let status = status_of(r, page).map_err(|e| match e {
-        crate::report::ReportError::Store(e) => super::ExportError::Store(e),
-        other => std::io::Error::other(other.to_string()).into(),
-    })?;
-    let state = r.url_state(page)?.map(UrlState::known);
-    Ok((
-        status.map(|s| s.to_string()).unwrap_or_default(),
-        state.map_or_else(|| "seen".to_string(), |s| s.label()),
-    ))
+fn opt(v: Option<u16>) -> String {
+    v.map(|s| s.to_string()).unwrap_or_default()
 }

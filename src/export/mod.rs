@@ -8,6 +8,7 @@
 
 pub mod cdxj;
 pub mod csv;
+pub mod inlinks;
 pub mod jsonl;
 pub mod links;
 pub mod own_words;

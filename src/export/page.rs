@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use super::inlinks::Inlinks;
 use super::url_parts::{self, UrlPartsJson};
 use crate::render::facts::PageRenderJson;
 use crate::report::indexability::{classify, is_html, Facts, Indexability};
@@ -41,12 +42,19 @@ pub struct MetaJson {
     pub attr: String,
 }
 
-/// A link of the page, as written on it.
+/// A link of the page, as written on it: one occurrence.
 #[derive(Serialize)]
 pub struct LinkJson {
     pub url: String,
     pub anchor: String,
     pub nofollow: bool,
+    /// `a`, `area`, `frame` or `iframe`.
+    pub element: &'static str,
+    /// `nav`, `header`, `footer`, `aside` or `content`.
+    pub position: &'static str,
+    pub fragment: Option<String>,
+    /// 1 for the page's first link to that URL, 2 for its second, ...
+    pub occurrence: u32,
 }
 
 /// The `page --json` object (also one line of `export --format jsonl`).
@@ -98,13 +106,18 @@ pub struct PageJson {
     /// The first parents by page id (`page --parents`; the export lists
     /// all).
     pub parents: Vec<String>,
-    /// How many pages link to this one.
+    /// How many other pages link to this one or load it: its inlinks.
     pub parent_count: usize,
+    /// The same count, by the name every export gives it.
+    pub inlinks: usize,
+    /// The page's links to itself, not among its inlinks.
+    pub self_links: u32,
     /// The sitemap that listed the page (a page only a sitemap leads to
     /// has no parents).
     pub from_sitemap: Option<String>,
     pub children: Vec<String>,
-    /// The children with their anchor text and nofollow marks.
+    /// Every link of the page, in page order (`children` has each
+    /// target once).
     pub links: Vec<LinkJson>,
     /// What `--check-external` found of an out-of-scope URL.
     pub external_check: Option<ExternalCheckJson>,
@@ -238,8 +251,9 @@ pub fn page_json(
     url: String,
     keywords: usize,
     parents: usize,
+    inlinks: &Inlinks,
 ) -> Result<PageJson, StoreError> {
-    let parent_ids = r.parents(id)?;
+    let parent_ids = inlinks.of(r, id)?;
     // Queued again, a URL reads as what an earlier run found of it.
     let state = r.url_state(id)?.map(UrlState::known);
     let (redirect_to, redirect_status) = match &state {
@@ -262,12 +276,19 @@ pub fn page_json(
             })
             .collect();
         let mut links = Vec::new();
-        for l in r.links(id)? {
+        let mut nth: rustc_hash::FxHashMap<PageId, u32> = Default::default();
+        for l in r.occurrences(id)? {
             if let Some(url) = r.url_of(l.child)? {
+                let n = nth.entry(l.child).or_default();
+                *n += 1;
                 links.push(LinkJson {
                     url,
                     anchor: l.anchor,
                     nofollow: l.nofollow,
+                    element: l.element.as_str(),
+                    position: l.position.as_str(),
+                    fragment: l.fragment,
+                    occurrence: *n,
                 });
             }
         }
@@ -275,12 +296,18 @@ pub fn page_json(
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };
-    let children = links.iter().map(|l| l.url.clone()).collect();
+    let children = urls(r, &r.children(id)?)?;
+    // Not fetched as a page: what its resource or external check found.
+    let checked = super::links::unfetched(r, id, state.as_ref(), record.is_some())?;
     let size = match &record {
         Some(rec) => Some(body_size(r, id, rec)?),
         None => None,
     };
-    let reason = reason(state.as_ref(), record.as_ref());
+    // A check's answer says more than why the URL was not crawled.
+    let reason = checked
+        .as_ref()
+        .and_then(|c| c.reason.clone())
+        .or_else(|| reason(state.as_ref(), record.as_ref()));
     let indexability: Result<_, StoreError> = match &state {
         Some(state) => classify(Facts {
             state,
@@ -300,7 +327,10 @@ pub fn page_json(
         state: state.map_or_else(|| "seen".to_string(), |s| s.label()),
         redirect_to,
         title: record.as_ref().and_then(|p| p.title.clone()),
-        status: record.as_ref().map(|p| p.status),
+        status: match &checked {
+            Some(c) => c.status,
+            None => record.as_ref().map(|p| p.status),
+        },
         mime,
         size: size.as_ref().map(|s| s.size),
         truncated: record.as_ref().map(|p| p.truncated),
@@ -327,6 +357,8 @@ pub fn page_json(
         meta,
         parents: urls(r, &parent_ids[..parent_ids.len().min(parents)])?,
         parent_count: parent_ids.len(),
+        inlinks: parent_ids.len(),
+        self_links: r.self_links(id)?,
         from_sitemap: r.listed_by_sitemap(id)?,
         children,
         links,

@@ -165,7 +165,7 @@ impl Row {
         let mut row = Row {
             url: Some(url.to_string()),
             surt: surt_of_url(url),
-            inlinks: i32::try_from(r.parents(id)?.len()).ok(),
+            inlinks: i32::try_from(r.inlinks(id)?.len()).ok(),
             ..Row::default()
         };
         if let Ok(u) = url::Url::parse(url) {

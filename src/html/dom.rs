@@ -7,7 +7,7 @@
 use scraper::{ElementRef, Html, Node};
 
 use super::extract::{title_text, Gathered, Visit};
-use super::Document;
+use super::{Document, Position};
 use crate::url::Url;
 
 const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
@@ -63,7 +63,20 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                     _ => None,
                 };
                 let parent = parent.map_or("", |p| p.name());
-                match gathered.element(&mut doc, (name, parent, html_title), |a| el.attr(a)) {
+                let position = || {
+                    ancestors
+                        .iter()
+                        .rev()
+                        .filter_map(|n| n.value().as_element())
+                        .find_map(|e| Position::of_landmark(e.name(), e.attr("role")))
+                        .unwrap_or_default()
+                };
+                match gathered.element(
+                    &mut doc,
+                    (name, parent, html_title),
+                    |a| el.attr(a),
+                    position,
+                ) {
                     Visit::Title => {
                         doc.title = ElementRef::wrap(node).and_then(|e| title_text(e.text()));
                     }

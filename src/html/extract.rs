@@ -2,15 +2,17 @@
 //! one of [`super::stream`], or the tree walk that is its test oracle):
 //! each element handed here by name and attributes gives the title, meta
 //! tags, `<h1>` headings, canonical and base links, links with their anchor
-//! text and `rel=nofollow`, resources and ids; [`Gathered::finish`] then
-//! resolves the links against `<base href>`, deduplicates and caps them.
+//! text, element, `rel=nofollow` and position, resources and ids;
+//! [`Gathered::finish`] then resolves the links against `<base href>`,
+//! keeps each as an occurrence and folds them one per target, capped.
 
 use rustc_hash::FxHashMap as HashMap;
 
 use super::resources::{self, RawResource};
 use super::{
-    Document, Link, MetaTag, MAX_ANCHOR_CHARS, MAX_H1, MAX_LINKS_PER_PAGE, MAX_META_CONTENT_CHARS,
-    MAX_META_NAME_CHARS, MAX_META_TAGS, MAX_TITLE_CHARS,
+    Document, Link, LinkElement, MetaTag, Occurrence, Position, MAX_ANCHOR_CHARS, MAX_H1,
+    MAX_LINKS_PER_PAGE, MAX_META_CONTENT_CHARS, MAX_META_NAME_CHARS, MAX_META_TAGS,
+    MAX_OCCURRENCES_PER_PAGE, MAX_TITLE_CHARS,
 };
 use crate::url::{resolve, Url};
 
@@ -39,12 +41,15 @@ pub(super) enum Visit<'a> {
 
 impl Gathered {
     /// Notes element `name` (inside `parent`, with attributes `attr`);
-    /// `html_title` tells an HTML `<title>` from an svg one, a tooltip.
+    /// `html_title` tells an HTML `<title>` from an svg one, a tooltip;
+    /// `position` says where a link would be (asked of links only: it
+    /// walks the open elements).
     pub(super) fn element<'a>(
         &mut self,
         doc: &mut Document,
         (name, parent, html_title): (&str, &str, bool),
         attr: impl Fn(&str) -> Option<&'a str>,
+        position: impl FnOnce() -> Position,
     ) -> Visit<'a> {
         doc.fragments.element(&attr);
         resources::collect(name, parent, &attr, &mut self.resources);
@@ -60,25 +65,38 @@ impl Gathered {
                     doc.fragments.href(href);
                     let nofollow = has_token(attr("rel"), "nofollow");
                     let mut anchor = String::new();
-                    let capture = if name == "area" {
+                    let (capture, element) = if name == "area" {
                         push_words(&mut anchor, attr("alt").unwrap_or(""));
-                        Visit::Nothing
+                        (Visit::Nothing, LinkElement::Area)
                     } else {
-                        Visit::Capture(Capture::Anchor(self.hrefs.len()))
+                        let at = Capture::Anchor(self.hrefs.len());
+                        (Visit::Capture(at), LinkElement::A)
                     };
                     self.hrefs.push(RawLink {
                         href: href.to_owned(),
                         anchor,
                         nofollow,
+                        element,
+                        position: position(),
                     });
                     return capture;
                 }
             }
-            "frame" | "iframe" => self.hrefs.extend(attr("src").map(|href| RawLink {
-                href: href.to_owned(),
-                anchor: String::new(),
-                nofollow: false,
-            })),
+            "frame" | "iframe" => {
+                if let Some(href) = attr("src") {
+                    self.hrefs.push(RawLink {
+                        href: href.to_owned(),
+                        anchor: String::new(),
+                        nofollow: false,
+                        element: if name == "frame" {
+                            LinkElement::Frame
+                        } else {
+                            LinkElement::Iframe
+                        },
+                        position: position(),
+                    });
+                }
+            }
             "h1" if self.h1.len() < MAX_H1 => {
                 self.h1.push(String::new());
                 return Visit::Capture(Capture::H1(self.h1.len() - 1));
@@ -142,7 +160,7 @@ impl Gathered {
             .as_deref()
             .and_then(|href| resolve(page_url, href).ok());
         let base_url = base_url.as_ref().unwrap_or(page_url);
-        doc.links = resolve_links(base_url, self.hrefs);
+        (doc.links, doc.occurrences) = resolve_links(base_url, self.hrefs);
         doc.fragments.resolve(base_url, &doc.links);
         doc.resources = resources::resolve_resources(base_url, self.resources);
         doc.canonical = self
@@ -169,6 +187,8 @@ struct RawLink {
     href: String,
     anchor: String,
     nofollow: bool,
+    element: LinkElement,
+    position: Position,
 }
 
 /// Where text inside an open element goes.
@@ -289,11 +309,13 @@ pub(super) fn whitespace_len(s: &str, i: usize) -> usize {
     }
 }
 
-/// Resolves, drops rejects, deduplicates in first-seen order, caps. A URL
-/// linked several times keeps its first anchor text, and is nofollow only
-/// if every link to it is.
-fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> Vec<Link> {
+/// Resolves, drops rejects, keeps each link as an occurrence and folds
+/// them one per target in first-seen order, both capped. A URL linked
+/// several times keeps its first anchor text, and is nofollow only if
+/// every link to it is.
+fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> (Vec<Link>, Vec<Occurrence>) {
     let mut links: Vec<Link> = Vec::new();
+    let mut occurrences = Vec::new();
     let mut seen = HashMap::default();
     for raw in hrefs {
         if links.len() >= MAX_LINKS_PER_PAGE {
@@ -302,6 +324,15 @@ fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> Vec<Link> {
         let Ok(url) = resolve(base, &raw.href) else {
             continue;
         };
+        let anchor = clean(&raw.anchor, MAX_ANCHOR_CHARS);
+        let occurrence = |link| Occurrence {
+            link,
+            anchor: anchor.clone(),
+            element: raw.element,
+            nofollow: raw.nofollow,
+            fragment: super::fragments::fragment_of(&raw.href),
+            position: raw.position,
+        };
         // Only an href that may hold `user@` pays for a second join.
         let userinfo = raw
             .href
@@ -309,22 +340,29 @@ fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> Vec<Link> {
             .then(|| base.join(&raw.href).ok())
             .flatten()
             .and_then(|u| crate::url::userinfo(&u));
+        let keep = occurrences.len() < MAX_OCCURRENCES_PER_PAGE;
         if let Some(&i) = seen.get(url.as_str()) {
+            if keep {
+                occurrences.push(occurrence(i));
+            }
             let link: &mut Link = &mut links[i];
             link.nofollow &= raw.nofollow;
             link.userinfo = link.userinfo.take().or(userinfo);
             if link.anchor.is_empty() {
-                link.anchor = clean(&raw.anchor, MAX_ANCHOR_CHARS);
+                link.anchor = anchor;
             }
             continue;
         }
         seen.insert(url.as_str().to_owned(), links.len());
+        if keep {
+            occurrences.push(occurrence(links.len()));
+        }
         links.push(Link {
             url,
-            anchor: clean(&raw.anchor, MAX_ANCHOR_CHARS),
+            anchor,
             nofollow: raw.nofollow,
             userinfo,
         });
     }
-    links
+    (links, occurrences)
 }

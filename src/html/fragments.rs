@@ -84,6 +84,13 @@ fn fragment(href: &str) -> Option<&str> {
     (!frag.is_empty() && !frag.eq_ignore_ascii_case("top")).then_some(frag)
 }
 
+/// A link's own fragment as written, if not empty, cut as ids are
+/// (`#top` included: the occurrence says what was written).
+pub(super) fn fragment_of(href: &str) -> Option<String> {
+    let (_, frag) = href.split_once('#')?;
+    (!frag.is_empty()).then(|| cut(frag).to_string())
+}
+
 fn cut(s: &str) -> &str {
     if s.len() <= MAX_ID_BYTES {
         return s;

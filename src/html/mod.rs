@@ -34,6 +34,10 @@ pub const MAX_TITLE_CHARS: usize = 300;
 /// Links beyond this many distinct ones are ignored (hostile pages).
 pub const MAX_LINKS_PER_PAGE: usize = 5_000;
 
+/// Link occurrences kept per page: a menu repeated in header and footer
+/// doubles a page's links, a hostile page repeats one link millions of times.
+pub const MAX_OCCURRENCES_PER_PAGE: usize = 2 * MAX_LINKS_PER_PAGE;
+
 pub const MAX_META_TAGS: usize = 100;
 
 /// The crawl design's `crawl_page_meta` keeps up to 8,000 characters.
@@ -59,7 +63,11 @@ pub struct Document {
     pub h1: Vec<String>,
     /// The first `<link rel=canonical>`, resolved.
     pub canonical: Option<Url>,
+    /// One per target, in first-seen order.
     pub links: Vec<Link>,
+    /// Every link as written, in page order (a target linked twice is here
+    /// twice): what the graph's one-per-target `links` folds.
+    pub occurrences: Vec<Occurrence>,
     /// The visible text: text nodes in document order, one space before
     /// each, their own whitespace as written (readers split words).
     pub text: String,
@@ -94,6 +102,120 @@ pub struct Link {
     /// (see [`crate::url::userinfo`]): a secret, for the crawl to decide
     /// on, never to be stored or shown.
     pub userinfo: Option<(String, Option<String>)>,
+}
+
+/// One link as written on the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Occurrence {
+    /// Its target's index in [`Document::links`].
+    pub link: usize,
+    /// Its own text (an image's alt text counts), cleaned and cut.
+    pub anchor: String,
+    pub element: LinkElement,
+    pub nofollow: bool,
+    /// The `#fragment` of its href, if not empty (cut as ids are).
+    pub fragment: Option<String>,
+    pub position: Position,
+}
+
+/// The element a link is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LinkElement {
+    #[default]
+    A,
+    Area,
+    Frame,
+    Iframe,
+}
+
+impl LinkElement {
+    const ALL: [LinkElement; 4] = [Self::A, Self::Area, Self::Frame, Self::Iframe];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::A => "a",
+            Self::Area => "area",
+            Self::Frame => "frame",
+            Self::Iframe => "iframe",
+        }
+    }
+
+    /// Its one-byte code in the store, and back.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub fn from_code(code: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(code)).copied()
+    }
+}
+
+/// Where on the page a link is (Screaming Frog's link position): the
+/// nearest enclosing `nav`, `header`, `footer` or `aside`, or element with
+/// the ARIA role they imply; `content` when there is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Position {
+    #[default]
+    Content,
+    Nav,
+    Header,
+    Footer,
+    Aside,
+}
+
+impl Position {
+    const ALL: [Position; 5] = [
+        Self::Content,
+        Self::Nav,
+        Self::Header,
+        Self::Footer,
+        Self::Aside,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Content => "content",
+            Self::Nav => "nav",
+            Self::Header => "header",
+            Self::Footer => "footer",
+            Self::Aside => "aside",
+        }
+    }
+
+    /// Its one-byte code in the store, and back.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    pub fn from_code(code: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(code)).copied()
+    }
+
+    /// The position an element with this name and `role` gives the links
+    /// inside it, if it is a landmark.
+    pub(crate) fn of_landmark(name: &str, role: Option<&str>) -> Option<Position> {
+        let by_name = match name {
+            "nav" => Some(Self::Nav),
+            "header" => Some(Self::Header),
+            "footer" => Some(Self::Footer),
+            "aside" => Some(Self::Aside),
+            _ => None,
+        };
+        by_name.or_else(|| {
+            match role?
+                .split_ascii_whitespace()
+                .next()?
+                .to_ascii_lowercase()
+                .as_str()
+            {
+                "navigation" => Some(Self::Nav),
+                "banner" => Some(Self::Header),
+                "contentinfo" => Some(Self::Footer),
+                "complementary" => Some(Self::Aside),
+                _ => None,
+            }
+        })
+    }
 }
 
 /// Decode bytes to text. The encoding comes from a byte order mark, else the

@@ -28,6 +28,9 @@ pub enum Element {
     Iframe,
     Object,
     CssUrl,
+    /// A `<picture>`'s `<source srcset>`: an image file, whose alt text
+    /// is its `<img>`'s, so never an image missing one.
+    Source,
 }
 
 impl Element {
@@ -43,6 +46,7 @@ impl Element {
             Element::Iframe => "iframe",
             Element::Object => "object",
             Element::CssUrl => "css-url",
+            Element::Source => "source",
         }
     }
 }
@@ -87,7 +91,9 @@ pub(super) fn collect<'a>(
             srcset(attr("srcset").unwrap_or(""), |s| add(s, Element::Img, alt));
         }
         "source" if parent == "picture" => {
-            srcset(attr("srcset").unwrap_or(""), |s| add(s, Element::Img, None));
+            srcset(attr("srcset").unwrap_or(""), |s| {
+                add(s, Element::Source, None)
+            });
         }
         "script" => attr("src")
             .into_iter()
@@ -236,7 +242,7 @@ mod tests {
             ),
             (
                 "<picture><source srcset='p.webp'><img src=p.png></picture>",
-                &[("p.webp", Img, None), ("p.png", Img, None)],
+                &[("p.webp", Source, None), ("p.png", Img, None)],
             ),
             (
                 "<script src=s.js></script><script>x()</script>",

@@ -203,7 +203,11 @@ pub fn most_linked_first(items: &mut [Item]) {
 /// redirects (as many as the report lists).
 pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
     let source_count = item.linked_from();
-    let mut sources = sources(ctx, item.page, ctx.listed(&item.parents, 0))?;
+    let text = match item.element {
+        Some(_) => AnchorOf::LinkOrAlt,
+        None => AnchorOf::Link,
+    };
+    let mut sources = sources(ctx, item.page, ctx.listed(&item.parents, 0), text)?;
     for chain in &item.chains {
         let parents = ctx.listed(&chain.parents, sources.len());
         if parents.is_empty() {
@@ -216,7 +220,7 @@ pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
                 status,
             });
         }
-        for mut source in self::sources(ctx, chain.hops[0].0, parents)? {
+        for mut source in self::sources(ctx, chain.hops[0].0, parents, AnchorOf::Link)? {
             source.via.clone_from(&via);
             sources.push(source);
         }
@@ -231,17 +235,48 @@ pub fn row(ctx: &Ctx<'_, '_>, item: Item) -> Result<BrokenRow> {
     })
 }
 
+/// Which text of a page stands for its link to a target.
+#[derive(Clone, Copy)]
+pub enum AnchorOf<'a> {
+    /// Its first link's anchor text.
+    Link,
+    /// That, else the alt text of the image it loads from there.
+    LinkOrAlt,
+    /// The anchor text of its link with this fragment.
+    Fragment(&'a str),
+}
+
 /// Each page of `parents` with the text of its link to `target`.
-pub fn sources(ctx: &Ctx<'_, '_>, target: PageId, parents: &[PageId]) -> Result<Vec<Source>> {
+pub fn sources(
+    ctx: &Ctx<'_, '_>,
+    target: PageId,
+    parents: &[PageId],
+    text: AnchorOf<'_>,
+) -> Result<Vec<Source>> {
     let mut out = Vec::with_capacity(parents.len());
     for &p in parents {
-        let anchor = ctx
+        let links = ctx
             .r
-            .links(p)?
+            .occurrences(p)?
             .into_iter()
-            .find(|l| l.child == target)
-            .map(|l| l.anchor)
-            .unwrap_or_default();
+            .filter(|l| l.child == target);
+        let mut anchor = match text {
+            AnchorOf::Fragment(f) => links
+                .filter(|l| l.fragment.as_deref() == Some(f))
+                .map(|l| l.anchor)
+                .find(|a| !a.is_empty()),
+            AnchorOf::Link | AnchorOf::LinkOrAlt => links.map(|l| l.anchor).find(|a| !a.is_empty()),
+        }
+        .unwrap_or_default();
+        if anchor.is_empty() && matches!(text, AnchorOf::LinkOrAlt) {
+            anchor = ctx
+                .r
+                .resources(p)?
+                .into_iter()
+                .filter(|r| r.target == target)
+                .find_map(|r| r.alt)
+                .unwrap_or_default();
+        }
         out.push(Source {
             url: ctx.url(p)?,
             anchor,
@@ -266,8 +301,25 @@ pub fn source_lines(sources: &[Source]) -> Vec<String> {
         .collect()
 }
 
-/// Source URLs joined with a space, their anchors with ` | `.
-pub fn source_cells(sources: &[Source]) -> [String; 2] {
+/// Source URLs joined with a space, their anchors with ` | `, and the
+/// redirects each went through (`301 URL > 302 URL`, empty for a link
+/// straight to the target) with ` | ` (empty when every link is).
+pub fn source_cells(sources: &[Source]) -> [String; 3] {
+    let via = if sources.iter().all(|s| s.via.is_empty()) {
+        String::new()
+    } else {
+        sources
+            .iter()
+            .map(|s| {
+                s.via
+                    .iter()
+                    .map(|h| format!("{} {}", h.status, h.url))
+                    .collect::<Vec<_>>()
+                    .join(" > ")
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
     [
         sources
             .iter()
@@ -279,19 +331,32 @@ pub fn source_cells(sources: &[Source]) -> [String; 2] {
             .map(|s| s.anchor.as_str())
             .collect::<Vec<_>>()
             .join(" | "),
+        via,
     ]
 }
 
 impl Row for BrokenRow {
-    const COLUMNS: &'static [&'static str] = &["url", "status", "reason", "sources", "anchors"];
+    const COLUMNS: &'static [&'static str] = &[
+        "url",
+        "status",
+        "reason",
+        "sources",
+        "anchors",
+        "source_count",
+        "element",
+        "via",
+    ];
     fn cells(&self) -> Vec<String> {
-        let [sources, anchors] = source_cells(&self.sources);
+        let [sources, anchors, via] = source_cells(&self.sources);
         vec![
             self.url.clone(),
             opt_cell(self.status),
             self.reason.clone(),
             sources,
             anchors,
+            self.source_count.to_string(),
+            self.element.unwrap_or("").to_string(),
+            via,
         ]
     }
     fn table_columns() -> &'static [&'static str] {

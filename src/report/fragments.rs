@@ -1,6 +1,6 @@
 //! `report fragments`: links to `page#frag` whose target, an HTML page a
 //! fragment-checking run fetched, has no element with that `id` or
-//! `name`, each with the pages linking so and the link's text there, the
+//! `name`, each with the pages linking so and that link's own text there, the
 //! most linked first. Only pages a run with `--check-fragments` reached
 //! count as sources; a target without a record (not HTML, not fetched by
 //! such a run) is not known, so never a finding.
@@ -8,7 +8,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
-use super::broken::{source_cells, source_lines, sources, Source};
+use super::broken::{source_cells, source_lines, sources, AnchorOf, Source};
 use super::kept_lists::Keeper;
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
@@ -94,7 +94,12 @@ impl ListKind for Fragments {
         Ok(FragmentRow {
             url: ctx.url(item.target)?,
             source_count: item.sources.len(),
-            sources: sources(ctx, item.target, ctx.listed(&item.sources, 0))?,
+            sources: sources(
+                ctx,
+                item.target,
+                ctx.listed(&item.sources, 0),
+                AnchorOf::Fragment(&item.fragment),
+            )?,
             fragment: item.fragment,
         })
     }
@@ -107,7 +112,7 @@ impl ListKind for Fragments {
 impl Row for FragmentRow {
     const COLUMNS: &'static [&'static str] = &["url", "fragment", "sources", "anchors"];
     fn cells(&self) -> Vec<String> {
-        let [sources, anchors] = source_cells(&self.sources);
+        let [sources, anchors, _] = source_cells(&self.sources);
         vec![self.url.clone(), self.fragment.clone(), sources, anchors]
     }
     /// The page to fix first: the first page holding the link, which the

@@ -1,4 +1,5 @@
-//! `report images`: images (`<img>`, `<picture>`) of the reported pages
+//! `report images`: images (`<img>`, a `<picture>`'s `<source>`s, by
+//! size only) of the reported pages
 //! without alt text (`missing_alt`, per page: the attribute is absent; an
 //! empty `alt=""` marks a decorative image and is fine), with alt text
 //! over [`LONG_ALT_CHARS`] characters (`long_alt`, per page), and images
@@ -68,10 +69,12 @@ impl ListKind for Images {
         let mut items = Vec::new();
         let mut large = FxHashSet::default();
         for (page, l) in &uses.links {
-            if l.element != Element::Img {
+            if !matches!(l.element, Element::Img | Element::Source) {
                 continue;
             }
+            // A `<picture>`'s `<source>` has no alt of its own: its `<img>`'s counts.
             let alt_issue = match &l.alt {
+                _ if l.element == Element::Source => None,
                 None => Some(Issue::MissingAlt),
                 Some(a) if a.chars().count() > LONG_ALT_CHARS => Some(Issue::LongAlt),
                 Some(_) => None,

@@ -33,7 +33,9 @@ pub struct Graph {
     /// the copies of one vector growing to tens of millions.
     ends: Vec<u32>,
     blocks: Vec<Vec<u32>>,
-    /// Links into each node from the scope's pages (nofollow included).
+    /// Other pages of the scope linking to each node (nofollow included;
+    /// a page's links to itself are not its inlinks, as everywhere:
+    /// `LinkRead::inlinks`).
     pub inlinks: Vec<u32>,
     /// Pages each node links to, in scope or not.
     pub outlinks: Vec<u32>,
@@ -246,10 +248,12 @@ pub struct LinkRow {
     pub url: String,
     pub link_score: f64,
     pub inlinks: u32,
-    /// Pages linking here; the store keeps one link per page and target,
-    /// so today this equals `inlinks`.
+    /// Pages linking here: inlinks are counted one per page, so this
+    /// equals `inlinks`.
     pub unique_inlinks: u32,
     pub outlinks: u32,
+    /// The page's links to itself, not among its inlinks.
+    pub self_links: u32,
 }
 
 impl ListKind for Links {
@@ -287,6 +291,7 @@ impl ListKind for Links {
             inlinks: item.inlinks,
             unique_inlinks: item.inlinks,
             outlinks: item.outlinks,
+            self_links: ctx.r.self_links(item.page)?,
         })
     }
 
@@ -296,8 +301,14 @@ impl ListKind for Links {
 }
 
 impl Row for LinkRow {
-    const COLUMNS: &'static [&'static str] =
-        &["url", "link_score", "inlinks", "unique_inlinks", "outlinks"];
+    const COLUMNS: &'static [&'static str] = &[
+        "url",
+        "link_score",
+        "inlinks",
+        "unique_inlinks",
+        "outlinks",
+        "self_links",
+    ];
     fn cells(&self) -> Vec<String> {
         vec![
             self.url.clone(),
@@ -305,6 +316,7 @@ impl Row for LinkRow {
             self.inlinks.to_string(),
             self.unique_inlinks.to_string(),
             self.outlinks.to_string(),
+            self.self_links.to_string(),
         ]
     }
 }

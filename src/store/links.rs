@@ -1,6 +1,7 @@
-//! The link graph: a page's links out (its children in page order, then
-//! each link's anchor text and nofollow mark, as a zstd frame: anchor
-//! texts repeat from page to page, see `dictionary`), a part of its
+//! The link graph: a page's links out (its children in page order, each
+//! once, then every occurrence as written: which child, its element,
+//! position, nofollow mark, anchor text and fragment, as a zstd frame:
+//! anchor texts repeat from page to page, see `dictionary`), a part of its
 //! `forward` record (`page_records`), and `links_in`: each segment's
 //! (child, parent) pairs as a posting stream (`inverted::run`), the
 //! child in the word's place and the parent in the page's, each entry's
@@ -23,6 +24,7 @@ use super::schema::{OutLink, PageId};
 use super::sealed::View;
 use super::{record_blocks, WordRead};
 use super::{Result, Writer};
+use crate::html::{LinkElement, Position};
 
 /// The position every reverse link's entry holds: a link has none.
 pub(super) const LINK_POSITION: [u32; 1] = [0];
@@ -37,34 +39,70 @@ pub trait LinkRead: View {
         }
     }
 
-    /// The page's links with their anchor text and nofollow marks.
+    /// The page's links, one per target in page order: the first
+    /// non-empty anchor text of its occurrences, nofollow when every one
+    /// is, the first one's element, position and fragment.
     fn links(&self, page: PageId) -> Result<Vec<OutLink>> {
+        let mut out: Vec<OutLink> = Vec::new();
+        let mut at = rustc_hash::FxHashMap::default();
+        for o in self.occurrences(page)? {
+            match at.get(&o.child) {
+                Some(&i) => {
+                    let folded: &mut OutLink = &mut out[i];
+                    folded.nofollow &= o.nofollow;
+                    if folded.anchor.is_empty() {
+                        folded.anchor = o.anchor;
+                    }
+                }
+                None => {
+                    at.insert(o.child, out.len());
+                    out.push(o);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every link of the page as written, in page order.
+    fn occurrences(&self, page: PageId) -> Result<Vec<OutLink>> {
         let Some(v) = link_list(self, page)? else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
-        walk_links(&v, |child, anchor, nofollow| {
-            let anchor = std::str::from_utf8(anchor)
-                .map_err(|_| super::StoreError::corrupt("anchor text is not UTF-8"))?;
+        walk_links(&v, |o| {
             out.push(OutLink {
-                child,
-                anchor: anchor.to_string(),
-                nofollow,
+                child: o.child,
+                anchor: text(o.anchor, "anchor text")?,
+                nofollow: o.nofollow,
+                element: o.element,
+                position: o.position,
+                fragment: o.fragment.map(|f| text(f, "fragment")).transpose()?,
             });
             Ok(())
         })?;
         Ok(out)
     }
 
-    /// The page's links as (child, nofollow), anchors skipped: what a
-    /// pass over the whole graph needs, without a string per link.
+    /// The page's links as (child, nofollow), one per target, anchors
+    /// skipped: what a pass over the whole graph needs, without a string
+    /// per link.
     fn link_marks(&self, page: PageId) -> Result<Vec<(PageId, bool)>> {
         let Some(v) = link_list(self, page)? else {
             return Ok(Vec::new());
         };
-        let mut out = Vec::new();
-        walk_links(&v, |child, _, nofollow| {
-            out.push((child, nofollow));
+        let mut out: Vec<(PageId, bool)> = Vec::new();
+        let mut at = rustc_hash::FxHashMap::default();
+        walk_links(&v, |o| {
+            match at.get(&o.child) {
+                Some(&i) => {
+                    let mark: &mut (PageId, bool) = &mut out[i];
+                    mark.1 &= o.nofollow;
+                }
+                None => {
+                    at.insert(o.child, out.len());
+                    out.push((o.child, o.nofollow));
+                }
+            }
             Ok(())
         })?;
         Ok(out)
@@ -79,6 +117,29 @@ pub trait LinkRead: View {
         let mut out: Vec<PageId> = entries.iter().map(|e| e.page).collect();
         out.sort_unstable();
         Ok(out)
+    }
+
+    /// Pages other than itself that link to this page: its inlinks, as
+    /// every report and export counts them (a page's links to itself are
+    /// [`LinkRead::self_links`]).
+    fn inlinks(&self, page: PageId) -> Result<Vec<PageId>> {
+        let mut parents = self.parents(page)?;
+        parents.retain(|&p| p != page);
+        Ok(parents)
+    }
+
+    /// How many of the page's links point to itself (a `#top` link, a
+    /// logo linking home on the home page).
+    fn self_links(&self, page: PageId) -> Result<u32> {
+        let Some(v) = link_list(self, page)? else {
+            return Ok(0);
+        };
+        let mut n = 0u32;
+        walk_links(&v, |o| {
+            n += u32::from(o.child == page);
+            Ok(())
+        })?;
+        Ok(n)
     }
 
     /// Links in the graph: every entry of the reverse links' streams.
@@ -99,16 +160,62 @@ pub trait LinkRead: View {
 
 impl<T: View + ?Sized> LinkRead for T {}
 
-/// Walks a `links_out` record: each child with its anchor's bytes and
-/// its nofollow mark, in page order.
-fn walk_links(v: &[u8], mut f: impl FnMut(PageId, &[u8], bool) -> Result<()>) -> Result<()> {
+/// An occurrence's head byte: element in bits 0-1, position in 2-4, then
+/// the nofollow mark, whether a fragment follows, and whether an anchor
+/// follows (else it is the previous occurrence's of the same child: a
+/// menu's links repeat theirs).
+const NOFOLLOW: u8 = 1 << 5;
+const HAS_FRAGMENT: u8 = 1 << 6;
+const OWN_ANCHOR: u8 = 1 << 7;
+
+/// One occurrence of a `links_out` record, its texts as stored.
+struct RawOccurrence<'a> {
+    child: PageId,
+    anchor: &'a [u8],
+    nofollow: bool,
+    element: LinkElement,
+    position: Position,
+    fragment: Option<&'a [u8]>,
+}
+
+/// Walks a `links_out` record's occurrences, in page order.
+fn walk_links<'a>(v: &'a [u8], mut f: impl FnMut(RawOccurrence<'a>) -> Result<()>) -> Result<()> {
+    let corrupt = || super::StoreError::corrupt("link occurrence out of range");
     let mut r = VarintReader::new(v);
-    for child in codec::read_u32_list(&mut r)? {
-        // Length and mark in one varint: `len << 1 | nofollow`.
-        let head = r.next_u64()?;
-        f(child, r.take(head >> 1)?, head & 1 == 1)?;
+    let children = codec::read_u32_list(&mut r)?;
+    let mut last_anchor: Vec<&[u8]> = vec![&[]; children.len()];
+    for _ in 0..r.next_u64()? {
+        let index = usize::try_from(r.next_u64()?).map_err(|_| corrupt())?;
+        let &child = children.get(index).ok_or_else(corrupt)?;
+        let head = r.take(1)?.first().copied().ok_or_else(corrupt)?;
+        let element = LinkElement::from_code(head & 0b11).ok_or_else(corrupt)?;
+        let position = Position::from_code(head >> 2 & 0b111).ok_or_else(corrupt)?;
+        if head & OWN_ANCHOR != 0 {
+            let len = r.next_u64()?;
+            last_anchor[index] = r.take(len)?;
+        }
+        let fragment = if head & HAS_FRAGMENT != 0 {
+            let len = r.next_u64()?;
+            Some(r.take(len)?)
+        } else {
+            None
+        };
+        f(RawOccurrence {
+            child,
+            anchor: last_anchor[index],
+            nofollow: head & NOFOLLOW != 0,
+            element,
+            position,
+            fragment,
+        })?;
     }
     Ok(())
+}
+
+fn text(bytes: &[u8], what: &str) -> Result<String> {
+    std::str::from_utf8(bytes)
+        .map(str::to_string)
+        .map_err(|_| super::StoreError::corrupt(format!("link {what} is not UTF-8")))
 }
 
 /// A page's `links_out` record, decompressed (None: it links nowhere).
@@ -119,34 +226,54 @@ fn link_list<V: View + ?Sized>(view: &V, page: PageId) -> Result<Option<Vec<u8>>
 }
 
 impl Writer<'_> {
-    /// Notes a page's links as its children's parents; `segment` is the
-    /// one its postings go to. Returns its `links_out` record, compressed
-    /// (None: no links).
+    /// Notes a page's links (every occurrence, in page order) as its
+    /// children's parents; `segment` is the one its postings go to.
+    /// Returns its `links_out` record, compressed (None: no links).
     pub(super) fn link_children(
         &mut self,
         page: PageId,
         segment: u32,
         links: &[OutLink],
     ) -> Result<Option<Vec<u8>>> {
-        let mut unique: Vec<&OutLink> = Vec::with_capacity(links.len());
-        let mut seen = std::collections::HashSet::with_capacity(links.len());
-        for l in links {
-            if seen.insert(l.child) {
-                unique.push(l);
-            }
-        }
-        if unique.is_empty() {
+        if links.is_empty() {
             return Ok(None);
         }
-        let ids: Vec<PageId> = unique.iter().map(|l| l.child).collect();
-        let mut value = Vec::with_capacity(unique.len() * 12);
+        let mut ids: Vec<PageId> = Vec::with_capacity(links.len());
+        let mut index = rustc_hash::FxHashMap::default();
+        let mut last_anchor: Vec<&str> = Vec::new();
+        let mut value = Vec::with_capacity(links.len() * 12);
+        for l in links {
+            index.entry(l.child).or_insert_with(|| {
+                ids.push(l.child);
+                last_anchor.push("");
+                ids.len() - 1
+            });
+        }
         codec::put_u32_list(&mut value, &ids);
-        for l in &unique {
-            put_varint(
-                &mut value,
-                (l.anchor.len() as u64) << 1 | u64::from(l.nofollow),
-            );
-            value.extend_from_slice(l.anchor.as_bytes());
+        put_varint(&mut value, links.len() as u64);
+        for l in links {
+            let i = index[&l.child];
+            put_varint(&mut value, i as u64);
+            let own_anchor = last_anchor[i] != l.anchor;
+            let head = l.element.code()
+                | l.position.code() << 2
+                | if l.nofollow { NOFOLLOW } else { 0 }
+                | if l.fragment.is_some() {
+                    HAS_FRAGMENT
+                } else {
+                    0
+                }
+                | if own_anchor { OWN_ANCHOR } else { 0 };
+            value.push(head);
+            if own_anchor {
+                put_varint(&mut value, l.anchor.len() as u64);
+                value.extend_from_slice(l.anchor.as_bytes());
+                last_anchor[i] = &l.anchor;
+            }
+            if let Some(f) = &l.fragment {
+                put_varint(&mut value, f.len() as u64);
+                value.extend_from_slice(f.as_bytes());
+            }
         }
         debug_assert_eq!(self.pending.segment, Some(segment));
         for c in ids {

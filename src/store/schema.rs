@@ -310,7 +310,8 @@ impl DirectiveSource {
     }
 }
 
-/// A link as stored with the page it was found on.
+/// A link as stored with the page it was found on: one occurrence as
+/// written, or (`LinkRead::links`) a target's occurrences folded.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OutLink {
     pub child: PageId,
@@ -318,6 +319,10 @@ pub struct OutLink {
     pub anchor: String,
     /// `rel=nofollow`: recorded in the graph, not followed (unless asked).
     pub nofollow: bool,
+    pub element: crate::html::LinkElement,
+    pub position: crate::html::Position,
+    /// The href's `#fragment`, if it had one.
+    pub fragment: Option<String>,
 }
 
 impl PageRecord {

@@ -267,7 +267,7 @@ fn resources_are_checked_once_reported_and_never_pages() {
         } else {
             ",not checked"
         };
-        let script = format!("{home},{},,,script,false,{answer}", s.url("/gone.js"));
+        let script = format!("{home},{},,,script,false,{answer},,,1", s.url("/gone.js"));
         assert!(
             links.lines().any(|l| l == script),
             "{flags:?}: {script} not in\n{links}"

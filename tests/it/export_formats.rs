@@ -89,7 +89,7 @@ fn csv_has_a_row_per_url_seen_with_the_page_findings() {
     let header: Vec<String> = rd.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
         header.join(","),
-        "url,state,status,reason,mime,size,depth,title,description,h1,canonical,noindex,nofollow,last_modified,fetched_at,response_ms,inlinks,outlinks,redirect_status,redirect_to,truncated,indexability,link_score"
+        "url,state,status,reason,mime,size,depth,title,description,h1,canonical,noindex,nofollow,last_modified,fetched_at,response_ms,inlinks,outlinks,redirect_status,redirect_to,truncated,indexability,link_score,self_links"
     );
     let rows: HashMap<String, HashMap<String, String>> = rd
         .records()

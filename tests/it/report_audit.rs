@@ -265,7 +265,7 @@ fn the_audit_reports_answer_the_fixture_exactly() {
     let text = String::from_utf8(csv.stdout).unwrap();
     let head = text.lines().next().unwrap();
     assert!(
-        head.ends_with(",truncated,indexability,link_score"),
+        head.ends_with(",truncated,indexability,link_score,self_links"),
         "{head}"
     );
     let row = |p: &str| {
@@ -276,11 +276,11 @@ fn the_audit_reports_answer_the_fixture_exactly() {
             .to_string()
     };
     assert!(
-        row("noindex").ends_with(&format!(",noindex,{}", score("noindex"))),
+        row("noindex").ends_with(&format!(",noindex,{},0", score("noindex"))),
         "{text}"
     );
-    assert!(row("private").ends_with(",blocked_by_robots,"), "{text}");
-    assert!(row("").ends_with(",indexable,100"), "{text}");
+    assert!(row("private").ends_with(",blocked_by_robots,,0"), "{text}");
+    assert!(row("").ends_with(",indexable,100,0"), "{text}");
 
     // Every link, with its target's status and state.
     let out = on_store(db, &["export", "--format", "links"]);
@@ -289,21 +289,33 @@ fn the_audit_reports_answer_the_fixture_exactly() {
     let mut lines = links.lines();
     assert_eq!(
         lines.next(),
-        Some("source,target,anchor,rel,element,nofollow,target_status,target_state")
+        Some("source,target,anchor,rel,element,nofollow,target_status,target_state,position,fragment,occurrence")
     );
     let rows: Vec<&str> = lines.collect();
     // Home's 13, a link home from each of the 11 other pages, b → a and
     // noh2 → b.
     assert_eq!(rows.len(), 13 + 11 + 2, "{links}");
     for want in [
-        format!("{},{},to /missing,,a,false,404,failed", u(""), u("missing")),
-        format!("{},{},to /old,,a,false,301,redirected", u(""), u("old")),
         format!(
-            "{},{},to /private,,a,false,,skipped:robots",
+            "{},{},to /missing,,a,false,404,broken,content,,1",
+            u(""),
+            u("missing")
+        ),
+        format!(
+            "{},{},to /old,,a,false,301,redirected,content,,1",
+            u(""),
+            u("old")
+        ),
+        format!(
+            "{},{},to /private,,a,false,,not checked: robots,content,,1",
             u(""),
             u("private")
         ),
-        format!("{},{},to /b,nofollow,a,true,200,done", u("noh2"), u("b")),
+        format!(
+            "{},{},to /b,nofollow,a,true,200,checked,content,,1",
+            u("noh2"),
+            u("b")
+        ),
     ] {
         assert!(rows.contains(&want.as_str()), "{want} not in\n{links}");
     }

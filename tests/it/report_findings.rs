@@ -462,9 +462,9 @@ fn csv_has_a_header_and_quotes_what_needs_it() {
     assert_eq!(
         text.lines().collect::<Vec<_>>(),
         [
-            "url,status,reason,sources,anchors".to_string(),
+            "url,status,reason,sources,anchors,source_count,element,via".to_string(),
             format!(
-                "{},404,Not Found,{} {},Dead link | Dead link again",
+                "{},404,Not Found,{} {},Dead link | Dead link again,2,,",
                 site.url("missing"),
                 site.url(""),
                 site.url("about")

@@ -421,31 +421,46 @@ impl Applier {
                 let mut queued = 0;
                 let check_fragments = self.runs.get(&e.point).is_some_and(|r| r.check_fragments);
                 let graph = !self.parts_off.off(Part::Links);
-                // The fragment check reads the links by their place on the page.
-                let keep_links = graph || check_fragments;
-                let mut links = Vec::with_capacity(if keep_links { page.links.len() } else { 0 });
+                let mut children = Vec::with_capacity(page.links.len());
                 for link in &page.links {
                     let (child, url) = self.link_id(w, e.point, &link.url)?;
-                    let out = OutLink {
-                        child,
-                        anchor: if keep_links {
-                            link.anchor.clone()
-                        } else {
-                            String::new()
-                        },
-                        nofollow: link.nofollow,
-                    };
+                    children.push(child);
                     if (200..300).contains(&write.record.status) {
+                        let out = OutLink {
+                            child,
+                            nofollow: link.nofollow,
+                            ..OutLink::default()
+                        };
                         queued += self.follow(w, &write.record, &out, url.as_str(), e)?;
                     }
-                    if keep_links {
-                        links.push(out);
-                    }
                 }
-                w.put_page(claim.page, write, if graph { &links } else { &[] })?;
+                let links: Vec<OutLink> = if graph {
+                    page.occurrences
+                        .iter()
+                        .filter_map(|o| {
+                            Some(OutLink {
+                                child: *children.get(o.link)?,
+                                anchor: o.anchor.clone(),
+                                nofollow: o.nofollow,
+                                element: o.element,
+                                position: o.position,
+                                fragment: o.fragment.clone(),
+                            })
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                w.put_page(claim.page, write, &links)?;
                 w.put_page_text(claim.page, &page.text)?;
                 if check_fragments {
-                    fragments::keep(w, claim.page, write.record.status, &page.fragments, &links)?;
+                    fragments::keep(
+                        w,
+                        claim.page,
+                        write.record.status,
+                        &page.fragments,
+                        &children,
+                    )?;
                 }
                 let mut resources = Vec::with_capacity(page.resources.len());
                 for r in &page.resources {

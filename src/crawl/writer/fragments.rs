@@ -1,16 +1,17 @@
 //! Keeping a fetched page's ids and fragment links (`--check-fragments`)
 //! in the `fragments` table, in the writer's transaction: only for a 2xx
-//! HTML page, whose links have just been given their page ids.
+//! HTML page, whose links have just been given their page ids
+//! (`children`, one per `Document::links` entry).
 
 use crate::html::PageFragments;
-use crate::store::{FragmentRecord, OutLink, PageId, StoreError, Writer};
+use crate::store::{FragmentRecord, PageId, StoreError, Writer};
 
 pub(super) fn keep(
     w: &mut Writer<'_>,
     page: PageId,
     status: u16,
     found: &PageFragments,
-    links: &[OutLink],
+    children: &[PageId],
 ) -> Result<(), StoreError> {
     if !found.html || !(200..300).contains(&status) {
         return Ok(());
@@ -20,7 +21,7 @@ pub(super) fn keep(
         links: found
             .links
             .iter()
-            .filter_map(|(i, frag)| links.get(*i).map(|l| (l.child, frag.clone())))
+            .filter_map(|(i, frag)| children.get(*i).map(|&c| (c, frag.clone())))
             .collect(),
     };
     rec.links.sort_unstable();

@@ -122,10 +122,12 @@ impl Pass {
                     .find(|at| &*at.name.local == a)
                     .map(|at| &*at.value)
             };
+            let open = &self.open;
             match self
                 .gathered
-                .element(&mut self.doc, (name, parent, html_title), attr)
-            {
+                .element(&mut self.doc, (name, parent, html_title), attr, || {
+                    open.position()
+                }) {
                 Visit::Title => self.title = Some(String::new()),
                 Visit::Capture(c) if el.pushed => self.open.capture_top(c),
                 Visit::Alt(alt) => {

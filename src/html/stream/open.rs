@@ -13,6 +13,7 @@ use html5ever::LocalName;
 use super::super::extract::Capture;
 use super::super::flatten::BREAKOUT;
 use super::super::scan::is_one_of;
+use super::super::Position;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Ns {
@@ -37,6 +38,8 @@ struct Open {
     /// For a block opened inside an `<a>`: how long that anchor's text was
     /// then (see [`OpenElements::cut`]).
     mark: Option<usize>,
+    /// The position it gives the links inside it (`nav`, ...), if any.
+    landmark: Option<Position>,
 }
 
 /// A start tag the tree builder makes an element of.
@@ -71,6 +74,8 @@ pub(super) struct OpenElements {
     copies: bool,
     /// How many open elements gather text.
     captures: usize,
+    /// How many open elements are landmarks (`nav`, ...).
+    landmarks: usize,
     /// After `</body>` or `</html>`: a comment goes to the document, not
     /// the body, so text on both sides stays one node.
     after_body: bool,
@@ -515,6 +520,19 @@ impl OpenElements {
             .map_or("", |o| &o.name)
     }
 
+    /// Where a link opened now lies: its nearest landmark's position.
+    pub(super) fn position(&self) -> Position {
+        // Most links are in no landmark: no walk of the stack then.
+        if self.landmarks == 0 {
+            return Position::Content;
+        }
+        self.stack
+            .iter()
+            .rev()
+            .find_map(|o| o.landmark)
+            .unwrap_or_default()
+    }
+
     /// Whether the current node is foreign content (where `<![CDATA[`
     /// opens a CDATA section rather than a bogus comment).
     pub(super) fn foreign(&self) -> bool {
@@ -551,6 +569,13 @@ impl OpenElements {
             "script" | "style" | "noscript" | "template" | "iframe"
         ) || (name == "title" && ns == Ns::Html);
         self.hidden += usize::from(hidden);
+        let landmark = (ns == Ns::Html)
+            .then(|| {
+                let role = tag.attrs.iter().find(|a| &*a.name.local == "role");
+                Position::of_landmark(name, role.map(|a| &*a.value))
+            })
+            .flatten();
+        self.landmarks += usize::from(landmark.is_some());
         self.stack.push(Open {
             name: LocalName::from(name),
             ns,
@@ -559,6 +584,7 @@ impl OpenElements {
             capture: None,
             copy: false,
             mark: None,
+            landmark,
         });
         Inserted {
             ns,
@@ -574,6 +600,7 @@ impl OpenElements {
         };
         self.hidden -= usize::from(o.hidden);
         self.captures -= usize::from(o.capture.is_some());
+        self.landmarks -= usize::from(o.landmark.is_some());
         if o.ns == Ns::Html {
             if is_formatting(&o.name) {
                 self.reopen.push((o.name, o.capture));
@@ -611,6 +638,7 @@ impl OpenElements {
                 capture,
                 copy: capture.is_some(),
                 mark: None,
+                landmark: None,
             });
         }
     }
@@ -667,6 +695,7 @@ impl OpenElements {
         if let Some(o) = o {
             self.hidden -= usize::from(o.hidden);
             self.captures -= usize::from(o.capture.is_some());
+            self.landmarks -= usize::from(o.landmark.is_some());
         }
     }
 

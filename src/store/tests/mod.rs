@@ -70,6 +70,7 @@ fn put(w: &mut Writer<'_>, id: PageId, p: (PageWrite, Vec<PageId>)) -> Result<()
                 child,
                 anchor: format!("to {child}"),
                 nofollow: child % 2 == 1,
+                ..OutLink::default()
             })
             .collect();
     w.put_page(id, &p.0, &links)

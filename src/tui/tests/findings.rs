@@ -223,7 +223,10 @@ async fn a_real_crawl_with_a_404_link_counts_lists_opens_and_exports_it() {
     assert!(note.contains(&path.display().to_string()), "{note}");
     let csv = std::fs::read_to_string(&path).expect("the CSV");
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "url,status,reason,sources,anchors");
+    assert_eq!(
+        lines[0],
+        "url,status,reason,sources,anchors,source_count,element,via"
+    );
     assert_eq!(lines.len(), 2, "{csv}");
     assert!(lines[1].contains("/private/0.html,404,"), "{csv}");
     let names: Vec<_> = std::fs::read_dir(dir.path())
