@@ -122,6 +122,12 @@ pub fn run(store: &Store, kind: Kind, format: Format, limit: Option<usize>, on: 
         Kind::Resources => out.list::<rep::resources::Resources>(&ctx, "resources"),
         Kind::Images => out.list::<rep::images::Images>(&ctx, "image issues"),
         Kind::Javascript => out.list::<rep::javascript::Javascript>(&ctx, "rendering changes"),
+        Kind::Hreflang => out.list::<rep::hreflang::Hreflang>(&ctx, "hreflang issues"),
+        Kind::StructuredData => {
+            out.list::<rep::structured_data::StructuredData>(&ctx, "structured data issues")
+        }
+        Kind::Pagination => out.list::<rep::pagination::Pagination>(&ctx, "pagination issues"),
+        Kind::Security => out.list::<rep::security::Security>(&ctx, "security issues"),
     };
     answered?;
     judge(&ctx, on.fail_on.as_ref())

@@ -172,6 +172,14 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
     // Every 2xx body is kept, whatever its type (`crawlscope body URL`
     // returns it exactly); only HTML, text and PDF are indexed.
     let keep_body = ok && keep_body;
+    // What the page names without linking to it is checked like what it
+    // loads.
+    let mut resources = doc.resources;
+    resources.extend(html::audit_facts::target_resources(
+        record.canonical.as_deref(),
+        &doc.audit,
+        url,
+    ));
     let (mut terms, mut title_terms) = (body.finish(), title.finish());
     store.known_words.resolve(&mut terms);
     store.known_words.resolve(&mut title_terms);
@@ -194,8 +202,10 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
                 version: resp.version.clone(),
                 response: resp.headers.clone(),
             }),
-            audit: (ok && body_kind(ct) == BodyKind::Html)
-                .then_some(crate::store::PageAudit { h2: doc.h2 }),
+            audit: (ok && body_kind(ct) == BodyKind::Html).then_some(crate::store::PageAudit {
+                h2: doc.h2,
+                facts: doc.audit,
+            }),
         },
         links: doc.links,
         text: PageText {
@@ -203,7 +213,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
             text_error,
         },
         fragments: doc.fragments,
-        resources: doc.resources,
+        resources,
         render: None,
         reason: (!ok).then(|| super::reason::phrase(resp.status, resp.reason.as_deref())),
     }

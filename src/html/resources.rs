@@ -28,6 +28,11 @@ pub enum Element {
     Iframe,
     Object,
     CssUrl,
+    /// Named, not loaded: checked like a resource (see
+    /// [`super::audit_facts::target_resources`]), never listed as one.
+    Canonical,
+    Hreflang,
+    Pagination,
 }
 
 impl Element {
@@ -43,7 +48,19 @@ impl Element {
             Element::Iframe => "iframe",
             Element::Object => "object",
             Element::CssUrl => "css-url",
+            Element::Canonical => "canonical",
+            Element::Hreflang => "hreflang",
+            Element::Pagination => "pagination",
         }
+    }
+
+    /// Whether the page names the URL rather than loads it: checked like a
+    /// resource, not one of the resources the reports list.
+    pub fn is_target(self) -> bool {
+        matches!(
+            self,
+            Element::Canonical | Element::Hreflang | Element::Pagination
+        )
     }
 }
 

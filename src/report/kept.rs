@@ -25,7 +25,7 @@ const STATS: &str = "stats";
 
 /// The finding kinds `report summary` counts, by the names it gives them
 /// (a kept summary naming another is read as stale).
-const FINDING_KINDS: [&str; 15] = [
+const FINDING_KINDS: [&str; 19] = [
     "broken",
     "canonicals",
     "descriptions",
@@ -41,6 +41,10 @@ const FINDING_KINDS: [&str; 15] = [
     "resources",
     "sitemaps",
     "titles",
+    "hreflang",
+    "structured-data",
+    "pagination",
+    "security",
 ];
 
 const SKIP_REASONS: [SkipReason; 5] = [

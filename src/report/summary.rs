@@ -144,6 +144,13 @@ pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
             count::<super::resources::BrokenResources>(ctx)?,
         ),
         ("images", count::<super::images::Images>(ctx)?),
+        ("hreflang", count::<super::hreflang::Hreflang>(ctx)?),
+        (
+            "structured-data",
+            count::<super::structured_data::StructuredData>(ctx)?,
+        ),
+        ("pagination", count::<super::pagination::Pagination>(ctx)?),
+        ("security", count::<super::security::Security>(ctx)?),
     ]);
     Ok(Summary {
         pages: ctx.pages()?.len() as u64,

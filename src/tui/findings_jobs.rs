@@ -138,6 +138,10 @@ fn visit<V: Visit>(kind: &str, v: V) -> Result<V::Out, String> {
         // Every page has a row: a listing, not findings.
         Kind::Links => return Err(unknown()),
         Kind::Javascript => v.visit::<rep::javascript::Javascript>(),
+        Kind::Hreflang => v.visit::<rep::hreflang::Hreflang>(),
+        Kind::StructuredData => v.visit::<rep::structured_data::StructuredData>(),
+        Kind::Pagination => v.visit::<rep::pagination::Pagination>(),
+        Kind::Security => v.visit::<rep::security::Security>(),
     })
 }
 

@@ -51,6 +51,7 @@ mod report_cli;
 mod report_findings;
 mod report_kept;
 mod report_near;
+mod report_seo_audits;
 mod run_decisions;
 mod runs;
 mod search_ranking;

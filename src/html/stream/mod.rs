@@ -56,6 +56,8 @@ struct Pass {
     node_captures: Vec<Capture>,
     /// The text of the title being read.
     title: Option<String>,
+    /// Whether a JSON-LD script is being read.
+    jsonld: bool,
     /// A newline right after `<pre>`, `<listing>` or `<textarea>` is not
     /// content (the tree builder drops it).
     skip_lf: bool,
@@ -133,6 +135,7 @@ impl Pass {
                         self.gathered.capture(c, alt);
                     }
                 }
+                Visit::JsonLd => self.jsonld = true,
                 Visit::Capture(_) | Visit::Nothing => {}
             }
         }
@@ -162,6 +165,7 @@ impl Pass {
 
     fn end(&mut self, name: &str) {
         self.end_title();
+        self.jsonld &= name != "script";
         if self.open.end(name) {
             self.end_node();
         }
@@ -187,6 +191,7 @@ impl Pass {
                 }
             }
             TextPlace::Visible => self.visible_text(text),
+            TextPlace::Hidden if self.jsonld => self.gathered.script_text(text),
             TextPlace::Hidden => {
                 if let Some(title) = &mut self.title {
                     title.push_str(text);
