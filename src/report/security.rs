@@ -77,6 +77,12 @@ pub fn missing_headers(headers: &[(String, String)]) -> Vec<Issue> {
     .collect()
 }
 
+/// Whether a page loads anything over http although it came over https
+/// (`loaded`: the URLs of what it loads; what it only names is no load).
+pub fn mixed_content(page: &str, loaded: &[String]) -> bool {
+    page.starts_with("https://") && loaded.iter().any(|u| u.starts_with("http://"))
+}
+
 #[derive(Debug, Serialize)]
 pub struct SecurityRow {
     pub url: String,
@@ -90,18 +96,16 @@ impl ListKind for Security {
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Self::Item>> {
         let mut items = Vec::new();
         for (page, facts) in audited(ctx)? {
-            let https = ctx.url_once(page)?.starts_with("https://");
+            let url = ctx.url_once(page)?;
+            let https = url.starts_with("https://");
             if https {
-                let mut mixed = false;
+                let mut loaded = Vec::new();
                 for res in ctx.r.resources(page)? {
-                    if !mixed && !res.element.is_target() {
-                        mixed = ctx
-                            .r
-                            .url_of(res.target)?
-                            .is_some_and(|u| u.starts_with("http://"));
+                    if !res.element.is_target() {
+                        loaded.extend(ctx.r.url_of(res.target)?);
                     }
                 }
-                if mixed {
+                if mixed_content(&url, &loaded) {
                     items.push((Issue::MixedContent, page));
                 }
             }
@@ -141,6 +145,19 @@ mod tests {
         h.iter()
             .map(|(n, v)| (n.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn mixed_content_is_an_http_load_on_an_https_page() {
+        let loads = |urls: &[&str]| urls.iter().map(|u| u.to_string()).collect::<Vec<_>>();
+        let mixed = loads(&["https://a.test/s.css", "http://cdn.test/x.js"]);
+        let clean = loads(&["https://a.test/s.css", "https://cdn.test/x.js"]);
+        assert!(mixed_content("https://a.test/", &mixed));
+        assert!(!mixed_content("https://a.test/", &clean));
+        assert!(
+            !mixed_content("http://a.test/", &mixed),
+            "an http page mixes nothing"
+        );
     }
 
     #[test]

@@ -274,6 +274,14 @@ fn each_seeded_fault_is_found_and_its_clean_twin_is_not() {
     ] {
         assert_eq!(summary["findings"][kind], n, "{kind}: {summary}");
     }
+    // JUnit: one failing case per row.
+    let junit = on_store(db, &["report", "pagination", "--junit"]);
+    let junit = String::from_utf8_lossy(&junit.stdout);
+    assert!(
+        junit.contains("name=\"crawlscope report pagination\""),
+        "{junit}"
+    );
+    assert_eq!(junit.matches("<failure ").count(), 4, "{junit}");
     // And the CSV has the JSON's columns.
     let csv = on_store(db, &["report", "hreflang", "--csv"]);
     let csv = String::from_utf8_lossy(&csv.stdout);
