@@ -88,7 +88,10 @@ fn page_write(doc: Document, body: &[u8], content_type: &str) -> (PageWrite, Vec
         terms,
         title_terms,
         head: None,
-        audit: Some(crawlscope::store::PageAudit { h2: doc.h2 }),
+        audit: Some(crawlscope::store::PageAudit {
+            h2: doc.h2,
+            facts: doc.audit,
+        }),
         custom: None,
     };
     (write, doc.links)

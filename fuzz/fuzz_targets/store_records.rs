@@ -291,7 +291,10 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
             terms: terms_of(&doc.text),
             title_terms,
             head: None,
-            audit: Some(crawlscope::store::PageAudit { h2: doc.h2 }),
+            audit: Some(crawlscope::store::PageAudit {
+                h2: doc.h2,
+                facts: doc.audit.clone(),
+            }),
             custom: None,
         };
         let mut children = Vec::new();

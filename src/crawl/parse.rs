@@ -186,6 +186,14 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
     // returns it exactly); only HTML, text and PDF are indexed.
     let keep_body = ok && keep_body;
     let html_page = ok && kind == BodyKind::Html;
+    // What the page names without linking to it is checked like what it
+    // loads.
+    let mut resources = doc.resources;
+    resources.extend(html::audit_facts::target_resources(
+        record.canonical.as_deref(),
+        &doc.audit,
+        url,
+    ));
     let (mut terms, mut title_terms) = (body.finish(), title.finish());
     store.known_words.resolve(&mut terms);
     store.known_words.resolve(&mut title_terms);
@@ -208,7 +216,10 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
                 version: resp.version.clone(),
                 response: resp.headers.clone(),
             }),
-            audit: html_page.then_some(crate::store::PageAudit { h2: doc.h2 }),
+            audit: html_page.then_some(crate::store::PageAudit {
+                h2: doc.h2,
+                facts: doc.audit,
+            }),
             // Decoded again only for a point with rules of its own.
             custom: custom
                 .filter(|_| html_page)
@@ -221,7 +232,7 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
             text_error,
         },
         fragments: doc.fragments,
-        resources: doc.resources,
+        resources,
         render: None,
         reason: (!ok).then(|| super::reason::phrase(resp.status, resp.reason.as_deref())),
     }

@@ -1,6 +1,7 @@
 //! Resource checks: once a point's crawl has nothing left to fetch, each
 //! resource its pages load (and each `url()` of the stylesheets it
-//! fetched) is checked once in the run, after the external links: the
+//! fetched, and each canonical, hreflang or pagination target no page
+//! fetch answered) is checked once in the run, after the external links: the
 //! point's own origins' unless `--no-resources`, other origins' only with
 //! `--check-external`. HEAD, GET where HEAD is refused or a stylesheet is
 //! to be scanned; through the same per-origin gate, breaker and robots
@@ -80,6 +81,16 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
         let run = &runs[run];
         for res in r.resources(page)? {
             if checked.contains(&res.target) || !seen.insert(res.target) {
+                continue;
+            }
+            // A canonical, hreflang or pagination target the crawl fetched
+            // (or will) as a page is answered by that fetch.
+            if res.element.is_target()
+                && !matches!(
+                    r.url_state(res.target)?,
+                    None | Some(UrlState::Skipped { .. })
+                )
+            {
                 continue;
             }
             let Some(url) = r.url_of(res.target)? else {

@@ -164,7 +164,11 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
         }
         // What the page loads: a row per resource, its element named, an
         // image's alt as its anchor, what its check answered.
-        for res in r.resources(id)? {
+        for res in r
+            .resources(id)?
+            .into_iter()
+            .filter(|l| !l.element.is_target())
+        {
             let Some(url) = r.url_of(res.target)? else {
                 continue;
             };

@@ -136,6 +136,9 @@ pub struct PageJson {
     pub description_px: Option<u32>,
     /// What the page loads, with each resource's checked status.
     pub resources: Vec<ResourceJson>,
+    /// The structured data its markup declares (null: not an HTML page
+    /// fetched with a 2xx).
+    pub structured_data: Option<StructuredDataJson>,
     /// How the page was rendered (`--render`), beside its own fields.
     #[serde(flatten)]
     pub render: PageRenderJson,
@@ -155,10 +158,34 @@ pub struct ResourceJson {
     pub status: Option<u16>,
 }
 
-/// The resources `page` loads, in page order.
+/// The `@type`s of a page's JSON-LD scripts, its microdata `itemtype`s,
+/// and whether it has RDFa attributes.
+#[derive(Serialize)]
+pub struct StructuredDataJson {
+    pub jsonld: Vec<String>,
+    pub microdata: Vec<String>,
+    pub rdfa: bool,
+}
+
+impl From<crate::html::audit_facts::AuditFacts> for StructuredDataJson {
+    fn from(f: crate::html::audit_facts::AuditFacts) -> Self {
+        StructuredDataJson {
+            jsonld: f.jsonld,
+            microdata: f.microdata,
+            rdfa: f.rdfa,
+        }
+    }
+}
+
+/// The resources `page` loads, in page order (what it only names, its
+/// canonical or alternates, is no resource of it).
 pub fn resources_json(r: &Reader<'_>, page: PageId) -> Result<Vec<ResourceJson>, StoreError> {
     let mut out = Vec::new();
-    for l in r.resources(page)? {
+    for l in r
+        .resources(page)?
+        .into_iter()
+        .filter(|l| !l.element.is_target())
+    {
         if let Some(url) = r.url_of(l.target)? {
             out.push(ResourceJson {
                 url,
@@ -375,6 +402,7 @@ pub fn page_json(
             DESCRIPTION_FONT_PX,
         ),
         resources: resources_json(r, id)?,
+        structured_data: r.page_audit(id)?.map(|a| StructuredDataJson::from(a.facts)),
         docs: Vec::new(),
         extract: (r.page_custom(id)?.map(|c| c.extract))
             .unwrap_or_default()

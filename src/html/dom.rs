@@ -86,6 +86,10 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                             gathered.capture(c, alt);
                         }
                     }
+                    Visit::JsonLd => {
+                        let text = ElementRef::wrap(node).map(|e| e.text().collect::<String>());
+                        gathered.script_text(&text.unwrap_or_default());
+                    }
                     Visit::Nothing => {}
                 }
                 // Nothing visible or linkable lives inside these (the parser

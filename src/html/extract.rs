@@ -8,6 +8,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::audit_facts::RawFacts;
 use super::resources::{self, RawResource};
 use super::{
     Document, Link, LinkElement, MetaTag, Occurrence, Position, MAX_ANCHOR_CHARS, MAX_H1,
@@ -26,6 +27,7 @@ pub(super) struct Gathered {
     hrefs: Vec<RawLink>,
     resources: Vec<RawResource>,
     h1: Vec<String>,
+    facts: RawFacts,
 }
 
 /// What the pass must do about an element it handed to [`Gathered::element`].
@@ -37,6 +39,8 @@ pub(super) enum Visit<'a> {
     Capture(Capture),
     /// An image: its alt text goes to the anchors and headings around it.
     Alt(&'a str),
+    /// A JSON-LD script: its text goes to [`Gathered::script_text`].
+    JsonLd,
 }
 
 impl Gathered {
@@ -53,6 +57,9 @@ impl Gathered {
     ) -> Visit<'a> {
         doc.fragments.element(&attr);
         resources::collect(name, parent, &attr, &mut self.resources);
+        if self.facts.element(name, &attr) {
+            return Visit::JsonLd;
+        }
         match name {
             "title" if html_title && doc.title.is_none() => return Visit::Title,
             "meta" => push_meta(&mut doc.meta, &attr),
@@ -127,6 +134,11 @@ impl Gathered {
         }
     }
 
+    /// Text of the JSON-LD script being read.
+    pub(super) fn script_text(&mut self, text: &str) {
+        self.facts.script_text(text);
+    }
+
     /// How much text a capture holds so far.
     pub(super) fn captured_len(&self, c: Capture) -> usize {
         match c {
@@ -163,6 +175,7 @@ impl Gathered {
         (doc.links, doc.occurrences) = resolve_links(base_url, self.hrefs);
         doc.fragments.resolve(base_url, &doc.links);
         doc.resources = resources::resolve_resources(base_url, self.resources);
+        doc.audit = self.facts.finish(base_url, page_url);
         doc.canonical = self
             .canonical
             .and_then(|href| resolve(base_url, &href).ok());

@@ -5,6 +5,7 @@
 //! one tag scanner of [`scan`]), [`stream`] reads the tokens in one pass
 //! and [`extract`] keeps what they give.
 
+pub mod audit_facts;
 mod charset;
 pub mod css;
 #[cfg(any(test, feature = "tree-oracle"))]
@@ -78,6 +79,9 @@ pub struct Document {
     /// What the page loads: images, scripts, stylesheets, ... (see
     /// [`resources`]), resolved, one per (URL, element).
     pub resources: Vec<resources::Resource>,
+    /// What the hreflang, pagination, structured-data and security audits
+    /// read (see [`audit_facts`]).
+    pub audit: audit_facts::AuditFacts,
 }
 
 /// A meta tag: `attr` is the attribute that names it (`name`, `property`,

@@ -31,6 +31,11 @@ pub enum Element {
     /// A `<picture>`'s `<source srcset>`: an image file, whose alt text
     /// is its `<img>`'s, so never an image missing one.
     Source,
+    /// Named, not loaded: checked like a resource (see
+    /// [`super::audit_facts::target_resources`]), never listed as one.
+    Canonical,
+    Hreflang,
+    Pagination,
 }
 
 impl Element {
@@ -47,7 +52,19 @@ impl Element {
             Element::Object => "object",
             Element::CssUrl => "css-url",
             Element::Source => "source",
+            Element::Canonical => "canonical",
+            Element::Hreflang => "hreflang",
+            Element::Pagination => "pagination",
         }
+    }
+
+    /// Whether the page names the URL rather than loads it: checked like a
+    /// resource, not one of the resources the reports list.
+    pub fn is_target(self) -> bool {
+        matches!(
+            self,
+            Element::Canonical | Element::Hreflang | Element::Pagination
+        )
     }
 }
 

@@ -1,14 +1,16 @@
 //! `report canonicals`: pages whose canonical URL is another page
-//! (`non_self`), worst first those whose canonical failed or answered an
-//! error (`to_error`).
+//! (`non_self`), worst first those whose canonical answered other than 200
+//! or nothing (`to_error`): fetched as a page, or else requested like a
+//! resource (see [`crate::html::audit_facts::target_resources`]).
 
 use serde::{Deserialize, Serialize};
 
+use super::audit_pages::Target;
 use super::indexability::canonical_is_other;
 use super::kept_lists::Keeper;
-use super::{status_of, Ctx, ListKind, Result, Row};
+use super::{Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
-use crate::store::{PageId, UrlState};
+use crate::store::PageId;
 use crate::url::Url;
 
 pub struct Canonicals;
@@ -74,15 +76,14 @@ impl ListKind for Canonicals {
     }
 }
 
-/// Whether the crawl found the canonical URL failing or answering 4xx/5xx.
+/// Whether the canonical URL answered other than 200 (or nothing), as a
+/// page or as the check the crawl makes of a canonical target it does not
+/// fetch as a page.
 fn is_error(ctx: &Ctx<'_, '_>, target: &Url) -> Result<bool> {
     let Some(page) = ctx.r.page_id(target)? else {
         return Ok(false);
     };
-    Ok(match ctx.r.url_state(page)? {
-        Some(UrlState::Failed { .. }) => true,
-        _ => status_of(ctx.r, page)?.is_some_and(|s| s >= 400),
-    })
+    Ok(super::audit_pages::target(ctx, page)? == Target::Not200)
 }
 
 impl Row for CanonicalRow {

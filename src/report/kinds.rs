@@ -96,6 +96,10 @@ kinds! {
         Resources = "resources": resources::Resources, counted resources::BrokenResources, "resources";
         Images = "images": images::Images, counted images::Images, "image issues";
         Search = "search": custom::Search, counted custom::Search, "pages found by --search";
+        Hreflang = "hreflang": hreflang::Hreflang, counted hreflang::Hreflang, "hreflang issues";
+        StructuredData = "structured-data": structured_data::StructuredData, counted structured_data::StructuredData, "structured data issues";
+        Pagination = "pagination": pagination::Pagination, counted pagination::Pagination, "pagination issues";
+        Security = "security": security::Security, counted security::Security, "security issues";
     }
     tables {
         Slow = "slow": slow::Slow, "pages";

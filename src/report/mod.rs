@@ -5,6 +5,7 @@
 //! `changes` answer one object each. Faces print the rows ([`Row`]).
 
 pub mod accepted;
+mod audit_pages;
 pub mod broken;
 pub mod canonicals;
 pub mod changes;
@@ -17,6 +18,7 @@ pub mod external;
 pub mod fragments;
 pub mod headings;
 pub mod hosts;
+pub mod hreflang;
 pub mod images;
 pub mod indexability;
 pub mod javascript;
@@ -28,13 +30,16 @@ pub mod links;
 pub mod mimetypes;
 pub mod near_duplicates;
 pub mod page_facts;
+pub mod pagination;
 pub mod pixels;
 pub mod redirects;
 pub mod resources;
 pub mod scope;
+pub mod security;
 mod shared;
 pub mod sitemaps;
 pub mod slow;
+pub mod structured_data;
 pub mod summary;
 pub mod titles;
 

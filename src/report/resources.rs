@@ -42,7 +42,10 @@ fn read_uses(ctx: &Ctx<'_, '_>) -> Result<Uses> {
     let mut links = Vec::new();
     let mut loaded = FxHashSet::default();
     let mut others = Vec::new();
-    for (page, list) in all {
+    for (page, mut list) in all {
+        // What a page names (canonical, hreflang, pagination) has its own
+        // reports.
+        list.retain(|l| !l.element.is_target());
         if ctx.includes(page)? {
             loaded.extend(list.iter().map(|l| l.target));
             links.extend(list.into_iter().map(|l| (page, l)));

@@ -41,7 +41,10 @@ pub(crate) fn put_linked(
         terms,
         title_terms,
         head: None,
-        audit: Some(crate::store::PageAudit { h2: doc.h2 }),
+        audit: Some(crate::store::PageAudit {
+            h2: doc.h2,
+            facts: doc.audit.clone(),
+        }),
         custom: None,
     };
     w.put_page(id, &write, links)?;

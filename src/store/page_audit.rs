@@ -1,9 +1,12 @@
 //! What the audit reports need of a page beyond its record: page id → a
-//! small [`PageAudit`] (today its `<h2>` count), written with the page
+//! small [`PageAudit`] (its `<h2>` count; its hreflang, pagination,
+//! structured-data and security facts), written with the page
 //! and removed with it. A page written before this table existed has no
 //! record: read that as "not known", never as zero.
 
 use serde::{Deserialize, Serialize};
+
+use crate::html::audit_facts::AuditFacts;
 
 use super::codec::{self, read_u32, u32_key};
 use super::schema::PageId;
@@ -11,10 +14,13 @@ use super::sealed::{by_id, View};
 use super::{Result, Writer};
 
 /// What the HTML of one fetched page showed the audit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PageAudit {
     /// `<h2>` elements, blank ones included (a heading is there).
     pub h2: u32,
+    /// What `report hreflang`, `pagination`, `structured-data` and
+    /// `security` read of the markup.
+    pub facts: AuditFacts,
 }
 
 /// Audit record look-ups.

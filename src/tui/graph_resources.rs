@@ -15,7 +15,8 @@ pub(crate) fn rows(
     page: PageId,
     limit: usize,
 ) -> Result<(Vec<LinkRow>, usize), StoreError> {
-    let links = r.resources(page)?;
+    let mut links = r.resources(page)?;
+    links.retain(|l| !l.element.is_target());
     let mut rows = Vec::with_capacity(links.len().min(limit));
     for l in links.iter().take(limit) {
         rows.push(LinkRow {
@@ -50,7 +51,10 @@ pub(crate) fn users(
     let mut found = Vec::new();
     let mut total = 0;
     r.for_each_resources(|page, links| {
-        if links.iter().any(|l| l.target == target) {
+        if links
+            .iter()
+            .any(|l| l.target == target && !l.element.is_target())
+        {
             total += 1;
             if found.len() < limit {
                 found.push(page);

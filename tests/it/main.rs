@@ -55,6 +55,7 @@ mod report_custom;
 mod report_findings;
 mod report_kept;
 mod report_near;
+mod report_seo_audits;
 mod run_decisions;
 mod runs;
 mod search_ranking;

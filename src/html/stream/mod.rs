@@ -56,6 +56,8 @@ struct Pass {
     node_captures: Vec<Capture>,
     /// The text of the title being read.
     title: Option<String>,
+    /// Whether a JSON-LD script is being read.
+    jsonld: bool,
     /// A newline right after `<pre>`, `<listing>` or `<textarea>` is not
     /// content (the tree builder drops it).
     skip_lf: bool,
@@ -135,6 +137,7 @@ impl Pass {
                         self.gathered.capture(c, alt);
                     }
                 }
+                Visit::JsonLd => self.jsonld = true,
                 Visit::Capture(_) | Visit::Nothing => {}
             }
         }
@@ -164,6 +167,7 @@ impl Pass {
 
     fn end(&mut self, name: &str) {
         self.end_title();
+        self.jsonld &= name != "script";
         if self.open.end(name) {
             self.end_node();
         }
@@ -189,6 +193,7 @@ impl Pass {
                 }
             }
             TextPlace::Visible => self.visible_text(text),
+            TextPlace::Hidden if self.jsonld => self.gathered.script_text(text),
             TextPlace::Hidden => {
                 if let Some(title) = &mut self.title {
                     title.push_str(text);

@@ -48,7 +48,10 @@ fn page(body: &[&str], title: &[&str], links: Vec<PageId>) -> (PageWrite, Vec<Pa
                 version: "HTTP/1.1".into(),
                 response: vec![("content-type".into(), "text/html".into())],
             }),
-            audit: Some(crate::store::PageAudit { h2: 1 }),
+            audit: Some(crate::store::PageAudit {
+                h2: 1,
+                ..Default::default()
+            }),
             custom: None,
         },
         links,

@@ -12,6 +12,7 @@ mod keys;
 mod labels_filter;
 mod log_reasons;
 mod loopback;
+mod markup_audits;
 mod near;
 mod real_crawl;
 mod resources;
