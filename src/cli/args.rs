@@ -425,6 +425,26 @@ pub struct ScopeArgs {
     /// Browser tabs rendering at once (default 2).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub render_concurrency: Option<u32>,
+    /// When given, only URLs matching one RE are requested: pages,
+    /// resources, external links (repeatable; the start URL always is).
+    #[arg(long = "include", value_name = "RE", value_parser = parse_exclude_regex)]
+    pub include: Vec<String>,
+    /// A URL matching RE is requested as REPLACEMENT (`$1` groups); the
+    /// store keeps the URL as found (repeatable; the first match wins).
+    #[arg(long = "remap", value_name = "'RE REPLACEMENT'", value_parser = parse_remap)]
+    pub remap: Vec<String>,
+    /// Retries of a network error, 5xx or 429 before it is a finding
+    /// (default 2).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=20))]
+    pub max_retries: Option<u32>,
+    /// A longer redirect chain is a failure, `too many redirects`
+    /// (default 10).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=64))]
+    pub max_redirects: Option<u8>,
+}
+
+fn parse_remap(s: &str) -> Result<String, String> {
+    crate::crawl::parse_remap(s).map(|_| s.trim().to_string())
 }
 
 /// The words of a `--stopwords FILE`, read when the flag is parsed.
@@ -465,6 +485,10 @@ impl ScopeArgs {
             (self.render.is_some(), "--render"),
             (self.render_wait_ms.is_some(), "--render-wait-ms"),
             (self.render_concurrency.is_some(), "--render-concurrency"),
+            (!self.include.is_empty(), "--include"),
+            (!self.remap.is_empty(), "--remap"),
+            (self.max_retries.is_some(), "--max-retries"),
+            (self.max_redirects.is_some(), "--max-redirects"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

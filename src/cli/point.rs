@@ -73,6 +73,18 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if s.render_concurrency.is_some() {
         rec.render_concurrency = s.render_concurrency;
     }
+    if !s.include.is_empty() {
+        rec.include = s.include.clone();
+    }
+    if !s.remap.is_empty() {
+        rec.remap = s.remap.clone();
+    }
+    if s.max_retries.is_some() {
+        rec.max_retries = s.max_retries;
+    }
+    if s.max_redirects.is_some() {
+        rec.max_redirects = s.max_redirects;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -121,6 +133,11 @@ struct PointJson {
     render: &'static str,
     render_wait_ms: Option<u32>,
     render_concurrency: Option<u32>,
+    include: Vec<String>,
+    /// `RE REPLACEMENT`, as typed.
+    remap: Vec<String>,
+    max_retries: u32,
+    max_redirects: u8,
 }
 
 impl PointJson {
@@ -159,6 +176,10 @@ impl PointJson {
             render: crate::render::mode_name(p.render),
             render_wait_ms: p.render_wait_ms,
             render_concurrency: p.render_concurrency,
+            include: p.include,
+            remap: p.remap,
+            max_retries: p.max_retries.unwrap_or(crate::crawl::DEFAULT_RETRIES),
+            max_redirects: p.max_redirects.unwrap_or(crate::crawl::MAX_REDIRECTS),
         }
     }
 }

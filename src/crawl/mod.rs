@@ -30,6 +30,7 @@ mod politeness;
 mod pool;
 pub mod reason;
 mod render_gate;
+mod request_rules;
 mod rescope;
 mod resources;
 mod retry;
@@ -46,8 +47,10 @@ pub use event::{
     CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, Notice, NoticeKind, SkipCounts, Summary,
 };
 pub use fetch::parse_header;
-pub use policy::{scope_refusal, PointRun, SITEMAP_DEPTH};
+pub use policy::{scope_refusal, PointRun, MAX_REDIRECTS, SITEMAP_DEPTH};
 pub use reason::status_text;
+pub use request_rules::{check_include, parse_remap};
+pub use retry::DEFAULT_RETRIES;
 pub use writer::{instance_dead, pid_alive, run_ended, work_at_hand, WorkAtHand};
 
 use crate::store::StoreError;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// refused with both versions named, never misread. The committed store in
 /// `tests/fixtures/store` is made again by `tests/fixtures/make-store.sh`
 /// when the number changes.
-pub const SCHEMA_VERSION: u32 = 25;
+pub const SCHEMA_VERSION: u32 = 26;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -561,6 +561,15 @@ pub struct PointRecord {
     pub render_wait_ms: Option<u32>,
     /// `--render-concurrency`: browser tabs (None: the built-in count).
     pub render_concurrency: Option<u32>,
+    /// `--include`: when given, only URLs matching one are requested.
+    pub include: Vec<String>,
+    /// `--remap 'RE REPLACEMENT'`: a matching URL is requested as the
+    /// replacement; the store keeps the URL as found.
+    pub remap: Vec<String>,
+    /// `--max-retries` (None: 2).
+    pub max_retries: Option<u32>,
+    /// `--max-redirects` (None: 10).
+    pub max_redirects: Option<u8>,
 }
 
 /// `--render`: how a point's HTML pages are read.
