@@ -441,6 +441,16 @@ pub struct ScopeArgs {
     /// (default 10).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=64))]
     pub max_redirects: Option<u8>,
+    /// Netscape cookie file: read before the crawl (cookies sent where
+    /// they match), written after it with what the servers set.
+    #[arg(long, value_name = "FILE", value_parser = parse_cookie_jar)]
+    pub cookie_jar: Option<String>,
+}
+
+fn parse_cookie_jar(s: &str) -> Result<String, String> {
+    std::path::absolute(s)
+        .map(|p| p.display().to_string())
+        .map_err(|e| format!("{s}: {e}"))
 }
 
 fn parse_remap(s: &str) -> Result<String, String> {
@@ -489,6 +499,7 @@ impl ScopeArgs {
             (!self.remap.is_empty(), "--remap"),
             (self.max_retries.is_some(), "--max-retries"),
             (self.max_redirects.is_some(), "--max-redirects"),
+            (self.cookie_jar.is_some(), "--cookie-jar"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

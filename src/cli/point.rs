@@ -85,6 +85,9 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if s.max_redirects.is_some() {
         rec.max_redirects = s.max_redirects;
     }
+    if s.cookie_jar.is_some() {
+        rec.cookie_jar = s.cookie_jar.clone();
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -138,6 +141,7 @@ struct PointJson {
     remap: Vec<String>,
     max_retries: u32,
     max_redirects: u8,
+    cookie_jar: Option<String>,
 }
 
 impl PointJson {
@@ -180,6 +184,7 @@ impl PointJson {
             remap: p.remap,
             max_retries: p.max_retries.unwrap_or(crate::crawl::DEFAULT_RETRIES),
             max_redirects: p.max_redirects.unwrap_or(crate::crawl::MAX_REDIRECTS),
+            cookie_jar: p.cookie_jar,
         }
     }
 }

@@ -18,6 +18,7 @@ use url::Url;
 
 use super::analyzers::PointAnalyzers;
 use super::config::CrawlConfig;
+use super::cookie_jar::CookieJar;
 use super::event::CrawlEvent;
 use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
 use super::link_auth::{self, LinkAuth};
@@ -31,6 +32,7 @@ use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
 use super::sitemaps::{self, Sitemaps};
 use super::stop::Stop;
 use super::throttle;
+use super::CrawlError;
 use crate::store::prelude::*;
 use crate::store::{Claim, Exchange, PageId, PointId, PointRecord, SkipReason, Store};
 use crate::time::unix_now;
@@ -83,14 +85,33 @@ impl Ctx {
     }
 }
 
-/// What a crawl point sends with its requests.
-pub(super) fn credentials(rec: &PointRecord) -> Credentials {
-    Credentials {
+/// What a crawl point sends with its requests; its cookie jar read, or
+/// why it cannot be.
+pub(super) fn credentials(rec: &PointRecord) -> Result<Credentials, CrawlError> {
+    let cookies = match &rec.cookie_jar {
+        Some(path) => Some(Arc::new(
+            CookieJar::load(std::path::Path::new(path)).map_err(CrawlError::CookieJar)?,
+        )),
+        None => None,
+    };
+    Ok(Credentials {
         origins: crate::points::site_origins(rec),
         user: rec.user.clone(),
         password: rec.password.clone(),
         headers: rec.headers.clone(),
         append_query: rec.append_query.clone(),
+        cookies,
+    })
+}
+
+impl Ctx {
+    /// Writes back the cookie jars of the crawl's points.
+    pub fn save_cookie_jars(&self) -> Result<(), CrawlError> {
+        let creds = self.creds.read().unwrap_or_else(|p| p.into_inner());
+        for jar in creds.values().filter_map(|c| c.cookies.as_ref()) {
+            jar.save().map_err(CrawlError::CookieJar)?;
+        }
+        Ok(())
     }
 }
 

@@ -99,7 +99,7 @@ pub fn start(
         for &id in &points {
             if let Some(rec) = r.point(id)? {
                 analyzers.set(id, rec.stopwords.as_deref());
-                creds.insert(id, credentials(&rec));
+                creds.insert(id, credentials(&rec)?);
                 let doc = crate::documents::excludes_for(&r, &rec)?;
                 request_rules.insert(id, Arc::new(RequestRules::of(&rec, doc)));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
@@ -135,6 +135,7 @@ pub fn start(
     });
     let done = tokio::spawn(async move {
         let result = Dispatcher::new(ctx.clone(), points, cmd_rx).run().await;
+        let jars = ctx.save_cookie_jars();
         let events = ctx.events.clone();
         // Dropping the last sender ends the writer once it has committed.
         drop(ctx);
@@ -144,6 +145,7 @@ pub fn start(
             .map_err(|_| CrawlError::WriterPanicked)?;
         written?;
         let active = result?;
+        jars?;
         // Counted by the writer, so only complete once it has committed.
         let summary = counters.summary(active);
         let _ = events.send(CrawlEvent::Finished(summary));
@@ -477,7 +479,7 @@ impl Dispatcher {
             }
             CrawlCommand::Stop => self.stop(),
             CrawlCommand::AddPoint(rec) => {
-                let creds = credentials(&rec);
+                let creds = credentials(&rec)?;
                 let kept = rec.clone();
                 let no_sitemaps = rec.no_sitemaps;
                 let stopwords = rec.stopwords.clone();

@@ -88,7 +88,10 @@ pub async fn check(ctx: &Ctx, t: &Target) -> Option<ExternalCheck> {
             // own answer decides (a page is not crawled through it).
             Gate::Ask { url, .. } | Gate::Unavailable(url, _) => {
                 let retries = ctx.request_rules(t.point).map_or(0, |r| r.max_retries);
-                let ask = || ctx.fetcher.check(&url, None, false);
+                // Its credentials go to its own origins only; its cookies
+                // wherever they match.
+                let creds = super::claim::point_credentials(ctx, t.point);
+                let ask = || ctx.fetcher.check(&url, creds.as_ref(), false);
                 polite(&ctx.origins, &ctx.stop, &url, retries, ask).await?
             }
             Gate::NotChecked(why) => {

@@ -13,6 +13,7 @@ mod analyzers;
 mod bench_parts;
 mod claim;
 mod config;
+mod cookie_jar;
 mod engine;
 mod event;
 mod external;
@@ -75,4 +76,7 @@ pub enum CrawlError {
     WriterGone,
     #[error("{0}")]
     Resolve(String),
+    /// `--cookie-jar`: the file could not be read or written.
+    #[error("{0}")]
+    CookieJar(String),
 }

@@ -570,6 +570,9 @@ pub struct PointRecord {
     pub max_retries: Option<u32>,
     /// `--max-redirects` (None: 10).
     pub max_redirects: Option<u8>,
+    /// `--cookie-jar FILE`: the Netscape cookie file read before and
+    /// written after the point's crawl (an absolute path).
+    pub cookie_jar: Option<String>,
 }
 
 /// `--render`: how a point's HTML pages are read.

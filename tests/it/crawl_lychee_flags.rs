@@ -2,7 +2,8 @@
 //! `--remap` asks another URL and keeps the one found, `--max-retries`
 //! asks a failing URL exactly 1 + N times (pages, resources and external
 //! links alike), `--max-redirects` fails a longer chain without following
-//! it; each is kept on the point, and a bad value is a usage error.
+//! it, `--cookie-jar` is read, sent and written back; each is kept on the
+//! point, and a bad value is a usage error.
 
 use serde_json::Value;
 
@@ -209,4 +210,77 @@ fn the_flags_are_kept_on_the_point_and_bad_values_refused() {
         assert!(!err.contains("panicked"), "{bad:?}: {err}");
         assert!(err.contains(bad[0]), "{bad:?} names its flag: {err}");
     }
+}
+
+#[test]
+fn cookie_jar_is_read_sent_and_written_back() {
+    let s = TestServer::start();
+    s.route(
+        "/",
+        Reply::Respond(
+            Resp::html("<title>Home</title><h1>Home</h1><img src=/pic.png alt=x><a href=/a>a</a>")
+                .header("set-cookie", "fresh=new1; Path=/; HttpOnly"),
+        ),
+    );
+    s.route(
+        "/a",
+        Reply::Respond(Resp::html("<title>A</title><h1>A</h1>")),
+    );
+    s.route(
+        "/pic.png",
+        Reply::Respond(Resp::bytes("image/png", vec![1; 10])),
+    );
+    let db = tempfile::tempdir().unwrap();
+    let jar = db.path().join("cookies.txt");
+    std::fs::write(
+        &jar,
+        "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\told\tkept1\n\
+         127.0.0.1\tFALSE\t/elsewhere/\tFALSE\t0\tpathed\tnot-here\n",
+    )
+    .unwrap();
+    let base = s.base();
+    let jar_arg = jar.display().to_string();
+    crawl_ok(db.path(), &[&base, "--cookie-jar", &jar_arg]);
+    // Sent with every request of the point, pages and resources alike;
+    // the cookie set by / goes with the requests after it.
+    let cookie = |path: &str| -> Vec<String> {
+        s.requests()
+            .iter()
+            .filter(|r| r.path == path)
+            .filter_map(|r| r.header("cookie").map(str::to_string))
+            .collect()
+    };
+    assert_eq!(
+        cookie("/"),
+        vec!["old=kept1".to_string()],
+        "{:?}",
+        s.requests()
+    );
+    for path in ["/a", "/pic.png"] {
+        let sent = cookie(path);
+        assert!(
+            sent.iter()
+                .any(|c| c.contains("old=kept1") && c.contains("fresh=new1")),
+            "{path}: {sent:?}"
+        );
+        assert!(
+            !sent.iter().any(|c| c.contains("pathed")),
+            "{path}: {sent:?}"
+        );
+    }
+    let written = std::fs::read_to_string(&jar).unwrap();
+    assert!(written.contains("\told\tkept1"), "{written}");
+    assert!(
+        written.contains("#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\tfresh\tnew1"),
+        "{written}"
+    );
+    // A jar that cannot be read is a clear error, no panic.
+    let dir_as_jar = db.path().display().to_string();
+    let out = crawl(db.path(), &[&base, "--cookie-jar", &dir_as_jar]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("--cookie-jar") && !err.contains("panicked"),
+        "{err}"
+    );
 }
