@@ -5,6 +5,7 @@
 //! applies what these decide; nothing here touches LMDB.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use url::Url;
 
@@ -25,7 +26,7 @@ pub const SITEMAP_DEPTH: u32 = 1;
 #[derive(Debug, Clone)]
 pub struct PointRun {
     /// What the point requests at all (`crawl/request_rules`); its scope.
-    pub rules: RequestRules,
+    pub rules: Arc<RequestRules>,
     pub depth: Option<u32>,
     pub gen: u32,
     /// The run's record (`runs`): 0 until the writer begins or joins it.
@@ -42,7 +43,7 @@ pub struct PointRun {
 impl PointRun {
     pub fn of(rec: &PointRecord) -> PointRun {
         PointRun {
-            rules: RequestRules::of(rec, Vec::new()),
+            rules: Arc::new(RequestRules::of(rec, Vec::new())),
             depth: rec.depth,
             gen: rec.gen,
             run: 0,
@@ -59,7 +60,7 @@ impl PointRun {
     /// The run with its document's excludes (`doc`) beside the point's own.
     pub fn and_doc_excludes(mut self, rec: &PointRecord, doc: Vec<String>) -> PointRun {
         if !doc.is_empty() {
-            self.rules = RequestRules::of(rec, doc);
+            self.rules = Arc::new(RequestRules::of(rec, doc));
         }
         self
     }
@@ -201,7 +202,7 @@ mod tests {
 
     fn run(depth: Option<u32>, gen: u32, follow_nofollow: bool) -> PointRun {
         PointRun {
-            rules: RequestRules::of(&point(&[]), Vec::new()),
+            rules: Arc::new(RequestRules::of(&point(&[]), Vec::new())),
             depth,
             gen,
             run: 0,
@@ -226,7 +227,10 @@ mod tests {
         let two_deep = run(Some(2), 1, false);
         let unbounded = run(None, 1, false);
         let patterned = PointRun {
-            rules: RequestRules::of(&point(&[r"\.pdf$", "^https://c\\."]), Vec::new()),
+            rules: Arc::new(RequestRules::of(
+                &point(&[r"\.pdf$", "^https://c\\."]),
+                Vec::new(),
+            )),
             ..run(None, 1, false)
         };
         let cases: &[(&PointRun, &str, u32, Option<SkipReason>)] = &[
