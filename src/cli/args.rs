@@ -445,6 +445,13 @@ pub struct ScopeArgs {
     /// they match), written after it with what the servers set.
     #[arg(long, value_name = "FILE", value_parser = parse_cookie_jar)]
     pub cookie_jar: Option<String>,
+    /// Resource and external results are not asked again while younger
+    /// than --max-cache-age; `--cache=false` turns it off again.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub cache: Option<bool>,
+    /// How long a cached result stands: `30m`, `12h`, `1d` (default 1d).
+    #[arg(long, value_name = "DUR", value_parser = crate::crawl::parse_max_age)]
+    pub max_cache_age: Option<u64>,
 }
 
 fn parse_cookie_jar(s: &str) -> Result<String, String> {
@@ -500,6 +507,8 @@ impl ScopeArgs {
             (self.max_retries.is_some(), "--max-retries"),
             (self.max_redirects.is_some(), "--max-redirects"),
             (self.cookie_jar.is_some(), "--cookie-jar"),
+            (self.cache.is_some(), "--cache"),
+            (self.max_cache_age.is_some(), "--max-cache-age"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

@@ -88,6 +88,12 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if s.cookie_jar.is_some() {
         rec.cookie_jar = s.cookie_jar.clone();
     }
+    if let Some(cache) = s.cache {
+        rec.cache = cache;
+    }
+    if s.max_cache_age.is_some() {
+        rec.max_cache_age_s = s.max_cache_age;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -142,6 +148,9 @@ struct PointJson {
     max_retries: u32,
     max_redirects: u8,
     cookie_jar: Option<String>,
+    cache: bool,
+    /// Seconds.
+    max_cache_age: u64,
 }
 
 impl PointJson {
@@ -185,6 +194,10 @@ impl PointJson {
             max_retries: p.max_retries.unwrap_or(crate::crawl::DEFAULT_RETRIES),
             max_redirects: p.max_redirects.unwrap_or(crate::crawl::MAX_REDIRECTS),
             cookie_jar: p.cookie_jar,
+            cache: p.cache,
+            max_cache_age: p
+                .max_cache_age_s
+                .unwrap_or(crate::crawl::DEFAULT_MAX_CACHE_AGE_S),
         }
     }
 }

@@ -11,6 +11,7 @@ use super::claim::Ctx;
 use super::fetch::{FetchError, Probed};
 use super::origins::Origins;
 use super::request_rules::{self, Gate};
+use super::result_cache::ResultCache;
 use super::retry::{self, Retries};
 use super::stop::Stop;
 use crate::accept::Accept;
@@ -30,12 +31,13 @@ pub struct Target {
 }
 
 /// The out-of-scope targets of `points` (those that ask for checks) that
-/// this run of theirs has not checked yet.
+/// this run of theirs has not checked yet, nor has a fresh result of
+/// (`--cache`).
 pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreError> {
     let mut runs = Vec::new();
     for &id in points {
         if let Some(p) = r.point(id)?.filter(|p| p.check_external) {
-            runs.push((id, p.gen, p.accept));
+            runs.push((id, p.gen, ResultCache::of(&p), p.accept));
         }
     }
     if runs.is_empty() {
@@ -55,13 +57,14 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
         }
         Ok(true)
     })?;
+    let now = unix_now();
     let mut out = Vec::with_capacity(found.len());
     for (page, i) in found {
-        let (point, gen, accept) = &runs[i];
+        let (point, gen, cache, accept) = &runs[i];
         let (point, gen) = (*point, *gen);
-        let done = r
-            .external_check(page)?
-            .is_some_and(|c| c.point == point && c.gen == gen);
+        let done = r.external_check(page)?.is_some_and(|c| {
+            (c.point == point && c.gen == gen) || cache.fresh(point, c.point, c.checked_at, now)
+        });
         if let (false, Some(url)) = (done, r.url_of(page)?) {
             out.push(Target {
                 page,

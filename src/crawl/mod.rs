@@ -34,6 +34,7 @@ mod render_gate;
 mod request_rules;
 mod rescope;
 mod resources;
+mod result_cache;
 mod retry;
 mod robots;
 mod sitemaps;
@@ -51,6 +52,7 @@ pub use fetch::parse_header;
 pub use policy::{scope_refusal, PointRun, MAX_REDIRECTS, SITEMAP_DEPTH};
 pub use reason::status_text;
 pub use request_rules::{check_include, parse_remap};
+pub use result_cache::{parse_max_age, DEFAULT_MAX_AGE_S as DEFAULT_MAX_CACHE_AGE_S};
 pub use retry::DEFAULT_RETRIES;
 pub use writer::{instance_dead, pid_alive, run_ended, work_at_hand, WorkAtHand};
 

@@ -16,6 +16,7 @@ use super::external;
 use super::fetch::Probed;
 use super::msg::Outcome;
 use super::request_rules::{self, Gate};
+use super::result_cache::ResultCache;
 use crate::html::css::css_urls;
 use crate::html::resources::Element;
 use crate::html::MAX_LINKS_PER_PAGE;
@@ -40,10 +41,12 @@ struct Run {
     check_external: bool,
     /// The point's `--accept` list: which answers are not broken.
     accept: Vec<(u16, u16)>,
+    cache: ResultCache,
 }
 
-/// The resources of `points`' runs not checked in those runs yet: those
-/// of the pages each fetched, and of the stylesheets each checked.
+/// The resources of `points`' runs not checked in those runs yet, nor
+/// with a fresh result (`--cache`): those of the pages each fetched, and
+/// of the stylesheets each checked.
 pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreError> {
     let mut runs = Vec::new();
     for &id in points {
@@ -54,6 +57,7 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
                 own: crate::points::site_origins(&p),
                 check_external: p.check_external,
                 accept: p.accept.clone(),
+                cache: ResultCache::of(&p),
             });
         }
     }
@@ -69,9 +73,15 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
         }
         Ok(true)
     })?;
+    let now = unix_now();
+    let fresh_for = |c: &ResourceCheck| {
+        (runs.iter()).position(|x| x.cache.fresh(x.point, c.point, c.checked_at, now))
+    };
     let mut checked = FxHashSet::default();
     for (page, c) in r.resource_checks()? {
-        if let Some(run) = of_run(c.point, c.gen) {
+        // A stylesheet checked in this run, or whose kept result stands:
+        // its url()s are the run's to check.
+        if let Some(run) = of_run(c.point, c.gen).or_else(|| fresh_for(&c)) {
             checked.insert(page);
             sources.push((page, run));
         }

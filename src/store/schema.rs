@@ -573,6 +573,10 @@ pub struct PointRecord {
     /// `--cookie-jar FILE`: the Netscape cookie file read before and
     /// written after the point's crawl (an absolute path).
     pub cookie_jar: Option<String>,
+    /// `--cache`: resource and external results younger than
+    /// `max_cache_age_s` (None: a day) are not asked again.
+    pub cache: bool,
+    pub max_cache_age_s: Option<u64>,
 }
 
 /// `--render`: how a point's HTML pages are read.

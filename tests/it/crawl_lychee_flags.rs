@@ -2,7 +2,8 @@
 //! `--remap` asks another URL and keeps the one found, `--max-retries`
 //! asks a failing URL exactly 1 + N times (pages, resources and external
 //! links alike), `--max-redirects` fails a longer chain without following
-//! it, `--cookie-jar` is read, sent and written back; each is kept on the
+//! it, `--cookie-jar` is read, sent and written back, `--cache` skips
+//! fresh results the reports still show; each is kept on the
 //! point, and a bad value is a usage error.
 
 use serde_json::Value;
@@ -283,4 +284,51 @@ fn cookie_jar_is_read_sent_and_written_back() {
         err.contains("--cookie-jar") && !err.contains("panicked"),
         "{err}"
     );
+}
+
+#[test]
+fn cache_skips_fresh_results_and_reports_still_show_them() {
+    // (flags of the second crawl, asked again in it)
+    let cases: &[(&[&str], bool)] = &[
+        (&[], true),
+        (&["--cache"], false),
+        (&["--cache", "--max-cache-age", "0s"], true),
+    ];
+    for &(flags, again) in cases {
+        let s = TestServer::start();
+        let other = TestServer::start();
+        s.route(
+            "/",
+            Reply::Respond(Resp::html(&format!(
+                "<title>Home</title><h1>Home</h1><img src=/gone.png alt=x><a href={}>e</a>",
+                other.url("/gone-ext")
+            ))),
+        );
+        let db = tempfile::tempdir().unwrap();
+        let base = s.base();
+        let mut first = vec!["--check-external".to_string()];
+        first.extend(flags.iter().map(|f| f.to_string()));
+        crawl_ok(db.path(), &args(&base, &first));
+        assert_eq!(hits(&s, "/gone.png"), 1, "{flags:?}");
+        assert_eq!(hits(&other, "/gone-ext"), 1, "{flags:?}");
+        crawl_ok(db.path(), &[base.as_str()]);
+        let times = if again { 2 } else { 1 };
+        assert_eq!(hits(&s, "/gone.png"), times, "resource, {flags:?}");
+        assert_eq!(hits(&other, "/gone-ext"), times, "external, {flags:?}");
+        // Cached or not, the reports show the answer.
+        let broken = json_of(db.path(), &["report", "broken", "--json"]);
+        let img = broken_row(&broken, &s.url("/gone.png"));
+        assert_eq!(
+            img.map(|r| r["status"].clone()),
+            Some(404.into()),
+            "{broken}"
+        );
+        let external = json_of(db.path(), &["report", "external", "--json"]);
+        let ext = broken_row(&external, &other.url("/gone-ext"));
+        assert_eq!(
+            ext.map(|r| r["status"].clone()),
+            Some(404.into()),
+            "{external}"
+        );
+    }
 }
