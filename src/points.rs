@@ -60,6 +60,9 @@ pub enum PointError {
     DocName(crate::documents::DocError),
     #[error("--exclude-regex: {0}")]
     BadExcludeRegex(String),
+    /// `--include` or `--remap` (named) refused, and why.
+    #[error("{0}: {1}")]
+    BadPattern(&'static str, String),
 }
 
 /// The setting a refusal is about, named as people see it; `None` when it
@@ -113,7 +116,8 @@ impl PointError {
             | PointError::Deleted(_)
             | PointError::NotDeleted(_)
             | PointError::Store(_)
-            | PointError::BadExcludeRegex(_) => None,
+            | PointError::BadExcludeRegex(_)
+            | PointError::BadPattern(..) => None,
             PointError::NoDocument(_) | PointError::DeletedDocument(_) | PointError::DocName(_) => {
                 Some(Setting::Documents)
             }
@@ -259,6 +263,12 @@ pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
     if !p.exclude_regex.is_empty() {
         out.push(("excluded patterns", p.exclude_regex.join(" ")));
     }
+    if !p.include.is_empty() {
+        out.push(("included patterns", p.include.join(" ")));
+    }
+    if !p.remap.is_empty() {
+        out.push(("remapped", p.remap.join(", ")));
+    }
     if p.check_fragments {
         out.push(("fragments", "checked".to_string()));
     }
@@ -314,6 +324,7 @@ fn scope_changed(old: &PointRecord, new: &PointRecord) -> bool {
         || old.distinct_www != new.distinct_www
         || old.docs != new.docs
         || old.exclude_regex != new.exclude_regex
+        || old.include != new.include
 }
 
 /// A page limit as typed: a limit of zero would fetch nothing.
@@ -390,6 +401,11 @@ pub fn validate(mut rec: PointRecord) -> Result<PointRecord> {
         parse_exclude(exclude)?;
     }
     crate::exclude_regex::check_all(&rec.exclude_regex).map_err(PointError::BadExcludeRegex)?;
+    crate::crawl::check_include(&rec.include)
+        .map_err(|e| PointError::BadPattern("--include", e))?;
+    for remap in &rec.remap {
+        crate::crawl::parse_remap(remap).map_err(|e| PointError::BadPattern("--remap", e))?;
+    }
     merge_resolves(&[(0, rec.resolve.clone())])
         .map_err(|_| PointError::BadResolve("one host is given two addresses".to_string()))?;
     if rec.max_pages == Some(0) {

@@ -451,6 +451,43 @@ pub struct ScopeArgs {
     /// repeatable, replaces the point's rules.
     #[arg(long = "search", value_name = "NAME=[!]TEXT|regex:RE", value_parser = crate::custom::parse_search)]
     pub search: Vec<String>,
+    /// When given, only URLs matching one RE are requested: pages,
+    /// resources, external links (repeatable; the start URL always is).
+    #[arg(long = "include", value_name = "RE", value_parser = parse_exclude_regex)]
+    pub include: Vec<String>,
+    /// A URL matching RE is requested as REPLACEMENT (`$1` groups); the
+    /// store keeps the URL as found (repeatable; the first match wins).
+    #[arg(long = "remap", value_name = "'RE REPLACEMENT'", value_parser = parse_remap)]
+    pub remap: Vec<String>,
+    /// Retries of a network error, 5xx or 429 before it is a finding
+    /// (default 2).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=20))]
+    pub max_retries: Option<u32>,
+    /// A longer redirect chain is a failure, `too many redirects`
+    /// (default 10).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=64))]
+    pub max_redirects: Option<u8>,
+    /// Netscape cookie file: read before the crawl (cookies sent where
+    /// they match), written after it with what the servers set.
+    #[arg(long, value_name = "FILE", value_parser = parse_cookie_jar)]
+    pub cookie_jar: Option<String>,
+    /// Resource and external results are not asked again while younger
+    /// than --max-cache-age; `--cache=false` turns it off again.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub cache: Option<bool>,
+    /// How long a cached result stands: `30m`, `12h`, `1d` (default 1d).
+    #[arg(long, value_name = "DUR", value_parser = crate::crawl::parse_max_age)]
+    pub max_cache_age: Option<u64>,
+}
+
+fn parse_cookie_jar(s: &str) -> Result<String, String> {
+    std::path::absolute(s)
+        .map(|p| p.display().to_string())
+        .map_err(|e| format!("{s}: {e}"))
+}
+
+fn parse_remap(s: &str) -> Result<String, String> {
+    crate::crawl::parse_remap(s).map(|_| s.trim().to_string())
 }
 
 /// The words of a `--stopwords FILE`, read when the flag is parsed.
@@ -493,6 +530,13 @@ impl ScopeArgs {
             (self.render_concurrency.is_some(), "--render-concurrency"),
             (!self.extract.is_empty(), "--extract"),
             (!self.search.is_empty(), "--search"),
+            (!self.include.is_empty(), "--include"),
+            (!self.remap.is_empty(), "--remap"),
+            (self.max_retries.is_some(), "--max-retries"),
+            (self.max_redirects.is_some(), "--max-redirects"),
+            (self.cookie_jar.is_some(), "--cookie-jar"),
+            (self.cache.is_some(), "--cache"),
+            (self.max_cache_age.is_some(), "--max-cache-age"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))

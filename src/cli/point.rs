@@ -79,6 +79,27 @@ pub fn apply_scope(rec: &mut PointRecord, s: &ScopeArgs) {
     if !s.search.is_empty() {
         rec.search = s.search.clone();
     }
+    if !s.include.is_empty() {
+        rec.include = s.include.clone();
+    }
+    if !s.remap.is_empty() {
+        rec.remap = s.remap.clone();
+    }
+    if s.max_retries.is_some() {
+        rec.max_retries = s.max_retries;
+    }
+    if s.max_redirects.is_some() {
+        rec.max_redirects = s.max_redirects;
+    }
+    if s.cookie_jar.is_some() {
+        rec.cookie_jar = s.cookie_jar.clone();
+    }
+    if let Some(cache) = s.cache {
+        rec.cache = cache;
+    }
+    if s.max_cache_age.is_some() {
+        rec.max_cache_age_s = s.max_cache_age;
+    }
 }
 
 /// The point for `url`, created or updated with the flags; made active.
@@ -130,6 +151,15 @@ struct PointJson {
     /// `--extract` and `--search` rules, as typed.
     extract: Vec<String>,
     search: Vec<String>,
+    include: Vec<String>,
+    /// `RE REPLACEMENT`, as typed.
+    remap: Vec<String>,
+    max_retries: u32,
+    max_redirects: u8,
+    cookie_jar: Option<String>,
+    cache: bool,
+    /// Seconds.
+    max_cache_age: u64,
 }
 
 impl PointJson {
@@ -170,6 +200,15 @@ impl PointJson {
             render_concurrency: p.render_concurrency,
             extract: p.extract,
             search: p.search,
+            include: p.include,
+            remap: p.remap,
+            max_retries: p.max_retries.unwrap_or(crate::crawl::DEFAULT_RETRIES),
+            max_redirects: p.max_redirects.unwrap_or(crate::crawl::MAX_REDIRECTS),
+            cookie_jar: p.cookie_jar,
+            cache: p.cache,
+            max_cache_age: p
+                .max_cache_age_s
+                .unwrap_or(crate::crawl::DEFAULT_MAX_CACHE_AGE_S),
         }
     }
 }

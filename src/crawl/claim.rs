@@ -18,6 +18,7 @@ use url::Url;
 
 use super::analyzers::PointParsing;
 use super::config::CrawlConfig;
+use super::cookie_jar::CookieJar;
 use super::event::CrawlEvent;
 use super::fetch::{Credentials, FetchError, Fetcher, Response, Validators};
 use super::link_auth::{self, LinkAuth};
@@ -25,11 +26,13 @@ use super::msg::{Outcome, WriterMsg};
 use super::origins::Origins;
 use super::parse;
 use super::pool::ParsePool;
+use super::request_rules::{self, Gate, RequestRules};
 use super::retry::{self, Retries};
 use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
 use super::sitemaps::{self, Sitemaps};
 use super::stop::Stop;
 use super::throttle;
+use super::CrawlError;
 use crate::store::prelude::*;
 use crate::store::{Claim, Exchange, PageId, PointId, PointRecord, SkipReason, Store};
 use crate::time::unix_now;
@@ -45,6 +48,8 @@ pub(super) struct Ctx {
     /// Our robots.txt product token in lower case, for robots directives.
     pub agent: Arc<str>,
     pub creds: RwLock<HashMap<PointId, Credentials>>,
+    /// Each point's request rules, which every request of it passes.
+    pub request_rules: RwLock<HashMap<PointId, Arc<RequestRules>>>,
     pub writer: Sender<WriterMsg>,
     pub events: UnboundedSender<CrawlEvent>,
     pub parsers: ParsePool,
@@ -61,14 +66,52 @@ pub(super) struct Ctx {
     pub render: super::render_gate::RenderPlans,
 }
 
-/// What a crawl point sends with its requests.
-pub(super) fn credentials(rec: &PointRecord) -> Credentials {
-    Credentials {
+impl Ctx {
+    /// `point`'s request rules (none for a point this crawl does not know).
+    pub fn request_rules(&self, point: PointId) -> Option<Arc<RequestRules>> {
+        let rules = self.request_rules.read().unwrap_or_else(|p| p.into_inner());
+        rules.get(&point).cloned()
+    }
+
+    /// Keeps `rec`'s request rules for `point`, with its documents'
+    /// excludes as the store has them.
+    pub fn set_request_rules(&self, point: PointId, rec: &PointRecord, doc: Vec<String>) {
+        let rules = Arc::new(RequestRules::of(rec, doc));
+        let mut all = self
+            .request_rules
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        all.insert(point, rules);
+    }
+}
+
+/// What a crawl point sends with its requests; its cookie jar read, or
+/// why it cannot be.
+pub(super) fn credentials(rec: &PointRecord) -> Result<Credentials, CrawlError> {
+    let cookies = match &rec.cookie_jar {
+        Some(path) => Some(Arc::new(
+            CookieJar::load(std::path::Path::new(path)).map_err(CrawlError::CookieJar)?,
+        )),
+        None => None,
+    };
+    Ok(Credentials {
         origins: crate::points::site_origins(rec),
         user: rec.user.clone(),
         password: rec.password.clone(),
         headers: rec.headers.clone(),
         append_query: rec.append_query.clone(),
+        cookies,
+    })
+}
+
+impl Ctx {
+    /// Writes back the cookie jars of the crawl's points.
+    pub fn save_cookie_jars(&self) -> Result<(), CrawlError> {
+        let creds = self.creds.read().unwrap_or_else(|p| p.into_inner());
+        for jar in creds.values().filter_map(|c| c.cookies.as_ref()) {
+            jar.save().map_err(CrawlError::CookieJar)?;
+        }
+        Ok(())
     }
 }
 
@@ -163,49 +206,53 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
 /// to parse, with the hash of the body stored for the URL (a complete 2xx
 /// one), if any.
 async fn fetch_page(ctx: &Ctx, claim: &Claim, url: &Url) -> Result<(Response, Option<u64>), End> {
-    let origin = crate::url::origin(url);
     let creds = point_credentials(ctx, claim.entry.point);
-    let rules = admit(ctx, url, &origin, creds.as_ref()).await?;
+    let (asked, rules) = admit(ctx, claim.entry.point, url, creds.as_ref()).await?;
+    let origin = crate::url::origin(&asked);
     let (stored_hash, validators) = stored(ctx, claim.page);
     let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
     // robots.txt was asked for with the point's own; the page may have a
     // link's.
-    let creds = ctx.link_auth.for_request(url, &origin, creds);
+    let creds = ctx.link_auth.for_request(&asked, &origin, creds);
     let asking = Asking {
         claim,
-        url,
+        url: &asked,
         origin: &origin,
         crawl_delay,
         validators: &validators,
         creds: creds.as_ref(),
     };
     let resp = fetch(ctx, &asking).await?;
+    // Read as the URL found, which the store keeps (a `--remap` only
+    // changes where it is asked).
     read_answer(url, resp).map(|resp| (resp, stored_hash))
 }
 
-/// Lets a claim through when its origin is up and robots.txt can be had
-/// and allows it; returns the origin's rules (none when robots is ignored).
+/// Lets a request of `point` for `url` through when its origin is up and
+/// the point's request rules and robots.txt allow it
+/// ([`request_rules::gate`]); returns the URL to ask (remapped) and its
+/// origin's robots rules (none when robots is ignored).
 pub(super) async fn admit(
     ctx: &Ctx,
+    point: PointId,
     url: &Url,
-    origin: &str,
     creds: Option<&Credentials>,
-) -> Result<Option<Arc<Rules>>, End> {
-    if let Some(why) = ctx.origins.down(origin) {
-        return Err(End::Failed(why));
-    }
-    let rules = ctx
-        .stop
-        .unless(rules_for(ctx, url, origin, creds))
+) -> Result<(Url, Option<Arc<Rules>>), End> {
+    let up = |url: &Url| match ctx.origins.down(&crate::url::origin(url)) {
+        Some(why) => Err(End::Failed(why)),
+        None => Ok(()),
+    };
+    up(url)?;
+    match request_rules::gate(ctx, point, url, creds)
         .await
-        .ok_or(End::Stopped)?;
-    if let Some(why) = rules.as_ref().and_then(|r| r.unavailable_reason()) {
-        return Err(End::Failed(why.to_string()));
+        .ok_or(End::Stopped)?
+    {
+        Gate::Ask { url: asked, robots } => up(&asked).map(|()| (asked, robots)),
+        Gate::NotChecked(why) => Err(End::Skipped(why)),
+        Gate::Unavailable(_, robots) => Err(End::Failed(
+            robots.unavailable_reason().unwrap_or_default().to_string(),
+        )),
     }
-    if rules.as_ref().is_some_and(|r| !r.allowed(url.as_str())) {
-        return Err(End::Skipped(SkipReason::Robots));
-    }
-    Ok(rules)
 }
 
 /// What the store holds of a page for its next fetch: the hash of its
@@ -245,7 +292,11 @@ struct Asking<'a> {
 /// a server error or a dropped connection retried; every request counts
 /// in its origin's figures. A stop ends any of these waits.
 async fn fetch(ctx: &Ctx, a: &Asking<'_>) -> Result<Response, End> {
-    let mut retries = Retries::new(ctx.cfg.retries);
+    let point = a.claim.entry.point;
+    let max = ctx
+        .request_rules(point)
+        .map_or(ctx.cfg.retries, |r| r.max_retries);
+    let mut retries = Retries::new(max);
     let mut throttles = 0;
     let result = loop {
         let permit = ctx

@@ -20,7 +20,8 @@ pub struct CrawlConfig {
     /// Bodies are cut here (decompressed bytes) and recorded as truncated.
     pub max_body_bytes: usize,
     pub ignore_robots: bool,
-    /// Retries of a 5xx or a network failure.
+    /// Retries of a 5xx, a 429 or a network failure for robots.txt and
+    /// sitemaps (a point's requests follow its `--max-retries`).
     pub retries: u32,
     /// Commit at least this often, so a kill loses little work.
     pub batch_interval: Duration,
@@ -49,7 +50,7 @@ impl Default for CrawlConfig {
             connect_timeout: Duration::from_secs(5),
             max_body_bytes: 8 << 20,
             ignore_robots: false,
-            retries: 2,
+            retries: super::retry::DEFAULT_RETRIES,
             batch_interval: Duration::from_millis(100),
             depth: None,
             max_pages: None,

@@ -27,6 +27,7 @@ use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
 use super::pause::Pause;
 use super::pool::ParsePool;
+use super::request_rules::RequestRules;
 use super::resources;
 use super::robots::RobotsCache;
 use super::sitemaps::Sitemaps;
@@ -88,6 +89,7 @@ pub fn start(
             source,
         })?;
     let mut creds = HashMap::new();
+    let mut request_rules = HashMap::new();
     let sitemaps = Sitemaps::default();
     let mut resolves = Vec::new();
     let parsing = PointParsing::default();
@@ -97,7 +99,9 @@ pub fn start(
         for &id in &points {
             if let Some(rec) = r.point(id)? {
                 parsing.set(id, &rec);
-                creds.insert(id, credentials(&rec));
+                creds.insert(id, credentials(&rec)?);
+                let doc = crate::documents::excludes_for(&r, &rec)?;
+                request_rules.insert(id, Arc::new(RequestRules::of(&rec, doc)));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
                 render.add(id, &rec);
                 resolves.push((id, rec.resolve));
@@ -112,6 +116,7 @@ pub fn start(
         sitemaps,
         agent: cfg.robots_agent().to_ascii_lowercase().into(),
         creds: RwLock::new(creds),
+        request_rules: RwLock::new(request_rules),
         parsers: ParsePool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
             .map_err(|source| CrawlError::Spawn {
                 what: "parser",
@@ -130,6 +135,7 @@ pub fn start(
     });
     let done = tokio::spawn(async move {
         let result = Dispatcher::new(ctx.clone(), points, cmd_rx).run().await;
+        let jars = ctx.save_cookie_jars();
         let events = ctx.events.clone();
         // Dropping the last sender ends the writer once it has committed.
         drop(ctx);
@@ -139,6 +145,7 @@ pub fn start(
             .map_err(|_| CrawlError::WriterPanicked)?;
         written?;
         let active = result?;
+        jars?;
         // Counted by the writer, so only complete once it has committed.
         let summary = counters.summary(active);
         let _ = events.send(CrawlEvent::Finished(summary));
@@ -403,8 +410,7 @@ impl Dispatcher {
         let targets = external::todo(&self.ctx.store.read()?, &self.points)?;
         self.run_checks(targets, |ctx, t| async move {
             // Stopped before it was checked: checked by a later run.
-            let Some(check) = external::check(&ctx.fetcher, &ctx.origins, &ctx.stop, &t).await
-            else {
+            let Some(check) = external::check(&ctx, &t).await else {
                 return;
             };
             let external = Outcome::External {
@@ -473,7 +479,8 @@ impl Dispatcher {
             }
             CrawlCommand::Stop => self.stop(),
             CrawlCommand::AddPoint(rec) => {
-                let creds = credentials(&rec);
+                let creds = credentials(&rec)?;
+                let kept = rec.clone();
                 let no_sitemaps = rec.no_sitemaps;
                 let own = rec.clone();
                 let max = self.ctx.cfg.max_pages.or(rec.max_pages);
@@ -485,6 +492,11 @@ impl Dispatcher {
                     .write()
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(id, creds);
+                let doc = match self.ctx.store.read() {
+                    Ok(r) => crate::documents::excludes_for(&r, &kept)?,
+                    Err(e) => return Err(e.into()),
+                };
+                self.ctx.set_request_rules(id, &kept, doc);
                 self.ctx.sitemaps.set_enabled(id, !no_sitemaps);
                 self.ctx.parsing.set(id, &own);
                 if let Some(m) = max {

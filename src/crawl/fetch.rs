@@ -4,6 +4,7 @@
 //! not followed here: the engine checks every hop against scope and robots.
 //! A `file:` URL is answered from disk instead (`local`).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -11,6 +12,7 @@ use reqwest::{Method, RequestBuilder};
 use url::Url;
 
 use super::config::CrawlConfig;
+use super::cookie_jar::CookieJar;
 use super::head;
 
 /// Credentials, headers and query parameters a crawl point sends to its
@@ -23,6 +25,8 @@ pub struct Credentials {
     pub headers: Vec<(String, String)>,
     /// `--append-query`: added to the request URL, never to a stored one.
     pub append_query: Vec<(String, String)>,
+    /// `--cookie-jar`: sent wherever a cookie matches, own origin or not.
+    pub cookies: Option<Arc<CookieJar>>,
 }
 
 /// Validators of a stored copy, for a conditional GET.
@@ -151,6 +155,7 @@ impl Fetcher {
                 .send()
                 .await;
             let head = head.map_err(|e| classify(&e))?;
+            keep_cookies(creds, url, head.headers());
             let status = head.status().as_u16();
             if !matches!(status, 405 | 501) {
                 return Ok(Probed::of(&head));
@@ -160,6 +165,7 @@ impl Fetcher {
             .send()
             .await;
         let mut get = get.map_err(|e| classify(&e))?;
+        keep_cookies(creds, url, get.headers());
         let mut probed = Probed::of(&get);
         // Only a body to scan, or a size nobody announced, is worth reading.
         if (300..400).contains(&probed.status) || !(body || probed.size.is_none()) {
@@ -197,6 +203,7 @@ impl Fetcher {
             .execute(request)
             .await
             .map_err(|e| classify(&e))?;
+        keep_cookies(creds, url, resp.headers());
         let status = resp.status().as_u16();
         let h = resp.headers();
         let text = |name: header::HeaderName| -> Option<String> {
@@ -314,6 +321,14 @@ pub fn own_get(client: &reqwest::Client, url: &Url, creds: Option<&Credentials>)
     own_request(client, Method::GET, url, creds)
 }
 
+/// What an answer from `url` set, kept in the asking point's jar.
+fn keep_cookies(creds: Option<&Credentials>, url: &Url, headers: &HeaderMap) {
+    if let Some(jar) = creds.and_then(|c| c.cookies.as_ref()) {
+        let set = headers.get_all(header::SET_COOKIE).iter();
+        jar.receive(url, set.filter_map(|v| v.to_str().ok()));
+    }
+}
+
 /// [`own_get`] with another method (a resource check's HEAD).
 fn own_request(
     client: &reqwest::Client,
@@ -323,6 +338,10 @@ fn own_request(
 ) -> RequestBuilder {
     let own = creds.filter(|c| c.origins.contains(&crate::url::origin(url)));
     let mut req = client.request(method, request_url(url, own));
+    let jar = creds.and_then(|c| c.cookies.as_ref());
+    if let Some(cookies) = jar.and_then(|j| j.header_for(url)) {
+        req = req.header(header::COOKIE, cookies);
+    }
     if let Some(c) = own {
         req = req.headers(extra_headers(&c.headers));
         if let Some(user) = &c.user {

@@ -13,6 +13,7 @@ mod analyzers;
 mod bench_parts;
 mod claim;
 mod config;
+mod cookie_jar;
 mod engine;
 mod event;
 mod external;
@@ -31,8 +32,10 @@ mod politeness;
 mod pool;
 pub mod reason;
 mod render_gate;
+mod request_rules;
 mod rescope;
 mod resources;
+mod result_cache;
 mod retry;
 mod robots;
 mod sitemaps;
@@ -47,8 +50,11 @@ pub use event::{
     CrawlCommand, CrawlEvent, CrawlStats, FetchedPage, Notice, NoticeKind, SkipCounts, Summary,
 };
 pub use fetch::parse_header;
-pub use policy::{scope_refusal, PointRun, SITEMAP_DEPTH};
+pub use policy::{scope_refusal, PointRun, MAX_REDIRECTS, SITEMAP_DEPTH};
 pub use reason::status_text;
+pub use request_rules::{check_include, parse_remap};
+pub use result_cache::{parse_max_age, DEFAULT_MAX_AGE_S as DEFAULT_MAX_CACHE_AGE_S};
+pub use retry::DEFAULT_RETRIES;
 pub use writer::{instance_dead, pid_alive, run_ended, work_at_hand, WorkAtHand};
 
 use crate::store::StoreError;
@@ -73,4 +79,7 @@ pub enum CrawlError {
     WriterGone,
     #[error("{0}")]
     Resolve(String),
+    /// `--cookie-jar`: the file could not be read or written.
+    #[error("{0}")]
+    CookieJar(String),
 }

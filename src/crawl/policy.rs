@@ -5,16 +5,18 @@
 //! applies what these decide; nothing here touches LMDB.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use url::Url;
 
-use crate::exclude_regex::ExcludeRegex;
+use super::request_rules::RequestRules;
 use crate::store::{
     Decision, FrontierEntry, PageId, PointId, PointMark, PointRecord, RunId, SkipReason, UrlState,
 };
-use crate::url::{Scope, Verdict};
+use crate::url::Verdict;
 
-/// Redirect chains longer than this end with an error.
+/// Redirect chains longer than this end with an error, unless the point
+/// says otherwise (`--max-redirects`).
 pub const MAX_REDIRECTS: u8 = 10;
 /// The depth a page found only in a sitemap gets: one step from the site,
 /// like a link from its home page.
@@ -23,7 +25,8 @@ pub const SITEMAP_DEPTH: u32 = 1;
 /// What the writer knows of each point crawled in this run.
 #[derive(Debug, Clone)]
 pub struct PointRun {
-    pub scope: Scope,
+    /// What the point requests at all (`crawl/request_rules`); its scope.
+    pub rules: Arc<RequestRules>,
     pub depth: Option<u32>,
     pub gen: u32,
     /// The run's record (`runs`): 0 until the writer begins or joins it.
@@ -33,8 +36,6 @@ pub struct PointRun {
     pub one_site: bool,
     /// The basic-auth user and the origins it is sent to.
     pub user: Option<(String, Vec<String>)>,
-    /// `--exclude-regex`, compiled once for the run.
-    pub exclude_regex: ExcludeRegex,
     /// `--check-fragments`: keep each page's ids and fragment links.
     pub check_fragments: bool,
 }
@@ -42,7 +43,7 @@ pub struct PointRun {
 impl PointRun {
     pub fn of(rec: &PointRecord) -> PointRun {
         PointRun {
-            scope: Scope::new(rec.root.clone(), rec.excludes.clone(), !rec.distinct_www),
+            rules: Arc::new(RequestRules::of(rec, Vec::new())),
             depth: rec.depth,
             gen: rec.gen,
             run: 0,
@@ -52,7 +53,6 @@ impl PointRun {
                 .user
                 .clone()
                 .map(|u| (u, crate::points::site_origins(rec))),
-            exclude_regex: ExcludeRegex::new(&rec.exclude_regex),
             check_fragments: rec.check_fragments,
         }
     }
@@ -60,8 +60,7 @@ impl PointRun {
     /// The run with its document's excludes (`doc`) beside the point's own.
     pub fn and_doc_excludes(mut self, rec: &PointRecord, doc: Vec<String>) -> PointRun {
         if !doc.is_empty() {
-            let excludes = rec.excludes.iter().cloned().chain(doc).collect();
-            self.scope = Scope::new(rec.root.clone(), excludes, !rec.distinct_www);
+            self.rules = Arc::new(RequestRules::of(rec, doc));
         }
         self
     }
@@ -92,17 +91,14 @@ pub fn fetch_result(state: Option<&UrlState>) -> bool {
     )
 }
 
-/// Why the scope refuses `url`, if it does: out of its root, or excluded
-/// (by a prefix within the root, by a pattern anywhere).
+/// Why the scope refuses `url`, if it does: excluded by the point's
+/// request rules (a prefix within the root, a pattern anywhere, no
+/// `--include` matched), or out of its root.
 pub fn scope_refusal(run: &PointRun, url: &str) -> Option<SkipReason> {
-    if run.exclude_regex.matches(url) {
+    if run.rules.excluded(url) {
         return Some(SkipReason::Excluded);
     }
-    match run.scope.verdict(url) {
-        Verdict::OutOfScope => Some(SkipReason::OutOfScope),
-        Verdict::Excluded => Some(SkipReason::Excluded),
-        Verdict::In => None,
-    }
+    (run.rules.scope().verdict(url) == Verdict::OutOfScope).then_some(SkipReason::OutOfScope)
 }
 
 /// Why the point does not crawl `url` found at `depth`, if it does not:
@@ -137,10 +133,11 @@ pub fn listed_changed(lastmod: Option<i64>, fetched_at: Option<i64>) -> bool {
 }
 
 /// Why a redirect from page `from` (reached after `hops` redirects) to
-/// page `to` at `target` ends the chain as a failure, if it does: too many
-/// hops, or a loop. `next` says where a page redirects, if it does; it is
+/// page `to` at `target` ends the chain as a failure, if it does: more
+/// hops than `max`, or a loop. `next` says where a page redirects, if it does; it is
 /// only asked when the chain is not already too long.
 pub fn redirect_failure<E>(
+    max: u8,
     hops: u8,
     status: u16,
     target: &Url,
@@ -148,9 +145,9 @@ pub fn redirect_failure<E>(
     to: PageId,
     next: impl FnMut(PageId) -> Result<Option<PageId>, E>,
 ) -> Result<Option<String>, E> {
-    Ok(if hops >= MAX_REDIRECTS {
-        Some(format!("more than {MAX_REDIRECTS} redirects"))
-    } else if to == from || leads_back(to, from, next)? {
+    Ok(if hops >= max {
+        Some(format!("too many redirects (more than {max})"))
+    } else if to == from || leads_back(max, to, from, next)? {
         Some(format!("redirect loop ({status} to {target})"))
     } else {
         None
@@ -159,12 +156,13 @@ pub fn redirect_failure<E>(
 
 /// Whether following redirects (`next`) from `from` leads back to `to`.
 fn leads_back<E>(
+    max: u8,
     from: PageId,
     to: PageId,
     mut next: impl FnMut(PageId) -> Result<Option<PageId>, E>,
 ) -> Result<bool, E> {
     let mut at = from;
-    for _ in 0..=MAX_REDIRECTS {
+    for _ in 0..=max {
         match next(at)? {
             Some(n) if n == to => return Ok(true),
             Some(n) => at = n,
@@ -192,20 +190,25 @@ mod tests {
 
     const A: PointId = 1;
 
+    fn point(exclude_regex: &[&str]) -> PointRecord {
+        PointRecord {
+            root: "https://a.test/".into(),
+            excludes: vec!["https://a.test/private/".into()],
+            distinct_www: true,
+            exclude_regex: exclude_regex.iter().map(|s| s.to_string()).collect(),
+            ..PointRecord::default()
+        }
+    }
+
     fn run(depth: Option<u32>, gen: u32, follow_nofollow: bool) -> PointRun {
         PointRun {
-            scope: Scope::new(
-                "https://a.test/".into(),
-                vec!["https://a.test/private/".into()],
-                false,
-            ),
+            rules: Arc::new(RequestRules::of(&point(&[]), Vec::new())),
             depth,
             gen,
             run: 0,
             follow_nofollow,
             one_site: false,
             user: None,
-            exclude_regex: ExcludeRegex::default(),
             check_fragments: false,
         }
     }
@@ -224,7 +227,10 @@ mod tests {
         let two_deep = run(Some(2), 1, false);
         let unbounded = run(None, 1, false);
         let patterned = PointRun {
-            exclude_regex: ExcludeRegex::new(&[r"\.pdf$".into(), "^https://c\\.".into()]),
+            rules: Arc::new(RequestRules::of(
+                &point(&[r"\.pdf$", "^https://c\\."]),
+                Vec::new(),
+            )),
             ..run(None, 1, false)
         };
         let cases: &[(&PointRun, &str, u32, Option<SkipReason>)] = &[
@@ -320,14 +326,14 @@ mod tests {
         let cases: &[(u8, PageId, Option<&str>)] = &[
             (0, 4, None),
             (MAX_REDIRECTS - 1, 4, None),
-            (MAX_REDIRECTS, 4, Some("more than 10 redirects")),
+            (MAX_REDIRECTS, 4, Some("too many redirects (more than 10)")),
             (0, 1, Some("redirect loop (301 to https://a.test/t)")),
             (0, 2, Some("redirect loop (301 to https://a.test/t)")),
             (0, 5, None),
         ];
         for &(hops, to, want) in cases {
             let mut asked = 0;
-            let failure = redirect_failure(hops, 301, &target, 1, to, |at| {
+            let failure = redirect_failure(MAX_REDIRECTS, hops, 301, &target, 1, to, |at| {
                 asked += 1;
                 Ok::<_, ()>(chain.get(&at).copied())
             });

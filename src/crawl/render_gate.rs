@@ -183,11 +183,14 @@ impl Gate for PageGate<'_> {
             }
             let creds = claim::point_credentials(self.ctx, self.point);
             let creds = creds.filter(|_| own);
-            let Ok(rules) = claim::admit(self.ctx, &url, &origin, creds.as_ref()).await else {
+            let Ok((asked, rules)) = claim::admit(self.ctx, self.point, &url, creds.as_ref()).await
+            else {
                 return Reply::Refuse;
             };
+            let origin = crate::url::origin(&asked);
             let crawl_delay = rules.as_ref().and_then(|r| r.crawl_delay());
-            self.fetch(&url, &origin, crawl_delay, creds.as_ref()).await
+            self.fetch(&asked, &origin, crawl_delay, creds.as_ref())
+                .await
         })
     }
 }

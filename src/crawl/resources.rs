@@ -4,9 +4,10 @@
 //! fetch answered) is checked once in the run, after the external links: the
 //! point's own origins' unless `--no-resources`, other origins' only with
 //! `--check-external`. HEAD, GET where HEAD is refused or a stylesheet is
-//! to be scanned; through the same per-origin gate, breaker and robots
-//! rules as the crawl ([`external::polite`], [`claim::rules_for`]); never
-//! parsed as a page. The answers go to the writer.
+//! to be scanned; through the point's request rules and robots.txt
+//! ([`request_rules::gate`]: an excluded resource is never asked) and the
+//! same per-origin gate and breaker as the crawl ([`external::polite`]);
+//! never parsed as a page. The answers go to the writer.
 
 use rustc_hash::FxHashSet;
 use url::Url;
@@ -15,6 +16,8 @@ use super::claim::{self, Ctx};
 use super::external;
 use super::fetch::Probed;
 use super::msg::Outcome;
+use super::request_rules::{self, Gate};
+use super::result_cache::ResultCache;
 use crate::html::css::css_urls;
 use crate::html::resources::Element;
 use crate::html::MAX_LINKS_PER_PAGE;
@@ -39,10 +42,12 @@ struct Run {
     check_external: bool,
     /// The point's `--accept` list: which answers are not broken.
     accept: Vec<(u16, u16)>,
+    cache: ResultCache,
 }
 
-/// The resources of `points`' runs not checked in those runs yet: those
-/// of the pages each fetched, and of the stylesheets each checked.
+/// The resources of `points`' runs not checked in those runs yet, nor
+/// with a fresh result (`--cache`): those of the pages each fetched, and
+/// of the stylesheets each checked.
 pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreError> {
     let mut runs = Vec::new();
     for &id in points {
@@ -53,6 +58,7 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
                 own: crate::points::site_origins(&p),
                 check_external: p.check_external,
                 accept: p.accept.clone(),
+                cache: ResultCache::of(&p),
             });
         }
     }
@@ -68,9 +74,15 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
         }
         Ok(true)
     })?;
+    let now = unix_now();
+    let fresh_for = |c: &ResourceCheck| {
+        (runs.iter()).position(|x| x.cache.fresh(x.point, c.point, c.checked_at, now))
+    };
     let mut checked = FxHashSet::default();
     for (page, c) in r.resource_checks()? {
-        if let Some(run) = of_run(c.point, c.gen) {
+        // A stylesheet checked in this run, or whose kept result stands:
+        // its url()s are the run's to check.
+        if let Some(run) = of_run(c.point, c.gen).or_else(|| fresh_for(&c)) {
             checked.insert(page);
             sources.push((page, run));
         }
@@ -119,34 +131,36 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
 pub async fn check(ctx: &Ctx, target: &Target) -> Option<Outcome> {
     let t = &target.of;
     let mut css = Vec::new();
-    let mut robots = false;
+    let mut not_checked = None;
     let answer = match Url::parse(&t.url) {
         Err(e) => Err(format!("invalid URL: {e}")),
         Ok(url) => {
             let creds = claim::point_credentials(ctx, t.point);
-            let origin = crate::url::origin(&url);
-            let rules = ctx
-                .stop
-                .unless(claim::rules_for(ctx, &url, &origin, creds.as_ref()))
-                .await?;
-            if rules.as_ref().is_some_and(|r| !r.allowed(url.as_str())) {
-                robots = true;
-                Ok(Probed::default())
-            } else {
-                let ask = || ctx.fetcher.check(&url, creds.as_ref(), target.scan);
-                let answer = external::polite(&ctx.origins, &ctx.stop, &url, ask).await?;
-                if let Ok(p) = &answer {
-                    css = stylesheet_urls(&url, p);
+            match request_rules::gate(ctx, t.point, &url, creds.as_ref()).await? {
+                // A robots.txt that cannot be had says no rule: the
+                // check's own answer decides.
+                Gate::Ask { url: asked, .. } | Gate::Unavailable(asked, _) => {
+                    let retries = ctx.request_rules(t.point).map_or(0, |r| r.max_retries);
+                    let ask = || ctx.fetcher.check(&asked, creds.as_ref(), target.scan);
+                    let (origins, stop) = (&ctx.origins, &ctx.stop);
+                    let answer = external::polite(origins, stop, &asked, retries, ask).await?;
+                    if let Ok(p) = &answer {
+                        // Resolved against the URL found, which the store keeps.
+                        css = stylesheet_urls(&url, p);
+                    }
+                    answer
                 }
-                answer
+                Gate::NotChecked(why) => {
+                    not_checked = Some(why);
+                    Ok(Probed::default())
+                }
             }
         }
     };
     let probed = answer.as_ref().ok();
-    let (status, reason) = match &answer {
-        Ok(_) if robots => (None, None),
-        Ok(p) => external::verdict(Ok(p), &t.accept),
-        Err(why) => external::verdict(Err(why), &t.accept),
+    let (status, reason) = match not_checked {
+        Some(_) => (None, None),
+        None => external::verdict(answer.as_ref(), &t.accept),
     };
     Some(Outcome::Resource {
         url: t.url.clone(),
@@ -159,7 +173,7 @@ pub async fn check(ctx: &Ctx, target: &Target) -> Option<Outcome> {
             size: probed.and_then(|p| p.size),
             mime: probed.and_then(|p| p.mime.clone()),
             checked_at: unix_now(),
-            robots,
+            not_checked,
         },
         css,
     })

@@ -1,12 +1,17 @@
-//! How a failed exchange is asked again — a page, robots.txt or a
-//! sitemap alike: a server error or a dropped connection is retried up to
-//! `--retries` times, 200 ms and then twice as long again apart.
+//! How a failed exchange is asked again — a page, a resource or link
+//! check, robots.txt or a sitemap alike: a server error, a 429 or a
+//! dropped connection is retried up to the point's `--max-retries` times
+//! (robots.txt and sitemaps: [`DEFAULT_RETRIES`]), 200 ms and then twice
+//! as long again apart.
 
 use std::time::Duration;
 
+/// Retries when no `--max-retries` says otherwise, as in lychee.
+pub const DEFAULT_RETRIES: u32 = 2;
+
 /// Whether an answer with this status is worth asking for again.
 pub fn worth_retrying(status: u16) -> bool {
-    status >= 500
+    status >= 500 || status == 429
 }
 
 /// The retries one exchange has left.

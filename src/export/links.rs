@@ -116,10 +116,13 @@ pub fn unfetched(
     target(r, page).map(Some)
 }
 
-/// A resource, by its check: robots.txt disallowed is not checked.
+/// A resource, by its check: one a rule refused (robots.txt, an exclude)
+/// is not checked, and says which rule.
 pub fn resource(check: Option<&ResourceCheck>) -> Target {
     match check {
-        Some(c) if c.robots => Target::not_checked(Some("robots")),
+        Some(c) if c.not_checked.is_some() => {
+            Target::not_checked(c.not_checked.map(|r| r.as_str()))
+        }
         Some(c) => Target::checked(c.status, c.reason.clone()),
         None => Target::not_checked(None),
     }

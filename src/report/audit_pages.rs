@@ -75,7 +75,7 @@ pub fn target(ctx: &Ctx<'_, '_>, id: PageId) -> Result<Target> {
         _ => {}
     }
     Ok(match ctx.r.resource_check(id)? {
-        Some(c) if c.robots => Target::Unknown,
+        Some(c) if c.not_checked.is_some() => Target::Unknown,
         Some(c) if c.status == Some(200) => Target::Ok,
         Some(_) => Target::Not200,
         None => Target::Unknown,

@@ -55,7 +55,9 @@ impl ListKind for External {
             if !ctx.covers_point(check.point) {
                 continue;
             }
-            if accepted.is_broken(check.point, check.gen, check.status) {
+            // Not asked (robots.txt said no): neither working nor broken.
+            let asked = check.not_checked.is_none();
+            if asked && accepted.is_broken(check.point, check.gen, check.status) {
                 let reason = match (check.reason, check.status) {
                     (Some(reason), _) => reason,
                     (None, Some(s)) => crate::crawl::reason::phrase(s, None),

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::codec::{self, u32_key};
-use super::schema::{PageId, PointId};
+use super::schema::{PageId, PointId, SkipReason};
 use super::sealed::{all_by_id, by_id, View};
 use super::{Result, Writer};
 
@@ -21,6 +21,8 @@ pub struct ExternalCheck {
     /// 4xx/5xx status line. None when it works.
     pub reason: Option<String>,
     pub checked_at: i64,
+    /// Not asked, neither working nor broken: robots.txt disallows it.
+    pub not_checked: Option<SkipReason>,
 }
 
 impl ExternalCheck {

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::codec::{self, read_u32, u32_key};
-use super::schema::{PageId, PointId};
+use super::schema::{PageId, PointId, SkipReason};
 use super::sealed::{all_by_id, by_id, View};
 use super::{Result, Writer};
 use crate::html::resources::Element;
@@ -39,8 +39,9 @@ pub struct ResourceCheck {
     /// The Content-Type's essence (`image/png`).
     pub mime: Option<String>,
     pub checked_at: i64,
-    /// robots.txt disallows it: not asked, neither working nor broken.
-    pub robots: bool,
+    /// Not asked, neither working nor broken: the point's rules exclude
+    /// it (`Excluded`) or robots.txt disallows it (`Robots`).
+    pub not_checked: Option<SkipReason>,
 }
 
 impl ResourceCheck {

@@ -575,6 +575,22 @@ pub struct PointRecord {
     /// rules, as typed (`crate::custom`).
     pub extract: Vec<String>,
     pub search: Vec<String>,
+    /// `--include`: when given, only URLs matching one are requested.
+    pub include: Vec<String>,
+    /// `--remap 'RE REPLACEMENT'`: a matching URL is requested as the
+    /// replacement; the store keeps the URL as found.
+    pub remap: Vec<String>,
+    /// `--max-retries` (None: 2).
+    pub max_retries: Option<u32>,
+    /// `--max-redirects` (None: 10).
+    pub max_redirects: Option<u8>,
+    /// `--cookie-jar FILE`: the Netscape cookie file read before and
+    /// written after the point's crawl (an absolute path).
+    pub cookie_jar: Option<String>,
+    /// `--cache`: resource and external results younger than
+    /// `max_cache_age_s` (None: a day) are not asked again.
+    pub cache: bool,
+    pub max_cache_age_s: Option<u64>,
 }
 
 /// `--render`: how a point's HTML pages are read.

@@ -601,6 +601,10 @@ impl Applier {
             }
             Outcome::External { url, page, check } => {
                 w.put_external_check(*page, check)?;
+                // Not asked: nothing to count or tell.
+                if check.not_checked.is_some() {
+                    return Ok((Done::Nothing, 0));
+                }
                 Ok(Done::Event(CrawlEvent::ExternalChecked {
                     page: *page,
                     url: url.clone(),
@@ -627,7 +631,7 @@ impl Applier {
                     w.put_resources(*page, &found)?;
                 }
                 // Not asked: nothing to count or tell.
-                if check.robots {
+                if check.not_checked.is_some() {
                     return Ok((Done::Nothing, 0));
                 }
                 Ok(Done::Event(CrawlEvent::ResourceChecked {
@@ -719,12 +723,17 @@ impl Applier {
             to: target.to_string(),
             status,
         });
-        let failure = policy::redirect_failure(e.hops, status, target, claim.page, to, |at| {
-            Ok::<_, StoreError>(match w.url_state(at)? {
-                Some(UrlState::Redirected { to: next, .. }) => Some(next),
-                _ => None,
-            })
-        })?;
+        let max = self
+            .runs
+            .get(&e.point)
+            .map_or(policy::MAX_REDIRECTS, |run| run.rules.max_redirects);
+        let failure =
+            policy::redirect_failure(max, e.hops, status, target, claim.page, to, |at| {
+                Ok::<_, StoreError>(match w.url_state(at)? {
+                    Some(UrlState::Redirected { to: next, .. }) => Some(next),
+                    _ => None,
+                })
+            })?;
         if let Some(reason) = failure {
             fail(w, claim, &reason)?;
             self.mark(w, claim, Decision::Settled)?;

@@ -20,7 +20,7 @@ use super::list::ListView;
 use super::{Action, KeyCtx, Pane, Setup};
 use crate::export::page::UNTITLED;
 use crate::html::resources::Element;
-use crate::store::{ExternalCheck, PageId, PageRecord, ResourceCheck};
+use crate::store::{ExternalCheck, PageId, PageRecord, ResourceCheck, SkipReason};
 use crate::tui::keymap::{ch, code, Binding, HelpRow, Table, Verb, BROWSE, UP_DOWN_PAGE};
 use crate::tui::{format, theme};
 
@@ -76,11 +76,12 @@ impl ResourceTag {
 /// A resource check in a few words, with its colour: the status it got
 /// (styled like a link's), else why none came.
 fn resource_checked(c: &ResourceCheck) -> (String, ratatui::style::Style) {
-    match (c.status, c.robots, c.broken()) {
+    match (c.status, c.not_checked, c.broken()) {
         (Some(s), _, _) => (s.to_string(), theme::status(s)),
-        (None, true, _) => ("disallowed".into(), theme::skipped()),
-        (None, false, true) => ("no answer".into(), theme::failed()),
-        (None, false, false) => ("works".into(), theme::ok()),
+        (None, Some(SkipReason::Robots), _) => ("disallowed".into(), theme::skipped()),
+        (None, Some(_), _) => ("excluded".into(), theme::skipped()),
+        (None, None, true) => ("no answer".into(), theme::failed()),
+        (None, None, false) => ("works".into(), theme::ok()),
     }
 }
 
