@@ -561,6 +561,10 @@ pub struct RunArgs {
     pub max_body_bytes: usize,
     #[arg(long)]
     pub ignore_robots: bool,
+    /// Accept invalid TLS certificates (self-signed, expired, another
+    /// name's): a staging site's; never the default.
+    #[arg(long)]
+    pub insecure: bool,
 }
 
 /// A value parser whose refusal shows the value with any password masked

@@ -32,6 +32,7 @@ impl RunArgs {
             timeout: Duration::from_secs(self.timeout_s),
             max_body_bytes: self.max_body_bytes,
             ignore_robots: self.ignore_robots,
+            insecure: self.insecure,
             ..CrawlConfig::default()
         };
         if let Some(ua) = &self.user_agent {

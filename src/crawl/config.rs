@@ -20,6 +20,8 @@ pub struct CrawlConfig {
     /// Bodies are cut here (decompressed bytes) and recorded as truncated.
     pub max_body_bytes: usize,
     pub ignore_robots: bool,
+    /// `--insecure`: invalid TLS certificates are accepted.
+    pub insecure: bool,
     /// Retries of a 5xx, a 429 or a network failure for robots.txt and
     /// sitemaps (a point's requests follow its `--max-retries`).
     pub retries: u32,
@@ -50,6 +52,7 @@ impl Default for CrawlConfig {
             connect_timeout: Duration::from_secs(5),
             max_body_bytes: 8 << 20,
             ignore_robots: false,
+            insecure: false,
             retries: super::retry::DEFAULT_RETRIES,
             batch_interval: Duration::from_millis(100),
             depth: None,

@@ -124,6 +124,7 @@ impl Fetcher {
             .connect_timeout(cfg.connect_timeout)
             .pool_max_idle_per_host(cfg.per_host.max(1) * 2)
             .tcp_nodelay(true)
+            .danger_accept_invalid_certs(cfg.insecure)
             .build()?;
         Ok(Fetcher {
             client,

@@ -37,6 +37,7 @@ mod crawl_sitemaps;
 mod crawl_stale_claims;
 mod crawl_stop;
 mod crawl_throttle;
+mod crawl_tls;
 mod crawl_unreachable;
 mod demo_site;
 mod documents;
