@@ -13,6 +13,11 @@ use crate::store::{PageId, PageRecord, UrlState};
 use crate::url::Url;
 
 /// Each audited page of the report and its facts, in page id order.
+/// The facts of `page` among `audited`'s pages (in page id order).
+pub fn facts_of(pages: &[(PageId, AuditFacts)], page: PageId) -> Option<&AuditFacts> {
+    (pages.binary_search_by_key(&page, |(p, _)| *p).ok()).map(|i| &pages[i].1)
+}
+
 pub fn audited(ctx: &Ctx<'_, '_>) -> Result<Vec<(PageId, AuditFacts)>> {
     let pages = ctx.pages()?;
     let mut out = Vec::new();

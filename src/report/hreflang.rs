@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::audit_pages::{audited, id_of, target, Target};
+use super::audit_pages::{audited, facts_of, id_of, target, Target};
 use super::{Ctx, ListKind, Result, Row};
 use crate::html::audit_facts::valid_hreflang;
 use crate::store::PageId;
@@ -63,12 +63,7 @@ impl ListKind for Hreflang {
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
         let pages = audited(ctx)?;
-        let alternates_of = |id: PageId| {
-            pages
-                .binary_search_by_key(&id, |(p, _)| *p)
-                .ok()
-                .map(|i| &pages[i].1.hreflang)
-        };
+        let alternates_of = |id: PageId| facts_of(&pages, id).map(|f| &f.hreflang);
         let mut items = Vec::new();
         for (page, facts) in &pages {
             if facts.hreflang.is_empty() {

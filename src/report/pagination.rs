@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::audit_pages::{audited, id_of, target, Target};
+use super::audit_pages::{audited, facts_of, id_of, target, Target};
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::PageId;
 
@@ -61,12 +61,7 @@ impl ListKind for Pagination {
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
         let pages = audited(ctx)?;
-        let facts_of = |id: PageId| {
-            pages
-                .binary_search_by_key(&id, |(p, _)| *p)
-                .ok()
-                .map(|i| &pages[i].1)
-        };
+        let facts_at = |id: PageId| facts_of(&pages, id);
         let mut items = Vec::new();
         for (page, facts) in &pages {
             let rels = [(Rel::Next, &facts.next), (Rel::Prev, &facts.prev)];
@@ -83,7 +78,7 @@ impl ListKind for Pagination {
                     Target::Unknown => None,
                     Target::Ok => {
                         // The target's own link the other way.
-                        let back = facts_of(id).map(|f| match rel {
+                        let back = facts_at(id).map(|f| match rel {
                             Rel::Next => &f.prev,
                             Rel::Prev => &f.next,
                         });
