@@ -37,7 +37,7 @@ pub struct Validators {
 }
 
 /// A response, body read (and maybe cut).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Response {
     pub status: u16,
     /// The reason phrase the server sent, when not the standard one.

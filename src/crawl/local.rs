@@ -8,7 +8,7 @@
 
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use url::Url;
 
@@ -166,18 +166,8 @@ fn status(status: u16, reason: Option<&str>) -> Response {
     Response {
         status,
         reason: reason.map(str::to_string),
-        content_type: None,
-        last_modified: None,
-        date: None,
-        etag: None,
-        location: None,
-        content_length: None,
-        body: Vec::new(),
-        truncated: false,
-        elapsed: Duration::ZERO,
-        headers: Vec::new(),
         version: "file".to_string(),
-        request_headers: Vec::new(),
+        ..Response::default()
     }
 }
 

@@ -362,19 +362,9 @@ mod tests {
         let url = Url::parse("http://h/a/b").unwrap();
         let resp = |link: &str| Response {
             status: 200,
-            reason: None,
-            content_type: None,
-            last_modified: None,
-            date: None,
-            etag: None,
-            location: None,
-            content_length: None,
-            body: Vec::new(),
-            truncated: false,
-            elapsed: std::time::Duration::ZERO,
             headers: vec![("link".into(), link.into())],
             version: "HTTP/1.1".into(),
-            request_headers: Vec::new(),
+            ..Response::default()
         };
         let got = |link: &str| link_header_canonical(&resp(link), &url);
         assert_eq!(
