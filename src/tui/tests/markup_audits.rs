@@ -11,7 +11,6 @@ use tokio::net::TcpListener;
 
 use super::external::{crawl, serve};
 use super::*;
-use crate::store::prelude::*;
 use crate::tui::findings_jobs;
 
 #[tokio::test]
@@ -50,12 +49,7 @@ async fn the_findings_pane_counts_and_lists_each_markup_audit() {
     }
 
     let home_url = format!("http://{addr}/");
-    let home_id = store
-        .read()
-        .expect("read")
-        .page_id(&crate::url::Url::parse(&home_url).expect("URL"))
-        .expect("look-up")
-        .expect("the home page");
+    let home_id = page_id(&store, &home_url);
     for (kind, n) in wanted {
         let listed = findings_jobs::list(&store, kind).expect("rows");
         assert_eq!(listed.total, n, "{kind}: {listed:?}");

@@ -154,6 +154,15 @@ fn text(buf: &Buffer) -> String {
     out
 }
 
+/// The id of a page a test's crawl stored.
+fn page_id(store: &crate::store::Store, url: &str) -> crate::store::PageId {
+    use crate::store::prelude::*;
+    (store.read().expect("read"))
+        .page_id(&crate::url::Url::parse(url).expect("URL"))
+        .expect("look-up")
+        .expect("the page")
+}
+
 fn url(path: &str) -> String {
     format!("{SITE}{path}")
 }

@@ -11,7 +11,6 @@ use tokio::net::TcpListener;
 
 use super::external::{crawl, graph_shown, serve};
 use super::*;
-use crate::store::prelude::*;
 use crate::tui::{findings_jobs, jobs};
 
 #[tokio::test]
@@ -28,12 +27,7 @@ async fn resources_show_in_findings_and_the_graph() {
     assert_eq!(count("images"), Some(1), "{counts:?}");
 
     let home_url = format!("http://{addr}/");
-    let home_id = store
-        .read()
-        .expect("read")
-        .page_id(&crate::url::Url::parse(&home_url).expect("URL"))
-        .expect("look-up")
-        .expect("the home page");
+    let home_id = page_id(&store, &home_url);
     for kind in ["resources", "images"] {
         let listed = findings_jobs::list(&store, kind).expect("rows");
         assert_eq!(listed.total, 1, "{kind}: {listed:?}");
