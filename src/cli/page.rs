@@ -25,7 +25,8 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
     // The stored form: without any user:password@ that was typed.
     let shown = r.url_of(id)?.unwrap_or_default();
     let inlinks = crate::export::inlinks::Inlinks::read(&r)?;
-    let mut p = page_json(&r, id, shown, keywords, parents, &inlinks)?;
+    let depths = crate::report::link_depth::LinkDepths::latest(&r)?;
+    let mut p = page_json(&r, id, shown, keywords, parents, &inlinks, &depths)?;
     p.link_score = match crate::report::kept::link_score(&r, id)? {
         Some(kept) => kept,
         None => latest_link_scores(&r)?.get(&id).copied(),
@@ -74,6 +75,7 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
     outln!("last modified  {}{source}", or_dash(&p.last_modified));
     outln!("fetched at     {}", or_dash(&p.fetched_at));
     outln!("depth          {}", or_dash(&p.depth));
+    outln!("found in       {}", p.found_in.join(", "));
     if let Some(ms) = p.response_ms {
         outln!("response       {ms} ms");
     }

@@ -291,6 +291,7 @@ fn summary(ctx: &Ctx<'_, '_>, format: Format) -> CliResult {
         s.by_depth
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
+            .chain((s.no_link_depth > 0).then(|| ("none".to_string(), s.no_link_depth.to_string())))
             .collect(),
     );
     group(

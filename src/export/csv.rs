@@ -9,10 +9,10 @@ use std::io::Write;
 
 use super::inlinks::Inlinks;
 use super::page::{body_size, mime_string, reason};
-use super::redirect_depth::RedirectDepths;
 use super::{each_url, ExportResult};
 use crate::custom::rule_name;
 use crate::report::indexability::{classify, is_html, Facts};
+use crate::report::link_depth::LinkDepths;
 use crate::report::links::latest_link_scores;
 use crate::store::prelude::*;
 use crate::store::{DirectiveSource, PageRecord, Reader, StoreError, UrlState};
@@ -59,7 +59,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
     let extract_columns = rules.iter().map(|n| format!("extract:{n}"));
     (out.write_record(COLUMNS.iter().map(|c| c.to_string()).chain(extract_columns)))
         .map_err(csv_error)?;
-    let depths = RedirectDepths::new(r)?;
+    let depths = LinkDepths::latest(r)?;
     let loaders = Inlinks::read(r)?;
     each_url(r, |id, url| {
         let state = r.url_state(id)?;
@@ -77,9 +77,8 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
             _ => None,
         };
         let depth = match (&page, &redirect) {
-            (Some(p), _) => Some(p.depth),
-            (None, Some(_)) => depths.of(id)?,
             (None, None) => None,
+            _ => depths.of(id),
         };
         let size = match &page {
             Some(p) => body_size(r, id, p)?.size.to_string(),

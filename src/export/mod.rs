@@ -3,8 +3,8 @@
 //! WARC, read back by `warc_read`). Each reads one snapshot and
 //! writes to any `Write`; where the bytes go (stdout, a file that appears
 //! whole) is the face's choice. The page object they share (also
-//! `page --json`'s) is [`page`]'s; the depth of a redirect, which the store
-//! does not keep, is [`redirect_depth`]'s.
+//! `page --json`'s) is [`page`]'s; depth is link depth, walked once an
+//! export (`crate::report::link_depth`).
 
 pub mod cdxj;
 pub mod csv;
@@ -15,7 +15,6 @@ pub mod own_words;
 pub mod page;
 pub mod parquet;
 pub mod parquet_rows;
-pub mod redirect_depth;
 pub mod sitemap;
 pub mod spider_result;
 pub mod surt;

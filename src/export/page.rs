@@ -10,6 +10,7 @@ use super::inlinks::Inlinks;
 use super::url_parts::{self, UrlPartsJson};
 use crate::render::facts::PageRenderJson;
 use crate::report::indexability::{classify, is_html, Facts, Indexability};
+use crate::report::link_depth::LinkDepths;
 use crate::report::pixels::{width_px, DESCRIPTION_FONT_PX, TITLE_FONT_PX};
 use crate::store::prelude::*;
 use crate::store::{
@@ -89,7 +90,12 @@ pub struct PageJson {
     /// (the server's Date) or `fetch` (our clock at fetch time).
     pub last_modified_source: Option<&'static str>,
     pub fetched_at: Option<String>,
+    /// Link depth (`crate::report::link_depth`): None when no link
+    /// reaches the URL.
     pub depth: Option<u32>,
+    /// How the crawl can have found the URL: `start`, `link`, `redirect`,
+    /// `sitemap`.
+    pub found_in: Vec<&'static str>,
     pub response_ms: Option<u32>,
     /// Words of the body, stopwords included (what phrase positions count).
     pub word_count: Option<u32>,
@@ -279,8 +285,10 @@ pub fn page_json(
     keywords: usize,
     parents: usize,
     inlinks: &Inlinks,
+    depths: &LinkDepths,
 ) -> Result<PageJson, StoreError> {
     let parent_ids = inlinks.of(r, id)?;
+    let from_sitemap = r.listed_by_sitemap(id)?;
     // Queued again, a URL reads as what an earlier run found of it.
     let state = r.url_state(id)?.map(UrlState::known);
     let (redirect_to, redirect_status) = match &state {
@@ -365,7 +373,8 @@ pub fn page_json(
         last_modified: record.as_ref().map(|p| rfc3339(p.last_modified)),
         last_modified_source: record.as_ref().map(PageRecord::last_modified_source),
         fetched_at: record.as_ref().map(|p| rfc3339(p.fetched_at)),
-        depth: record.as_ref().map(|p| p.depth),
+        depth: depths.of(id),
+        found_in: depths.found_in(id, !r.inlinks(id)?.is_empty(), from_sitemap.is_some()),
         response_ms: record.as_ref().map(|p| p.response_ms),
         word_count: record.as_ref().map(|p| p.token_count),
         description: record.as_ref().and_then(|p| p.description.clone()),
@@ -386,7 +395,7 @@ pub fn page_json(
         parent_count: parent_ids.len(),
         inlinks: parent_ids.len(),
         self_links: r.self_links(id)?,
-        from_sitemap: r.listed_by_sitemap(id)?,
+        from_sitemap,
         children,
         links,
         external_check: r.external_check(id)?.map(ExternalCheckJson::from),

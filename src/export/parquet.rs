@@ -7,11 +7,11 @@
 use std::io::Write;
 
 use super::parquet_rows::{Cell, GroupLimits, Kind, ParquetRows};
-use super::redirect_depth::RedirectDepths;
 use super::surt::surt_of_url;
 use super::warc::{payload_digest, Span, WarcCounts, WarcWriter};
 use super::{each_url, ExportError};
 use crate::report::indexability::{classify, is_html, Facts};
+use crate::report::link_depth::LinkDepths;
 use crate::report::links::latest_link_scores;
 use crate::store::prelude::*;
 use crate::store::{MimeRecord, PageId, PageRecord, Reader, StoreError, UrlState};
@@ -56,7 +56,7 @@ pub fn write<W: Write + Send, V: Write>(
     mut warc: Option<WarcBeside<V>>,
 ) -> Result<Option<WarcCounts>, ExportError> {
     let mut rows = ParquetRows::new(w, &COLUMNS, GroupLimits::default()).map_err(output)?;
-    let depths = RedirectDepths::new(r)?;
+    let depths = LinkDepths::latest(r)?;
     let scores = latest_link_scores(r)?;
     each_url(r, |id, url| {
         let state = r.url_state(id)?.map(UrlState::known);
@@ -90,11 +90,11 @@ pub fn write<W: Write + Send, V: Write>(
                 let mut row = Row::of_url(r, id, url)?;
                 row.status = Some(i32::from(*status));
                 row.redirect = r.url_of(*to)?;
-                row.depth = depths.of(id)?.and_then(|d| i32::try_from(d).ok());
                 row
             }
             _ => return Ok(()),
         };
+        row.depth = depths.of(id).and_then(|d| i32::try_from(d).ok());
         row.link_score = scores.get(&id).copied();
         row.indexability = indexability.map(|i| i.as_str().to_string());
         rows.push(row.cells()).map_err(output)
@@ -194,7 +194,6 @@ impl Row {
         self.mime = mime.map(|m| m.essence);
         self.truncated = page.truncated.then(|| "length".to_string());
         self.title = page.title;
-        self.depth = i32::try_from(page.depth).ok();
     }
 
     /// Where the page's response record is in the WARC written beside.

@@ -1,5 +1,6 @@
-//! `report depth`: pages by link depth from their crawl point's start URL,
-//! and the deepest pages.
+//! `report depth`: pages by link depth from their crawl point's start URL
+//! ([`super::link_depth`]), the deepest pages, and how many pages no link
+//! reaches.
 
 use std::collections::BTreeMap;
 
@@ -11,6 +12,8 @@ use crate::store::PageId;
 #[derive(Debug, Serialize)]
 pub struct DepthReport {
     pub by_depth: BTreeMap<u32, u64>,
+    /// Pages no link reaches (only a sitemap lists them).
+    pub no_link_depth: u64,
     pub deepest: Vec<Deepest>,
     /// The runs the pages come from when some are older than the runs
     /// named ([`Ctx::rows_from_runs`]).
@@ -41,13 +44,17 @@ pub fn depth(ctx: &Ctx<'_, '_>, limit: usize) -> Result<DepthReport> {
         None => order(ctx)?,
     };
     let mut by_depth = BTreeMap::new();
-    for (depth, _) in &order {
-        *by_depth.entry(*depth).or_insert(0u64) += 1;
+    let mut no_link_depth = 0;
+    for &(depth, _) in &order {
+        match depth {
+            NO_DEPTH => no_link_depth += 1,
+            d => *by_depth.entry(d).or_insert(0u64) += 1,
+        }
     }
-    let total = order.len();
+    let total = order.len() - no_link_depth as usize;
     let deepest = order
         .into_iter()
-        .take(limit)
+        .take(limit.min(total))
         .map(|(depth, id)| {
             Ok(Deepest {
                 url: ctx.url(id)?,
@@ -57,19 +64,27 @@ pub fn depth(ctx: &Ctx<'_, '_>, limit: usize) -> Result<DepthReport> {
         .collect::<Result<_>>()?;
     Ok(DepthReport {
         by_depth,
+        no_link_depth,
         deepest,
         rows_from_runs: ctx.rows_from_runs(),
         total,
     })
 }
 
-/// Every page of the view as (depth, page), the deepest first (ties by
-/// page id).
+/// The depth in [`order`] of a page no link reaches.
+pub const NO_DEPTH: u32 = u32::MAX;
+
+/// Every page of the view as (link depth, page), the deepest first (ties
+/// by page id), then the pages no link reaches ([`NO_DEPTH`]).
 pub fn order(ctx: &Ctx<'_, '_>) -> Result<Vec<(u32, PageId)>> {
+    let depths = ctx.link_depths()?;
     let mut order: Vec<(u32, PageId)> = (ctx.pages()?.iter())
-        .map(|(id, rec)| (rec.depth, *id))
+        .map(|(id, _)| (depths.of(*id).unwrap_or(NO_DEPTH), *id))
         .collect();
-    order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // NO_DEPTH + 1 wraps to 0: last when the deepest come first.
+    order.sort_unstable_by(|a, b| {
+        (b.0.wrapping_add(1).cmp(&a.0.wrapping_add(1))).then(a.1.cmp(&b.1))
+    });
     Ok(order)
 }
 

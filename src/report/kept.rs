@@ -40,6 +40,7 @@ struct Counts {
     by_status: [u64; 5],
     skipped: Vec<(String, u64)>,
     by_depth: Vec<(u32, u64)>,
+    no_link_depth: u64,
     by_mime: Vec<(String, u64)>,
     findings: Vec<(String, u64)>,
 }
@@ -222,6 +223,7 @@ impl Counts {
             by_status: [b.ok, b.redirect, b.client_error, b.server_error, b.failed],
             skipped: owned(&s.skipped),
             by_depth: s.by_depth.iter().map(|(&d, &n)| (d, n)).collect(),
+            no_link_depth: s.no_link_depth,
             by_mime: s.by_mime.iter().map(|(m, &n)| (m.clone(), n)).collect(),
             findings: (s.findings.iter())
                 .map(|(k, &n)| (k.to_string(), n as u64))
@@ -256,6 +258,7 @@ impl Counts {
             },
             skipped,
             by_depth: self.by_depth.into_iter().collect(),
+            no_link_depth: self.no_link_depth,
             by_mime: self.by_mime.into_iter().collect(),
             findings,
             run: None,

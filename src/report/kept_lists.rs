@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::link_depth::{self, LinkDepths};
 use super::{Ctx, ListKind, Result, Scope};
 use crate::store::prelude::*;
 use crate::store::{codec, PageId, Reader, StoreError};
@@ -211,6 +212,15 @@ pub fn depth_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
     read_named(ctx, DEPTH_ORDER, codec::decode)
 }
 
+/// The link walk's record ([`super::link_depth::Kept`]).
+const LINK_DEPTHS: &str = "found:link-depths";
+
+/// Each URL's link depth in the default view, kept when current.
+pub fn link_depths(ctx: &Ctx<'_, '_>) -> Result<Option<LinkDepths>> {
+    let kept = read_named(ctx, LINK_DEPTHS, codec::decode::<link_depth::Kept>)?;
+    Ok(kept.map(LinkDepths::from))
+}
+
 /// Each kept kind's items found afresh in `ctx` (the default view) as
 /// `kept` records, each kind counted in `ctx` for the summary made next;
 /// below [`KEPT_FROM`] pages only `depth`'s order.
@@ -273,6 +283,8 @@ pub fn records_kept_from(
     }
     let ((), order) = packed(|w| Ok(codec::encode_to(&depth::order(ctx)?, w)?))?;
     out.push((DEPTH_ORDER, order));
+    let ((), depths) = packed(|w| Ok(codec::encode_to(&ctx.link_depths()?.kept(), w)?))?;
+    out.push((LINK_DEPTHS, depths));
     Ok(out)
 }
 

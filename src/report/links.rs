@@ -227,10 +227,7 @@ pub fn latest_link_scores(r: &Reader<'_>) -> Result<FxHashMap<PageId, f64>, Stor
         return Ok(kept);
     }
     let scores = Ctx::new(r, None).and_then(|ctx| link_scores(&ctx));
-    scores.map_err(|e| match e {
-        ReportError::Store(e) => e,
-        other => StoreError::corrupt(other.to_string()),
-    })
+    scores.map_err(ReportError::into_store)
 }
 
 pub struct Links;

@@ -26,6 +26,7 @@ pub mod kept;
 pub mod kept_lists;
 pub mod kinds;
 pub mod large;
+pub mod link_depth;
 pub mod links;
 pub mod mimetypes;
 pub mod near_duplicates;
@@ -86,6 +87,18 @@ pub enum ReportError {
 }
 
 pub type Result<T, E = ReportError> = std::result::Result<T, E>;
+
+impl ReportError {
+    /// For a store-wide figure read by callers that speak the store's
+    /// errors: a report's own error (a point or run gone) is the store
+    /// not saying what it should.
+    pub fn into_store(self) -> StoreError {
+        match self {
+            ReportError::Store(e) => e,
+            other => StoreError::corrupt(other.to_string()),
+        }
+    }
+}
 
 /// One row of a list report: its JSON object (the `Serialize` impl) and
 /// its cells for CSV and tables, list fields joined with a space (texts
@@ -209,6 +222,7 @@ pub struct Ctx<'a, 's> {
     /// The link graph and its nodes' link scores, read and ranked once
     /// for every kind that needs them.
     graph: OnceCell<links::Graph>,
+    link_depths: OnceCell<link_depth::LinkDepths>,
     scores: OnceCell<Vec<f64>>,
     /// How many of a row's sources are turned into URLs ([`SOURCES`]).
     sources: usize,
@@ -266,6 +280,7 @@ impl<'a, 's> Ctx<'a, 's> {
             resource_uses: OnceCell::new(),
             found: RefCell::default(),
             graph: OnceCell::new(),
+            link_depths: OnceCell::new(),
             scores: OnceCell::new(),
             sources: SOURCES,
             rule: None,
@@ -425,27 +440,29 @@ impl<'a, 's> Ctx<'a, 's> {
 
     /// Each fetched page's record in the view, in id order, read afresh
     /// and not kept (see [`Ctx::pages`]).
-    /// A page's depth is the one the scope's own runs met it at (the
-    /// record's is that of the fetch that wrote it, maybe another point's).
     pub fn for_each_page(&self, mut f: impl FnMut(PageId, PageRecord)) -> Result<()> {
         let mut err = None;
-        let view = self.view()?;
-        self.r
-            .for_each_page(|id, mut rec| match self.includes(id) {
-                Ok(true) => {
-                    if let Some(depth) = view.and_then(|v| v.depth_of(id)) {
-                        rec.depth = depth;
-                    }
-                    f(id, rec);
-                    Ok(true)
-                }
-                Ok(false) => Ok(true),
-                Err(e) => {
-                    err = Some(e);
-                    Ok(false)
-                }
-            })?;
+        self.r.for_each_page(|id, rec| match self.includes(id) {
+            Ok(true) => {
+                f(id, rec);
+                Ok(true)
+            }
+            Ok(false) => Ok(true),
+            Err(e) => {
+                err = Some(e);
+                Ok(false)
+            }
+        })?;
         err.map_or(Ok(()), Err)
+    }
+
+    /// Each URL's link depth over the scope, walked once per context.
+    pub fn link_depths(&self) -> Result<&link_depth::LinkDepths> {
+        if let Some(d) = self.link_depths.get() {
+            return Ok(d);
+        }
+        let read = link_depth::LinkDepths::read(self)?;
+        Ok(self.link_depths.get_or_init(|| read))
     }
 
     /// Whether a page belongs to the report: always over every run of the

@@ -12,7 +12,6 @@ pub struct PageFacts {
     pub mime: MimeId,
     /// Content-Length, else the body's length.
     pub size: u64,
-    pub depth: u32,
     pub content_hash: u64,
     /// From sending the request to the whole body, in milliseconds.
     pub response_ms: u32,
@@ -30,7 +29,6 @@ impl From<PageRecord> for PageFacts {
             status: rec.status,
             mime: rec.mime,
             size: rec.size,
-            depth: rec.depth,
             content_hash: rec.content_hash,
             response_ms: rec.response_ms,
             noindex: rec.noindex,

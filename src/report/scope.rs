@@ -92,7 +92,6 @@ impl Plan {
             points: FxHashSet::default(),
             reached: FxHashSet::default(),
             skipped: FxHashMap::default(),
-            depths: FxHashMap::default(),
         };
         let mut gens: HashMap<PointId, FxHashSet<u32>> = HashMap::new();
         for &(_, point, gen) in &self.runs {
@@ -113,8 +112,6 @@ impl Plan {
                         }
                         Decision::Queued | Decision::Settled => {
                             view.reached.insert(page);
-                            let depth = view.depths.entry(page).or_insert(mark.depth);
-                            *depth = (*depth).min(mark.depth);
                         }
                     }
                 }
@@ -136,17 +133,9 @@ pub(super) struct View {
     reached: FxHashSet<PageId>,
     /// The URLs they only skipped: the point, its run and why.
     skipped: FxHashMap<PageId, (PointId, u32, SkipReason)>,
-    /// The link depth at which those runs met each URL they reached (the
-    /// least, over several points).
-    depths: FxHashMap<PageId, u32>,
 }
 
 impl View {
-    /// The link depth the scope's runs met `page` at, if they marked it.
-    pub fn depth_of(&self, page: PageId) -> Option<u32> {
-        self.depths.get(&page).copied()
-    }
-
     /// The state the scope shows of a URL it covers (None: not covered):
     /// what is known of the URL, unless the scope's points only skipped
     /// it and what is known comes from another point's run (that point's

@@ -1,5 +1,5 @@
 //! `report summary`: the crawl at a glance: pages and URLs, URLs by status
-//! class, skips by reason, pages by depth and by mimetype, and how many
+//! class, skips by reason, pages by link depth and by mimetype, and how many
 //! findings each list kind has.
 
 use std::collections::BTreeMap;
@@ -15,7 +15,10 @@ pub struct Summary {
     pub urls: u64,
     pub by_status: ByStatus,
     pub skipped: BTreeMap<&'static str, u64>,
+    /// Pages by link depth ([`super::link_depth`]).
     pub by_depth: BTreeMap<u32, u64>,
+    /// Pages no link reaches (only a sitemap lists them): in no depth.
+    pub no_link_depth: u64,
     pub by_mime: BTreeMap<String, u64>,
     pub findings: BTreeMap<&'static str, usize>,
     /// The run the figures are as of (one point), or each point's latest.
@@ -98,9 +101,14 @@ pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         }
     }
     let mut by_depth = BTreeMap::new();
+    let mut no_link_depth = 0;
     let mut by_mime_id = BTreeMap::new();
-    for (_, rec) in ctx.pages()? {
-        *by_depth.entry(rec.depth).or_default() += 1;
+    let depths = ctx.link_depths()?;
+    for (id, rec) in ctx.pages()? {
+        match depths.of(*id) {
+            Some(d) => *by_depth.entry(d).or_default() += 1,
+            None => no_link_depth += 1,
+        }
         *by_mime_id.entry(rec.mime).or_insert(0u64) += 1;
     }
     let mut by_mime = BTreeMap::new();
@@ -121,6 +129,7 @@ pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         by_status,
         skipped,
         by_depth,
+        no_link_depth,
         by_mime,
         findings,
         run: None,

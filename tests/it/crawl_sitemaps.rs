@@ -95,7 +95,9 @@ fn a_page_only_a_gzipped_sitemap_behind_an_index_lists_is_crawled() {
     let p = crate::support::json_of(&db, &["page", &s.url("hidden"), "--json"]);
     assert_eq!(p["parents"], serde_json::json!([]));
     assert_eq!(p["from_sitemap"], s.url("maps/pages.xml.gz"));
-    assert_eq!(p["depth"], 1);
+    // No link reaches it: no link depth.
+    assert_eq!(p["depth"], serde_json::Value::Null);
+    assert_eq!(p["found_in"], serde_json::json!(["sitemap"]));
     let st = store(&db);
     let r = st.read().unwrap();
     let home_id = r.page_id(&Url::parse(&s.base()).unwrap()).unwrap().unwrap();

@@ -46,6 +46,7 @@ mod export_formats;
 mod export_statuses;
 mod fuzz_regressions;
 mod hostile_input;
+mod link_depth;
 mod links_occurrences;
 mod nothing_lost;
 mod overlap;

@@ -53,7 +53,7 @@ fn every_kind_answers_on_an_empty_store() {
                 json!({
                     "pages": 0, "urls": 0,
                     "by_status": {"2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0, "failed": 0},
-                    "skipped": {}, "by_depth": {}, "by_mime": {},
+                    "skipped": {}, "by_depth": {}, "no_link_depth": 0, "by_mime": {},
                     "findings": {
                         "broken": 0, "canonicals": 0, "descriptions": 0, "directives": 0,
                         "duplicates": 0, "external": 0, "headings": 0, "redirects": 0,
@@ -63,7 +63,10 @@ fn every_kind_answers_on_an_empty_store() {
                     "external_checked": false
                 })
             ),
-            "depth" => assert_eq!(v, json!({"by_depth": {}, "deepest": []})),
+            "depth" => assert_eq!(
+                v,
+                json!({"by_depth": {}, "no_link_depth": 0, "deepest": []})
+            ),
             "changes" => assert_eq!(
                 v,
                 json!({

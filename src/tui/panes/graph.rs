@@ -323,7 +323,7 @@ impl GraphPane {
             facts.push(Span::styled(r.status.to_string(), theme::status(r.status)));
             facts.push(Span::styled(
                 format!(
-                    " · {} · {} {} · depth {}",
+                    " · {} · {} {} · crawl depth {}",
                     format::bytes(r.size),
                     r.last_modified_label(),
                     format::date_time(r.last_modified, self.tz_offset),
