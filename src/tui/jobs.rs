@@ -176,6 +176,10 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
         children_total: children.len() + resources_total,
         from_sitemap: r.listed_by_sitemap(page)?,
         resource,
+        extract: (r.page_custom(page)?.map(|c| c.extract))
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
     })
 }
 

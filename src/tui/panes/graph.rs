@@ -152,6 +152,8 @@ pub(crate) struct PageView {
     pub from_sitemap: Option<String>,
     /// What the check of it found, a resource pages load.
     pub resource: Option<ResourceCheck>,
+    /// What the fetching point's `--extract` rules kept, by rule name.
+    pub extract: Vec<(String, Vec<String>)>,
 }
 
 impl PageView {
@@ -353,6 +355,12 @@ impl GraphPane {
                         theme::skipped(),
                     ));
                 }
+            }
+            for (name, values) in &v.extract {
+                facts.push(Span::styled(
+                    format!(" · {name}: {}", values.join(" | ")),
+                    theme::value(),
+                ));
             }
             // A canonical naming another URL says this page is a copy.
             if let Some(c) = r.canonical.as_deref().filter(|c| *c != v.url) {

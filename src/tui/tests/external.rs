@@ -76,11 +76,19 @@ pub(super) async fn crawl(
     site: SocketAddr,
     check: bool,
 ) -> (tempfile::TempDir, Arc<Store>, Vec<CrawlEvent>) {
+    crawl_point(site, |rec| rec.check_external = check).await
+}
+
+/// A crawl of `site` by a point `edit` shapes, one request at a time.
+pub(super) async fn crawl_point(
+    site: SocketAddr,
+    edit: impl FnOnce(&mut crate::store::PointRecord),
+) -> (tempfile::TempDir, Arc<Store>, Vec<CrawlEvent>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Arc::new(Store::open(&dir.path().join("store")).expect("open store"));
     let url = crate::url::parse_start(&format!("http://{site}/")).expect("start URL");
     let mut rec = crate::points::new_record(&url);
-    rec.check_external = check;
+    edit(&mut rec);
     let (point, _) = crate::points::add(&store, rec).expect("point");
     let cfg = CrawlConfig {
         concurrency: 1,

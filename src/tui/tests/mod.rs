@@ -4,6 +4,7 @@
 //! the model asks for. Times are fixed (`Clock` values, UTC), so snapshots
 //! are stable.
 
+mod custom_rules;
 mod documents;
 mod external;
 mod findings;
@@ -418,6 +419,7 @@ fn view(page: u32, title: &str, path: &str) -> PageView {
         children_total: 5,
         from_sitemap: None,
         resource: None,
+        extract: Vec::new(),
     }
 }
 
