@@ -56,7 +56,7 @@ impl RenderPlans {
                 check_external: rec.check_external,
             },
         );
-        let tabs = rec.render_concurrency.unwrap_or(render::DEFAULT_TABS);
+        let tabs = rec.render_concurrency.unwrap_or_else(render::default_tabs);
         self.tabs = self.tabs.max(tabs);
     }
 }

@@ -22,8 +22,13 @@ use crate::store::RenderMode;
 
 /// `--render-wait-ms` when a point names none.
 pub const DEFAULT_WAIT_MS: u32 = 5000;
-/// `--render-concurrency` when no point names one.
-pub const DEFAULT_TABS: u32 = 2;
+/// `--render-concurrency` when no point names one: four tabs a core
+/// (2 to 16), since a tab spends most of a page waiting for its network
+/// to go quiet, not on a core.
+pub fn default_tabs() -> u32 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    (cores * 4).clamp(2, 16)
+}
 
 /// `--render`'s values.
 pub fn parse_mode(s: &str) -> Result<RenderMode, String> {

@@ -1,6 +1,8 @@
 //! One browser per crawler, started on the first page to render and
 //! started again when it died, with a pool of tabs (`--render-concurrency`)
-//! that pages wait their turn for.
+//! that pages wait their turn for; a tab is opened once and reused (a new
+//! tab costs the browser a renderer's start), and one that failed a page
+//! is closed instead.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,7 +14,8 @@ use url::Url;
 
 use super::cdp::Conn;
 use super::process::{self, Process};
-use super::{tab, Gate, Served};
+use super::tab::Tab;
+use super::{Gate, Served};
 
 /// The most a browser may take to start.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(90);
@@ -22,6 +25,8 @@ pub const MAX_WAIT: Duration = Duration::from_secs(60);
 
 struct Browser {
     conn: Conn,
+    /// Tabs between two pages.
+    idle: std::sync::Mutex<Vec<Tab>>,
     /// Killed when the last page using it lets go.
     _process: Process,
 }
@@ -64,7 +69,7 @@ impl Renderer {
         for _ in 0..2 {
             match self.browser().await {
                 Ok(browser) => {
-                    dom = tab::render(&browser.conn, url, served, wait, gate).await;
+                    dom = browser.render(url, served, wait, gate).await;
                     if dom.is_ok() || browser.conn.alive() {
                         break;
                     }
@@ -95,8 +100,42 @@ impl Renderer {
         conn.call_within(STARTUP_TIMEOUT, None, "Browser.getVersion", json!({}))
             .await
             .map_err(|e| format!("the browser did not start: {e}"))?;
-        let b = Arc::new(Browser { conn, _process: p });
+        let b = Arc::new(Browser {
+            conn,
+            idle: Default::default(),
+            _process: p,
+        });
         *slot = Some(b.clone());
         Ok(b)
+    }
+}
+
+impl Browser {
+    /// Renders `url` in an idle tab, or a new one.
+    async fn render(
+        &self,
+        url: &Url,
+        served: &Served<'_>,
+        wait: Duration,
+        gate: &dyn Gate,
+    ) -> Result<String, String> {
+        let idle = self.idle.lock().map(|mut tabs| tabs.pop());
+        let mut tab = match idle.ok().flatten() {
+            Some(tab) => tab,
+            None => Tab::open(&self.conn).await?,
+        };
+        let dom = tab.render(&self.conn, url, served, wait, gate).await;
+        let reusable = dom.is_ok() && tab.blank(&self.conn).await.is_ok();
+        let unused = match self.idle.lock() {
+            Ok(mut tabs) if reusable => {
+                tabs.push(tab);
+                None
+            }
+            _ => Some(tab),
+        };
+        if let Some(tab) = unused {
+            tab.close(&self.conn).await;
+        }
+        dom
     }
 }

@@ -1,7 +1,16 @@
-//! One page in one tab: opened blank, every request it makes paused
-//! (Fetch domain) and answered by us, navigated, watched until its network
-//! is idle or the wait budget is spent, its DOM read, and closed whatever
-//! happened.
+//! One page in one tab: a tab opened blank once (every request it makes
+//! paused, Fetch domain) and reused page after page, navigated, every
+//! request answered by us (images, fonts and media empty: the
+//! DOM does not need their bytes, and the crawl checks them as resources
+//! apart), watched until it settles or the wait budget is spent, its DOM
+//! read, and sent back to a blank page (its scripts stopped) for the next
+//! one; a tab that failed a page is closed, not reused.
+//!
+//! It settles when it has loaded and no request of it has been waiting
+//! for [`QUIET`]: every request passes through us, so the count is exact
+//! (Chromium's own `networkIdle` waits 500 ms and counts sockets). A
+//! script that writes the page later than that, with no request between,
+//! is not waited for.
 
 use std::time::{Duration, Instant};
 
@@ -16,37 +25,121 @@ use super::{Gate, Reply, Served};
 /// The most a page may take to load (before `--render-wait-ms` counts).
 const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long a loaded page's network must stay quiet to be settled.
+pub const QUIET: Duration = Duration::from_millis(200);
+
+/// The most a tab may take to go blank between two pages.
+const BLANK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Requests whose bytes the DOM does not need, answered empty.
+const UNREAD: [&str; 3] = ["Image", "Font", "Media"];
+
+/// Resolves once the page's main thread has nothing left to run (or
+/// after a second of work, at most).
+const MAIN_THREAD_IDLE: &str =
+    "new Promise(function (done) { requestIdleCallback(done, {timeout: 1000}); })";
+
 /// Reads the DOM as scripts left it.
 const OUTER_HTML: &str = "document.documentElement ? document.documentElement.outerHTML : ''";
 
-/// Renders `url` in a new tab of `conn`: its own request answered with
-/// `served`, every other one by `gate`. The DOM after the network went
-/// idle, or why there is none.
-pub async fn render(
-    conn: &Conn,
-    url: &Url,
-    served: &Served<'_>,
-    wait: Duration,
-    gate: &dyn Gate,
-) -> Result<String, String> {
-    let target = conn
-        .call(None, "Target.createTarget", json!({"url": "about:blank"}))
-        .await?;
-    let target_id = str_field(&target, "targetId")?.to_string();
-    let result = match attach(conn, &target_id).await {
-        Ok(session) => {
-            let mut events = conn.listen(&session);
-            let r = drive(conn, &session, &mut events, url, served, wait, gate).await;
-            conn.forget(&session);
-            r
+/// A browser tab with its protocol session, its events, and Fetch and
+/// lifecycle events enabled.
+pub struct Tab {
+    target_id: String,
+    session: String,
+    events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+}
+
+impl Tab {
+    pub async fn open(conn: &Conn) -> Result<Tab, String> {
+        let target = conn
+            .call(None, "Target.createTarget", json!({"url": "about:blank"}))
+            .await?;
+        let target_id = str_field(&target, "targetId")?.to_string();
+        let tab = match attach(conn, &target_id).await {
+            Ok(session) => Tab {
+                events: conn.listen(&session),
+                target_id,
+                session,
+            },
+            Err(e) => {
+                close_target(conn, &target_id).await;
+                return Err(e);
+            }
+        };
+        match tab.enable(conn).await {
+            Ok(()) => Ok(tab),
+            Err(e) => {
+                tab.close(conn).await;
+                Err(e)
+            }
         }
-        Err(e) => Err(e),
-    };
-    // A tab left open would keep its scripts running.
-    let _ = conn
-        .call(None, "Target.closeTarget", json!({"targetId": target_id}))
-        .await;
-    result
+    }
+
+    async fn enable(&self, conn: &Conn) -> Result<(), String> {
+        let s = Some(self.session.as_str());
+        conn.call(
+            s,
+            "Fetch.enable",
+            json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}),
+        )
+        .await?;
+        conn.call(s, "Page.enable", json!({})).await?;
+        conn.call(
+            s,
+            "Page.setLifecycleEventsEnabled",
+            json!({"enabled": true}),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Renders `url` in this tab: its own request answered with `served`,
+    /// every other one by `gate`. The DOM after the page settled, or why
+    /// there is none.
+    pub async fn render(
+        &mut self,
+        conn: &Conn,
+        url: &Url,
+        served: &Served<'_>,
+        wait: Duration,
+        gate: &dyn Gate,
+    ) -> Result<String, String> {
+        // What the last page left unanswered was cut by the blank page.
+        while self.events.try_recv().is_ok() {}
+        let session = self.session.clone();
+        drive(conn, &session, &mut self.events, url, served, wait, gate).await
+    }
+
+    /// Sends the tab to a blank page, which stops the last page's scripts
+    /// and requests, to be reused. The navigation's answer comes before
+    /// the blank page is in: its load is waited for, or it would land in
+    /// the middle of the next page's navigation.
+    pub async fn blank(&mut self, conn: &Conn) -> Result<(), String> {
+        let s = Some(self.session.as_str());
+        let r = conn
+            .call(s, "Page.navigate", json!({"url": "about:blank"}))
+            .await?;
+        let loader = r.get("loaderId").and_then(Value::as_str);
+        let loaded = async {
+            while let Some(ev) = self.events.recv().await {
+                let load = ev.params.get("name").and_then(Value::as_str) == Some("load");
+                if ev.method == "Page.lifecycleEvent" && load && ours(&ev.params, loader) {
+                    return Ok(());
+                }
+            }
+            Err("the browser is gone".to_string())
+        };
+        tokio::time::timeout(BLANK_TIMEOUT, loaded)
+            .await
+            .map_err(|_| "the blank page did not load".to_string())?
+    }
+
+    /// Closes the tab: a tab left open would keep its scripts running.
+    pub async fn close(self, conn: &Conn) {
+        conn.forget(&self.session);
+        close_target(conn, &self.target_id).await;
+    }
 }
 
 async fn attach(conn: &Conn, target_id: &str) -> Result<String, String> {
@@ -60,6 +153,12 @@ async fn attach(conn: &Conn, target_id: &str) -> Result<String, String> {
     Ok(str_field(&attached, "sessionId")?.to_string())
 }
 
+async fn close_target(conn: &Conn, target_id: &str) {
+    let _ = conn
+        .call(None, "Target.closeTarget", json!({"targetId": target_id}))
+        .await;
+}
+
 async fn drive(
     conn: &Conn,
     session: &str,
@@ -70,19 +169,6 @@ async fn drive(
     gate: &dyn Gate,
 ) -> Result<String, String> {
     let s = Some(session);
-    conn.call(
-        s,
-        "Fetch.enable",
-        json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}),
-    )
-    .await?;
-    conn.call(s, "Page.enable", json!({})).await?;
-    conn.call(
-        s,
-        "Page.setLifecycleEventsEnabled",
-        json!({"enabled": true}),
-    )
-    .await?;
     // The wait budget counts from the load event; before it, a browser
     // starting cold on a busy host gets a fixed allowance.
     let mut deadline = tokio::time::Instant::now() + LOAD_TIMEOUT;
@@ -94,7 +180,15 @@ async fn drive(
     let mut loader: Option<String> = None;
     let mut navigated = false;
     let mut answering = FuturesUnordered::new();
+    // When the last request was paused or answered.
+    let mut active = tokio::time::Instant::now();
+    // A quiet network is confirmed by the page's main thread going idle
+    // with no request made meanwhile: on a busy host a script can take
+    // longer than the quiet window to ask for what it needs.
+    let mut checking: Option<(tokio::time::Instant, _)> = None;
     loop {
+        let settled = active + QUIET;
+        let idle = loaded_at.is_some() && answering.is_empty() && checking.is_none();
         // Biased: the navigation's answer is read before the events that
         // followed it, which need its loader id.
         tokio::select! {
@@ -111,6 +205,7 @@ async fn drive(
                 let Some(ev) = ev else { return Err("the browser is gone".into()) };
                 match ev.method.as_str() {
                     "Fetch.requestPaused" => {
+                        active = tokio::time::Instant::now();
                         answering.push(answer(conn, session, ev.params, url, served, gate));
                     }
                     "Page.lifecycleEvent" if navigated && ours(&ev.params, loader.as_deref()) => {
@@ -127,7 +222,28 @@ async fn drive(
                     _ => {}
                 }
             }
-            Some(()) = answering.next(), if !answering.is_empty() => {}
+            Some(()) = answering.next(), if !answering.is_empty() => {
+                active = tokio::time::Instant::now();
+            }
+            _ = tokio::time::sleep_until(settled), if idle => {
+                checking = Some((active, Box::pin(conn.call(s, "Runtime.evaluate", json!({
+                    "expression": MAIN_THREAD_IDLE,
+                    "awaitPromise": true,
+                })))));
+            }
+            r = async {
+                match checking.as_mut() {
+                    Some((since, check)) => (*since, check.await),
+                    None => std::future::pending().await,
+                }
+            }, if checking.is_some() => {
+                checking = None;
+                let (since, idle) = r;
+                idle?;
+                if since == active && answering.is_empty() {
+                    break;
+                }
+            }
             _ = tokio::time::sleep_until(deadline) => {
                 return Err(match loaded_at {
                     Some(at) => format!(
@@ -170,7 +286,14 @@ async fn answer(
         .pointer("/request/url")
         .and_then(Value::as_str)
         .and_then(|u| Url::parse(u).ok());
+    let unread =
+        (params.get("resourceType").and_then(Value::as_str)).is_some_and(|t| UNREAD.contains(&t));
     let reply = match (method, url) {
+        (Some("GET"), Some(_)) if unread => Reply::Serve {
+            status: 200,
+            headers: Vec::new(),
+            body: Vec::new(),
+        },
         (Some("GET"), Some(mut u)) => {
             u.set_fragment(None);
             if u == *page {

@@ -189,14 +189,15 @@ fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
 }
 
 /// A chain `/c0` → `/c1` → ... whose links only a script writes, a little
-/// later than load: only a rendering crawl walks it.
+/// later than load (within the quiet window a page must keep to settle,
+/// `render::tab::QUIET`): only a rendering crawl walks it.
 fn script_chain(s: &TestServer, n: usize) {
     for i in 0..n {
         let html = format!(
             "<!DOCTYPE html><html><head><title>c{i}</title></head><body><div id=\"m\"></div>\
              <script>setTimeout(function () {{\
                document.getElementById('m').innerHTML = '<a href=\"/c{}\">next</a>';\
-             }}, 300);</script></body></html>",
+             }}, 50);</script></body></html>",
             i + 1
         );
         s.route(&format!("/c{i}"), Reply::Respond(Resp::html(&html)));
