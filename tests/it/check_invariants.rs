@@ -587,6 +587,24 @@ fn check_names_each_broken_invariant_and_exits_1() {
             "body without a page record",
         ),
         (
+            "a stored body is the one fetched",
+            // One byte flipped in the middle of the largest body frame: a
+            // repacked store keeps its bodies in shared frames.
+            Box::new(|w| {
+                let table = match c.baseline("body_blocks").is_empty() {
+                    true => "bodies",
+                    false => "body_blocks",
+                };
+                let (k, v) = (c.baseline(table).iter())
+                    .max_by_key(|(_, v)| v.len())
+                    .expect("a stored body");
+                let mut flipped = v.clone();
+                flipped[v.len() / 2] ^= 0x20;
+                put(c.db(table), w, k, &flipped)
+            }),
+            "stored body",
+        ),
+        (
             "meta tags are a part of their page's record",
             Box::new(|w| {
                 let key = [&1u32.to_be_bytes()[..], &queued].concat();

@@ -5,7 +5,7 @@
 //! use, claims of dead processes, run history of known points and URLs,
 //! pair postings that match a fresh count from their segment's postings,
 //! the document each point names, references into a repacked store's
-//! shared frames) as one readable line.
+//! shared frames, every stored body the one fetched) as one readable line.
 
 mod crawl;
 mod index;
@@ -77,12 +77,14 @@ pub trait CheckRead: View {
         check_counters(self, &in_use, &mut p)?;
         next("resources");
         resources::check_resources(self, &mut p)?;
+        next("bodies");
+        pages::check_bodies(self, &mut p)?;
         Ok(p.list)
     }
 }
 
 /// The steps [`CheckRead::check_telling`] tells.
-pub const CHECK_STEPS: usize = 12;
+pub const CHECK_STEPS: usize = 13;
 
 impl<T: View + ?Sized> CheckRead for T {}
 

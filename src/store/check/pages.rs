@@ -12,6 +12,22 @@ use crate::store::{PageRead, Result, WordRead};
 
 use super::{missing_dictionary, Problems};
 
+/// Every stored body reads back as the bytes fetched: its hash is the
+/// page record's `content_hash` (a flipped byte in a body, or in the
+/// shared frame holding it, is named here, not served by `body`).
+pub(super) fn check_bodies<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    v.for_each_page(|page, rec| {
+        match v.body(page) {
+            Ok(Some(body)) if xxhash_rust::xxh3::xxh3_64(&body) != rec.content_hash => p.add(
+                format!("page {page}: stored body is not the one fetched (its hash differs)"),
+            ),
+            Ok(_) => {}
+            Err(e) => p.add(format!("page {page}: stored body does not read back: {e}")),
+        }
+        Ok(true)
+    })
+}
+
 /// Every page record has its forward record (both are written and removed
 /// together); bodies, meta tags, HTTP heads, robots records, origin
 /// figures, sitemap sources, audit and render records belong to something.
