@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// refused with both versions named, never misread. The committed store in
 /// `tests/fixtures/store` is made again by `tests/fixtures/make-store.sh`
 /// when the number changes.
-pub const SCHEMA_VERSION: u32 = 26;
+pub const SCHEMA_VERSION: u32 = 27;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -317,8 +317,9 @@ pub struct OutLink {
     pub child: PageId,
     /// The link's text (an image's alt text counts), cut to 100 characters.
     pub anchor: String,
-    /// `rel=nofollow`: recorded in the graph, not followed (unless asked).
-    pub nofollow: bool,
+    /// Its kept `rel` tokens; `rel=nofollow` is recorded in the graph, not
+    /// followed (unless asked).
+    pub rel: crate::html::Rel,
     pub element: crate::html::LinkElement,
     pub position: crate::html::Position,
     /// The href's `#fragment`, if it had one.
