@@ -111,9 +111,12 @@ pub struct Dbs {
     /// `point ‖ page` → what the point's latest run decided of the URL
     /// (`point_urls`).
     pub point_urls: Db,
+    /// An `http://` URL's page id → what its `https://` twin answered
+    /// (`--require-https`; `external`).
+    pub https_twins: Db,
 }
 
-pub const DB_COUNT: u32 = 50;
+pub const DB_COUNT: u32 = 51;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -177,6 +180,7 @@ impl Dbs {
             ("doc_freq_blocks", self.doc_freq_blocks),
             ("posting_blocks", self.posting_blocks),
             ("point_urls", self.point_urls),
+            ("https_twins", self.https_twins),
         ]
     }
 }
@@ -235,6 +239,7 @@ impl Dbs {
             doc_freq_blocks: db("doc_freq_blocks")?,
             posting_blocks: db("posting_blocks")?,
             point_urls: db("point_urls")?,
+            https_twins: db("https_twins")?,
         })
     }
 }

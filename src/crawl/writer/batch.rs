@@ -641,6 +641,10 @@ impl Applier {
                     reason: check.reason.clone(),
                 }))
             }
+            Outcome::HttpsTwin { page, check } => {
+                w.put_https_twin(*page, check)?;
+                Ok(Done::Nothing)
+            }
             Outcome::Requeue(claims) => {
                 for cl in claims {
                     w.enqueue(cl.page, cl.entry)?;
