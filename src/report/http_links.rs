@@ -3,6 +3,7 @@
 //! answered (any status below 400) when a `--require-https` run asked it:
 //! the link could be https. A row per page and http URL, in page order.
 
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::{Ctx, ListKind, Result, Row};
@@ -32,15 +33,23 @@ impl ListKind for HttpLinks {
     type Row = HttpLinkRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
+        let answered: FxHashSet<PageId> = (ctx.r.https_twins()?.into_iter())
+            .filter(|(_, c)| {
+                ctx.covers_point(c.point)
+                    && c.not_checked.is_none()
+                    && c.status.is_some_and(|s| s < 400)
+            })
+            .map(|(page, _)| page)
+            .collect();
         let mut items = Vec::new();
+        // Without a twin that answered (no run asked), no page's links
+        // are read: the summary counts this kind on every store.
+        if answered.is_empty() {
+            return Ok(items);
+        }
         for &(page, _) in ctx.pages()? {
             for (target, _, element) in http_links(ctx.r, page)? {
-                let answered = ctx.r.https_twin(target)?.is_some_and(|c| {
-                    ctx.covers_point(c.point)
-                        && c.not_checked.is_none()
-                        && c.status.is_some_and(|s| s < 400)
-                });
-                if answered {
+                if answered.contains(&target) {
                     items.push((page, target, element));
                 }
             }

@@ -48,6 +48,11 @@ pub trait ExternalRead: View {
     fn https_twin(&self, page: PageId) -> Result<Option<ExternalCheck>> {
         by_id(self, self.dbs().https_twins, page, codec::decode)
     }
+
+    /// Every asked twin, by the page id of its http URL.
+    fn https_twins(&self) -> Result<Vec<(PageId, ExternalCheck)>> {
+        all_by_id(self, self.dbs().https_twins)
+    }
 }
 
 impl<T: View + ?Sized> ExternalRead for T {}

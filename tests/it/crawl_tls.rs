@@ -188,11 +188,17 @@ fn require_https_finds_the_http_links_whose_https_twin_answers() {
         let out = crawlscope()
             .arg("--db")
             .arg(db.path())
-            .args(["crawl", &at("/"), "--quiet"])
+            .args(["crawl", &at("/"), "--quiet", "--fail-on", "http-links"])
             .args(*flags)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{flags:?}: {}", stderr_of(&out));
+        let code = if *answering { 3 } else { 0 };
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{flags:?}: {}",
+            stderr_of(&out)
+        );
         let rows = json_of(db.path(), &["report", "http-links", "--json"]);
         let found: Vec<(&str, &str, &str, &str)> = rows
             .as_array()
@@ -215,6 +221,15 @@ fn require_https_finds_the_http_links_whose_https_twin_answers() {
         }
         let expected = if *answering { 2 } else { 0 };
         assert_eq!(found.len(), expected, "{flags:?}: {found:?}");
+        let csv = crawlscope()
+            .arg("--db")
+            .arg(db.path())
+            .args(["report", "http-links", "--csv"])
+            .output()
+            .unwrap();
+        let csv = String::from_utf8(csv.stdout).unwrap();
+        assert!(csv.starts_with("url,link,https,element\n"), "{csv}");
+        assert_eq!(csv.lines().count(), 1 + expected, "{csv}");
         let summary = json_of(db.path(), &["report", "summary", "--json"]);
         assert_eq!(summary["findings"]["http-links"], expected, "{summary}");
         let log = server.log();
