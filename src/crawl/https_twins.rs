@@ -27,8 +27,8 @@ pub fn twin(url: &Url) -> Option<Url> {
 }
 
 /// The `http://` URLs a page links to (one per target, the first link's
-/// element) and loads (what it only names, a canonical, is no link), in
-/// page order: (URL id, URL, element).
+/// element), in page order, then those it loads (what it only names, a
+/// canonical, is no link): (URL id, URL, element).
 pub fn http_links(
     r: &Reader<'_>,
     page: PageId,

@@ -1,7 +1,8 @@
 //! `report http-links`: lychee's `--require-https` finding `http_link`,
 //! an `http://` URL a page links to or loads whose `https://` twin
 //! answered (any status below 400) when a `--require-https` run asked it:
-//! the link could be https. A row per page and http URL, in page order.
+//! the link could be https. A row per page and http URL (links in page
+//! order, then loads).
 
 use rustc_hash::FxHashSet;
 use serde::Serialize;
