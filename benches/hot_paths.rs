@@ -160,7 +160,7 @@ fn put(
         children.push(OutLink {
             child: w.page_id_for(&l.url)?,
             anchor: l.anchor.clone(),
-            nofollow: l.nofollow,
+            rel: l.rel,
             ..OutLink::default()
         });
     }

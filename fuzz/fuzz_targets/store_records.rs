@@ -302,7 +302,7 @@ fn baseline(w: &mut crawlscope::store::Writer<'_>, urls: &[Url]) -> Result<(), S
             children.push(OutLink {
                 child: w.page_id_for(&link.url)?,
                 anchor: link.anchor.clone(),
-                nofollow: link.nofollow,
+                rel: link.rel,
                 ..OutLink::default()
             });
         }

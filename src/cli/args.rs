@@ -565,6 +565,10 @@ pub struct RunArgs {
     /// name's): a staging site's; never the default.
     #[arg(long)]
     pub insecure: bool,
+    /// Ask the https:// twin of every http:// link met: an http link whose
+    /// twin answers is a finding (`report http-links`).
+    #[arg(long)]
+    pub require_https: bool,
 }
 
 /// A value parser whose refusal shows the value with any password masked

@@ -33,6 +33,7 @@ impl RunArgs {
             max_body_bytes: self.max_body_bytes,
             ignore_robots: self.ignore_robots,
             insecure: self.insecure,
+            require_https: self.require_https,
             ..CrawlConfig::default()
         };
         if let Some(ua) = &self.user_agent {

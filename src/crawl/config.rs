@@ -22,6 +22,8 @@ pub struct CrawlConfig {
     pub ignore_robots: bool,
     /// `--insecure`: invalid TLS certificates are accepted.
     pub insecure: bool,
+    /// `--require-https`: the https twin of every http link met is asked.
+    pub require_https: bool,
     /// Retries of a 5xx, a 429 or a network failure for robots.txt and
     /// sitemaps (a point's requests follow its `--max-retries`).
     pub retries: u32,
@@ -53,6 +55,7 @@ impl Default for CrawlConfig {
             max_body_bytes: 8 << 20,
             ignore_robots: false,
             insecure: false,
+            require_https: false,
             retries: super::retry::DEFAULT_RETRIES,
             batch_interval: Duration::from_millis(100),
             depth: None,

@@ -22,6 +22,7 @@ use super::config::CrawlConfig;
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::external;
 use super::fetch::Fetcher;
+use super::https_twins;
 use super::link_auth::LinkAuth;
 use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
@@ -293,6 +294,7 @@ impl Dispatcher {
                         // may have work (the next round finds none to check).
                         Settle::Done if self.check_external().await? => continue,
                         Settle::Done if self.check_resources().await? => continue,
+                        Settle::Done if self.check_https_twins().await? => continue,
                         Settle::Done => break,
                         Settle::Wait => self.next_claim = Instant::now() + SETTLE_WAIT,
                     }
@@ -430,6 +432,25 @@ impl Dispatcher {
         self.run_checks(targets, |ctx, t| async move {
             if let Some(outcome) = resources::check(&ctx, &t).await {
                 let _ = ctx.writer.send(outcome.into());
+            }
+        })
+        .await
+    }
+
+    /// Then, with `--require-https`, the https twins of the http links
+    /// met (the resources' round has found every resource by now).
+    async fn check_https_twins(&mut self) -> Result<bool, CrawlError> {
+        if !self.ctx.cfg.require_https {
+            return Ok(false);
+        }
+        let targets = https_twins::todo(&self.ctx.store.read()?, &self.points)?;
+        self.run_checks(targets, |ctx, t| async move {
+            if let Some(check) = external::check(&ctx, &t).await {
+                let twin = Outcome::HttpsTwin {
+                    page: t.page,
+                    check,
+                };
+                let _ = ctx.writer.send(twin.into());
             }
         })
         .await

@@ -128,7 +128,7 @@ mod tests {
         Link {
             url: crate::url::without_userinfo(&with).into_owned(),
             anchor: String::new(),
-            nofollow: false,
+            rel: crate::html::Rel::default(),
             userinfo: crate::url::userinfo(&with),
         }
     }

@@ -20,6 +20,7 @@ mod external;
 mod fetch;
 mod head;
 mod history;
+pub mod https_twins;
 mod link_auth;
 mod local;
 mod msg;

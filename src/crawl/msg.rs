@@ -100,6 +100,11 @@ pub enum Outcome {
         check: ResourceCheck,
         css: Vec<Url>,
     },
+    /// What the https twin of the http URL `page` answered.
+    HttpsTwin {
+        page: PageId,
+        check: ExternalCheck,
+    },
 }
 
 impl Outcome {
@@ -118,7 +123,8 @@ impl Outcome {
             | Outcome::Exchanged { .. }
             | Outcome::Sitemap { .. }
             | Outcome::External { .. }
-            | Outcome::Resource { .. } => 0,
+            | Outcome::Resource { .. }
+            | Outcome::HttpsTwin { .. } => 0,
         }
     }
 }

@@ -49,6 +49,8 @@ pub struct LinkJson {
     pub url: String,
     pub anchor: String,
     pub nofollow: bool,
+    /// Its kept `rel` tokens, space-separated in a fixed order.
+    pub rel: String,
     /// `a`, `area`, `frame` or `iframe`.
     pub element: &'static str,
     /// `nav`, `header`, `footer`, `aside` or `content`.
@@ -319,7 +321,8 @@ pub fn page_json(
                 links.push(LinkJson {
                     url,
                     anchor: l.anchor,
-                    nofollow: l.nofollow,
+                    nofollow: l.rel.nofollow(),
+                    rel: l.rel.to_string(),
                     element: l.element.as_str(),
                     position: l.position.as_str(),
                     fragment: l.fragment,

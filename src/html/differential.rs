@@ -99,7 +99,7 @@ fn differing(a: &Document, b: &Document) -> Vec<(&'static str, Option<Field>)> {
     let targets = |d: &Document| -> Vec<_> {
         d.links
             .iter()
-            .map(|l| (l.url.clone(), l.nofollow, l.userinfo.clone()))
+            .map(|l| (l.url.clone(), l.rel, l.userinfo.clone()))
             .collect()
     };
     check("links", None, targets(a) == targets(b));

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 use super::audit_facts::RawFacts;
 use super::resources::{self, RawResource};
 use super::{
-    Document, Link, LinkElement, MetaTag, Occurrence, Position, MAX_ANCHOR_CHARS, MAX_H1,
+    Document, Link, LinkElement, MetaTag, Occurrence, Position, Rel, MAX_ANCHOR_CHARS, MAX_H1,
     MAX_LINKS_PER_PAGE, MAX_META_CONTENT_CHARS, MAX_META_NAME_CHARS, MAX_META_TAGS,
     MAX_OCCURRENCES_PER_PAGE, MAX_TITLE_CHARS,
 };
@@ -70,7 +70,7 @@ impl Gathered {
             "a" | "area" => {
                 if let Some(href) = attr("href") {
                     doc.fragments.href(href);
-                    let nofollow = has_token(attr("rel"), "nofollow");
+                    let rel = Rel::parse(attr("rel"));
                     let mut anchor = String::new();
                     let (capture, element) = if name == "area" {
                         push_words(&mut anchor, attr("alt").unwrap_or(""));
@@ -82,7 +82,7 @@ impl Gathered {
                     self.hrefs.push(RawLink {
                         href: href.to_owned(),
                         anchor,
-                        nofollow,
+                        rel,
                         element,
                         position: position(),
                     });
@@ -94,7 +94,7 @@ impl Gathered {
                     self.hrefs.push(RawLink {
                         href: href.to_owned(),
                         anchor: String::new(),
-                        nofollow: false,
+                        rel: Rel::default(),
                         element: if name == "frame" {
                             LinkElement::Frame
                         } else {
@@ -199,7 +199,7 @@ impl Gathered {
 struct RawLink {
     href: String,
     anchor: String,
-    nofollow: bool,
+    rel: Rel,
     element: LinkElement,
     position: Position,
 }
@@ -324,8 +324,8 @@ pub(super) fn whitespace_len(s: &str, i: usize) -> usize {
 
 /// Resolves, drops rejects, keeps each link as an occurrence and folds
 /// them one per target in first-seen order, both capped. A URL linked
-/// several times keeps its first anchor text, and is nofollow only if
-/// every link to it is.
+/// several times keeps its first anchor text, and the `rel` tokens every
+/// link to it has: nofollow only if every link to it is.
 fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> (Vec<Link>, Vec<Occurrence>) {
     let mut links: Vec<Link> = Vec::new();
     let mut occurrences = Vec::new();
@@ -342,7 +342,7 @@ fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> (Vec<Link>, Vec<Occurrence>
             link,
             anchor: anchor.clone(),
             element: raw.element,
-            nofollow: raw.nofollow,
+            rel: raw.rel,
             fragment: super::fragments::fragment_of(&raw.href),
             position: raw.position,
         };
@@ -359,7 +359,7 @@ fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> (Vec<Link>, Vec<Occurrence>
                 occurrences.push(occurrence(i));
             }
             let link: &mut Link = &mut links[i];
-            link.nofollow &= raw.nofollow;
+            link.rel = link.rel.common(raw.rel);
             link.userinfo = link.userinfo.take().or(userinfo);
             if link.anchor.is_empty() {
                 link.anchor = anchor;
@@ -373,7 +373,7 @@ fn resolve_links(base: &Url, hrefs: Vec<RawLink>) -> (Vec<Link>, Vec<Occurrence>
         links.push(Link {
             url,
             anchor,
-            nofollow: raw.nofollow,
+            rel: raw.rel,
             userinfo,
         });
     }

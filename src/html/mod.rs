@@ -15,11 +15,13 @@ mod flatten;
 mod fragments;
 pub mod markdown;
 pub mod pdf;
+mod rel;
 pub mod resources;
 mod scan;
 mod stream;
 
 pub use fragments::PageFragments;
+pub use rel::Rel;
 #[cfg(test)]
 mod differential;
 #[cfg(test)]
@@ -95,13 +97,14 @@ pub struct MetaTag {
 }
 
 /// A link of the page: where it points, its text (an image's alt text
-/// counts), and whether it is marked `rel=nofollow`.
+/// counts), and the `rel` tokens every link to it has (`rel=nofollow`
+/// only when each is marked).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
     /// Without the `user:password@` the href may hold.
     pub url: Url,
     pub anchor: String,
-    pub nofollow: bool,
+    pub rel: Rel,
     /// The `user:password@` of the first href to this URL that held one
     /// (see [`crate::url::userinfo`]): a secret, for the crawl to decide
     /// on, never to be stored or shown.
@@ -116,7 +119,8 @@ pub struct Occurrence {
     /// Its own text (an image's alt text counts), cleaned and cut.
     pub anchor: String,
     pub element: LinkElement,
-    pub nofollow: bool,
+    /// Its `rel` tokens that are kept.
+    pub rel: Rel,
     /// The `#fragment` of its href, if not empty (cut as ids are).
     pub fragment: Option<String>,
     pub position: Position,

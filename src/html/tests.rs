@@ -170,7 +170,7 @@ fn anchors_nofollow_headings_and_canonical() {
     let links: Vec<(&str, &str, bool)> = doc
         .links
         .iter()
-        .map(|l| (l.url.as_str(), l.anchor.as_str(), l.nofollow))
+        .map(|l| (l.url.as_str(), l.anchor.as_str(), l.rel.nofollow()))
         .collect();
     assert_eq!(
         links,
@@ -458,7 +458,7 @@ proptest::proptest! {
         // Anchor texts may differ: nesting (an svg link inside a link) is
         // structure, which flattening gives up.
         let targets = |d: &Document| -> Vec<(String, bool)> {
-            d.links.iter().map(|l| (l.url.to_string(), l.nofollow)).collect()
+            d.links.iter().map(|l| (l.url.to_string(), l.rel.nofollow())).collect()
         };
         proptest::prop_assert_eq!(targets(&flat), targets(&direct), "{}", html);
         // A stray end tag ("a</svg>b") glues text in the tree but is a

@@ -100,6 +100,7 @@ kinds! {
         StructuredData = "structured-data": structured_data::StructuredData, counted structured_data::StructuredData, "structured data issues";
         Pagination = "pagination": pagination::Pagination, counted pagination::Pagination, "pagination issues";
         Security = "security": security::Security, counted security::Security, "security issues";
+        HttpLinks = "http-links": http_links::HttpLinks, counted http_links::HttpLinks, "http links with an https twin";
     }
     tables {
         Slow = "slow": slow::Slow, "pages";

@@ -19,6 +19,7 @@ pub mod fragments;
 pub mod headings;
 pub mod hosts;
 pub mod hreflang;
+pub mod http_links;
 pub mod images;
 pub mod indexability;
 pub mod javascript;

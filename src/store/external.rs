@@ -1,6 +1,8 @@
 //! Out-of-scope link targets checked with `--check-external`: page id →
 //! what one HEAD (or GET) answered, in which run. Never crawled: the check
-//! only says whether the link works.
+//! only says whether the link works. And, checked the same way with
+//! `--require-https`, `https_twins`: an `http://` URL's page id → what its
+//! `https://` twin answered (the twin itself gets no URL id).
 
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +43,16 @@ pub trait ExternalRead: View {
     fn external_checks(&self) -> Result<Vec<(PageId, ExternalCheck)>> {
         all_by_id(self, self.dbs().external_checks)
     }
+
+    /// What the `https://` twin of the `http://` URL `page` answered.
+    fn https_twin(&self, page: PageId) -> Result<Option<ExternalCheck>> {
+        by_id(self, self.dbs().https_twins, page, codec::decode)
+    }
+
+    /// Every asked twin, by the page id of its http URL.
+    fn https_twins(&self) -> Result<Vec<(PageId, ExternalCheck)>> {
+        all_by_id(self, self.dbs().https_twins)
+    }
 }
 
 impl<T: View + ?Sized> ExternalRead for T {}
@@ -49,6 +61,14 @@ impl Writer<'_> {
     pub fn put_external_check(&mut self, page: PageId, check: &ExternalCheck) -> Result<()> {
         self.dbs
             .external_checks
+            .put(&mut self.txn, &u32_key(page), &codec::encode(check)?)?;
+        Ok(())
+    }
+
+    /// Keeps what the twin of the `http://` URL `page` answered.
+    pub fn put_https_twin(&mut self, page: PageId, check: &ExternalCheck) -> Result<()> {
+        self.dbs
+            .https_twins
             .put(&mut self.txn, &u32_key(page), &codec::encode(check)?)?;
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! The link graph: a page's links out (its children in page order, each
 //! once, then every occurrence as written: which child, its element,
-//! position, nofollow mark, anchor text and fragment, as a zstd frame:
+//! position, kept `rel` tokens, anchor text and fragment, as a zstd frame:
 //! anchor texts repeat from page to page, see `dictionary`), a part of its
 //! `forward` record (`page_records`), and `links_in`: each segment's
 //! (child, parent) pairs as a posting stream (`inverted::run`), the
@@ -24,7 +24,7 @@ use super::schema::{OutLink, PageId};
 use super::sealed::View;
 use super::{record_blocks, WordRead};
 use super::{Result, Writer};
-use crate::html::{LinkElement, Position};
+use crate::html::{LinkElement, Position, Rel};
 
 /// The position every reverse link's entry holds: a link has none.
 pub(super) const LINK_POSITION: [u32; 1] = [0];
@@ -40,8 +40,9 @@ pub trait LinkRead: View {
     }
 
     /// The page's links, one per target in page order: the first
-    /// non-empty anchor text of its occurrences, nofollow when every one
-    /// is, the first one's element, position and fragment.
+    /// non-empty anchor text of its occurrences, the `rel` tokens every
+    /// one has (nofollow when every one is), the first one's element,
+    /// position and fragment.
     fn links(&self, page: PageId) -> Result<Vec<OutLink>> {
         let mut out: Vec<OutLink> = Vec::new();
         let mut at = rustc_hash::FxHashMap::default();
@@ -49,7 +50,7 @@ pub trait LinkRead: View {
             match at.get(&o.child) {
                 Some(&i) => {
                     let folded: &mut OutLink = &mut out[i];
-                    folded.nofollow &= o.nofollow;
+                    folded.rel = folded.rel.common(o.rel);
                     if folded.anchor.is_empty() {
                         folded.anchor = o.anchor;
                     }
@@ -73,7 +74,7 @@ pub trait LinkRead: View {
             out.push(OutLink {
                 child: o.child,
                 anchor: text(o.anchor, "anchor text")?,
-                nofollow: o.nofollow,
+                rel: o.rel,
                 element: o.element,
                 position: o.position,
                 fragment: o.fragment.map(|f| text(f, "fragment")).transpose()?,
@@ -96,11 +97,11 @@ pub trait LinkRead: View {
             match at.get(&o.child) {
                 Some(&i) => {
                     let mark: &mut (PageId, bool) = &mut out[i];
-                    mark.1 &= o.nofollow;
+                    mark.1 &= o.rel.nofollow();
                 }
                 None => {
                     at.insert(o.child, out.len());
-                    out.push((o.child, o.nofollow));
+                    out.push((o.child, o.rel.nofollow()));
                 }
             }
             Ok(())
@@ -161,10 +162,11 @@ pub trait LinkRead: View {
 impl<T: View + ?Sized> LinkRead for T {}
 
 /// An occurrence's head byte: element in bits 0-1, position in 2-4, then
-/// the nofollow mark, whether a fragment follows, and whether an anchor
-/// follows (else it is the previous occurrence's of the same child: a
-/// menu's links repeat theirs).
-const NOFOLLOW: u8 = 1 << 5;
+/// whether a `rel` byte follows (most links have none, so it costs them
+/// nothing), whether a fragment follows, and whether an anchor follows
+/// (else it is the previous occurrence's of the same child: a menu's
+/// links repeat theirs).
+const HAS_REL: u8 = 1 << 5;
 const HAS_FRAGMENT: u8 = 1 << 6;
 const OWN_ANCHOR: u8 = 1 << 7;
 
@@ -172,7 +174,7 @@ const OWN_ANCHOR: u8 = 1 << 7;
 struct RawOccurrence<'a> {
     child: PageId,
     anchor: &'a [u8],
-    nofollow: bool,
+    rel: Rel,
     element: LinkElement,
     position: Position,
     fragment: Option<&'a [u8]>,
@@ -190,6 +192,12 @@ fn walk_links<'a>(v: &'a [u8], mut f: impl FnMut(RawOccurrence<'a>) -> Result<()
         let head = r.take(1)?.first().copied().ok_or_else(corrupt)?;
         let element = LinkElement::from_code(head & 0b11).ok_or_else(corrupt)?;
         let position = Position::from_code(head >> 2 & 0b111).ok_or_else(corrupt)?;
+        let rel = if head & HAS_REL != 0 {
+            let code = r.take(1)?.first().copied().ok_or_else(corrupt)?;
+            Rel::from_code(code).ok_or_else(corrupt)?
+        } else {
+            Rel::default()
+        };
         if head & OWN_ANCHOR != 0 {
             let len = r.next_u64()?;
             last_anchor[index] = r.take(len)?;
@@ -203,7 +211,7 @@ fn walk_links<'a>(v: &'a [u8], mut f: impl FnMut(RawOccurrence<'a>) -> Result<()
         f(RawOccurrence {
             child,
             anchor: last_anchor[index],
-            nofollow: head & NOFOLLOW != 0,
+            rel,
             element,
             position,
             fragment,
@@ -257,7 +265,7 @@ impl Writer<'_> {
             let own_anchor = last_anchor[i] != l.anchor;
             let head = l.element.code()
                 | l.position.code() << 2
-                | if l.nofollow { NOFOLLOW } else { 0 }
+                | if l.rel.is_empty() { 0 } else { HAS_REL }
                 | if l.fragment.is_some() {
                     HAS_FRAGMENT
                 } else {
@@ -265,6 +273,9 @@ impl Writer<'_> {
                 }
                 | if own_anchor { OWN_ANCHOR } else { 0 };
             value.push(head);
+            if !l.rel.is_empty() {
+                value.push(l.rel.code());
+            }
             if own_anchor {
                 put_varint(&mut value, l.anchor.len() as u64);
                 value.extend_from_slice(l.anchor.as_bytes());

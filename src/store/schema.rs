@@ -111,9 +111,12 @@ pub struct Dbs {
     /// `point ‖ page` → what the point's latest run decided of the URL
     /// (`point_urls`).
     pub point_urls: Db,
+    /// An `http://` URL's page id → what its `https://` twin answered
+    /// (`--require-https`; `external`).
+    pub https_twins: Db,
 }
 
-pub const DB_COUNT: u32 = 50;
+pub const DB_COUNT: u32 = 51;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -177,6 +180,7 @@ impl Dbs {
             ("doc_freq_blocks", self.doc_freq_blocks),
             ("posting_blocks", self.posting_blocks),
             ("point_urls", self.point_urls),
+            ("https_twins", self.https_twins),
         ]
     }
 }
@@ -235,6 +239,7 @@ impl Dbs {
             doc_freq_blocks: db("doc_freq_blocks")?,
             posting_blocks: db("posting_blocks")?,
             point_urls: db("point_urls")?,
+            https_twins: db("https_twins")?,
         })
     }
 }
@@ -317,8 +322,9 @@ pub struct OutLink {
     pub child: PageId,
     /// The link's text (an image's alt text counts), cut to 100 characters.
     pub anchor: String,
-    /// `rel=nofollow`: recorded in the graph, not followed (unless asked).
-    pub nofollow: bool,
+    /// Its kept `rel` tokens; `rel=nofollow` is recorded in the graph, not
+    /// followed (unless asked).
+    pub rel: crate::html::Rel,
     pub element: crate::html::LinkElement,
     pub position: crate::html::Position,
     /// The href's `#fragment`, if it had one.

@@ -120,7 +120,7 @@ pub(crate) fn page_view(store: &Store, page: PageId) -> Result<PageView, StoreEr
     let mut children: Vec<(PageId, bool)> = r
         .links(page)?
         .into_iter()
-        .map(|l| (l.child, l.nofollow))
+        .map(|l| (l.child, l.rel.nofollow()))
         .collect();
     // A redirect leads on to its target: the first row to follow.
     if let Some(UrlState::Redirected { to, .. }) = &state {

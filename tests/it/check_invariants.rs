@@ -802,7 +802,9 @@ fn deleting_any_entry_of_any_table_is_noticed() {
     // table in shared frames only when they come out smaller, which five
     // pages' records do not: the store's unit tests break theirs), and
     // what `--extract`/`--search` rules found (no point has any; a page
-    // without a record is one fetched without rules, nothing to miss).
+    // without a record is one fetched without rules, nothing to miss), and
+    // https twins (asked only with --require-https, a run flag:
+    // tests/it/crawl_tls.rs fills them).
     let empty: Vec<&str> = c
         .tables
         .iter()
@@ -815,6 +817,7 @@ fn deleting_any_entry_of_any_table_is_noticed() {
         [
             "doc_freq_blocks",
             "headers",
+            "https_twins",
             "instances",
             "links_out",
             "meta_tags",

@@ -1,7 +1,7 @@
 //! Every link occurrence kept: a small site whose home page links to the
 //! same pages several times, from its header, nav, content, aside and
-//! footer, with fragments, an image link and a link to itself; each row
-//! of the tables below is one seeded case, and what must NOT be there is
+//! footer, with fragments, an image link, a link to itself and each kept
+//! `rel` token; each row of the tables below is one seeded case, and what must NOT be there is
 //! asserted beside it (the folded anchor of another link, a picture's
 //! `<source>` as an image missing alt, a self-link among the inlinks).
 
@@ -11,18 +11,18 @@ use crate::support::crawl::crawl_ok;
 use crate::support::{json_of, on_store, Reply, Resp, TestServer};
 
 pub(crate) const HOME: &str = r#"<!DOCTYPE html><html><head><title>Home</title></head><body>
-<header><a href="/a">A head</a></header>
-<nav><a href="/a">A nav</a> <a href="/b#sec">B sec</a></nav>
-<div role="contentinfo"><a href="/">Home</a></div>
-<main><p><a href="/b#nope">B missing</a>
-<a href="/a"><img src="/logo.png" alt="Logo alt"></a>
+<header><a href="/a" rel="nofollow">A head</a></header>
+<nav><a href="/a" rel="ugc">A nav</a> <a href="/b#sec" rel="sponsored">B sec</a></nav>
+<div role="contentinfo"><a href="/" rel="noopener">Home</a></div>
+<main><p><a href="/b#nope" rel="noreferrer">B missing</a>
+<a href="/a" rel="external"><img src="/logo.png" alt="Logo alt"></a>
 <picture><source srcset="/pic.webp"><img src="/pic.png" alt="Pic"></picture>
 <img src="/noalt.png">
 <img src="/private/x.png" alt="blocked">
 <img src="/broken.png" alt="Broken img">
-<a href="/missing">gone</a>
+<a href="/missing" rel="External  NOOPENER author">gone</a>
 <a href="EXTgone">external gone</a></p></main>
-<aside><a href="/b">B aside</a></aside>
+<aside><a href="/b" rel="sponsored ugc">B aside</a></aside>
 <footer><a href="/a">A foot</a></footer>
 </body></html>"#;
 
@@ -103,20 +103,75 @@ fn every_occurrence_is_exported_in_page_order_with_position() {
                 r["fragment"].clone(),
                 r["occurrence"].clone(),
                 r["target_state"].clone(),
+                r["rel"].clone(),
+                r["nofollow"].clone(),
             ]
         })
         .collect();
+    // The rel column keeps the tokens that matter, in a fixed order,
+    // whatever the case or order written; others (`author`) are dropped.
     let want = [
-        ["/a", "A head", "header", "", "1", "checked"],
-        ["/a", "A nav", "nav", "", "2", "checked"],
-        ["/b", "B sec", "nav", "sec", "1", "checked"],
-        ["/", "Home", "footer", "", "1", "checked"],
-        ["/b", "B missing", "content", "nope", "2", "checked"],
-        ["/a", "Logo alt", "content", "", "3", "checked"],
-        ["/missing", "gone", "content", "", "1", "broken"],
-        ["", "external gone", "content", "", "1", "broken"],
-        ["/b", "B aside", "aside", "", "3", "checked"],
-        ["/a", "A foot", "footer", "", "4", "checked"],
+        [
+            "/a", "A head", "header", "", "1", "checked", "nofollow", "true",
+        ],
+        ["/a", "A nav", "nav", "", "2", "checked", "ugc", "false"],
+        [
+            "/b",
+            "B sec",
+            "nav",
+            "sec",
+            "1",
+            "checked",
+            "sponsored",
+            "false",
+        ],
+        [
+            "/", "Home", "footer", "", "1", "checked", "noopener", "false",
+        ],
+        [
+            "/b",
+            "B missing",
+            "content",
+            "nope",
+            "2",
+            "checked",
+            "noreferrer",
+            "false",
+        ],
+        [
+            "/a", "Logo alt", "content", "", "3", "checked", "external", "false",
+        ],
+        [
+            "/missing",
+            "gone",
+            "content",
+            "",
+            "1",
+            "broken",
+            "noopener external",
+            "false",
+        ],
+        [
+            "",
+            "external gone",
+            "content",
+            "",
+            "1",
+            "broken",
+            "",
+            "false",
+        ],
+        [
+            "/b",
+            "B aside",
+            "aside",
+            "",
+            "3",
+            "checked",
+            "ugc sponsored",
+            "false",
+        ],
+        ["/a", "A foot", "footer", "", "4", "checked", "", "false"],
     ];
     assert_eq!(home.len(), want.len(), "{home:#?}");
     for (got, want) in home.iter().zip(want) {
@@ -166,6 +221,22 @@ fn page_json_keeps_children_per_target_and_lists_every_link() {
             &second["occurrence"]
         ),
         (&Value::from("A nav"), &Value::from("nav"), &Value::from(2)),
+        "{p}"
+    );
+    // Each occurrence's own rel tokens, and nofollow only where written.
+    let rels: Vec<(&Value, &Value)> = p["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (&l["rel"], &l["nofollow"]))
+        .collect();
+    assert_eq!(
+        rels[..3],
+        [
+            (&Value::from("nofollow"), &Value::from(true)),
+            (&Value::from("ugc"), &Value::from(false)),
+            (&Value::from("sponsored"), &Value::from(false)),
+        ],
         "{p}"
     );
     // Inlinks: other pages; the home page's own link to itself apart.

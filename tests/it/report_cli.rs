@@ -31,6 +31,7 @@ const KINDS: &[&str] = &[
     "structured-data",
     "pagination",
     "security",
+    "http-links",
     "slow",
     "large",
     "mimetypes",
@@ -58,7 +59,8 @@ fn every_kind_answers_on_an_empty_store() {
                         "broken": 0, "canonicals": 0, "descriptions": 0, "directives": 0,
                         "duplicates": 0, "external": 0, "headings": 0, "redirects": 0,
                         "titles": 0, "near-duplicates": 0, "fragments": 0, "indexability": 0, "sitemaps": 0, "resources": 0, "images": 0,
-                        "search": 0, "hreflang": 0, "structured-data": 0, "pagination": 0, "security": 0
+                        "search": 0, "hreflang": 0, "structured-data": 0, "pagination": 0, "security": 0,
+                        "http-links": 0
                     },
                     "external_checked": false
                 })

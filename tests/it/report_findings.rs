@@ -376,7 +376,8 @@ fn summary_counts_statuses_and_every_kind_of_finding() {
             // The 404, the refused URL, the loop, the chain and the four
             // directive and canonical pages; the site has no sitemap.
             "indexability": 10, "sitemaps": 0, "search": 0,
-            "hreflang": 0, "structured-data": 0, "pagination": 0, "security": 0
+            "hreflang": 0, "structured-data": 0, "pagination": 0, "security": 0,
+            "http-links": 0
         })
     );
     // Every fetched page has a record: 13 pages and the 404.

@@ -428,7 +428,7 @@ impl Applier {
                     if (200..300).contains(&write.record.status) {
                         let out = OutLink {
                             child,
-                            nofollow: link.nofollow,
+                            rel: link.rel,
                             ..OutLink::default()
                         };
                         queued += self.follow(w, &write.record, &out, url.as_str(), e)?;
@@ -441,7 +441,7 @@ impl Applier {
                             Some(OutLink {
                                 child: *children.get(o.link)?,
                                 anchor: o.anchor.clone(),
-                                nofollow: o.nofollow,
+                                rel: o.rel,
                                 element: o.element,
                                 position: o.position,
                                 fragment: o.fragment.clone(),
@@ -641,6 +641,10 @@ impl Applier {
                     reason: check.reason.clone(),
                 }))
             }
+            Outcome::HttpsTwin { page, check } => {
+                w.put_https_twin(*page, check)?;
+                Ok(Done::Nothing)
+            }
             Outcome::Requeue(claims) => {
                 for cl in claims {
                     w.enqueue(cl.page, cl.entry)?;
@@ -699,7 +703,7 @@ impl Applier {
             return Ok(0);
         };
         let gen = run.gen;
-        if policy::held_as_nofollow(run, link.nofollow, page.nofollow.is_some()) {
+        if policy::held_as_nofollow(run, link.rel.nofollow(), page.nofollow.is_some()) {
             if policy::record_nofollow(w.point_mark(from.point, link.child)?, gen) {
                 self.skip(w, link.child, url, from.point, gen, SkipReason::Nofollow)?;
             }

@@ -140,6 +140,7 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
         (&d.external_checks, "checked as an external link"),
         (&d.page_resources, "holds resource links"),
         (&d.resource_checks, "checked as a resource"),
+        (&d.https_twins, "has its https twin checked"),
     ] {
         for item in db.iter(t)? {
             let (k, _) = item?;

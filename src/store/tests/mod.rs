@@ -72,7 +72,11 @@ fn put(w: &mut Writer<'_>, id: PageId, p: (PageWrite, Vec<PageId>)) -> Result<()
             .map(|&child| OutLink {
                 child,
                 anchor: format!("to {child}"),
-                nofollow: child % 2 == 1,
+                rel: if child % 2 == 1 {
+                    crate::html::Rel::NOFOLLOW
+                } else {
+                    crate::html::Rel::default()
+                },
                 ..OutLink::default()
             })
             .collect();

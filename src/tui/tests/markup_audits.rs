@@ -32,10 +32,11 @@ async fn the_findings_pane_counts_and_lists_each_markup_audit() {
         ("pagination", 1),
         ("security", 1),
     ];
-    let mut h = Harness::sized(80, 40);
+    // Tall enough for every finding kind.
+    let mut h = Harness::sized(80, 42);
     h.key(KeyCode::Char('7'));
     h.send(Msg::FindingCounts(Ok(counts.clone())));
-    let screen = h.screen(80, 40);
+    let screen = h.screen(80, 42);
     for (kind, n) in wanted {
         let count = counts.kinds.iter().find(|(k, _)| *k == kind).map(|k| k.1);
         assert_eq!(count, Some(n), "{kind}: {counts:?}");
