@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// refused with both versions named, never misread. The committed store in
 /// `tests/fixtures/store` is made again by `tests/fixtures/make-store.sh`
 /// when the number changes.
-pub const SCHEMA_VERSION: u32 = 26;
+pub const SCHEMA_VERSION: u32 = 27;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -254,6 +254,8 @@ pub mod meta_keys {
     /// Counts committed write transactions: what `kept` figures are
     /// stamped with (LMDB's own transaction ids start again at a copy).
     pub const WRITE_SEQ: &[u8] = b"write_seq";
+    /// The store's own random id (`merged`), written when it is created.
+    pub const STORE_ID: &[u8] = b"store_id";
 }
 
 /// What is known of a fetched page (the URL itself lives in `urls`).

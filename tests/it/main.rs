@@ -47,6 +47,7 @@ mod export_statuses;
 mod fuzz_regressions;
 mod hostile_input;
 mod links_occurrences;
+mod merge_shards;
 mod nothing_lost;
 mod overlap;
 mod process_tuning;
