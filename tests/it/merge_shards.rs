@@ -8,7 +8,9 @@
 //! one-process crawl does: every finding kind's rows, the summary, the
 //! depths, every page's status and facts, the top 10 of a few searches.
 //! Then incrementally: shard A's first run is cut short and merged,
-//! then resumed and merged again, which must count nothing twice.
+//! then resumed and merged again, which must count nothing twice. And
+//! the shards' Parquet exports, read together by DuckDB through one glob,
+//! count the merged store's pages by status and broken links.
 //!
 //! Not covered, as these shards come from two ordinary crawls and not
 //! from a shared frontier: the shards here overlap on the pages outside
@@ -23,6 +25,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::export_formats::export;
 use crate::report_findings::doc;
 use crate::support::crawl::{assert_whole, crawl_ok};
 use crate::support::{json_of, on_store, Reply, Resp, TestServer};
@@ -285,6 +288,92 @@ fn merged_shards_answer_as_one_process_and_again_after_a_shard_resumed() {
     assert_eq!(fetched(&merged_runs(merged.path())[0]), fetched(&runs[0]));
     let pages: BTreeSet<String> = urls.into_iter().collect();
     assert_eq!(pages.len(), 5 + 2 * PAGES);
+}
+
+/// Whether DuckDB's Python package can be used; false only when the user
+/// opted out of the DuckDB test. A missing package fails the test: a
+/// feature that cannot be tested is not passed.
+fn duckdb() -> bool {
+    let has = std::process::Command::new("python3")
+        .args(["-c", "import duckdb"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has {
+        return true;
+    }
+    assert!(
+        std::env::var("CRAWLSCOPE_NO_DUCKDB_TESTS").as_deref() == Ok("1"),
+        "python3 cannot import duckdb: pip install duckdb (.ci/run does), \
+         or set CRAWLSCOPE_NO_DUCKDB_TESTS=1 to leave the DuckDB test out"
+    );
+    eprintln!("note: CRAWLSCOPE_NO_DUCKDB_TESTS=1: the DuckDB test is left out");
+    false
+}
+
+/// URLs by status class and broken URLs, as DuckDB counts them over every
+/// Parquet file `glob` matches. A URL two shards fetched (these shards
+/// overlap outside the sections) is one URL: counted by distinct URL.
+const DUCKDB_COUNTS: &str = r#"
+import duckdb, json, sys
+row = duckdb.sql(f"""
+  select count(distinct url) filter (where fetch_status between 200 and 299),
+         count(distinct url) filter (where fetch_status between 300 and 399),
+         count(distinct url) filter (where fetch_status between 400 and 499),
+         count(distinct url) filter (where fetch_status between 500 and 599),
+         count(distinct url) filter (where fetch_status is null),
+         count(distinct url) filter (where fetch_status >= 400 or fetch_status is null)
+  from read_parquet('{sys.argv[1]}')""").fetchall()[0]
+names = ["2xx", "3xx", "4xx", "5xx", "failed", "broken"]
+print(json.dumps(dict(zip(names, row))))
+"#;
+
+#[test]
+fn duckdb_reads_the_shards_parquet_as_the_merged_summary_counts() {
+    if !duckdb() {
+        return;
+    }
+    let s = site();
+    let (a, b, merged) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    add_shard_point(a.path(), &s, "b");
+    add_shard_point(b.path(), &s, "a");
+    crawl_ok(a.path(), &[]);
+    crawl_ok(b.path(), &[]);
+    merge(&[a.path(), b.path()], merged.path());
+    let files = tempfile::tempdir().unwrap();
+    for (name, shard) in [("a", a.path()), ("b", b.path())] {
+        let out = files.path().join(format!("shard-{name}.parquet"));
+        export(
+            shard,
+            &["--format", "parquet", "--out", out.to_str().unwrap()],
+        );
+    }
+    let glob = files.path().join("*.parquet");
+    let out = std::process::Command::new("python3")
+        .args(["-c", DUCKDB_COUNTS, glob.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let counted: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = json_of(merged.path(), &["report", "summary", "--json"]);
+    for class in ["2xx", "3xx", "4xx", "5xx", "failed"] {
+        assert_eq!(
+            counted[class], summary["by_status"][class],
+            "{class}: DuckDB {counted}, summary {summary}"
+        );
+    }
+    assert_eq!(counted["broken"], summary["findings"]["broken"]);
+    assert!(
+        counted["2xx"].as_u64() > Some(2 * PAGES as u64),
+        "{counted}"
+    );
 }
 
 #[test]
