@@ -1,12 +1,17 @@
 //! A shard's crawl points and runs in the merged store. Points are one by
 //! URL (the newer record's rules, the higher generation); runs are one
 //! by point and generation: what every shard's crawler counted of a run
-//! is added up, from its earliest start to its latest end. Each shard
-//! run is kept as last merged (`store::merged`) and the merged run folded
-//! again from all of them, so a shard merged twice counts once.
+//! is added up, from its earliest start to its latest end, and so are
+//! its requests' figures per origin. Each shard run is kept as last
+//! merged (`store::merged`) and the merged run folded again from all of
+//! them, so a shard merged twice counts once.
+
+use std::collections::BTreeMap;
 
 use crate::store::prelude::*;
-use crate::store::{Reader, RunEnd, RunRecord, StoreError, StoreId, Writer};
+use crate::store::{
+    MergedPart, OriginFigures, PointId, Reader, RunEnd, RunRecord, StoreError, StoreId, Writer,
+};
 
 use super::ids::Ids;
 
@@ -51,19 +56,31 @@ pub fn points_and_runs(
                 })?,
             },
         };
-        w.put_merged_run(shard, id, merged, &rec)?;
+        let part = MergedPart {
+            origins: r.origin_figures_of(|run| run == id)?,
+            run: rec,
+        };
+        w.put_merged_run(shard, id, merged, &part)?;
         let parts = w.merged_into(merged)?;
         w.put_run(merged, &fold(point, &parts)?)?;
+        let mut origins: BTreeMap<&str, OriginFigures> = BTreeMap::new();
+        for (origin, figures) in parts.iter().flat_map(|p| &p.origins) {
+            origins.entry(origin).or_default().add(figures);
+        }
+        for (origin, figures) in origins {
+            w.put_origin_figures(origin, merged, &figures)?;
+        }
         ids.runs.insert(id, merged);
     }
     Ok(ids)
 }
 
 /// One run of `point` from the shard runs it was crawled in.
-fn fold(point: crate::store::PointId, parts: &[RunRecord]) -> Result<RunRecord, StoreError> {
+fn fold(point: PointId, parts: &[MergedPart]) -> Result<RunRecord, StoreError> {
     let (first, rest) = parts
         .split_first()
         .ok_or_else(|| StoreError::corrupt("a merged run without a shard run"))?;
+    let first = &first.run;
     let mut run = RunRecord {
         point,
         // The shards' crawler ids mean nothing here; a run without
@@ -71,7 +88,7 @@ fn fold(point: crate::store::PointId, parts: &[RunRecord]) -> Result<RunRecord, 
         crawlers: Vec::new(),
         ..first.clone()
     };
-    for part in rest {
+    for part in rest.iter().map(|p| &p.run) {
         run.started_at = earliest(run.started_at, part.started_at);
         run.ended_at = run.ended_at.max(part.ended_at);
         run.counts.add(&part.counts);

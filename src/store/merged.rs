@@ -1,13 +1,16 @@
 //! What a store knows of the shards merged into it (`crawlscope merge`):
 //! each store's own random id, and, in the merged store, every shard run
-//! as it was last merged, by shard id and the shard's run id, with the
-//! merged run it went into. A merged run is folded again from these each
+//! as it was last merged (its record and its per-origin figures), by
+//! shard id and the shard's run id, with the merged run it went into. A merged run is folded again from these each
 //! time a shard is merged (a newer copy of a shard replaces its old
 //! contribution instead of adding to it), so nothing is counted twice.
 //! They live in `meta` under their own prefix: a handful of records a
 //! merge, no table of their own.
 
+use serde::{Deserialize, Serialize};
+
 use super::codec::{self, read_u32, u32_key};
+use super::origin_figures::OriginFigures;
 use super::schema::{meta_keys, RunId, RunRecord};
 use super::sealed::View;
 use super::{Result, StoreError, Writer};
@@ -15,6 +18,14 @@ use super::{Result, StoreError, Writer};
 /// A store's own id: random, written when the store is created, kept by
 /// copies, so a shard is known again whatever path it is merged from.
 pub type StoreId = [u8; 16];
+
+/// A shard's run as last merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergedPart {
+    pub run: RunRecord,
+    /// Its requests' figures, by origin (`scheme://host:port`).
+    pub origins: Vec<(String, OriginFigures)>,
+}
 
 /// The prefix of a merged shard run's record in `meta`.
 const MERGED_RUN: &[u8] = b"merged_run\0";
@@ -33,7 +44,7 @@ pub trait MergedRead: View {
     }
 
     /// Every shard run merged into run `merged`, as last merged.
-    fn merged_into(&self, merged: RunId) -> Result<Vec<RunRecord>> {
+    fn merged_into(&self, merged: RunId) -> Result<Vec<MergedPart>> {
         let mut out = Vec::new();
         for item in self.dbs().meta.prefix_iter(self.txn(), MERGED_RUN)? {
             let (_, v) = item?;
@@ -56,7 +67,7 @@ pub trait MergedRead: View {
 
 impl<T: View + ?Sized> MergedRead for T {}
 
-fn decode(v: &[u8]) -> Result<(RunId, RunRecord)> {
+fn decode(v: &[u8]) -> Result<(RunId, MergedPart)> {
     let (into, rec) = v
         .split_at_checked(4)
         .ok_or_else(|| StoreError::corrupt("merged run record cut short"))?;
@@ -71,9 +82,9 @@ impl Writer<'_> {
         shard: &StoreId,
         shard_run: RunId,
         merged: RunId,
-        rec: &RunRecord,
+        part: &MergedPart,
     ) -> Result<()> {
-        let v = [&u32_key(merged)[..], &codec::encode(rec)?].concat();
+        let v = [&u32_key(merged)[..], &codec::encode(part)?].concat();
         self.dbs
             .meta
             .put(&mut self.txn, &key(shard, shard_run), &v)?;

@@ -80,7 +80,7 @@ pub use inverted::run::Entry as PostingEntry;
 pub use inverted::words::{Posting, Stream, WordRead};
 pub use kept::KeptRead;
 pub use links::LinkRead;
-pub use merged::{MergedRead, StoreId};
+pub use merged::{MergedPart, MergedRead, StoreId};
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use page_audit::{AuditRead, PageAudit};
 pub use page_custom::{CustomFound, CustomRead, SearchHit};

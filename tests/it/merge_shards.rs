@@ -18,7 +18,8 @@
 //! frontier fetches each URL once; each shard records the other's
 //! section as `skipped:excluded` (a shared frontier leaves such a URL
 //! with no state); response times and fetch times differ between any two
-//! crawls, so the tables of timings (`slow`, `hosts`) are not compared.
+//! crawls, so the tables of timings (`slow`, `hosts`) are not compared
+//! with the oracle's (the merged requests are the shards' added up).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -281,11 +282,25 @@ fn merged_shards_answer_as_one_process_and_again_after_a_shard_resumed() {
         "merged {runs:#?} of shards {shard_runs:#?}"
     );
 
+    // And so are its requests to the site (these shards both asked for
+    // the pages outside the sections).
+    let requests = |db: &Path| {
+        let hosts = json_of(db, &["report", "hosts", "--json"]);
+        let rows = hosts.as_array().cloned().unwrap_or_default();
+        rows.iter()
+            .map(|h| h["requests"].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    let shard_requests = requests(a.path()) + requests(b.path());
+    assert!(shard_requests > 2 * PAGES as u64);
+    assert_eq!(requests(merged.path()), shard_requests);
+
     // Merging both again changes nothing.
     merge(&[b.path(), a.path()], merged.path());
     assert_whole(merged.path());
     assert_same(merged.path(), oracle.path(), &urls);
     assert_eq!(fetched(&merged_runs(merged.path())[0]), fetched(&runs[0]));
+    assert_eq!(requests(merged.path()), shard_requests);
     let pages: BTreeSet<String> = urls.into_iter().collect();
     assert_eq!(pages.len(), 5 + 2 * PAGES);
 }
