@@ -78,7 +78,7 @@ fn site() -> TestServer {
             }
             let mut html = doc(
                 Some(&title),
-                description.then_some("A page of the site").as_deref(),
+                description.then_some("A page of the site"),
                 &[&title],
                 head,
                 &links,
