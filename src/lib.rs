@@ -11,6 +11,7 @@ pub mod exclude_regex;
 pub mod export;
 pub mod html;
 pub mod index;
+pub mod merge;
 pub mod outfile;
 pub mod points;
 pub mod render;

@@ -173,6 +173,16 @@ pub enum Command {
         #[arg(long)]
         compact: bool,
     },
+    /// Fold shard stores (each crawler's of a sharded crawl) into one;
+    /// merging a newer copy of a shard again updates what it brought.
+    Merge {
+        /// The shard stores, merged in this order (a later fetch of a URL wins).
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// The merged store (created when missing).
+        #[arg(long)]
+        into: PathBuf,
+    },
     /// What the crawl found: broken links, redirects, titles, changes...
     Report {
         #[arg(value_enum, default_value_t = crate::report::Kind::Summary)]

@@ -24,6 +24,7 @@ pub(crate) mod fail_on;
 mod generated;
 mod junit;
 mod local;
+mod merge;
 pub(crate) mod page;
 mod point;
 mod report;
@@ -56,6 +57,8 @@ pub enum CliError {
     Tui(#[from] crate::tui::TuiError),
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    #[error(transparent)]
+    Merge(#[from] crate::merge::MergeError),
     /// A point's scope flag on a bare `crawl`: a usage error (exit 2).
     #[error("{flag} needs a URL: it changes a crawl point's scope (crawlscope crawl URL {flag} ..., or crawlscope point update ID {flag} ...)")]
     FlagNeedsUrl { flag: &'static str },
@@ -262,6 +265,7 @@ pub fn run(cli: Cli) -> CliResult {
             json,
         }) => word::list(&open_existing(db)?, prefix.as_deref(), limit, json),
         Some(Command::Copy { dest, compact }) => copy::run(&open_existing(db)?, &dest, compact),
+        Some(Command::Merge { shards, into }) => merge::run(&shards, &into),
         Some(Command::Report {
             kind,
             json,

@@ -33,6 +33,7 @@ mod politeness;
 mod pool;
 pub mod reason;
 mod render_gate;
+pub mod replay;
 mod request_rules;
 mod rescope;
 mod resources;

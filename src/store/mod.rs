@@ -33,6 +33,7 @@ mod history;
 mod inverted;
 mod kept;
 mod links;
+mod merged;
 mod origin_figures;
 mod page_audit;
 mod page_custom;
@@ -79,6 +80,7 @@ pub use inverted::run::Entry as PostingEntry;
 pub use inverted::words::{Posting, Stream, WordRead};
 pub use kept::KeptRead;
 pub use links::LinkRead;
+pub use merged::{MergedPart, MergedRead, StoreId};
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};
 pub use page_audit::{AuditRead, PageAudit};
 pub use page_custom::{CustomFound, CustomRead, SearchHit};
@@ -111,8 +113,8 @@ pub mod prelude {
     pub use super::ResourceRead;
     pub use super::{
         AuditRead, CheckRead, ExternalRead, FrontierRead, HistoryRead, LinkRead, ListingRead,
-        OriginFiguresRead, PageRead, PageTextRead, PointMarkRead, PointRead, RunRead, SitemapRead,
-        WordRead,
+        MergedRead, OriginFiguresRead, PageRead, PageTextRead, PointMarkRead, PointRead, RunRead,
+        SitemapRead, WordRead,
     };
 }
 
@@ -351,6 +353,8 @@ impl Store {
             None => {
                 dbs.meta
                     .put(txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+                let id: merged::StoreId = uuid::Uuid::new_v4().into_bytes();
+                dbs.meta.put(txn, meta_keys::STORE_ID, &id)?;
             }
             Some(SCHEMA_VERSION) => {}
             Some(found) => {

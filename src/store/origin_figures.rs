@@ -169,6 +169,21 @@ impl Writer<'_> {
             .put(&mut self.txn, &key, &codec::encode(&figures)?)?;
         Ok(())
     }
+
+    /// Sets the figures of `origin` in run `run` (a merged run's, folded
+    /// again from its shards').
+    pub fn put_origin_figures(
+        &mut self,
+        origin: &str,
+        run: RunId,
+        figures: &OriginFigures,
+    ) -> Result<()> {
+        let key = pair_key(self.origin_id_for(origin)?, run);
+        self.dbs
+            .origin_figures
+            .put(&mut self.txn, &key, &codec::encode(figures)?)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -259,6 +259,8 @@ pub mod meta_keys {
     /// Counts committed write transactions: what `kept` figures are
     /// stamped with (LMDB's own transaction ids start again at a copy).
     pub const WRITE_SEQ: &[u8] = b"write_seq";
+    /// The store's own random id (`merged`), written when it is created.
+    pub const STORE_ID: &[u8] = b"store_id";
 }
 
 /// What is known of a fetched page (the URL itself lives in `urls`).

@@ -50,6 +50,8 @@ const ROLES: &[(&str, Role)] = &[
     ("stats", Role::Reads),
     ("export", Role::Reads),
     ("copy", Role::Reads),
+    // Its stores are named by its arguments (tests/it/merge_shards.rs).
+    ("merge", Role::Without),
     ("report", Role::Reads),
     ("check", Role::Reads),
     ("runs", Role::Reads),

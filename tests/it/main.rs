@@ -48,6 +48,7 @@ mod fuzz_regressions;
 mod hostile_input;
 mod link_depth;
 mod links_occurrences;
+mod merge_shards;
 mod nothing_lost;
 mod overlap;
 mod process_tuning;

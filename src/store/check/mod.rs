@@ -21,7 +21,7 @@ use super::inverted::segments::SegmentRead;
 use super::inverted::stems;
 use super::schema::{meta_keys, Db, InstanceId};
 use super::sealed::View;
-use super::Result;
+use super::{Result, StoreError};
 
 /// Problems are capped so a badly broken store still answers quickly.
 const MAX_PROBLEMS: usize = 200;
@@ -75,6 +75,7 @@ pub trait CheckRead: View {
         crawl::check_documents(self, &mut p)?;
         next("counters");
         check_counters(self, &in_use, &mut p)?;
+        check_store_id(self, &mut p)?;
         next("resources");
         resources::check_resources(self, &mut p)?;
         next("bodies");
@@ -117,6 +118,19 @@ fn missing_dictionary<V: View + ?Sized>(v: &V, kind: Kind, frame: &[u8]) -> Resu
     match dictionary::frame_dictionary(frame) {
         Some(id) if !dictionary::holds(v, kind, id)? => Ok(Some(id)),
         _ => Ok(None),
+    }
+}
+
+/// The store has its id (`merge` knows a shard by it).
+fn check_store_id<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    use super::MergedRead;
+    match v.store_id() {
+        Ok(_) => Ok(()),
+        Err(StoreError::Corrupt(why)) => {
+            p.add(why);
+            Ok(())
+        }
+        Err(e) => Err(e),
     }
 }
 
