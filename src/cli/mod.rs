@@ -198,6 +198,7 @@ pub fn run(cli: Cli) -> CliResult {
             markdown,
             scope,
             run,
+            shared,
             json,
             fail_on,
             quiet,
@@ -212,6 +213,7 @@ pub fn run(cli: Cli) -> CliResult {
             },
             scope,
             run,
+            shared,
             crawl::Output {
                 json,
                 quiet,

@@ -38,6 +38,7 @@ mod resources;
 mod result_cache;
 mod retry;
 mod robots;
+pub mod shared;
 mod sitemaps;
 mod stop;
 mod throttle;

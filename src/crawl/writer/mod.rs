@@ -9,6 +9,7 @@
 mod batch;
 mod counters;
 mod fragments;
+mod frontier;
 mod liveness;
 mod runs;
 
@@ -20,11 +21,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 use self::batch::{pages_in_id_order, Answer, Applied, Applier, Batch, Done};
+use self::frontier::Frontier;
 use self::runs::{add_running, begin_run, end_runs, Overrides};
 use super::event::CrawlEvent;
 use super::msg::{Outcome, Request, Settle, WriterMsg};
 use super::pause::Pause;
 use super::policy::Runs;
+use super::shared::{Offer, SharedFrontier};
 use super::CrawlConfig;
 use crate::store::prelude::*;
 use crate::store::{PointId, Store, StoreError};
@@ -70,6 +73,12 @@ impl WriterThread {
         if cfg.parts_off.off(crate::crawl::Part::Pairs) {
             store.count_pairs(false);
         }
+        let mut shared = match &cfg.frontier {
+            Some(spec) => Some(join_shared(&store, spec, cfg, points, pid)?),
+            None => None,
+        };
+        // The seeds a run's start queued, handed to the shared frontier.
+        let mut seeds = Vec::new();
         let (instance, runs, queued, overrides) = store.update(|w| {
             let instances = liveness::live_instances(w)?;
             for (&id, _) in instances
@@ -96,11 +105,17 @@ impl WriterThread {
                 skipped.extend(rescoped.skipped);
                 runs.insert(id, run);
             }
+            if shared.is_some() {
+                seeds = hand_over(w, points)?;
+            }
             let frontier_len = w.frontier_len()?;
             Ok((instance, runs, (queued, skipped, frontier_len), overrides))
         })?;
-        let (queued, skipped, frontier_len) = queued;
+        let (mut queued, skipped, frontier_len) = queued;
         counters.queued.store(frontier_len, Ordering::Relaxed);
+        if let Some(remote) = shared.as_mut() {
+            queued = remote.offer(&seeds)?;
+        }
         // Told once committed, and counted like every skip.
         for e in skipped {
             counters.count(&e);
@@ -110,7 +125,13 @@ impl WriterThread {
             WriterThread {
                 store,
                 pid,
-                applier: Applier::new(instance, runs, overrides, cfg.parts_off),
+                applier: Applier::new(
+                    instance,
+                    runs,
+                    overrides,
+                    cfg.parts_off,
+                    shared.map_or(Frontier::Local, Frontier::shared),
+                ),
                 events,
                 counters,
                 ran_counted: pause.running(),
@@ -233,6 +254,16 @@ impl WriterThread {
     }
 
     fn apply(&mut self, mut batch: Batch) -> Result<(), StoreError> {
+        let lost = match self.applier.frontier.before(&mut batch) {
+            Ok(lost) => lost,
+            Err(e) => {
+                let e = Arc::new(e);
+                if let Some(r) = batch.request {
+                    refuse(r, StoreError::Batch(e.clone()));
+                }
+                return Err(Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch));
+            }
+        };
         pages_in_id_order(&mut batch.outcomes);
         let indexes = self.space_out(&batch);
         let heartbeat = self.last_heartbeat.elapsed() >= HEARTBEAT;
@@ -248,7 +279,7 @@ impl WriterThread {
                 add_running(w, &applier.runs, ran)?;
             }
             applier.apply(w, &batch, &mut applied)?;
-            w.frontier_len()
+            applier.frontier.len(w)
         });
         if let (Err(e), Some(i)) = (&result, applied.failed_at) {
             if let Some(Outcome::Fetched { claim, .. }) =
@@ -265,7 +296,10 @@ impl WriterThread {
                 return self.apply(batch);
             }
         }
-        let frontier_len = match result {
+        let frontier_len = match result.and_then(|len| {
+            self.applier.frontier.after(&batch)?;
+            Ok(len)
+        }) {
             Ok(len) => len,
             Err(e) => {
                 // Everyone waiting on this batch learns the one real cause.
@@ -285,7 +319,12 @@ impl WriterThread {
             Some(Answer::Claimed(claims)) => claims.len() as u64,
             _ => 0,
         };
-        let settled: u64 = batch.outcomes.iter().map(Outcome::claims_settled).sum();
+        let settled: u64 = lost
+            + batch
+                .outcomes
+                .iter()
+                .map(Outcome::claims_settled)
+                .sum::<u64>();
         let skipped = self.applier.take_skipped().map(Done::Event);
         let events = &self.events;
         self.counters.commit(|c| {
@@ -315,6 +354,53 @@ impl WriterThread {
         }
         Ok(())
     }
+}
+
+/// Joins the shared frontier's runs of `points` (each known there by its
+/// URL) as crawler `host:pid:start-ms`.
+fn join_shared(
+    store: &Store,
+    spec: &crate::crawl::shared::Spec,
+    cfg: &CrawlConfig,
+    points: &[PointId],
+    pid: u32,
+) -> Result<SharedFrontier, StoreError> {
+    let r = store.read()?;
+    let mut named = Vec::with_capacity(points.len());
+    for &id in points {
+        let rec = r
+            .point(id)?
+            .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
+        named.push((id, rec.url));
+    }
+    drop(r);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into());
+    let owner = format!("{host}:{pid}:{}", crate::time::unix_now_ms());
+    SharedFrontier::join(spec, owner, cfg.delay, &named)
+}
+
+/// Takes what the store's frontier holds for `points` (the seeds a run's
+/// start queued) out of it, as offers to the shared frontier.
+fn hand_over(
+    w: &mut crate::store::Writer<'_>,
+    points: &[PointId],
+) -> Result<Vec<Offer>, StoreError> {
+    let mut offers = Vec::new();
+    for &point in points {
+        for e in w.drop_queued(point)? {
+            if let Some(url) = w.url_of(e.page)? {
+                offers.push(Offer {
+                    point,
+                    url,
+                    depth: e.depth,
+                    hops: e.hops,
+                });
+            }
+        }
+    }
+    Ok(offers)
 }
 
 /// Counts what the reports of the default view need once, now that the

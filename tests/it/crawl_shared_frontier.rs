@@ -1,0 +1,206 @@
+//! `crawl --frontier redis://...`: real crawler processes, each with its
+//! own store (its shard), share one frontier on a real `redis-server` and
+//! crawl one recording test server together.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Child;
+use std::time::Duration;
+
+use crawlscope::demo::DemoSite;
+use crawlscope::store::prelude::*;
+use crawlscope::store::UrlState;
+use crawlscope::url::Url;
+
+use crate::support::crawl::{
+    assert_whole, crawl_child, crawl_ok, documents, fetched_more_than_once, serve_site, store,
+    summary, wait_for_done,
+};
+use crate::support::redis::RedisServer;
+use crate::support::TestServer;
+
+const PAGES: u32 = 300;
+const CONCURRENCY: usize = 4;
+
+/// The paths (and queries) of the URLs a store holds a fetch result for.
+fn fetched_paths(db: &Path) -> BTreeSet<String> {
+    let s = store(db);
+    let r = s.read().unwrap();
+    let mut ids = Vec::new();
+    r.for_each_state(|id, state| {
+        if matches!(
+            state,
+            UrlState::Done { .. } | UrlState::Failed { .. } | UrlState::Redirected { .. }
+        ) {
+            ids.push(id);
+        }
+        Ok(true)
+    })
+    .unwrap();
+    ids.into_iter()
+        .map(|id| {
+            let url = Url::parse(&r.url_of(id).unwrap().unwrap()).unwrap();
+            match url.query() {
+                Some(q) => format!("{}?{q}", url.path()),
+                None => url.path().to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Every path of the site a crawl fetches: its pages and the files they link.
+fn site_paths(site: &DemoSite) -> BTreeSet<String> {
+    (0..site.pages())
+        .map(|n| site.path_of(n))
+        .chain(site.file_paths())
+        .collect()
+}
+
+fn crawler(db: &Path, server: &TestServer, redis: &RedisServer, extra: &[&str]) -> Child {
+    let concurrency = CONCURRENCY.to_string();
+    let mut args = vec![
+        server.base(),
+        "--frontier".into(),
+        redis.url.clone(),
+        "--concurrency".into(),
+        concurrency,
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    crawl_child(db, &args)
+}
+
+/// Waits for a crawler that must exit 0; returns how many pages it fetched.
+fn fetched_by(name: &str, child: Child) -> u64 {
+    let n = summary(&child.wait_with_output().unwrap())["fetched"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        n > 0,
+        "crawler {name} fetched nothing: no sharing was tested"
+    );
+    n
+}
+
+#[test]
+fn two_crawlers_crawl_one_site_together_each_page_once() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = DemoSite::new(PAGES);
+    let alone = tempfile::tempdir().unwrap();
+    let alone_server = serve_site(&site);
+    crawl_ok(alone.path(), &[&alone_server.base()]);
+    let one_process = fetched_paths(alone.path());
+    assert_eq!(one_process.len() as u64, documents(&site));
+
+    let server = serve_site(&site);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = crawler(a.path(), &server, &redis, &[]);
+    let cb = crawler(b.path(), &server, &redis, &[]);
+    let fetched = fetched_by("a", ca) + fetched_by("b", cb);
+
+    assert_eq!(
+        fetched_more_than_once(&server),
+        vec![],
+        "pages fetched by both crawlers"
+    );
+    assert_eq!(fetched, documents(&site));
+    let (in_a, in_b) = (fetched_paths(a.path()), fetched_paths(b.path()));
+    assert!(
+        in_a.is_disjoint(&in_b),
+        "pages in both shards: {:?}",
+        in_a.intersection(&in_b).collect::<Vec<_>>()
+    );
+    let union: BTreeSet<String> = in_a.union(&in_b).cloned().collect();
+    assert_eq!(
+        union, one_process,
+        "the shards add up to a one-process crawl"
+    );
+    assert_whole(a.path());
+    assert_whole(b.path());
+}
+
+#[test]
+fn a_killed_crawlers_urls_come_back_after_its_lease() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = DemoSite::new(PAGES);
+    let server = serve_site(&site);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Slowed, so the kill lands mid-crawl; a short lease, so the test
+    // does not wait out the default one.
+    let slow = ["--delay-ms", "5", "--lease-s", "2"];
+    let mut ca = crawler(a.path(), &server, &redis, &slow);
+    let cb = crawler(b.path(), &server, &redis, &slow);
+    wait_for_done(a.path(), &mut ca, 30);
+    ca.kill().unwrap(); // SIGKILL
+    ca.wait().unwrap();
+    fetched_by("b", cb);
+
+    let (in_a, in_b) = (fetched_paths(a.path()), fetched_paths(b.path()));
+    assert!(
+        (in_a.len() as u64) < documents(&site),
+        "the kill came after the crawl's end"
+    );
+    let union: BTreeSet<String> = in_a.union(&in_b).cloned().collect();
+    assert_eq!(union, site_paths(&site), "every page is in some shard");
+    // Fetched twice: only what the dead crawler held, at most one claim
+    // of it (the dispatcher asks for 8 per unit of concurrency).
+    let twice = fetched_more_than_once(&server);
+    assert!(
+        twice.len() <= CONCURRENCY * 8 && twice.iter().all(|(_, n)| *n == 2),
+        "fetched again beyond the dead crawler's claims: {twice:?}"
+    );
+    // A page is in both shards only when the kill fell between the dead
+    // crawler's local commit and its done mark on the frontier (marked
+    // before the commit, a kill there would lose the page instead): it
+    // is then one of the pages fetched twice.
+    let twice: BTreeSet<String> = twice.into_iter().map(|(path, _)| path).collect();
+    let both: BTreeSet<String> = in_a.intersection(&in_b).cloned().collect();
+    assert!(
+        both.is_subset(&twice) && both.len() <= CONCURRENCY,
+        "pages committed in both shards that were not the dead crawler's last: {both:?}"
+    );
+    assert_whole(b.path());
+}
+
+#[test]
+fn the_delay_between_requests_to_an_origin_holds_across_crawlers() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = DemoSite::new(30);
+    let server = serve_site(&site);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let delay = ["--delay-ms", "100"];
+    let ca = crawler(a.path(), &server, &redis, &delay);
+    let cb = crawler(b.path(), &server, &redis, &delay);
+    fetched_by("a", ca);
+    fetched_by("b", cb);
+
+    // The pages' requests (each crawler reads robots.txt and sitemaps for
+    // itself), by arrival. The slot is taken on the frontier's clock when
+    // a URL is claimed, and the request leaves after the claim's local
+    // commit: 25 ms of tolerance covers that commit on a loaded machine.
+    let pages = site_paths(&site);
+    let mut arrivals: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && pages.contains(&r.path))
+        .map(|r| (r.arrived, r.path))
+        .collect();
+    arrivals.sort();
+    assert_eq!(arrivals.len(), pages.len(), "every page fetched once");
+    let tolerance = Duration::from_millis(25);
+    for pair in arrivals.windows(2) {
+        let gap = pair[1].0 - pair[0].0;
+        assert!(
+            gap + tolerance >= Duration::from_millis(100),
+            "{} then {} only {gap:?} apart",
+            pair[0].1,
+            pair[1].1
+        );
+    }
+}
