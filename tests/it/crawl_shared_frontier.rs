@@ -17,7 +17,7 @@ use crate::support::crawl::{
     summary, wait_for_done,
 };
 use crate::support::redis::RedisServer;
-use crate::support::TestServer;
+use crate::support::{home, page, Reply, TestServer};
 
 const PAGES: u32 = 300;
 const CONCURRENCY: usize = 4;
@@ -163,6 +163,50 @@ fn a_killed_crawlers_urls_come_back_after_its_lease() {
         both.is_subset(&twice) && both.len() <= CONCURRENCY,
         "pages committed in both shards that were not the dead crawler's last: {both:?}"
     );
+    assert_whole(b.path());
+}
+
+#[test]
+fn a_crawler_woken_after_its_lease_drops_what_another_took() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = TestServer::start();
+    let others: Vec<String> = (1..=20).map(|n| format!("/p/{n}")).collect();
+    let mut links: Vec<&str> = others.iter().map(String::as_str).collect();
+    links.push("/slow");
+    home(&server, &links);
+    for path in &others {
+        server.route(path, Reply::Respond(page(path, "a page", &[])));
+    }
+    let slow = Duration::from_secs(3);
+    server.route("/slow", Reply::Delay(slow, page("Slow", "slow", &[])));
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let lease = ["--lease-s", "2"];
+    let mut ca = crawler(a.path(), &server, &redis, &lease);
+    // Everything but /slow committed, /slow asked: A holds only its lease.
+    wait_for_done(a.path(), &mut ca, 1 + others.len() as u64);
+    while server.hits("/slow") == 0 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: signals to our own child process.
+    assert_eq!(unsafe { libc::kill(ca.id() as i32, libc::SIGSTOP) }, 0);
+    // B takes /slow once A's lease ran out, and finishes the crawl.
+    let cb = crawler(b.path(), &server, &redis, &lease);
+    fetched_by("b", cb);
+    assert_eq!(unsafe { libc::kill(ca.id() as i32, libc::SIGCONT) }, 0);
+    // A wakes to its answer of /slow: not its to write any more.
+    summary(&ca.wait_with_output().unwrap());
+
+    assert_eq!(server.hits("/slow"), 2, "B fetched /slow again");
+    let (in_a, in_b) = (fetched_paths(a.path()), fetched_paths(b.path()));
+    assert_eq!(in_b, BTreeSet::from(["/slow".to_string()]));
+    assert!(
+        !in_a.contains("/slow"),
+        "A wrote /slow after its lease was lost"
+    );
+    assert_eq!(in_a.len(), 1 + others.len());
+    assert_whole(a.path());
     assert_whole(b.path());
 }
 
