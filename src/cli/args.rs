@@ -155,6 +155,10 @@ pub enum Command {
     Stats {
         #[arg(long)]
         json: bool,
+        /// Also list the crawlers sharing this Redis-protocol frontier.
+        #[arg(long, value_name = "redis://HOST:PORT[/DB]", env = "CRAWLSCOPE_FRONTIER",
+              value_parser = crate::crawl::shared::parse_url)]
+        frontier: Option<String>,
     },
     /// Dump every page (csv: every URL seen).
     Export {

@@ -17,7 +17,7 @@ use crate::support::crawl::{
     summary, wait_for_done,
 };
 use crate::support::redis::RedisServer;
-use crate::support::{home, page, Reply, TestServer};
+use crate::support::{home, json_of, page, Reply, TestServer};
 
 const PAGES: u32 = 300;
 const CONCURRENCY: usize = 4;
@@ -166,11 +166,9 @@ fn a_killed_crawlers_urls_come_back_after_its_lease() {
     assert_whole(b.path());
 }
 
-#[test]
-fn a_crawler_woken_after_its_lease_drops_what_another_took() {
-    let Some(redis) = RedisServer::start() else {
-        return;
-    };
+/// `/` links 20 pages and `/slow`, which answers after 4 s; the count of
+/// the others.
+fn slow_site() -> (TestServer, usize) {
     let server = TestServer::start();
     let others: Vec<String> = (1..=20).map(|n| format!("/p/{n}")).collect();
     let mut links: Vec<&str> = others.iter().map(String::as_str).collect();
@@ -179,16 +177,69 @@ fn a_crawler_woken_after_its_lease_drops_what_another_took() {
     for path in &others {
         server.route(path, Reply::Respond(page(path, "a page", &[])));
     }
-    let slow = Duration::from_secs(3);
+    let slow = Duration::from_secs(4);
     server.route("/slow", Reply::Delay(slow, page("Slow", "slow", &[])));
+    (server, others.len())
+}
+
+/// Waits until the crawler of `db` committed every page of [`slow_site`]
+/// but `/slow`, and asked for that.
+fn until_only_slow_is_left(db: &Path, server: &TestServer, child: &mut Child, others: usize) {
+    wait_for_done(db, child, 1 + others as u64);
+    while server.hits("/slow") == 0 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn stats_lists_the_crawlers_sharing_the_frontier() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, others) = slow_site();
+    let a = tempfile::tempdir().unwrap();
+    let mut ca = crawler(a.path(), &server, &redis, &[]);
+    until_only_slow_is_left(a.path(), &server, &mut ca, others);
+    // A heartbeat every 2 s: one came while /slow is on the wire.
+    std::thread::sleep(Duration::from_millis(2200));
+    let stats = json_of(a.path(), &["stats", "--json", "--frontier", &redis.url]);
+    let crawlers = stats["crawlers"].as_array().expect("crawlers listed");
+    assert_eq!(crawlers.len(), 1, "{crawlers:?}");
+    let c = &crawlers[0];
+    assert_eq!(c["pid"].as_u64(), Some(u64::from(ca.id())));
+    assert!(!c["host"].as_str().unwrap().is_empty());
+    assert_eq!(c["in_flight"].as_u64(), Some(1), "/slow is on the wire");
+    assert!(c["rate"].as_f64().unwrap() > 0.0);
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let age = now_ms - c["heartbeat"].as_i64().unwrap();
+    assert!((0..15_000).contains(&age), "heartbeat {age} ms old");
+    summary(&ca.wait_with_output().unwrap());
+    let stats = json_of(a.path(), &["stats", "--json", "--frontier", &redis.url]);
+    assert_eq!(
+        stats["crawlers"],
+        serde_json::json!([]),
+        "a crawler that ended left"
+    );
+    // Without --frontier, no crawlers field.
+    assert!(json_of(a.path(), &["stats", "--json"])
+        .get("crawlers")
+        .is_none());
+}
+
+#[test]
+fn a_crawler_woken_after_its_lease_drops_what_another_took() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, others) = slow_site();
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let lease = ["--lease-s", "2"];
     let mut ca = crawler(a.path(), &server, &redis, &lease);
     // Everything but /slow committed, /slow asked: A holds only its lease.
-    wait_for_done(a.path(), &mut ca, 1 + others.len() as u64);
-    while server.hits("/slow") == 0 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    until_only_slow_is_left(a.path(), &server, &mut ca, others);
     // SAFETY: signals to our own child process.
     assert_eq!(unsafe { libc::kill(ca.id() as i32, libc::SIGSTOP) }, 0);
     // B takes /slow once A's lease ran out, and finishes the crawl.
@@ -205,7 +256,7 @@ fn a_crawler_woken_after_its_lease_drops_what_another_took() {
         !in_a.contains("/slow"),
         "A wrote /slow after its lease was lost"
     );
-    assert_eq!(in_a.len(), 1 + others.len());
+    assert_eq!(in_a.len(), 1 + others);
     assert_whole(a.path());
     assert_whole(b.path());
 }

@@ -2,7 +2,8 @@
 //! thread of its own a few times per lease, so a writer busy with a long
 //! commit does not lose them. A lease another crawler took meanwhile (this
 //! one was stopped past it) is dropped here; the writer finds out for
-//! itself when it confirms the lease before committing the result.
+//! itself when it confirms the lease before committing the result. Each
+//! round also beats this crawler's heartbeat (see [`super::crawlers`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
@@ -11,8 +12,11 @@ use std::time::Duration;
 
 use redis::{Client, Script};
 
+use super::crawlers::{self, Pulse};
 use super::Taken;
 use crate::store::PointId;
+
+const HEARTBEAT: Duration = Duration::from_secs(2);
 
 type Held = Arc<Mutex<HashMap<PointId, HashSet<String>>>>;
 
@@ -28,29 +32,39 @@ fn lock(held: &Held) -> MutexGuard<'_, HashMap<PointId, HashSet<String>>> {
 }
 
 impl Leases {
-    /// Renews the held leases every third of `lease` on a connection of
-    /// its own, with `renew` (`lua/renew.lua`).
+    /// Renews the held leases every third of `lease` (2 s at most) on a
+    /// connection of its own, with `renew` (`lua/renew.lua`), and beats the heartbeat of
+    /// crawler `owner` with what `pulse` says.
     pub fn start(
         client: Client,
         owner: String,
         lease: Duration,
         keys: HashMap<PointId, Vec<String>>,
         renew: Script,
+        pulse: Pulse,
     ) -> Leases {
         let held: Held = Arc::default();
         let (stop, stopped) = channel::<()>();
         let mine = held.clone();
-        let every = (lease / 3).max(Duration::from_millis(100));
+        // A third of the lease, and the heartbeat's figures at most 2 s old.
+        let every = (lease / 3).clamp(Duration::from_millis(100), HEARTBEAT);
         let lease_ms = u64::try_from(lease.as_millis()).unwrap_or(u64::MAX);
         let spawned = std::thread::Builder::new()
             .name("crawlscope-leases".into())
             .spawn(move || {
                 let mut conn = None;
-                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                // A round at once (the heartbeat from the start), then one
+                // every `every` until stopped.
+                let mut first = true;
+                while first || stopped.recv_timeout(every) == Err(RecvTimeoutError::Timeout) {
+                    first = false;
                     if conn.is_none() {
                         conn = super::connect_raw(&client).ok();
                     }
                     let Some(c) = conn.as_mut() else { continue };
+                    if let Err(e) = crawlers::beat(c, &owner, &pulse, lease * 3) {
+                        tracing::warn!(error = %e, "heartbeat not written");
+                    }
                     let snapshot: Vec<(PointId, Vec<String>)> = lock(&mine)
                         .iter()
                         .map(|(p, urls)| (*p, urls.iter().cloned().collect()))
@@ -84,6 +98,11 @@ impl Leases {
                             }
                         }
                     }
+                }
+                // Ended: no longer one of the cluster's crawlers.
+                let mut conn = conn.or_else(|| super::connect_raw(&client).ok());
+                if let Some(c) = conn.as_mut() {
+                    let _ = crawlers::leave(c, &owner);
                 }
             });
         if let Err(e) = spawned {

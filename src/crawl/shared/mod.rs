@@ -7,6 +7,7 @@
 //! local store: URLs are strings here, and each crawler maps them to its
 //! own shard's ids.
 
+mod crawlers;
 mod lease;
 mod slots;
 
@@ -18,6 +19,7 @@ use redis::{Client, Connection, Script};
 use crate::crawl::msg::Settle;
 use crate::store::{PointId, StoreError};
 
+pub use crawlers::{list as crawlers, Crawler, Pulse};
 pub use lease::Leases;
 pub use slots::SharedSlots;
 
@@ -136,14 +138,16 @@ fn connect(client: &Client, url: &str) -> Result<Connection, StoreError> {
 }
 
 impl SharedFrontier {
-    /// Connects as crawler `owner` (unique in the cluster), for `points`
-    /// (each with its URL, the name all crawlers know it by), and joins
-    /// each point's run; starts renewing this crawler's leases.
+    /// Connects as crawler `owner` (`host:pid:start-ms`, unique in the
+    /// cluster), for `points` (each with its URL, the name all crawlers
+    /// know it by), and joins each point's run; starts renewing this
+    /// crawler's leases and beating its heartbeat with what `pulse` says.
     pub fn join(
         spec: &Spec,
         owner: String,
         delay: Duration,
         points: &[(PointId, String)],
+        pulse: Pulse,
     ) -> Result<SharedFrontier, StoreError> {
         let client = Client::open(spec.url.as_str()).map_err(|e| frontier_error(&spec.url, &e))?;
         let conn = connect(&client, &spec.url)?;
@@ -159,6 +163,7 @@ impl SharedFrontier {
                 include_str!("lua/common.lua"),
                 include_str!("lua/renew.lua")
             )),
+            pulse,
         );
         let mut shared = SharedFrontier {
             client,

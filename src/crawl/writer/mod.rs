@@ -74,7 +74,10 @@ impl WriterThread {
             store.count_pairs(false);
         }
         let mut shared = match &cfg.frontier {
-            Some(spec) => Some(join_shared(&store, spec, cfg, points, pid)?),
+            Some(spec) => {
+                let pulse = pulse(counters.clone(), pause.clone());
+                Some(join_shared(&store, spec, cfg, points, pid, pulse)?)
+            }
             None => None,
         };
         // The seeds a run's start queued, handed to the shared frontier.
@@ -364,6 +367,7 @@ fn join_shared(
     cfg: &CrawlConfig,
     points: &[PointId],
     pid: u32,
+    pulse: crate::crawl::shared::Pulse,
 ) -> Result<SharedFrontier, StoreError> {
     let r = store.read()?;
     let mut named = Vec::with_capacity(points.len());
@@ -378,7 +382,18 @@ fn join_shared(
         .map(|h| h.trim().to_string())
         .unwrap_or_else(|_| "localhost".into());
     let owner = format!("{host}:{pid}:{}", crate::time::unix_now_ms());
-    SharedFrontier::join(spec, owner, cfg.delay, &named)
+    SharedFrontier::join(spec, owner, cfg.delay, &named, pulse)
+}
+
+/// What this crawler's heartbeat on the shared frontier tells: its
+/// requests on the wire and its pages a second, while not paused.
+fn pulse(counters: Arc<Counters>, pause: Arc<Pause>) -> crate::crawl::shared::Pulse {
+    Arc::new(move || {
+        let secs = pause.running().as_secs_f64();
+        let fetched = counters.fetched.load(Ordering::Relaxed) as f64;
+        let rate = if secs > 0.0 { fetched / secs } else { 0.0 };
+        (counters.on_wire.load(Ordering::Relaxed), rate)
+    })
 }
 
 /// Takes what the store's frontier holds for `points` (the seeds a run's
