@@ -262,6 +262,38 @@ fn a_crawler_woken_after_its_lease_drops_what_another_took() {
 }
 
 #[test]
+fn crawlers_wait_out_a_restart_of_the_server() {
+    let Some(mut redis) = RedisServer::persistent() else {
+        return;
+    };
+    let site = DemoSite::new(PAGES);
+    let server = serve_site(&site);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Slowed, so the restart lands mid-crawl.
+    let slow = ["--delay-ms", "5"];
+    let mut ca = crawler(a.path(), &server, &redis, &slow);
+    let cb = crawler(b.path(), &server, &redis, &slow);
+    wait_for_done(a.path(), &mut ca, 30);
+    redis.restart(Duration::from_millis(500));
+    assert!(
+        ca.try_wait().unwrap().is_none(),
+        "the crawler ended while the server was down"
+    );
+    fetched_by("a", ca);
+    fetched_by("b", cb);
+
+    assert_eq!(
+        fetched_more_than_once(&server),
+        vec![],
+        "pages fetched again after the restart"
+    );
+    let (in_a, in_b) = (fetched_paths(a.path()), fetched_paths(b.path()));
+    assert!(in_a.is_disjoint(&in_b));
+    let union: BTreeSet<String> = in_a.union(&in_b).cloned().collect();
+    assert_eq!(union, site_paths(&site), "nothing lost in the restart");
+}
+
+#[test]
 fn the_delay_between_requests_to_an_origin_holds_across_crawlers() {
     let Some(redis) = RedisServer::start() else {
         return;

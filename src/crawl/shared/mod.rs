@@ -356,10 +356,12 @@ impl SharedFrontier {
     }
 }
 
-/// Whether a failure means the server is not there (yet): worth trying
-/// again.
+/// Whether a failure means the server is not there (yet), or still
+/// loading its data after a restart: worth trying again.
 fn unreachable(e: &redis::RedisError) -> bool {
-    e.is_io_error() || e.is_connection_refusal() || e.is_connection_dropped() || e.is_timeout()
+    e.is_io_error()
+        || e.is_timeout()
+        || matches!(e.retry_method(), redis::RetryMethod::WaitAndRetry)
 }
 
 fn by_point(offers: &[Offer]) -> Vec<(PointId, Vec<&Offer>)> {

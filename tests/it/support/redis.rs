@@ -1,5 +1,6 @@
 //! A real `redis-server` for the shared-frontier tests: on a free loopback
-//! port, with its own directory and no persistence, killed on drop. A
+//! port, with its own directory, no persistence unless asked (then an
+//! append-only file, for a restart), killed on drop. A
 //! missing server fails the test, unless `CRAWLSCOPE_NO_REDIS_TESTS=1`
 //! says to leave those tests out (README, "Set up and run").
 
@@ -13,9 +14,11 @@ const SERVER: &str = "/usr/bin/redis-server";
 
 pub struct RedisServer {
     child: Child,
+    port: u16,
+    persistent: bool,
     /// `redis://127.0.0.1:PORT`
     pub url: String,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Drop for RedisServer {
@@ -26,9 +29,19 @@ impl Drop for RedisServer {
 }
 
 impl RedisServer {
-    /// A running server answering PING; None only when the user opted out
-    /// of these tests.
+    /// A running server answering PING, keeping nothing on disk; None only
+    /// when the user opted out of these tests.
     pub fn start() -> Option<RedisServer> {
+        RedisServer::start_with(false)
+    }
+
+    /// One that writes every change to its append-only file before it
+    /// answers, so a restart ([`RedisServer::restart`]) loses nothing.
+    pub fn persistent() -> Option<RedisServer> {
+        RedisServer::start_with(true)
+    }
+
+    fn start_with(persistent: bool) -> Option<RedisServer> {
         if !Path::new(SERVER).exists() {
             assert!(
                 std::env::var("CRAWLSCOPE_NO_REDIS_TESTS").as_deref() == Ok("1"),
@@ -45,30 +58,60 @@ impl RedisServer {
             .and_then(|l| l.local_addr())
             .expect("a free loopback port")
             .port();
-        let child = Command::new(SERVER)
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start redis-server");
+        let child = spawn(port, dir.path(), persistent);
         let server = RedisServer {
             child,
+            port,
+            persistent,
             url: format!("redis://127.0.0.1:{port}"),
-            _dir: dir,
+            dir,
         };
+        server.wait_for_pong();
+        Some(server)
+    }
+
+    fn wait_for_pong(&self) {
         let deadline = Instant::now() + Duration::from_secs(10);
-        while !pong(port) {
+        while !pong(self.port) {
             assert!(
                 Instant::now() < deadline,
                 "redis-server did not answer PING"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        Some(server)
     }
+
+    /// Stops the server as an operator would (SIGTERM), then starts it
+    /// again on the same port and directory, after `down`.
+    pub fn restart(&mut self, down: Duration) {
+        // SAFETY: a signal to our own child process.
+        assert_eq!(
+            unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) },
+            0
+        );
+        self.child.wait().expect("redis-server stopped");
+        std::thread::sleep(down);
+        self.child = spawn(self.port, self.dir.path(), self.persistent);
+        self.wait_for_pong();
+    }
+}
+
+fn spawn(port: u16, dir: &Path, persistent: bool) -> Child {
+    let aof: &[&str] = if persistent {
+        &["--appendonly", "yes", "--appendfsync", "always"]
+    } else {
+        &["--appendonly", "no"]
+    };
+    Command::new(SERVER)
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", ""])
+        .args(aof)
+        .arg("--dir")
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start redis-server")
 }
 
 fn pong(port: u16) -> bool {
