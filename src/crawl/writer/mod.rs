@@ -259,13 +259,7 @@ impl WriterThread {
     fn apply(&mut self, mut batch: Batch) -> Result<(), StoreError> {
         let lost = match self.applier.frontier.before(&mut batch) {
             Ok(lost) => lost,
-            Err(e) => {
-                let e = Arc::new(e);
-                if let Some(r) = batch.request {
-                    refuse(r, StoreError::Batch(e.clone()));
-                }
-                return Err(Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch));
-            }
+            Err(e) => return Err(failed(batch.request, e)),
         };
         pages_in_id_order(&mut batch.outcomes);
         let indexes = self.space_out(&batch);
@@ -304,14 +298,7 @@ impl WriterThread {
             Ok(len)
         }) {
             Ok(len) => len,
-            Err(e) => {
-                // Everyone waiting on this batch learns the one real cause.
-                let e = Arc::new(e);
-                if let Some(r) = batch.request {
-                    refuse(r, StoreError::Batch(e.clone()));
-                }
-                return Err(Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch));
-            }
+            Err(e) => return Err(failed(batch.request, e)),
         };
         if heartbeat {
             self.last_heartbeat = Instant::now();
@@ -457,6 +444,16 @@ fn answer(request: Request, answer: Option<Answer>, runs: &mut Runs) {
             }
         }
     }
+}
+
+/// A batch that failed with `e`: whoever waits on its request learns the
+/// one real cause, which the writer then fails with.
+fn failed(request: Option<Request>, e: StoreError) -> StoreError {
+    let e = Arc::new(e);
+    if let Some(r) = request {
+        refuse(r, StoreError::Batch(e.clone()));
+    }
+    Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch)
 }
 
 /// Tells the one waiting on a request that its batch failed, and why.
