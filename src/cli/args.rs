@@ -59,6 +59,8 @@ pub enum Command {
         scope: ScopeArgs,
         #[command(flatten)]
         run: RunArgs,
+        #[command(flatten)]
+        shared: SharedArgs,
         /// Print the summary as JSON on stdout.
         #[arg(long)]
         json: bool,
@@ -153,6 +155,10 @@ pub enum Command {
     Stats {
         #[arg(long)]
         json: bool,
+        /// Also list the crawlers sharing this Redis-protocol frontier.
+        #[arg(long, value_name = "redis://HOST:PORT[/DB]", env = "CRAWLSCOPE_FRONTIER",
+              value_parser = crate::crawl::shared::parse_url)]
+        frontier: Option<String>,
     },
     /// Dump every page (csv: every URL seen).
     Export {
@@ -579,6 +585,33 @@ pub struct RunArgs {
     /// twin answers is a finding (`report http-links`).
     #[arg(long)]
     pub require_https: bool,
+}
+
+/// Crawling together with other crawlers, on any hosts.
+#[derive(Debug, Clone, Args)]
+pub struct SharedArgs {
+    /// Share the frontier (points' queues, claims, politeness) with every
+    /// crawler given this Redis-protocol server; the store is this
+    /// crawler's shard.
+    #[arg(long, value_name = "redis://HOST:PORT[/DB]", env = "CRAWLSCOPE_FRONTIER",
+          value_parser = crate::crawl::shared::parse_url)]
+    pub frontier: Option<String>,
+    /// A claim's lease on the shared frontier, renewed while this crawler
+    /// lives; a dead crawler's URLs come back after it.
+    #[arg(long, value_name = "N", default_value_t = 30, requires = "frontier",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub lease_s: u64,
+}
+
+impl SharedArgs {
+    pub fn spec(&self) -> Option<crate::crawl::shared::Spec> {
+        self.frontier
+            .as_ref()
+            .map(|url| crate::crawl::shared::Spec {
+                url: url.clone(),
+                lease: std::time::Duration::from_secs(self.lease_s),
+            })
+    }
 }
 
 /// A value parser whose refusal shows the value with any password masked

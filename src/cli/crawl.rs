@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::signal::unix::{signal, SignalKind};
 
-use super::args::{RunArgs, ScopeArgs};
+use super::args::{RunArgs, ScopeArgs, SharedArgs};
 use super::crawl_findings::{self, FindingsFormat};
 use super::fail_on::{self, FailOn};
 use super::{point, print_json, CliError, CliResult};
@@ -73,9 +73,11 @@ pub fn run(
     }: Points,
     scope: ScopeArgs,
     run: RunArgs,
+    shared: SharedArgs,
     output: Output,
 ) -> CliResult {
     let mut cfg = run.config();
+    cfg.frontier = shared.spec();
     cfg.parts_off = crawl::PartsOff::from_env()?;
     if !cfg.parts_off.is_empty() {
         eprintln!("bench: parts off: {}", cfg.parts_off);

@@ -201,6 +201,7 @@ pub fn run(cli: Cli) -> CliResult {
             markdown,
             scope,
             run,
+            shared,
             json,
             fail_on,
             quiet,
@@ -215,6 +216,7 @@ pub fn run(cli: Cli) -> CliResult {
             },
             scope,
             run,
+            shared,
             crawl::Output {
                 json,
                 quiet,
@@ -229,7 +231,9 @@ pub fn run(cli: Cli) -> CliResult {
             json,
             doc,
         }) => runs::run(&open_existing(db)?, point, limit, json, doc.as_deref()),
-        Some(Command::Stats { json }) => stats::run(&open_existing(db)?, json),
+        Some(Command::Stats { json, frontier }) => {
+            stats::run(&open_existing(db)?, json, frontier.as_deref())
+        }
         Some(Command::ServeDemo { port, pages }) => serve_demo::run(port, pages),
         Some(Command::Check { json }) => stats::check(&open_existing(db)?, json),
         Some(Command::Search {

@@ -30,6 +30,9 @@ struct StatsJson {
     segments: usize,
     /// Trained zstd dictionaries the store holds.
     dictionaries: Vec<DictionaryJson>,
+    /// With `--frontier`: every crawler sharing it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    crawlers: Option<Vec<crate::crawl::shared::Crawler>>,
 }
 
 #[derive(Serialize)]
@@ -39,7 +42,7 @@ struct DictionaryJson {
     bytes: usize,
 }
 
-pub fn run(store: &Store, json: bool) -> CliResult {
+pub fn run(store: &Store, json: bool, frontier: Option<&str>) -> CliResult {
     crate::report::kept::ensure(store);
     let r = store.read()?;
     let counted = crate::report::kept::store_counts(&r)?;
@@ -69,6 +72,7 @@ pub fn run(store: &Store, json: bool) -> CliResult {
             .into_iter()
             .map(|(kind, id, bytes)| DictionaryJson { kind, id, bytes })
             .collect(),
+        crawlers: frontier.map(crate::crawl::shared::crawlers).transpose()?,
     };
     if json {
         return print_json(&s);
@@ -86,6 +90,16 @@ pub fn run(store: &Store, json: bool) -> CliResult {
     outln!("segments     {}", s.segments);
     for d in &s.dictionaries {
         outln!("dictionary   {} {} ({} bytes)", d.kind, d.id, d.bytes);
+    }
+    for c in s.crawlers.iter().flatten() {
+        outln!(
+            "crawler      {} pid {}: {:.1} pages/s, {} in flight, heartbeat {}",
+            c.host,
+            c.pid,
+            c.rate,
+            c.in_flight,
+            c.heartbeat
+        );
     }
     outln!("store bytes  {}", s.store_bytes);
     for (name, bytes) in s.tables.iter().filter(|(_, b)| *b > 0) {

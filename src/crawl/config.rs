@@ -35,6 +35,9 @@ pub struct CrawlConfig {
     pub max_pages: Option<u64>,
     /// Parts of the work left out, for a benchmark (`bench_parts`).
     pub parts_off: super::PartsOff,
+    /// `--frontier`: the frontier shared with other crawlers, on a
+    /// Redis-protocol server; none: the store's own.
+    pub frontier: Option<super::shared::Spec>,
 }
 
 pub const DEFAULT_USER_AGENT: &str = concat!(
@@ -61,6 +64,7 @@ impl Default for CrawlConfig {
             depth: None,
             max_pages: None,
             parts_off: super::PartsOff::default(),
+            frontier: None,
         }
     }
 }

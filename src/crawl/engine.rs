@@ -113,7 +113,11 @@ pub fn start(
     let ctx = Arc::new(Ctx {
         fetcher: Fetcher::new(&cfg, &resolves).map_err(CrawlError::Client)?,
         robots: RobotsCache::default(),
-        origins: Origins::new(cfg.per_host, cfg.delay, pause.clone()),
+        origins: Origins::new(cfg.per_host, cfg.delay, pause.clone()).sharing(
+            cfg.frontier
+                .as_ref()
+                .and_then(super::shared::SharedSlots::new),
+        ),
         sitemaps,
         agent: cfg.robots_agent().to_ascii_lowercase().into(),
         creds: RwLock::new(creds),

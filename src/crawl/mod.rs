@@ -40,6 +40,7 @@ mod resources;
 mod result_cache;
 mod retry;
 mod robots;
+pub mod shared;
 mod sitemaps;
 mod stop;
 mod throttle;

@@ -108,6 +108,19 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The claim this outcome settles, when it settles exactly one.
+    pub fn claim(&self) -> Option<&Claim> {
+        match self {
+            Outcome::Fetched { claim, .. }
+            | Outcome::NotModified { claim, .. }
+            | Outcome::Unchanged { claim, .. }
+            | Outcome::Failed { claim, .. }
+            | Outcome::Redirect { claim, .. }
+            | Outcome::Skipped { claim, .. } => Some(claim),
+            _ => None,
+        }
+    }
+
     /// How many of this crawler's claims the outcome settles once
     /// committed.
     pub fn claims_settled(&self) -> u64 {

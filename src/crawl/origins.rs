@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use super::fetch::FetchError;
 use super::pause::Pause;
 use super::politeness::{Gate, Slot};
+use super::shared::SharedSlots;
 
 /// Consecutive connection failures that take an origin down.
 pub const UNREACHABLE_AFTER: u32 = 5;
@@ -43,6 +44,8 @@ pub struct Origins {
     delay: Duration,
     map: Mutex<HashMap<String, Origin>>,
     pause: Arc<Pause>,
+    /// With a shared frontier: the gap holds across its crawlers.
+    shared: Option<Arc<SharedSlots>>,
 }
 
 impl Origins {
@@ -52,7 +55,14 @@ impl Origins {
             delay,
             map: Mutex::new(HashMap::new()),
             pause,
+            shared: None,
         }
+    }
+
+    /// The gaps kept across the crawlers sharing a frontier, too.
+    pub fn sharing(mut self, shared: Option<Arc<SharedSlots>>) -> Origins {
+        self.shared = shared;
+        self
     }
 
     fn with<T>(&self, origin: &str, f: impl FnOnce(&mut Origin) -> T) -> T {
@@ -102,6 +112,9 @@ impl Origins {
         loop {
             self.pause.released().await;
             let slot = gate.acquire(gap).await;
+            if let Some(shared) = self.shared.as_ref().filter(|_| !gap.is_zero()) {
+                shared.take(origin, gap).await;
+            }
             // Paused while this request waited for its slot or its gap:
             // it must not start now, though its turn came.
             if !self.pause.held() {

@@ -351,9 +351,10 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Drops frontier entries of a point (a point removed); a URL an
-    /// earlier run settled goes back to that fact.
-    pub fn drop_queued(&mut self, point: PointId) -> Result<usize> {
+    /// Drops frontier entries of a point (a point removed, or its queue
+    /// handed to a shared frontier) and returns them; a URL an earlier run
+    /// settled goes back to that fact.
+    pub fn drop_queued(&mut self, point: PointId) -> Result<Vec<FrontierEntry>> {
         let dropped = self.take_queued(point, |_, _| Ok(true))?;
         for entry in &dropped {
             // Another point's queue entry or claim keeps the URL's state.
@@ -372,7 +373,7 @@ impl Writer<'_> {
                 }
             }
         }
-        Ok(dropped.len())
+        Ok(dropped)
     }
 
     /// Takes the frontier entries of `point` that `pick` chooses out of

@@ -156,6 +156,10 @@ pub enum StoreError {
     /// zstd could not set up a compression context (out of memory).
     #[error("cannot compress {0}: zstd could not set up a context")]
     Compress(String),
+    /// The shared frontier (`crawl --frontier`) failed or could not be
+    /// reached: the writer meets it between its transactions.
+    #[error("shared frontier at {0}")]
+    Frontier(String),
 }
 
 impl StoreError {

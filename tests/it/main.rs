@@ -33,6 +33,7 @@ mod crawl_resume;
 mod crawl_robots;
 mod crawl_rules;
 mod crawl_scope;
+mod crawl_shared_frontier;
 mod crawl_sitemaps;
 mod crawl_stale_claims;
 mod crawl_stop;

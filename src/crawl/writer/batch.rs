@@ -14,6 +14,7 @@ use url::Url;
 
 use super::counters::count_run;
 use super::fragments;
+use super::frontier::Frontier;
 use super::liveness::{instance_dead, live_instances};
 use super::runs::{begin_run, Overrides};
 use crate::crawl::event::{CrawlEvent, FetchedPage};
@@ -96,6 +97,8 @@ pub(super) struct Applier {
     /// The parts a benchmark turned off: the writer leaves out `links`
     /// and `history`.
     parts_off: PartsOff,
+    /// Where claims come from and found URLs go.
+    pub frontier: Frontier,
 }
 
 impl Applier {
@@ -104,6 +107,7 @@ impl Applier {
         runs: Runs,
         overrides: Overrides,
         parts_off: PartsOff,
+        frontier: Frontier,
     ) -> Applier {
         Applier {
             instance,
@@ -115,6 +119,7 @@ impl Applier {
             fetched: FxHashSet::default(),
             fetching: FxHashSet::default(),
             parts_off,
+            frontier,
         }
     }
 
@@ -134,6 +139,7 @@ impl Applier {
         self.figures.clear();
         self.tallies.clear();
         self.fetching.clear();
+        self.frontier.begin_attempt();
         let history = !self.parts_off.off(Part::History);
         for (i, o) in batch.outcomes.iter().enumerate() {
             let (done, queued) = self
@@ -197,9 +203,11 @@ impl Applier {
         Ok(match r {
             Request::Claim { n, points, .. } => {
                 let (fetched, fetching) = (&self.fetched, &self.fetching);
-                let taken = w.claim(*n, self.instance, points, |page| {
-                    fetched.contains(&page) || fetching.contains(&page)
-                })?;
+                let taken =
+                    self.frontier
+                        .claim(w, *n, self.instance, points, &self.runs, |page| {
+                            fetched.contains(&page) || fetching.contains(&page)
+                        })?;
                 for entry in taken.reused {
                     let (event, queued) = self.reuse(w, entry)?;
                     done.push(event);
@@ -207,7 +215,9 @@ impl Applier {
                 }
                 let mut claims = Vec::with_capacity(taken.claims.len());
                 for claim in taken.claims {
-                    if !self.refused_now(w, &claim)? {
+                    if self.refused_now(w, &claim)? {
+                        self.frontier.refused(&claim);
+                    } else {
                         claims.push(claim);
                     }
                 }
@@ -233,7 +243,10 @@ impl Applier {
         })
     }
 
-    fn settle(&self, w: &mut Writer<'_>, points: &[PointId]) -> Result<Settle, StoreError> {
+    fn settle(&mut self, w: &mut Writer<'_>, points: &[PointId]) -> Result<Settle, StoreError> {
+        if let Some(remote) = self.frontier.remote() {
+            return remote.settle(points);
+        }
         let instances = live_instances(w)?;
         let me = self.instance;
         if w.recover_claims(|by| by != me && instance_dead(&instances, by))? > 0 {
@@ -376,7 +389,7 @@ impl Applier {
             }
             // Not settled after all (its fetch was put back): queued again.
             _ => {
-                w.enqueue(e.page, e)?;
+                self.frontier.enqueue(w, &claim.url, e, false)?;
                 return Ok((Done::Nothing, 0));
             }
         };
@@ -647,7 +660,7 @@ impl Applier {
             }
             Outcome::Requeue(claims) => {
                 for cl in claims {
-                    w.enqueue(cl.page, cl.entry)?;
+                    self.frontier.put_back(w, cl)?;
                 }
                 Ok(Done::Nothing)
             }
@@ -780,7 +793,8 @@ impl Applier {
         }
         match policy::scope_refusal(run, target.as_str()) {
             None => {
-                w.enqueue(to, policy::redirected(e, to, gen))?;
+                let entry = policy::redirected(e, to, gen);
+                self.frontier.enqueue(w, target.as_str(), entry, false)?;
                 Ok(1)
             }
             Some(reason) => {
@@ -833,11 +847,7 @@ impl Applier {
             gen,
             hops: 0,
         };
-        if first {
-            w.enqueue_first(id, entry)?;
-        } else {
-            w.enqueue(id, entry)?;
-        }
+        self.frontier.enqueue(w, link, entry, first)?;
         Ok(1)
     }
 

@@ -9,6 +9,7 @@
 mod batch;
 mod counters;
 mod fragments;
+mod frontier;
 mod liveness;
 mod runs;
 
@@ -20,11 +21,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 use self::batch::{pages_in_id_order, Answer, Applied, Applier, Batch, Done};
+use self::frontier::Frontier;
 use self::runs::{add_running, begin_run, end_runs, Overrides};
 use super::event::CrawlEvent;
 use super::msg::{Outcome, Request, Settle, WriterMsg};
 use super::pause::Pause;
 use super::policy::Runs;
+use super::shared::{Offer, SharedFrontier};
 use super::CrawlConfig;
 use crate::store::prelude::*;
 use crate::store::{PointId, Store, StoreError};
@@ -70,6 +73,15 @@ impl WriterThread {
         if cfg.parts_off.off(crate::crawl::Part::Pairs) {
             store.count_pairs(false);
         }
+        let mut shared = match &cfg.frontier {
+            Some(spec) => {
+                let pulse = pulse(counters.clone(), pause.clone());
+                Some(join_shared(&store, spec, cfg, points, pid, pulse)?)
+            }
+            None => None,
+        };
+        // The seeds a run's start queued, handed to the shared frontier.
+        let mut seeds = Vec::new();
         let (instance, runs, queued, overrides) = store.update(|w| {
             let instances = liveness::live_instances(w)?;
             for (&id, _) in instances
@@ -96,11 +108,17 @@ impl WriterThread {
                 skipped.extend(rescoped.skipped);
                 runs.insert(id, run);
             }
+            if shared.is_some() {
+                seeds = hand_over(w, points)?;
+            }
             let frontier_len = w.frontier_len()?;
             Ok((instance, runs, (queued, skipped, frontier_len), overrides))
         })?;
-        let (queued, skipped, frontier_len) = queued;
+        let (mut queued, skipped, frontier_len) = queued;
         counters.queued.store(frontier_len, Ordering::Relaxed);
+        if let Some(remote) = shared.as_mut() {
+            queued = remote.offer(&seeds)?;
+        }
         // Told once committed, and counted like every skip.
         for e in skipped {
             counters.count(&e);
@@ -110,7 +128,13 @@ impl WriterThread {
             WriterThread {
                 store,
                 pid,
-                applier: Applier::new(instance, runs, overrides, cfg.parts_off),
+                applier: Applier::new(
+                    instance,
+                    runs,
+                    overrides,
+                    cfg.parts_off,
+                    shared.map_or(Frontier::Local, Frontier::shared),
+                ),
                 events,
                 counters,
                 ran_counted: pause.running(),
@@ -233,6 +257,10 @@ impl WriterThread {
     }
 
     fn apply(&mut self, mut batch: Batch) -> Result<(), StoreError> {
+        let lost = match self.applier.frontier.before(&mut batch) {
+            Ok(lost) => lost,
+            Err(e) => return Err(failed(batch.request, e)),
+        };
         pages_in_id_order(&mut batch.outcomes);
         let indexes = self.space_out(&batch);
         let heartbeat = self.last_heartbeat.elapsed() >= HEARTBEAT;
@@ -248,7 +276,7 @@ impl WriterThread {
                 add_running(w, &applier.runs, ran)?;
             }
             applier.apply(w, &batch, &mut applied)?;
-            w.frontier_len()
+            applier.frontier.len(w)
         });
         if let (Err(e), Some(i)) = (&result, applied.failed_at) {
             if let Some(Outcome::Fetched { claim, .. }) =
@@ -265,16 +293,12 @@ impl WriterThread {
                 return self.apply(batch);
             }
         }
-        let frontier_len = match result {
+        let frontier_len = match result.and_then(|len| {
+            self.applier.frontier.after(&batch)?;
+            Ok(len)
+        }) {
             Ok(len) => len,
-            Err(e) => {
-                // Everyone waiting on this batch learns the one real cause.
-                let e = Arc::new(e);
-                if let Some(r) = batch.request {
-                    refuse(r, StoreError::Batch(e.clone()));
-                }
-                return Err(Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch));
-            }
+            Err(e) => return Err(failed(batch.request, e)),
         };
         if heartbeat {
             self.last_heartbeat = Instant::now();
@@ -285,7 +309,12 @@ impl WriterThread {
             Some(Answer::Claimed(claims)) => claims.len() as u64,
             _ => 0,
         };
-        let settled: u64 = batch.outcomes.iter().map(Outcome::claims_settled).sum();
+        let settled: u64 = lost
+            + batch
+                .outcomes
+                .iter()
+                .map(Outcome::claims_settled)
+                .sum::<u64>();
         let skipped = self.applier.take_skipped().map(Done::Event);
         let events = &self.events;
         self.counters.commit(|c| {
@@ -315,6 +344,65 @@ impl WriterThread {
         }
         Ok(())
     }
+}
+
+/// Joins the shared frontier's runs of `points` (each known there by its
+/// URL) as crawler `host:pid:start-ms`.
+fn join_shared(
+    store: &Store,
+    spec: &crate::crawl::shared::Spec,
+    cfg: &CrawlConfig,
+    points: &[PointId],
+    pid: u32,
+    pulse: crate::crawl::shared::Pulse,
+) -> Result<SharedFrontier, StoreError> {
+    let r = store.read()?;
+    let mut named = Vec::with_capacity(points.len());
+    for &id in points {
+        let rec = r
+            .point(id)?
+            .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
+        named.push((id, rec.url));
+    }
+    drop(r);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into());
+    let owner = format!("{host}:{pid}:{}", crate::time::unix_now_ms());
+    SharedFrontier::join(spec, owner, cfg.delay, &named, pulse)
+}
+
+/// What this crawler's heartbeat on the shared frontier tells: its
+/// requests on the wire and its pages a second, while not paused.
+fn pulse(counters: Arc<Counters>, pause: Arc<Pause>) -> crate::crawl::shared::Pulse {
+    Arc::new(move || {
+        let secs = pause.running().as_secs_f64();
+        let fetched = counters.fetched.load(Ordering::Relaxed) as f64;
+        let rate = if secs > 0.0 { fetched / secs } else { 0.0 };
+        (counters.on_wire.load(Ordering::Relaxed), rate)
+    })
+}
+
+/// Takes what the store's frontier holds for `points` (the seeds a run's
+/// start queued) out of it, as offers to the shared frontier.
+fn hand_over(
+    w: &mut crate::store::Writer<'_>,
+    points: &[PointId],
+) -> Result<Vec<Offer>, StoreError> {
+    let mut offers = Vec::new();
+    for &point in points {
+        for e in w.drop_queued(point)? {
+            if let Some(url) = w.url_of(e.page)? {
+                offers.push(Offer {
+                    point,
+                    url,
+                    depth: e.depth,
+                    hops: e.hops,
+                });
+            }
+        }
+    }
+    Ok(offers)
 }
 
 /// Counts what the reports of the default view need once, now that the
@@ -356,6 +444,16 @@ fn answer(request: Request, answer: Option<Answer>, runs: &mut Runs) {
             }
         }
     }
+}
+
+/// A batch that failed with `e`: whoever waits on its request learns the
+/// one real cause, which the writer then fails with.
+fn failed(request: Option<Request>, e: StoreError) -> StoreError {
+    let e = Arc::new(e);
+    if let Some(r) = request {
+        refuse(r, StoreError::Batch(e.clone()));
+    }
+    Arc::try_unwrap(e).unwrap_or_else(StoreError::Batch)
 }
 
 /// Tells the one waiting on a request that its batch failed, and why.

@@ -192,12 +192,20 @@ fn point_ids<V: View + ?Sized>(v: &V) -> Result<HashSet<PointId>> {
 /// exists, since following a page queues, skips or leaves to its owner
 /// every link. Links of pages not followed (an error status) are recorded
 /// without a state, and removing a point drops the states of its queued
-/// URLs: those are the only URLs seen without one.
+/// URLs: those are the only URLs seen without one. A shard of a shared
+/// frontier (`crawl --frontier`) hands the URLs it finds to the frontier:
+/// such a URL has its point's queued mark and no state (another crawler
+/// may have fetched it, into its own shard).
 pub(super) fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
     let t = v.txn();
     let has_state =
         |page: PageId| -> Result<bool> { Ok(d.url_state.get(t, &u32_key(page))?.is_some()) };
+    let decided = |point: PointId, page: PageId| -> Result<bool> {
+        Ok(has_state(page)?
+            || v.point_mark(point, page)?
+                .is_some_and(|m| m.decision == Decision::Queued))
+    };
     let points = point_ids(v)?;
     for (point, rec) in v.points()? {
         let Ok(url) = url::Url::parse(&rec.url) else {
@@ -207,7 +215,7 @@ pub(super) fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Resu
         // A corrupt URL record (one whose origin is gone) is named where
         // the URL records are checked.
         if let Ok(Some(page)) = v.page_id(&url) {
-            if !has_state(page)? {
+            if !decided(point, page)? {
                 p.add(format!(
                     "page {page}: start URL of crawl point {point} without a state"
                 ));
@@ -221,14 +229,11 @@ pub(super) fn check_seen_urls<V: View + ?Sized>(v: &V, p: &mut Problems) -> Resu
         }
         let parent = split_pair_key(k)?.1;
         let followed = match v.url_state(parent)? {
-            Some(UrlState::Done { point, .. }) => points.contains(&point),
-            _ => false,
+            Some(UrlState::Done { point, .. }) if points.contains(&point) => point,
+            _ => continue,
         };
-        if !followed {
-            continue;
-        }
         for child in v.children(parent)? {
-            if !has_state(child)? {
+            if !decided(followed, child)? {
                 p.add(format!(
                     "page {child}: linked from page {parent}, which was followed, but without a state"
                 ));

@@ -9,6 +9,7 @@
 
 pub mod crawl;
 pub mod pdf;
+pub mod redis;
 
 use std::collections::HashMap;
 use std::io::Write as _;

@@ -1,0 +1,30 @@
+-- ARGV: owner, n, lease ms, delay ms. Takes up to n queued URLs in queue
+-- order and leases them to the owner; with a delay, only URLs of origins
+-- whose politeness slot is free, one an origin (the slot itself is taken
+-- when the request starts: lua/slot.lua). Returns the queue's length
+-- left, then (url, "depth hops") pairs.
+local now = now_ms()
+reclaim(now)
+local owner, n, lease, delay = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local out = { 0 }
+local busy = {}
+local taken = 0
+for _, url in ipairs(redis.call('ZRANGE', KEYS[2], 0, math.min(n * 4, 4096) - 1)) do
+  if taken >= n then break end
+  local origin = string.match(url, '^[%w+.-]+://[^/?#]*') or url
+  local free = true
+  if delay > 0 then
+    free = not busy[origin] and (tonumber(redis.call('HGET', KEYS[8], origin)) or 0) <= now
+    busy[origin] = true
+  end
+  if free then
+    redis.call('ZREM', KEYS[2], url)
+    redis.call('HSET', KEYS[5], url, owner)
+    redis.call('ZADD', KEYS[6], now + lease, url)
+    out[#out + 1] = url
+    out[#out + 1] = redis.call('HGET', KEYS[3], url) or '0 0'
+    taken = taken + 1
+  end
+end
+out[1] = redis.call('ZCARD', KEYS[2])
+return out
