@@ -125,7 +125,7 @@ impl Browser {
             None => Tab::open(&self.conn).await?,
         };
         let dom = tab.render(&self.conn, url, served, wait, gate).await;
-        let reusable = dom.is_ok() && tab.blank(&self.conn).await.is_ok();
+        let reusable = dom.is_ok() && tab.rest(&self.conn).await.is_ok();
         let unused = match self.idle.lock() {
             Ok(mut tabs) if reusable => {
                 tabs.push(tab);

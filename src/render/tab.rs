@@ -3,8 +3,9 @@
 //! request answered by us (images, fonts and media empty: the
 //! DOM does not need their bytes, and the crawl checks them as resources
 //! apart), watched until it settles or the wait budget is spent, its DOM
-//! read, and sent back to a blank page (its scripts stopped) for the next
-//! one; a tab that failed a page is closed, not reused.
+//! read, and frozen (its timers and scripts stopped) until the next page
+//! navigates it in the same renderer; a tab that failed a page is
+//! closed, not reused.
 //!
 //! It settles when it has loaded and no request of it has been waiting
 //! for [`QUIET`]: every request passes through us, so the count is exact
@@ -27,9 +28,6 @@ const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a loaded page's network must stay quiet to be settled.
 pub const QUIET: Duration = Duration::from_millis(200);
-
-/// The most a tab may take to go blank between two pages.
-const BLANK_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Requests whose bytes the DOM does not need, answered empty.
 const UNREAD: [&str; 3] = ["Image", "Font", "Media"];
@@ -105,34 +103,25 @@ impl Tab {
         wait: Duration,
         gate: &dyn Gate,
     ) -> Result<String, String> {
-        // What the last page left unanswered was cut by the blank page.
+        // What the last page left unanswered is cut by the navigation.
         while self.events.try_recv().is_ok() {}
+        self.lifecycle(conn, "active").await?;
         let session = self.session.clone();
         drive(conn, &session, &mut self.events, url, served, wait, gate).await
     }
 
-    /// Sends the tab to a blank page, which stops the last page's scripts
-    /// and requests, to be reused. The navigation's answer comes before
-    /// the blank page is in: its load is waited for, or it would land in
-    /// the middle of the next page's navigation.
-    pub async fn blank(&mut self, conn: &Conn) -> Result<(), String> {
+    /// Freezes the page between two renderings: its timers and scripts
+    /// stop (a page that polls would spend the cores while the tab
+    /// waits), and the next navigation stays in the same renderer.
+    pub async fn rest(&self, conn: &Conn) -> Result<(), String> {
+        self.lifecycle(conn, "frozen").await
+    }
+
+    async fn lifecycle(&self, conn: &Conn, state: &str) -> Result<(), String> {
         let s = Some(self.session.as_str());
-        let r = conn
-            .call(s, "Page.navigate", json!({"url": "about:blank"}))
-            .await?;
-        let loader = r.get("loaderId").and_then(Value::as_str);
-        let loaded = async {
-            while let Some(ev) = self.events.recv().await {
-                let load = ev.params.get("name").and_then(Value::as_str) == Some("load");
-                if ev.method == "Page.lifecycleEvent" && load && ours(&ev.params, loader) {
-                    return Ok(());
-                }
-            }
-            Err("the browser is gone".to_string())
-        };
-        tokio::time::timeout(BLANK_TIMEOUT, loaded)
+        conn.call(s, "Page.setWebLifecycleState", json!({"state": state}))
             .await
-            .map_err(|_| "the blank page did not load".to_string())?
+            .map(drop)
     }
 
     /// Closes the tab: a tab left open would keep its scripts running.
