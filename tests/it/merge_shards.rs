@@ -25,6 +25,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value;
+use tempfile::TempDir;
 
 use crate::export_formats::export;
 use crate::report_findings::doc;
@@ -236,6 +237,19 @@ fn merged_runs(db: &Path) -> Vec<Value> {
     v.as_array().cloned().unwrap_or_default()
 }
 
+/// Two shard stores, each with the point excluding the other's section,
+/// and the empty store they merge into.
+fn shard_stores(s: &TestServer) -> (TempDir, TempDir, TempDir) {
+    let (a, b, merged) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    add_shard_point(a.path(), s, "b");
+    add_shard_point(b.path(), s, "a");
+    (a, b, merged)
+}
+
 #[test]
 fn merged_shards_answer_as_one_process_and_again_after_a_shard_resumed() {
     let s = site();
@@ -244,13 +258,7 @@ fn merged_shards_answer_as_one_process_and_again_after_a_shard_resumed() {
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     crawl_ok(oracle.path(), &flags);
 
-    let (a, b, merged) = (
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-    );
-    add_shard_point(a.path(), &s, "b");
-    add_shard_point(b.path(), &s, "a");
+    let (a, b, merged) = shard_stores(&s);
     // A's run cut short, merged, then resumed and merged again.
     crawl_ok(a.path(), &["--max-pages", "3"]);
     crawl_ok(b.path(), &[]);
@@ -348,13 +356,7 @@ fn duckdb_reads_the_shards_parquet_as_the_merged_summary_counts() {
         return;
     }
     let s = site();
-    let (a, b, merged) = (
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-    );
-    add_shard_point(a.path(), &s, "b");
-    add_shard_point(b.path(), &s, "a");
+    let (a, b, merged) = shard_stores(&s);
     crawl_ok(a.path(), &[]);
     crawl_ok(b.path(), &[]);
     merge(&[a.path(), b.path()], merged.path());

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-use super::external::{crawl_point, graph_shown, serve};
+use super::external::{crawl_point, graph_shown, open_first_page, serve};
 use super::*;
-use crate::tui::{findings_jobs, jobs};
+use crate::tui::findings_jobs;
 
 #[tokio::test]
 async fn the_graph_shows_extracted_values_and_findings_list_search_hits() {
@@ -25,15 +25,7 @@ async fn the_graph_shows_extracted_values_and_findings_list_search_hits() {
     .await;
 
     let mut h = Harness::new();
-    h.send(Msg::CrawlStarted);
-    let Some(Command::LoadPage { seq, page }) = h.send(Msg::Engine(events)) else {
-        panic!("the first page fetched opens in the graph");
-    };
-    let view = jobs::page_view(&store, page).expect("the home page");
-    h.send(Msg::PageLoaded {
-        seq,
-        result: Ok(view),
-    });
+    open_first_page(&mut h, &store, events);
     let shown = graph_shown(&h);
     assert!(shown.contains("price: 9.99 EUR | 12 EUR"), "{shown}");
 

@@ -100,6 +100,26 @@ pub(super) async fn crawl_point(
     (dir, store, events)
 }
 
+/// A console told of a crawl's events, with the first page fetched
+/// (which opens in the graph) loaded from the store: its load's sequence
+/// number and view.
+pub(super) fn open_first_page(
+    h: &mut Harness,
+    store: &Store,
+    events: Vec<CrawlEvent>,
+) -> (u64, crate::tui::panes::graph::PageView) {
+    h.send(Msg::CrawlStarted);
+    let Some(Command::LoadPage { seq, page }) = h.send(Msg::Engine(events)) else {
+        panic!("the first page fetched opens in the graph");
+    };
+    let view = jobs::page_view(store, page).expect("the first page");
+    h.send(Msg::PageLoaded {
+        seq,
+        result: Ok(view.clone()),
+    });
+    (seq, view)
+}
+
 /// The graph pane drawn alone at 140×24, as text.
 pub(super) fn graph_shown(h: &Harness) -> String {
     let area = ratatui::layout::Rect::new(0, 0, 140, 24);
@@ -129,15 +149,7 @@ async fn the_graph_shows_what_each_check_found() {
     let addr = site(true).await;
     let (_dir, store, events) = crawl(addr, true).await;
     let mut h = Harness::new();
-    h.send(Msg::CrawlStarted);
-    let Some(Command::LoadPage { seq, page }) = h.send(Msg::Engine(events)) else {
-        panic!("the first page fetched opens in the graph");
-    };
-    let view = jobs::page_view(&store, page).expect("the home page");
-    h.send(Msg::PageLoaded {
-        seq,
-        result: Ok(view.clone()),
-    });
+    let (seq, view) = open_first_page(&mut h, &store, events);
     let shown = graph_shown(&h);
     let row = |path: &str| {
         shown
