@@ -33,6 +33,7 @@ pub(crate) fn put_linked(
             status: 200,
             size: html.len() as u64,
             last_modified: 1_717_200_000,
+            content_hash: xxhash_rust::xxh3::xxh3_64(html.as_bytes()),
             ..PageRecord::default()
         },
         content_type: "text/html; charset=utf-8".into(),

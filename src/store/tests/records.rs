@@ -18,7 +18,7 @@ fn a_body_of_many_chunks_reads_back_exactly_and_a_shorter_one_replaces_it() {
         .collect();
     let with_body = |raw: &[u8]| {
         let (mut p, links) = page(&["a"], &[], vec![]);
-        p.compressed_body = compress_body(raw);
+        super::set_body(&mut p, raw);
         (p, links)
     };
     let id = store
