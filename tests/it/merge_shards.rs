@@ -324,12 +324,11 @@ fn duckdb() -> bool {
     if has {
         return true;
     }
-    assert!(
-        std::env::var("CRAWLSCOPE_NO_DUCKDB_TESTS").as_deref() == Ok("1"),
-        "python3 cannot import duckdb: pip install duckdb (.ci/run does), \
-         or set CRAWLSCOPE_NO_DUCKDB_TESTS=1 to leave the DuckDB test out"
+    crate::support::tool_missing(
+        "duckdb",
+        "pip install duckdb (.ci/run does)",
+        "the DuckDB test",
     );
-    eprintln!("note: CRAWLSCOPE_NO_DUCKDB_TESTS=1: the DuckDB test is left out");
     false
 }
 

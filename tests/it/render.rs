@@ -1,6 +1,6 @@
 //! `--render js|auto`: a script-built site crawled through a real headless
 //! Chromium, against loopback servers. Needs /usr/bin/chromium: without
-//! it these tests fail, unless `CRAWLSCOPE_NO_BROWSER_TESTS=1` says to
+//! it these tests fail, unless `CRAWLSCOPE_SKIP_TOOLS` names chromium to
 //! leave them out (README, "Set up and run").
 
 use std::path::Path;
@@ -22,12 +22,11 @@ fn chromium() -> Option<MutexGuard<'static, ()>> {
     if Path::new("/usr/bin/chromium").exists() {
         return Some(ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner()));
     }
-    assert!(
-        std::env::var("CRAWLSCOPE_NO_BROWSER_TESTS").as_deref() == Ok("1"),
-        "/usr/bin/chromium is missing: install chromium (Debian's package), \
-         or set CRAWLSCOPE_NO_BROWSER_TESTS=1 to leave the rendering tests out"
+    crate::support::tool_missing(
+        "chromium",
+        "install Debian's chromium (/usr/bin/chromium)",
+        "the rendering tests",
     );
-    eprintln!("note: CRAWLSCOPE_NO_BROWSER_TESTS=1: the rendering tests are left out");
     None
 }
 

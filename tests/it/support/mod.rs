@@ -233,6 +233,26 @@ pub fn home(s: &TestServer, links: &[&str]) {
     s.route("/", Reply::Respond(page("Home", "home", links)));
 }
 
+/// The one variable that leaves out the tests needing a tool of the
+/// machine: `CRAWLSCOPE_SKIP_TOOLS=chromium,redis-server,duckdb,warcio,pyarrow`
+/// (any of them) or `all`.
+pub const SKIP_TOOLS: &str = "CRAWLSCOPE_SKIP_TOOLS";
+
+/// Called when `tool` is missing: fails the test (a feature that cannot
+/// be tested is not passed, `install` says how to get it) unless
+/// [`SKIP_TOOLS`] names the tool, and then says loudly what is left out.
+pub fn tool_missing(tool: &str, install: &str, left_out: &str) {
+    let skip = std::env::var(SKIP_TOOLS).unwrap_or_default();
+    let named = skip
+        .split(',')
+        .any(|t| t.trim() == tool || t.trim() == "all");
+    assert!(
+        named,
+        "{tool} is missing: {install}, or set {SKIP_TOOLS}={tool} to leave {left_out} out"
+    );
+    eprintln!("note: {SKIP_TOOLS} names {tool}: {left_out} left out");
+}
+
 /// The real binary, for CLI tests.
 pub fn crawlscope() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_crawlscope"))

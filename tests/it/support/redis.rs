@@ -1,7 +1,7 @@
 //! A real `redis-server` for the shared-frontier tests: on a free loopback
 //! port, with its own directory, no persistence unless asked (then an
 //! append-only file, for a restart), killed on drop. A
-//! missing server fails the test, unless `CRAWLSCOPE_NO_REDIS_TESTS=1`
+//! missing server fails the test, unless `CRAWLSCOPE_SKIP_TOOLS` names redis-server
 //! says to leave those tests out (README, "Set up and run").
 
 use std::io::{Read, Write};
@@ -43,12 +43,11 @@ impl RedisServer {
 
     fn start_with(persistent: bool) -> Option<RedisServer> {
         if !Path::new(SERVER).exists() {
-            assert!(
-                std::env::var("CRAWLSCOPE_NO_REDIS_TESTS").as_deref() == Ok("1"),
-                "{SERVER} is missing: install redis-server (Debian's package), \
-                 or set CRAWLSCOPE_NO_REDIS_TESTS=1 to leave the shared-frontier tests out"
+            super::tool_missing(
+                "redis-server",
+                "install Debian's redis-server",
+                "the shared-frontier tests",
             );
-            eprintln!("note: CRAWLSCOPE_NO_REDIS_TESTS=1: the shared-frontier tests are left out");
             return None;
         }
         let dir = tempfile::tempdir().expect("a directory for redis-server");
