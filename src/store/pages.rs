@@ -560,13 +560,15 @@ impl Writer<'_> {
                 self.add_doc_freq(w, 1);
             }
         }
-        let max_tf = record.max_tf.max(1) as f32;
-        record.norm = forward
+        // Summed exactly in integers: a float sum in term id order would
+        // round differently in a store whose ids differ (a merged one),
+        // and the same page would rank otherwise there.
+        let squares: u64 = forward
             .terms
             .iter()
-            .map(|&(_, tf)| (tf as f32 / max_tf).powi(2))
-            .sum::<f32>()
-            .sqrt();
+            .map(|&(_, tf)| u64::from(tf).pow(2))
+            .sum();
+        record.norm = ((squares as f64).sqrt() / f64::from(record.max_tf.max(1))) as f32;
         self.set_norm_factor(id, norm_factor(record.max_tf, record.norm))?;
         let links = self.link_children(id, forward.segment, links)?;
         self.put_page_record(id, &record)?;

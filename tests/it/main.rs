@@ -66,6 +66,7 @@ mod run_decisions;
 mod runs;
 mod search_ranking;
 mod seed_rules;
+mod shared_frontier_merge;
 mod sites;
 mod soak;
 mod store_copy;

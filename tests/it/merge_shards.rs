@@ -127,7 +127,7 @@ fn add_shard_point(db: &Path, s: &TestServer, excluded: &str) {
     );
 }
 
-fn merge(shards: &[&Path], into: &Path) -> String {
+pub(crate) fn merge(shards: &[&Path], into: &Path) -> String {
     let out = crate::support::crawlscope()
         .arg("merge")
         .args(shards)
@@ -146,7 +146,7 @@ fn merge(shards: &[&Path], into: &Path) -> String {
 /// A JSON value with its arrays' items in one order and the fields that
 /// differ between any two crawls (times, run ids) left out: rows that tie
 /// are listed in page id order, and page ids are each store's own.
-fn canonical(v: &Value) -> Value {
+pub(crate) fn canonical(v: &Value) -> Value {
     match v {
         Value::Array(items) => {
             let mut items: Vec<Value> = items.iter().map(canonical).collect();
@@ -185,6 +185,17 @@ fn timing(key: &str) -> bool {
 /// Everything the contract says a merged store answers as the
 /// one-process crawl does, each answer named.
 fn answers(db: &Path, urls: &[String]) -> Vec<(String, Value)> {
+    let mut out = store_answers(db, &["alpha", "beta", "shared", "alpha shared", "twins"]);
+    for url in urls {
+        let v = json_of(db, &["page", url, "--json"]);
+        out.push((format!("page {url}"), canonical(&v)));
+    }
+    out
+}
+
+/// The answers of the whole store: the summary, the depths, every finding
+/// kind's rows and the top 10 of each of `queries`, each named.
+pub(crate) fn store_answers(db: &Path, queries: &[&str]) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     let mut kinds: Vec<&str> = vec!["summary", "depth"];
     kinds.extend(Kind::FINDINGS.iter().map(|k| k.name()));
@@ -192,7 +203,7 @@ fn answers(db: &Path, urls: &[String]) -> Vec<(String, Value)> {
         let v = json_of(db, &["report", kind, "--json"]);
         out.push((format!("report {kind}"), canonical(&v)));
     }
-    for q in ["alpha", "beta", "shared", "alpha shared", "twins"] {
+    for q in queries {
         let hits = json_of(db, &["search", q, "--json", "--limit", "10"]);
         // In rank order: the order is the answer.
         let ranked: Vec<Value> = hits["hits"]
@@ -203,10 +214,6 @@ fn answers(db: &Path, urls: &[String]) -> Vec<(String, Value)> {
             .map(|h| serde_json::json!([h["url"], h["score"]]))
             .collect();
         out.push((format!("search {q}"), Value::Array(ranked)));
-    }
-    for url in urls {
-        let v = json_of(db, &["page", url, "--json"]);
-        out.push((format!("page {url}"), canonical(&v)));
     }
     out
 }

@@ -60,10 +60,13 @@ pub fn crawl_child(db: &Path, args: &[&str]) -> Child {
 pub fn wait_for_done(db: &Path, child: &mut Child, n: u64) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while done_count(db) < n {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the crawler ended before {n} pages were done"
-        );
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut said = String::new();
+            if let Some(mut err) = child.stderr.take() {
+                std::io::Read::read_to_string(&mut err, &mut said).unwrap();
+            }
+            panic!("the crawler ended ({status}) before {n} pages were done: {said}");
+        }
         assert!(Instant::now() < deadline, "the crawl made no progress");
         std::thread::sleep(Duration::from_millis(20));
     }

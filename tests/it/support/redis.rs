@@ -95,6 +95,26 @@ impl RedisServer {
     }
 }
 
+impl RedisServer {
+    /// The URLs leased to the crawler of process `pid` on the point of
+    /// `start` now (see `crawl/shared/lua/common.lua` for the keys).
+    pub fn leased_to(&self, start: &str, pid: u32) -> Vec<String> {
+        let mut conn = redis::Client::open(self.url.as_str())
+            .and_then(|c| c.get_connection())
+            .expect("a connection to the test's redis-server");
+        let leases: Vec<(String, String)> = redis::cmd("HGETALL")
+            .arg(format!("crawlscope:{{{start}}}:lease"))
+            .query(&mut conn)
+            .expect("the point's leases");
+        let pid = format!(":{pid}:");
+        leases
+            .into_iter()
+            .filter(|(_, owner)| owner.contains(&pid))
+            .map(|(url, _)| url)
+            .collect()
+    }
+}
+
 fn spawn(port: u16, dir: &Path, persistent: bool) -> Child {
     let aof: &[&str] = if persistent {
         &["--appendonly", "yes", "--appendfsync", "always"]

@@ -1,23 +1,28 @@
 -- ARGV: owner, n, lease ms, delay ms. Takes up to n queued URLs in queue
--- order and leases them to the owner; with a delay, only URLs of origins
--- whose politeness slot is free, one an origin (the slot itself is taken
--- when the request starts: lua/slot.lua). Returns the queue's length
--- left, then (url, "depth hops") pairs.
+-- order and leases them to the owner; with a delay, of each origin only
+-- what its politeness slot lets start within the next second (at least
+-- one), and none of an origin whose slot is taken for longer: the slot
+-- itself is taken when each request starts (lua/slot.lua), so claiming
+-- a second's worth keeps the origin busy between two claims without
+-- holding URLs another crawler could start sooner. Returns the queue's
+-- length left, then (url, "depth hops") pairs.
 local now = now_ms()
 reclaim(now)
 local owner, n, lease, delay = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local out = { 0 }
-local busy = {}
+local per_origin = delay > 0 and math.max(1, math.floor(1000 / delay)) or n
+local of_origin = {}
 local taken = 0
 for _, url in ipairs(redis.call('ZRANGE', KEYS[2], 0, math.min(n * 4, 4096) - 1)) do
   if taken >= n then break end
   local origin = string.match(url, '^[%w+.-]+://[^/?#]*') or url
   local free = true
   if delay > 0 then
-    free = not busy[origin] and (tonumber(redis.call('HGET', KEYS[8], origin)) or 0) <= now
-    busy[origin] = true
+    free = (of_origin[origin] or 0) < per_origin
+      and (tonumber(redis.call('HGET', KEYS[8], origin)) or 0) <= now + 1000
   end
   if free then
+    of_origin[origin] = (of_origin[origin] or 0) + 1
     redis.call('ZREM', KEYS[2], url)
     redis.call('HSET', KEYS[5], url, owner)
     redis.call('ZADD', KEYS[6], now + lease, url)
