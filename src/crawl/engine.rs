@@ -114,9 +114,11 @@ pub fn start(
         fetcher: Fetcher::new(&cfg, &resolves).map_err(CrawlError::Client)?,
         robots: RobotsCache::default(),
         origins: Origins::new(cfg.per_host, cfg.delay, pause.clone()).sharing(
-            cfg.frontier
-                .as_ref()
-                .and_then(super::shared::SharedSlots::new),
+            cfg.frontier.as_ref().and_then(|spec| {
+                // A hold lapses after the longest a request may take.
+                let hold = spec.lease.max(cfg.connect_timeout + cfg.timeout);
+                super::shared::SharedSlots::new(&spec.url, cfg.per_host, hold)
+            }),
         ),
         sitemaps,
         agent: cfg.robots_agent().to_ascii_lowercase().into(),
@@ -134,6 +136,10 @@ pub fn start(
         link_auth: LinkAuth::default(),
         counters: counters.clone(),
         parsing,
+        shared_robots: cfg
+            .frontier
+            .as_ref()
+            .and_then(|spec| super::shared::SharedRobots::new(&spec.url)),
         store,
         cfg,
         render,

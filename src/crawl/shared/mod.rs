@@ -9,6 +9,8 @@
 
 mod crawlers;
 mod lease;
+mod link;
+mod robots;
 mod slots;
 
 use std::collections::HashMap;
@@ -21,7 +23,8 @@ use crate::store::{PointId, StoreError};
 
 pub use crawlers::{list as crawlers, Crawler, Pulse};
 pub use lease::Leases;
-pub use slots::SharedSlots;
+pub use robots::{Known, SharedRobots};
+pub use slots::{Held, SharedSlots};
 
 /// The politeness slots of every origin, all points' (see `lua/slot.lua`).
 const SLOTS: &str = "crawlscope:slots";

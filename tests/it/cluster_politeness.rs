@@ -1,0 +1,149 @@
+//! What one crawler knows of an origin, shared by every crawler of a
+//! `--frontier`: `--per-host` as the cluster's bound, a Retry-After pause
+//! and robots.txt's answer. Real crawler processes, a real
+//! `redis-server`, and the recording test server's log as the judge.
+
+use std::path::Path;
+use std::process::Child;
+use std::time::Duration;
+
+use crate::support::crawl::{crawl_child, summary};
+use crate::support::redis::RedisServer;
+use crate::support::{home, page, peak_in_flight, Reply, Resp, TestServer};
+
+fn crawler(db: &Path, server: &TestServer, redis: &RedisServer, extra: &[&str]) -> Child {
+    let base = server.base();
+    let mut args = vec![base.as_str(), "--frontier", redis.url.as_str()];
+    args.extend(extra);
+    crawl_child(db, &args)
+}
+
+/// Three crawlers of one site with `extra` flags, each on its own shard;
+/// each must exit 0. Returns what each fetched.
+fn three_crawl(server: &TestServer, redis: &RedisServer, extra: &[&str]) -> Vec<u64> {
+    let dbs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let children: Vec<Child> = dbs
+        .iter()
+        .map(|db| crawler(db.path(), server, redis, extra))
+        .collect();
+    children
+        .into_iter()
+        .map(|c| {
+            summary(&c.wait_with_output().unwrap())["fetched"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// `/` links `n` pages `/p/1`... that each answer after `delay`.
+fn slow_pages(n: usize, delay: Duration) -> TestServer {
+    let server = TestServer::start();
+    let paths: Vec<String> = (1..=n).map(|i| format!("/p/{i}")).collect();
+    let links: Vec<&str> = paths.iter().map(String::as_str).collect();
+    home(&server, &links);
+    for path in &paths {
+        server.route(path, Reply::Delay(delay, page(path, "a page", &[])));
+    }
+    server
+}
+
+#[test]
+fn per_host_bounds_the_requests_of_every_crawler_together() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = slow_pages(40, Duration::from_millis(80));
+    // One request at a time per crawler takes 8 URLs a claim: the three
+    // share the 40 pages.
+    let fetched = three_crawl(&server, &redis, &["--per-host", "1", "--concurrency", "1"]);
+    assert_eq!(fetched.iter().sum::<u64>(), 41, "{fetched:?}");
+    assert!(
+        fetched.iter().filter(|&&n| n > 0).count() >= 2,
+        "one crawler did all: nothing was shared {fetched:?}"
+    );
+    assert_eq!(
+        peak_in_flight(&server.requests()),
+        1,
+        "two requests to the origin at once across the crawlers"
+    );
+}
+
+#[test]
+fn a_retry_after_one_crawler_is_told_holds_for_all() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = slow_pages(60, Duration::from_millis(100));
+    let throttle = Resp::status(429).header("Retry-After", "1");
+    server.route(
+        "/p/5",
+        Reply::Sequence(vec![
+            Reply::Respond(throttle),
+            Reply::Respond(page("/p/5", "a page", &[])),
+        ]),
+    );
+    let fetched = three_crawl(&server, &redis, &["--concurrency", "2"]);
+    assert!(
+        fetched.iter().filter(|&&n| n > 0).count() >= 2,
+        "one crawler did all: nothing was shared {fetched:?}"
+    );
+    let log = server.requests();
+    let throttled = log
+        .iter()
+        .find(|r| r.path == "/p/5")
+        .and_then(|r| r.answered)
+        .expect("/p/5 asked");
+    // Requests that left before the 429 reached its crawler may arrive
+    // just after it; the pause is a second on the server's clock, counted
+    // from when the crawler heard of it.
+    let tolerance = Duration::from_millis(100);
+    let (from, to) = (
+        throttled + tolerance,
+        throttled + Duration::from_secs(1) - tolerance,
+    );
+    let inside: Vec<&str> = log
+        .iter()
+        .filter(|r| r.arrived > from && r.arrived < to)
+        .map(|r| r.path.as_str())
+        .collect();
+    assert_eq!(inside, Vec::<&str>::new(), "asked during the pause");
+    assert!(
+        log.iter().filter(|r| r.arrived >= to).count() > 3,
+        "the crawl ended before the pause did: nothing was tested"
+    );
+}
+
+#[test]
+fn robots_txt_is_fetched_by_one_crawler_and_obeyed_by_all() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = TestServer::start();
+    let paths: Vec<String> = (1..=30).map(|i| format!("/p/{i}")).collect();
+    let mut links: Vec<&str> = paths.iter().map(String::as_str).collect();
+    links.push("/private/x");
+    home(&server, &links);
+    for path in &paths {
+        let linked = ["/private/y"];
+        let slow = Duration::from_millis(40);
+        server.route(path, Reply::Delay(slow, page(path, "a page", &linked)));
+    }
+    for path in ["/private/x", "/private/y"] {
+        server.route(path, Reply::Respond(page(path, "secret", &[])));
+    }
+    // Slow, so every crawler needs it while the first fetches it.
+    let robots = Resp::text("User-agent: *\nDisallow: /private/\n");
+    server.route(
+        "/robots.txt",
+        Reply::Delay(Duration::from_millis(300), robots),
+    );
+    let fetched = three_crawl(&server, &redis, &["--concurrency", "1"]);
+    assert_eq!(
+        fetched.iter().filter(|&&n| n > 0).count(),
+        3,
+        "a crawler fetched nothing: it never needed robots.txt {fetched:?}"
+    );
+    assert_eq!(server.hits("/robots.txt"), 1, "robots.txt fetched again");
+    assert_eq!(server.hits("/private/x") + server.hits("/private/y"), 0);
+}
