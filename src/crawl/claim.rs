@@ -179,11 +179,7 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
         }
         Ok((resp, _)) => super::render_gate::parse(ctx, claim, &site, resp).await,
     };
-    let ok = match &outcome {
-        Outcome::Fetched { page, .. } => (200..300).contains(&page.write.record.status),
-        Outcome::Unchanged { .. } => true,
-        _ => false,
-    };
+    let ok = outcome.counts_as_page();
     // Known before the writer can queue the links, so before they are
     // claimed.
     match &outcome {

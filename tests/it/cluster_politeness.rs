@@ -1,13 +1,17 @@
 //! What one crawler knows of an origin, shared by every crawler of a
-//! `--frontier`: `--per-host` as the cluster's bound, a Retry-After pause
-//! and robots.txt's answer. Real crawler processes, a real
-//! `redis-server`, and the recording test server's log as the judge.
+//! `--frontier`: `--per-host` as the cluster's bound, a Retry-After pause,
+//! robots.txt's answer, and the run's `--max-pages`. Real crawler
+//! processes, a real `redis-server`, and the recording test server's log
+//! as the judge.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Child;
 use std::time::Duration;
 
-use crate::support::crawl::{crawl_child, summary};
+use crawlscope::demo::DemoSite;
+
+use crate::support::crawl::{crawl_child, serve_site, summary};
 use crate::support::redis::RedisServer;
 use crate::support::{home, page, peak_in_flight, Reply, Resp, TestServer};
 
@@ -146,4 +150,33 @@ fn robots_txt_is_fetched_by_one_crawler_and_obeyed_by_all() {
     );
     assert_eq!(server.hits("/robots.txt"), 1, "robots.txt fetched again");
     assert_eq!(server.hits("/private/x") + server.hits("/private/y"), 0);
+}
+
+#[test]
+fn max_pages_bounds_the_run_across_crawlers() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = DemoSite::new(300);
+    let server = serve_site(&site);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let limit = ["--max-pages", "40", "--concurrency", "2"];
+    let ca = crawler(a.path(), &server, &redis, &limit);
+    let cb = crawler(b.path(), &server, &redis, &limit);
+    let fetched: Vec<u64> = [ca, cb]
+        .into_iter()
+        .map(|c| {
+            summary(&c.wait_with_output().unwrap())["fetched"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(fetched.iter().sum::<u64>(), 40, "{fetched:?}");
+    let pages: BTreeSet<String> = (0..site.pages()).map(|n| site.path_of(n)).collect();
+    let asked = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && pages.contains(&r.path))
+        .count();
+    assert_eq!(asked, 40, "pages asked of the site");
 }

@@ -204,20 +204,26 @@ impl Frontier {
     }
 
     /// After a batch committed: the server gets the URLs it found, then
-    /// its results' URLs marked done and its given-back ones queued again.
+    /// its results' URLs marked done (the pages apart, for the run's page
+    /// limit) and its given-back ones queued again.
     pub fn after(&mut self, batch: &Batch) -> Result<(), StoreError> {
         let Frontier::Shared(s) = self else {
             return Ok(());
         };
         s.remote.offer(&s.offers)?;
-        let mut done: Vec<(PointId, String)> = batch
-            .outcomes
-            .iter()
-            .filter_map(Outcome::claim)
-            .map(|c| (c.entry.point, c.url.clone()))
-            .collect();
-        done.append(&mut s.refused);
-        s.remote.finish(&done, &s.back)?;
+        let (mut pages, mut other) = (Vec::new(), Vec::new());
+        for o in &batch.outcomes {
+            if let Some(c) = o.claim() {
+                let done = (c.entry.point, c.url.clone());
+                if o.counts_as_page() {
+                    pages.push(done);
+                } else {
+                    other.push(done);
+                }
+            }
+        }
+        other.append(&mut s.refused);
+        s.remote.finish(&pages, &other, &s.back)?;
         s.offers.clear();
         s.back.clear();
         s.taken.clear();
