@@ -93,6 +93,7 @@ pub fn start(
     let mut request_rules = HashMap::new();
     let sitemaps = Sitemaps::default();
     let mut resolves = Vec::new();
+    let mut starts = std::collections::HashSet::new();
     let parsing = PointParsing::default();
     let mut render = super::render_gate::RenderPlans::default();
     {
@@ -105,11 +106,16 @@ pub fn start(
                 request_rules.insert(id, Arc::new(RequestRules::of(&rec, doc)));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
                 render.add(id, &rec);
+                starts.insert(rec.url.clone());
                 resolves.push((id, rec.resolve));
             }
         }
     }
     let resolves = crate::points::merge_resolves(&resolves).map_err(CrawlError::Resolve)?;
+    if let Some(spec) = &cfg.frontier {
+        // Points handed to the cluster mid-crawl become this crawl's too.
+        super::shared::watch_points(spec.url.clone(), starts, cmd_tx.downgrade());
+    }
     let ctx = Arc::new(Ctx {
         fetcher: Fetcher::new(&cfg, &resolves).map_err(CrawlError::Client)?,
         robots: RobotsCache::default(),

@@ -1,8 +1,8 @@
-//! What one crawler knows of an origin, shared by every crawler of a
-//! `--frontier`: `--per-host` as the cluster's bound, a Retry-After pause,
-//! robots.txt's answer, and the run's `--max-pages`. Real crawler
-//! processes, a real `redis-server`, and the recording test server's log
-//! as the judge.
+//! What one crawler knows, shared by every crawler of a `--frontier`: of
+//! an origin, `--per-host` as the cluster's bound, a Retry-After pause and
+//! robots.txt's answer; of a point, the run's `--max-pages`; and the
+//! points themselves, one added mid-crawl. Real crawler processes, a real
+//! `redis-server`, and the recording test servers' logs as the judge.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use crawlscope::demo::DemoSite;
 
-use crate::support::crawl::{crawl_child, serve_site, summary};
+use crate::support::crawl::{crawl_child, serve_site, state, summary};
 use crate::support::redis::RedisServer;
-use crate::support::{home, page, peak_in_flight, Reply, Resp, TestServer};
+use crate::support::{crawlscope, home, page, peak_in_flight, Reply, Resp, TestServer};
 
 fn crawler(db: &Path, server: &TestServer, redis: &RedisServer, extra: &[&str]) -> Child {
     let base = server.base();
@@ -179,4 +179,61 @@ fn max_pages_bounds_the_run_across_crawlers() {
         .filter(|r| r.method == "GET" && pages.contains(&r.path))
         .count();
     assert_eq!(asked, 40, "pages asked of the site");
+}
+
+#[test]
+fn a_point_added_mid_crawl_is_crawled_by_the_running_crawlers() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    // Slow, so the crawlers are still at it when the point comes.
+    let first = slow_pages(30, Duration::from_millis(150));
+    let second = slow_pages(10, Duration::ZERO);
+    let (a, b, c) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let one = ["--concurrency", "1"];
+    let ca = crawler(a.path(), &first, &redis, &one);
+    let cb = crawler(b.path(), &first, &redis, &one);
+    while first.requests().len() < 3 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let added = crawlscope()
+        .arg("--db")
+        .arg(c.path())
+        .args(["point", "add", &second.base(), "--frontier", &redis.url])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{added:?}");
+    for child in [ca, cb] {
+        summary(&child.wait_with_output().unwrap());
+    }
+    let urls: Vec<String> = std::iter::once(second.base())
+        .chain((1..=10).map(|i| second.url(&format!("/p/{i}"))))
+        .collect();
+    for url in &urls {
+        let path = url.trim_start_matches(&second.base()[..second.base().len() - 1]);
+        assert_eq!(
+            second.hits(path),
+            1,
+            "{url} fetched {} times",
+            second.hits(path)
+        );
+        let done: Vec<Option<String>> = [&a, &b].iter().map(|db| state(db.path(), url)).collect();
+        assert!(
+            done.contains(&Some("done".into())),
+            "{url} in no shard: {done:?}"
+        );
+    }
+    assert!(
+        first
+            .requests()
+            .iter()
+            .filter(|r| r.path.starts_with("/p/"))
+            .count()
+            == 30,
+        "the first point was not finished"
+    );
 }

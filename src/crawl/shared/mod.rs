@@ -10,6 +10,7 @@
 mod crawlers;
 mod lease;
 mod link;
+mod points;
 mod robots;
 mod slots;
 
@@ -23,6 +24,7 @@ use crate::store::{PointId, StoreError};
 
 pub use crawlers::{list as crawlers, Crawler, Pulse};
 pub use lease::Leases;
+pub use points::{publish as publish_point, spawn_watch as watch_points};
 pub use robots::{Known, SharedRobots};
 pub use slots::{Held, SharedSlots};
 
@@ -217,6 +219,16 @@ impl SharedFrontier {
             .get(&point)
             .cloned()
             .ok_or_else(|| StoreError::NotFound(format!("crawl point {point} in the frontier")))
+    }
+
+    /// Joins the run of `point`, known to all crawlers by `url`: a point
+    /// taken up mid-crawl.
+    pub fn join_point(&mut self, point: PointId, url: &str) -> Result<(), StoreError> {
+        let keys = keys_of(url);
+        self.call(|c, s| s.join.key(&keys).invoke::<u64>(c))?;
+        self.leases.know(point, keys.clone());
+        self.keys.insert(point, keys);
+        Ok(())
     }
 
     /// `point`'s run takes at most `max` URLs, whichever crawlers take them.

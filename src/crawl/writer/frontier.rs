@@ -94,6 +94,27 @@ impl Frontier {
         }
     }
 
+    /// A point added mid-crawl: with a shared frontier, this crawler joins
+    /// its run there (with its page limit), and the seeds its run's start
+    /// queued here go to the server once this transaction commits.
+    pub fn add_point(
+        &mut self,
+        w: &mut Writer<'_>,
+        point: PointId,
+        url: &str,
+        limit: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let Frontier::Shared(s) = self else {
+            return Ok(());
+        };
+        s.remote.join_point(point, url)?;
+        if let Some(max) = limit {
+            s.remote.limit(point, max);
+        }
+        s.offers.extend(super::hand_over(w, &[point])?);
+        Ok(())
+    }
+
     /// Puts a claim back in the queue, unfetched.
     pub fn put_back(&mut self, w: &mut Writer<'_>, claim: &Claim) -> Result<(), StoreError> {
         match self {
