@@ -44,19 +44,18 @@ struct Origin {
 /// shared frontier, its hold on the cluster's; both end when it drops.
 pub struct Permit {
     _slot: Slot,
-    gate: Arc<Gate>,
-    held: Option<Held>,
+    /// The cluster's hold, and the gate whose pause it carries back.
+    held: Option<(Held, Arc<Gate>)>,
 }
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        if let Some(held) = self.held.take() {
+        if let Some((held, gate)) = self.held.take() {
             // Throttled before the permit drops (see `Origins::throttled`):
             // the pause goes to the cluster with the hold's end.
             let now = Instant::now();
             held.release(
-                self.gate
-                    .paused_until()
+                gate.paused_until()
                     .map(|u| u.saturating_duration_since(now)),
             );
         }
@@ -143,8 +142,7 @@ impl Origins {
             };
             let permit = Permit {
                 _slot: slot,
-                gate: gate.clone(),
-                held,
+                held: held.map(|h| (h, gate.clone())),
             };
             // Paused while this request waited for its slot or its gap:
             // it must not start now, though its turn came.
