@@ -83,6 +83,11 @@ pub enum Command {
     Point {
         #[command(subcommand)]
         action: PointAction,
+        /// `add` also hands the point to the crawlers sharing this
+        /// Redis-protocol frontier: the running ones take it up.
+        #[arg(long, global = true, value_name = "redis://HOST:PORT[/DB]", env = "CRAWLSCOPE_FRONTIER",
+              value_parser = crate::crawl::shared::parse_url)]
+        frontier: Option<String>,
     },
     /// Ranked keyword and "phrase" search.
     Search {

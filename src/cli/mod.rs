@@ -224,7 +224,7 @@ pub fn run(cli: Cli) -> CliResult {
                 format,
             },
         ),
-        Some(Command::Point { action }) => point::run(db, action),
+        Some(Command::Point { action, frontier }) => point::run(db, action, frontier.as_deref()),
         Some(Command::Runs {
             point,
             limit,

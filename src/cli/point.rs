@@ -239,7 +239,12 @@ fn confirm(done: &str, id: PointId, p: PointRecord, json: bool) -> CliResult {
     Ok(())
 }
 
-pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
+/// `frontier`: where `add` also hands the point to the cluster.
+pub fn run(
+    db: Option<std::path::PathBuf>,
+    action: PointAction,
+    frontier: Option<&str>,
+) -> CliResult {
     // Only `add` may create the store; the others act on points that exist.
     let store = &match &action {
         PointAction::Add { .. } => super::open_store(db)?,
@@ -256,6 +261,9 @@ pub fn run(db: Option<std::path::PathBuf>, action: PointAction) -> CliResult {
             apply_scope(&mut rec, &scope);
             rec.docs = docs;
             let (id, saved) = points::add(store, rec)?;
+            if let Some(frontier) = frontier {
+                crate::crawl::shared::publish_point(frontier, &saved)?;
+            }
             confirm("added", id, saved, json)?;
         }
         PointAction::List { deleted, json } => {

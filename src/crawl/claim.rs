@@ -29,6 +29,7 @@ use super::pool::ParsePool;
 use super::request_rules::{self, Gate, RequestRules};
 use super::retry::{self, Retries};
 use super::robots::{self, RobotsCache, Rules, ROBOTS_TTL_S};
+use super::shared::{Known, SharedRobots};
 use super::sitemaps::{self, Sitemaps};
 use super::stop::Stop;
 use super::throttle;
@@ -64,6 +65,8 @@ pub(super) struct Ctx {
     pub parsing: PointParsing,
     /// The points that render pages in a browser, and the browser.
     pub render: super::render_gate::RenderPlans,
+    /// With a shared frontier: the robots.txt answers of the cluster.
+    pub shared_robots: Option<Arc<SharedRobots>>,
 }
 
 impl Ctx {
@@ -176,11 +179,7 @@ pub(super) async fn work(ctx: &Ctx, claim: Claim) -> bool {
         }
         Ok((resp, _)) => super::render_gate::parse(ctx, claim, &site, resp).await,
     };
-    let ok = match &outcome {
-        Outcome::Fetched { page, .. } => (200..300).contains(&page.write.record.status),
-        Outcome::Unchanged { .. } => true,
-        _ => false,
-    };
+    let ok = outcome.counts_as_page();
     // Known before the writer can queue the links, so before they are
     // claimed.
     match &outcome {
@@ -570,7 +569,8 @@ pub(super) async fn rules_for(
 /// origin and asks again, and a 5xx or a dropped connection is retried,
 /// as for a page; an answer that still says the file cannot be had (see
 /// [`robots::unreachable`]) disallows the origin for this run, for the
-/// reason given, and is not kept.
+/// reason given, and is not kept. With a shared frontier, the cluster's
+/// answer is read first and this crawler's kept for the others.
 async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credentials>) -> Rules {
     let agent = ctx.cfg.robots_agent();
     let now = unix_now();
@@ -583,6 +583,16 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credenti
         kept.filter(|r| now - r.fetched_at < ROBOTS_TTL_S && !robots::unreachable(r.status))
     {
         return Rules::from_record(agent, &rec);
+    }
+    let shared = ctx.shared_robots.as_ref();
+    if let Some(shared) = shared {
+        if let Known::Kept(record) = shared.known(origin).await {
+            let rules = Rules::from_record(agent, &record);
+            // This shard keeps it as if fetched here.
+            let origin = origin.to_string();
+            let _ = ctx.writer.send(Outcome::Robots { origin, record }.into());
+            return rules;
+        }
     }
     let (mut throttles, mut retries) = (0, Retries::new(ctx.cfg.retries));
     let fetched = loop {
@@ -615,6 +625,15 @@ async fn load_robots(ctx: &Ctx, url: &Url, origin: &str, creds: Option<&Credenti
             break fetched;
         }
     };
+    let keep = fetched
+        .as_ref()
+        .ok()
+        .filter(|f| !robots::unreachable(f.record.status));
+    match (shared, keep) {
+        (Some(shared), Some(f)) => shared.keep(origin, &f.record).await,
+        (Some(shared), None) => shared.pass(origin).await,
+        (None, _) => {}
+    }
     match fetched {
         Ok(f) if !robots::unreachable(f.record.status) => {
             let rules = Rules::from_record(agent, &f.record);

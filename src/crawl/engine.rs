@@ -93,6 +93,7 @@ pub fn start(
     let mut request_rules = HashMap::new();
     let sitemaps = Sitemaps::default();
     let mut resolves = Vec::new();
+    let mut starts = std::collections::HashSet::new();
     let parsing = PointParsing::default();
     let mut render = super::render_gate::RenderPlans::default();
     {
@@ -105,18 +106,25 @@ pub fn start(
                 request_rules.insert(id, Arc::new(RequestRules::of(&rec, doc)));
                 sitemaps.set_enabled(id, !rec.no_sitemaps);
                 render.add(id, &rec);
+                starts.insert(rec.url.clone());
                 resolves.push((id, rec.resolve));
             }
         }
     }
     let resolves = crate::points::merge_resolves(&resolves).map_err(CrawlError::Resolve)?;
+    if let Some(spec) = &cfg.frontier {
+        // Points handed to the cluster mid-crawl become this crawl's too.
+        super::shared::watch_points(spec.url.clone(), starts, cmd_tx.downgrade());
+    }
     let ctx = Arc::new(Ctx {
         fetcher: Fetcher::new(&cfg, &resolves).map_err(CrawlError::Client)?,
         robots: RobotsCache::default(),
         origins: Origins::new(cfg.per_host, cfg.delay, pause.clone()).sharing(
-            cfg.frontier
-                .as_ref()
-                .and_then(super::shared::SharedSlots::new),
+            cfg.frontier.as_ref().and_then(|spec| {
+                // A hold lapses after the longest a request may take.
+                let hold = spec.lease.max(cfg.connect_timeout + cfg.timeout);
+                super::shared::SharedSlots::new(&spec.url, cfg.per_host, hold)
+            }),
         ),
         sitemaps,
         agent: cfg.robots_agent().to_ascii_lowercase().into(),
@@ -134,6 +142,10 @@ pub fn start(
         link_auth: LinkAuth::default(),
         counters: counters.clone(),
         parsing,
+        shared_robots: cfg
+            .frontier
+            .as_ref()
+            .and_then(|spec| super::shared::SharedRobots::new(&spec.url)),
         store,
         cfg,
         render,

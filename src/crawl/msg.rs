@@ -121,6 +121,16 @@ impl Outcome {
         }
     }
 
+    /// Whether the outcome is a page that counts toward `--max-pages`: a
+    /// 2xx, fetched or unchanged.
+    pub fn counts_as_page(&self) -> bool {
+        match self {
+            Outcome::Fetched { page, .. } => (200..300).contains(&page.write.record.status),
+            Outcome::Unchanged { .. } => true,
+            _ => false,
+        }
+    }
+
     /// How many of this crawler's claims the outcome settles once
     /// committed.
     pub fn claims_settled(&self) -> u64 {

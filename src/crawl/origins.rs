@@ -5,7 +5,8 @@
 //! the next run, instead of each waiting out its own timeouts and
 //! retries), and it has its politeness [`Gate`] (slots, gap, pause).
 //! Every request of the crawl takes its slot here, so the crawl's own
-//! [`Pause`] (the console's `p`) holds here too.
+//! [`Pause`] (the console's `p`) holds here too; with a shared frontier,
+//! also the cluster's slot ([`SharedSlots`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,7 +17,7 @@ use tokio::time::Instant;
 use super::fetch::FetchError;
 use super::pause::Pause;
 use super::politeness::{Gate, Slot};
-use super::shared::SharedSlots;
+use super::shared::{Held, SharedSlots};
 
 /// Consecutive connection failures that take an origin down.
 pub const UNREACHABLE_AFTER: u32 = 5;
@@ -37,6 +38,28 @@ struct Origin {
     gate: Arc<Gate>,
     failures_in_a_row: u32,
     down: Option<String>,
+}
+
+/// A request's right to start: its slot at the origin's gate and, with a
+/// shared frontier, its hold on the cluster's; both end when it drops.
+pub struct Permit {
+    _slot: Slot,
+    /// The cluster's hold, and the gate whose pause it carries back.
+    held: Option<(Held, Arc<Gate>)>,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        if let Some((held, gate)) = self.held.take() {
+            // Throttled before the permit drops (see `Origins::throttled`):
+            // the pause goes to the cluster with the hold's end.
+            let now = Instant::now();
+            held.release(
+                gate.paused_until()
+                    .map(|u| u.saturating_duration_since(now)),
+            );
+        }
+    }
 }
 
 pub struct Origins {
@@ -101,10 +124,11 @@ impl Origins {
     /// Waits for a slot on `origin`, the end of any pause (the site's and
     /// the crawl's) and the gap (the larger of `--delay-ms` and robots'
     /// Crawl-delay).
-    pub async fn acquire(&self, origin: &str, crawl_delay: Option<Duration>) -> Slot {
+    pub async fn acquire(&self, origin: &str, crawl_delay: Option<Duration>) -> Permit {
         let gate = self.with(origin, |o| o.gate.clone());
         // Files are read, not asked of a server: no gap to keep.
-        let gap = if origin.starts_with("file:") {
+        let file = origin.starts_with("file:");
+        let gap = if file {
             Duration::ZERO
         } else {
             self.delay.max(crawl_delay.unwrap_or_default())
@@ -112,13 +136,18 @@ impl Origins {
         loop {
             self.pause.released().await;
             let slot = gate.acquire(gap).await;
-            if let Some(shared) = self.shared.as_ref().filter(|_| !gap.is_zero()) {
-                shared.take(origin, gap).await;
-            }
+            let held = match self.shared.as_ref().filter(|_| !file) {
+                Some(shared) => shared.take(origin, gap).await,
+                None => None,
+            };
+            let permit = Permit {
+                _slot: slot,
+                held: held.map(|h| (h, gate.clone())),
+            };
             // Paused while this request waited for its slot or its gap:
             // it must not start now, though its turn came.
             if !self.pause.held() {
-                return slot;
+                return permit;
             }
         }
     }
@@ -135,7 +164,8 @@ impl Origins {
     }
 
     /// The origin answered 429 or 503 with Retry-After: pause it for
-    /// `wait` and halve its concurrency.
+    /// `wait` and halve its concurrency. Called before the request's
+    /// permit drops, which tells the other crawlers.
     pub fn throttled(&self, origin: &str, wait: Duration) {
         self.with(origin, |o| {
             o.failures_in_a_row = 0;

@@ -19,16 +19,19 @@ use crate::store::PointId;
 const HEARTBEAT: Duration = Duration::from_secs(2);
 
 type Held = Arc<Mutex<HashMap<PointId, HashSet<String>>>>;
+/// Each point's keys (see `keys_of`), points taken up mid-crawl too.
+type Keys = Arc<Mutex<HashMap<PointId, Vec<String>>>>;
 
 /// The leases this crawler holds; renewal stops when dropped.
 pub struct Leases {
     held: Held,
+    keys: Keys,
     /// Dropped with `Leases`: the renewing thread sees it gone and ends.
     _stop: Sender<()>,
 }
 
-fn lock(held: &Held) -> MutexGuard<'_, HashMap<PointId, HashSet<String>>> {
-    held.lock().unwrap_or_else(|p| p.into_inner())
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Leases {
@@ -46,6 +49,8 @@ impl Leases {
         let held: Held = Arc::default();
         let (stop, stopped) = channel::<()>();
         let mine = held.clone();
+        let keys: Keys = Arc::new(Mutex::new(keys));
+        let known = keys.clone();
         // A third of the lease, and the heartbeat's figures at most 2 s old.
         let every = (lease / 3).clamp(Duration::from_millis(100), HEARTBEAT);
         let lease_ms = u64::try_from(lease.as_millis()).unwrap_or(u64::MAX);
@@ -70,11 +75,11 @@ impl Leases {
                         .map(|(p, urls)| (*p, urls.iter().cloned().collect()))
                         .collect();
                     for (point, urls) in snapshot {
-                        let Some(keys) = keys.get(&point) else {
+                        let Some(keys) = lock(&known).get(&point).cloned() else {
                             continue;
                         };
                         let renewed: redis::RedisResult<Vec<u8>> = renew
-                            .key(keys)
+                            .key(&keys)
                             .arg(&owner)
                             .arg(lease_ms)
                             .arg(&urls)
@@ -110,7 +115,16 @@ impl Leases {
             // and a long fetch may be taken over and dropped at its commit.
             tracing::warn!(error = %e, "no lease renewal thread");
         }
-        Leases { held, _stop: stop }
+        Leases {
+            held,
+            keys,
+            _stop: stop,
+        }
+    }
+
+    /// Renews the leases of `point`, taken up mid-crawl, from now on.
+    pub fn know(&self, point: PointId, keys: Vec<String>) {
+        lock(&self.keys).insert(point, keys);
     }
 
     pub fn hold(&self, taken: &[Taken]) {

@@ -9,6 +9,9 @@
 
 mod crawlers;
 mod lease;
+mod link;
+mod points;
+mod robots;
 mod slots;
 
 use std::collections::HashMap;
@@ -21,7 +24,9 @@ use crate::store::{PointId, StoreError};
 
 pub use crawlers::{list as crawlers, Crawler, Pulse};
 pub use lease::Leases;
-pub use slots::SharedSlots;
+pub use points::{publish as publish_point, spawn_watch as watch_points};
+pub use robots::{Known, SharedRobots};
+pub use slots::{Held, SharedSlots};
 
 /// The politeness slots of every origin, all points' (see `lua/slot.lua`).
 const SLOTS: &str = "crawlscope:slots";
@@ -118,6 +123,8 @@ pub struct SharedFrontier {
     lease_ms: u64,
     delay_ms: u64,
     keys: HashMap<PointId, Vec<String>>,
+    /// Each point's page limit for the run, across the cluster.
+    limits: HashMap<PointId, u64>,
     leases: Leases,
 }
 
@@ -174,6 +181,7 @@ impl SharedFrontier {
             lease_ms,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             keys,
+            limits: HashMap::new(),
             leases,
         };
         for (id, _) in points {
@@ -213,6 +221,21 @@ impl SharedFrontier {
             .ok_or_else(|| StoreError::NotFound(format!("crawl point {point} in the frontier")))
     }
 
+    /// Joins the run of `point`, known to all crawlers by `url`: a point
+    /// taken up mid-crawl.
+    pub fn join_point(&mut self, point: PointId, url: &str) -> Result<(), StoreError> {
+        let keys = keys_of(url);
+        self.call(|c, s| s.join.key(&keys).invoke::<u64>(c))?;
+        self.leases.know(point, keys.clone());
+        self.keys.insert(point, keys);
+        Ok(())
+    }
+
+    /// `point`'s run takes at most `max` URLs, whichever crawlers take them.
+    pub fn limit(&mut self, point: PointId, max: u64) {
+        self.limits.insert(point, max);
+    }
+
     /// Queues `offers` (each point's run keeps a URL once); returns how
     /// many were new.
     pub fn offer(&mut self, offers: &[Offer]) -> Result<u64, StoreError> {
@@ -237,6 +260,7 @@ impl SharedFrontier {
             let want = n.saturating_sub(taken.len());
             let keys = self.keys(point)?;
             let (owner, lease, delay) = (self.owner.clone(), self.lease_ms, self.delay_ms);
+            let limit = self.limits.get(&point).copied().unwrap_or(0);
             let reply: Vec<String> = self.call(|c, s| {
                 s.claim
                     .key(&keys)
@@ -244,6 +268,7 @@ impl SharedFrontier {
                     .arg(want)
                     .arg(lease)
                     .arg(delay)
+                    .arg(limit)
                     .invoke(c)
             })?;
             let mut reply = reply.into_iter();
@@ -301,14 +326,17 @@ impl SharedFrontier {
         Ok(still)
     }
 
-    /// Marks `done` URLs done and puts `back` URLs back in the queue, of
-    /// the leases still this crawler's; after the local commit.
+    /// Marks `pages` (2xx: they count toward `--max-pages`) and `other`
+    /// URLs done and puts `back` URLs back in the queue, of the leases
+    /// still this crawler's; after the local commit.
     pub fn finish(
         &mut self,
-        done: &[(PointId, String)],
+        pages: &[(PointId, String)],
+        other: &[(PointId, String)],
         back: &[(PointId, String)],
     ) -> Result<(), StoreError> {
-        let mut points: Vec<PointId> = done.iter().chain(back).map(|(p, _)| *p).collect();
+        let all = || pages.iter().chain(other).chain(back);
+        let mut points: Vec<PointId> = all().map(|(p, _)| *p).collect();
         points.sort_unstable();
         points.dedup();
         for point in points {
@@ -319,23 +347,21 @@ impl SharedFrontier {
                     .map(|(_, u)| u.clone())
                     .collect()
             };
-            let (done, back) = (of(done), of(back));
+            let (pages, other, back) = (of(pages), of(other), of(back));
             let owner = self.owner.clone();
             self.call(|c, s| {
                 s.finish
                     .key(&keys)
                     .arg(&owner)
-                    .arg(done.len())
-                    .arg(&done)
+                    .arg(pages.len())
+                    .arg(other.len())
+                    .arg(&pages)
+                    .arg(&other)
                     .arg(&back)
                     .invoke::<u8>(c)
             })?;
         }
-        let settled: Vec<(PointId, &str)> = done
-            .iter()
-            .chain(back)
-            .map(|(p, u)| (*p, u.as_str()))
-            .collect();
+        let settled: Vec<(PointId, &str)> = all().map(|(p, u)| (*p, u.as_str())).collect();
         self.leases.release(&settled);
         Ok(())
     }
@@ -345,7 +371,8 @@ impl SharedFrontier {
         let mut settle = Settle::Done;
         for &point in points {
             let keys = self.keys(point)?;
-            let said: String = self.call(|c, s| s.settle.key(&keys).invoke(c))?;
+            let limit = self.limits.get(&point).copied().unwrap_or(0);
+            let said: String = self.call(|c, s| s.settle.key(&keys).arg(limit).invoke(c))?;
             match said.as_str() {
                 "more" => return Ok(Settle::More),
                 "wait" => settle = Settle::Wait,

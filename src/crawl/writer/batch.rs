@@ -234,8 +234,10 @@ impl Applier {
                     ..self.overrides
                 };
                 let point = (**point).clone();
+                let (url, limit) = (point.url.clone(), overrides.max_pages.or(point.max_pages));
                 let (run, rescoped) =
                     begin_run(w, id, point, &instances, self.instance, overrides)?;
+                self.frontier.add_point(w, id, &url, limit)?;
                 done.push(Done::Queued(rescoped.queued));
                 done.extend(rescoped.skipped.into_iter().map(Done::Event));
                 Answer::Added(id, run)

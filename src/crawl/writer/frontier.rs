@@ -94,6 +94,27 @@ impl Frontier {
         }
     }
 
+    /// A point added mid-crawl: with a shared frontier, this crawler joins
+    /// its run there (with its page limit), and the seeds its run's start
+    /// queued here go to the server once this transaction commits.
+    pub fn add_point(
+        &mut self,
+        w: &mut Writer<'_>,
+        point: PointId,
+        url: &str,
+        limit: Option<u64>,
+    ) -> Result<(), StoreError> {
+        let Frontier::Shared(s) = self else {
+            return Ok(());
+        };
+        s.remote.join_point(point, url)?;
+        if let Some(max) = limit {
+            s.remote.limit(point, max);
+        }
+        s.offers.extend(super::hand_over(w, &[point])?);
+        Ok(())
+    }
+
     /// Puts a claim back in the queue, unfetched.
     pub fn put_back(&mut self, w: &mut Writer<'_>, claim: &Claim) -> Result<(), StoreError> {
         match self {
@@ -204,20 +225,26 @@ impl Frontier {
     }
 
     /// After a batch committed: the server gets the URLs it found, then
-    /// its results' URLs marked done and its given-back ones queued again.
+    /// its results' URLs marked done (the pages apart, for the run's page
+    /// limit) and its given-back ones queued again.
     pub fn after(&mut self, batch: &Batch) -> Result<(), StoreError> {
         let Frontier::Shared(s) = self else {
             return Ok(());
         };
         s.remote.offer(&s.offers)?;
-        let mut done: Vec<(PointId, String)> = batch
-            .outcomes
-            .iter()
-            .filter_map(Outcome::claim)
-            .map(|c| (c.entry.point, c.url.clone()))
-            .collect();
-        done.append(&mut s.refused);
-        s.remote.finish(&done, &s.back)?;
+        let (mut pages, mut other) = (Vec::new(), Vec::new());
+        for o in &batch.outcomes {
+            if let Some(c) = o.claim() {
+                let done = (c.entry.point, c.url.clone());
+                if o.counts_as_page() {
+                    pages.push(done);
+                } else {
+                    other.push(done);
+                }
+            }
+        }
+        other.append(&mut s.refused);
+        s.remote.finish(&pages, &other, &s.back)?;
         s.offers.clear();
         s.back.clear();
         s.taken.clear();

@@ -358,10 +358,12 @@ fn join_shared(
 ) -> Result<SharedFrontier, StoreError> {
     let r = store.read()?;
     let mut named = Vec::with_capacity(points.len());
+    let mut limits = Vec::new();
     for &id in points {
         let rec = r
             .point(id)?
             .ok_or_else(|| StoreError::NotFound(format!("crawl point {id}")))?;
+        limits.extend(cfg.max_pages.or(rec.max_pages).map(|max| (id, max)));
         named.push((id, rec.url));
     }
     drop(r);
@@ -369,7 +371,11 @@ fn join_shared(
         .map(|h| h.trim().to_string())
         .unwrap_or_else(|_| "localhost".into());
     let owner = format!("{host}:{pid}:{}", crate::time::unix_now_ms());
-    SharedFrontier::join(spec, owner, cfg.delay, &named, pulse)
+    let mut shared = SharedFrontier::join(spec, owner, cfg.delay, &named, pulse)?;
+    for (id, max) in limits {
+        shared.limit(id, max);
+    }
+    Ok(shared)
 }
 
 /// What this crawler's heartbeat on the shared frontier tells: its

@@ -12,9 +12,11 @@ local function depth_of(url)
   return tonumber(string.match(redis.call('HGET', KEYS[3], url) or '0', '^%d+')) or 0
 end
 
--- A URL put back goes first among its depth: it waited longest.
+-- A URL put back goes first among its depth: it waited longest. Its
+-- claim no longer counts against the run's page limit.
 local function requeue(url)
   redis.call('ZADD', KEYS[2], depth_of(url) * 4294967296, url)
+  redis.call('HINCRBY', KEYS[1], 'claimed', -1)
 end
 
 -- Leases past their expiry (a dead or stopped crawler's) go back to the

@@ -1,0 +1,240 @@
+//! What one crawler knows, shared by every crawler of a `--frontier`: of
+//! an origin, `--per-host` as the cluster's bound, a Retry-After pause and
+//! robots.txt's answer; of a point, the run's `--max-pages`; and the
+//! points themselves, one added mid-crawl. Real crawler processes, a real
+//! `redis-server`, and the recording test servers' logs as the judge.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Child;
+use std::time::Duration;
+
+use crawlscope::demo::DemoSite;
+
+use crate::support::crawl::{crawl_child, serve_site, state, summary};
+use crate::support::redis::RedisServer;
+use crate::support::{crawlscope, home, page, peak_in_flight, Reply, Resp, TestServer};
+
+fn crawler(db: &Path, server: &TestServer, redis: &RedisServer, extra: &[&str]) -> Child {
+    let base = server.base();
+    let mut args = vec![base.as_str(), "--frontier", redis.url.as_str()];
+    args.extend(extra);
+    crawl_child(db, &args)
+}
+
+/// Three crawlers of one site with `extra` flags, each on its own shard;
+/// each must exit 0. Returns what each fetched.
+fn three_crawl(server: &TestServer, redis: &RedisServer, extra: &[&str]) -> Vec<u64> {
+    let dbs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let children: Vec<Child> = dbs
+        .iter()
+        .map(|db| crawler(db.path(), server, redis, extra))
+        .collect();
+    children
+        .into_iter()
+        .map(|c| {
+            summary(&c.wait_with_output().unwrap())["fetched"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// `/` links `n` pages `/p/1`... that each answer after `delay`.
+fn slow_pages(n: usize, delay: Duration) -> TestServer {
+    let server = TestServer::start();
+    let paths: Vec<String> = (1..=n).map(|i| format!("/p/{i}")).collect();
+    let links: Vec<&str> = paths.iter().map(String::as_str).collect();
+    home(&server, &links);
+    for path in &paths {
+        server.route(path, Reply::Delay(delay, page(path, "a page", &[])));
+    }
+    server
+}
+
+#[test]
+fn per_host_bounds_the_requests_of_every_crawler_together() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = slow_pages(40, Duration::from_millis(80));
+    // One request at a time per crawler takes 8 URLs a claim: the three
+    // share the 40 pages.
+    let fetched = three_crawl(&server, &redis, &["--per-host", "1", "--concurrency", "1"]);
+    assert_eq!(fetched.iter().sum::<u64>(), 41, "{fetched:?}");
+    assert!(
+        fetched.iter().filter(|&&n| n > 0).count() >= 2,
+        "one crawler did all: nothing was shared {fetched:?}"
+    );
+    assert_eq!(
+        peak_in_flight(&server.requests()),
+        1,
+        "two requests to the origin at once across the crawlers"
+    );
+}
+
+#[test]
+fn a_retry_after_one_crawler_is_told_holds_for_all() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = slow_pages(60, Duration::from_millis(100));
+    let throttle = Resp::status(429).header("Retry-After", "1");
+    server.route(
+        "/p/5",
+        Reply::Sequence(vec![
+            Reply::Respond(throttle),
+            Reply::Respond(page("/p/5", "a page", &[])),
+        ]),
+    );
+    let fetched = three_crawl(&server, &redis, &["--concurrency", "2"]);
+    assert!(
+        fetched.iter().filter(|&&n| n > 0).count() >= 2,
+        "one crawler did all: nothing was shared {fetched:?}"
+    );
+    let log = server.requests();
+    let throttled = log
+        .iter()
+        .find(|r| r.path == "/p/5")
+        .and_then(|r| r.answered)
+        .expect("/p/5 asked");
+    // Requests that left before the pause reached the server (the crawler
+    // tells it when the 429's request ends, a few ms on an idle machine)
+    // may arrive just after the 429; the pause is a second on the
+    // server's clock, counted from when the crawler heard of it.
+    let (from, to) = (
+        throttled + Duration::from_millis(250),
+        throttled + Duration::from_millis(900),
+    );
+    let inside: Vec<&str> = log
+        .iter()
+        .filter(|r| r.arrived > from && r.arrived < to)
+        .map(|r| r.path.as_str())
+        .collect();
+    assert_eq!(inside, Vec::<&str>::new(), "asked during the pause");
+    assert!(
+        log.iter().filter(|r| r.arrived >= to).count() > 3,
+        "the crawl ended before the pause did: nothing was tested"
+    );
+}
+
+#[test]
+fn robots_txt_is_fetched_by_one_crawler_and_obeyed_by_all() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = TestServer::start();
+    let paths: Vec<String> = (1..=30).map(|i| format!("/p/{i}")).collect();
+    let mut links: Vec<&str> = paths.iter().map(String::as_str).collect();
+    links.push("/private/x");
+    home(&server, &links);
+    for path in &paths {
+        let linked = ["/private/y"];
+        let slow = Duration::from_millis(40);
+        server.route(path, Reply::Delay(slow, page(path, "a page", &linked)));
+    }
+    for path in ["/private/x", "/private/y"] {
+        server.route(path, Reply::Respond(page(path, "secret", &[])));
+    }
+    // Slow, so every crawler needs it while the first fetches it.
+    let robots = Resp::text("User-agent: *\nDisallow: /private/\n");
+    server.route(
+        "/robots.txt",
+        Reply::Delay(Duration::from_millis(300), robots),
+    );
+    let fetched = three_crawl(&server, &redis, &["--concurrency", "1"]);
+    // Two that fetched both needed robots.txt (a crawler slow to start on
+    // a loaded machine may find the queue empty).
+    assert!(
+        fetched.iter().filter(|&&n| n > 0).count() >= 2,
+        "one crawler did all: nothing was shared {fetched:?}"
+    );
+    assert_eq!(server.hits("/robots.txt"), 1, "robots.txt fetched again");
+    assert_eq!(server.hits("/private/x") + server.hits("/private/y"), 0);
+}
+
+#[test]
+fn max_pages_bounds_the_run_across_crawlers() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = DemoSite::new(300);
+    let server = serve_site(&site);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let limit = ["--max-pages", "40", "--concurrency", "2"];
+    let ca = crawler(a.path(), &server, &redis, &limit);
+    let cb = crawler(b.path(), &server, &redis, &limit);
+    let fetched: Vec<u64> = [ca, cb]
+        .into_iter()
+        .map(|c| {
+            summary(&c.wait_with_output().unwrap())["fetched"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(fetched.iter().sum::<u64>(), 40, "{fetched:?}");
+    let pages: BTreeSet<String> = (0..site.pages()).map(|n| site.path_of(n)).collect();
+    let asked = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && pages.contains(&r.path))
+        .count();
+    assert_eq!(asked, 40, "pages asked of the site");
+}
+
+#[test]
+fn a_point_added_mid_crawl_is_crawled_by_the_running_crawlers() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    // Slow, so the crawlers are still at it when the point comes.
+    let first = slow_pages(30, Duration::from_millis(150));
+    let second = slow_pages(10, Duration::ZERO);
+    let (a, b, c) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let one = ["--concurrency", "1"];
+    let ca = crawler(a.path(), &first, &redis, &one);
+    let cb = crawler(b.path(), &first, &redis, &one);
+    while first.requests().len() < 3 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let added = crawlscope()
+        .arg("--db")
+        .arg(c.path())
+        .args(["point", "add", &second.base(), "--frontier", &redis.url])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{added:?}");
+    for child in [ca, cb] {
+        summary(&child.wait_with_output().unwrap());
+    }
+    let urls: Vec<String> = std::iter::once(second.base())
+        .chain((1..=10).map(|i| second.url(&format!("/p/{i}"))))
+        .collect();
+    for url in &urls {
+        let path = url.trim_start_matches(&second.base()[..second.base().len() - 1]);
+        assert_eq!(
+            second.hits(path),
+            1,
+            "{url} fetched {} times",
+            second.hits(path)
+        );
+        let done: Vec<Option<String>> = [&a, &b].iter().map(|db| state(db.path(), url)).collect();
+        assert!(
+            done.contains(&Some("done".into())),
+            "{url} in no shard: {done:?}"
+        );
+    }
+    assert!(
+        first
+            .requests()
+            .iter()
+            .filter(|r| r.path.starts_with("/p/"))
+            .count()
+            == 30,
+        "the first point was not finished"
+    );
+}
