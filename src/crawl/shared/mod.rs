@@ -7,8 +7,11 @@
 //! local store: URLs are strings here, and each crawler maps them to its
 //! own shard's ids.
 
+pub mod cluster;
+pub mod control;
 mod crawlers;
 mod lease;
+pub mod log;
 mod slots;
 
 use std::collections::HashMap;
@@ -19,7 +22,7 @@ use redis::{Client, Connection, Script};
 use crate::crawl::msg::Settle;
 use crate::store::{PointId, StoreError};
 
-pub use crawlers::{list as crawlers, Crawler, Pulse};
+pub use crawlers::{list as crawlers, this_host, Crawler, Pulse};
 pub use lease::Leases;
 pub use slots::SharedSlots;
 

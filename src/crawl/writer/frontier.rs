@@ -204,7 +204,8 @@ impl Frontier {
     }
 
     /// After a batch committed: the server gets the URLs it found, then
-    /// its results' URLs marked done and its given-back ones queued again.
+    /// its results' URLs marked done and its given-back ones queued again,
+    /// then the merged log what it fetched.
     pub fn after(&mut self, batch: &Batch) -> Result<(), StoreError> {
         let Frontier::Shared(s) = self else {
             return Ok(());
@@ -218,6 +219,7 @@ impl Frontier {
             .collect();
         done.append(&mut s.refused);
         s.remote.finish(&done, &s.back)?;
+        s.remote.log(&batch.outcomes);
         s.offers.clear();
         s.back.clear();
         s.taken.clear();
