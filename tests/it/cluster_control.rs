@@ -1,8 +1,9 @@
-//! The cluster's pause and stop (`crawlscope::crawl::shared::control`,
-//! what the console's `p` and `s` order with `tui --frontier`; the keys'
-//! side is `src/tui/tests/cluster.rs`): real `crawl --frontier` processes
-//! on a real `redis-server` obey them, and `runs --frontier` lists the
-//! shared queue they leave.
+//! One console for the cluster: `tui --frontier` in a real terminal shows
+//! every crawler and the merged log and pauses the cluster with `p`; the
+//! cluster's pause and stop (`crawlscope::crawl::shared::control`, what
+//! the console's `p` and `s` order) obeyed by real `crawl --frontier`
+//! processes on a real `redis-server`; `runs --frontier` lists the shared
+//! queue they leave.
 
 use std::collections::BTreeSet;
 use std::process::Child;
@@ -16,6 +17,7 @@ use crate::support::crawl::{
     crawl_child, fetched_more_than_once, serve_site, summary, wait_for_done,
 };
 use crate::support::redis::RedisServer;
+use crate::support::tmux::{quoted, Tmux};
 use crate::support::{json_of, TestServer};
 
 const PAGES: u32 = 200;
@@ -181,4 +183,73 @@ fn a_stopped_cluster_exits_leaves_its_queue_and_a_later_crawl_finishes_it() {
     assert_eq!(fetched_more_than_once(&server), vec![]);
     let rows = cluster::points(&redis.url).unwrap();
     assert!(rows[0].finished && rows[0].queued == 0, "{rows:?}");
+}
+
+#[test]
+fn the_console_lists_the_cluster_and_its_p_pauses_every_crawler() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = DemoSite::new(PAGES);
+    let server = serve_site(&site);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let cmd = format!(
+        "{} --db {} tui {} --frontier {} --delay-ms 20 --lease-s 3",
+        quoted(std::path::Path::new(env!("CARGO_BIN_EXE_crawlscope"))),
+        quoted(&a.path().join("store")),
+        server.base(),
+        redis.url
+    );
+    let tmux = Tmux::start("cluster", &cmd, a.path());
+    let cb = crawler(b.path(), &server, &redis);
+    let other = cb.id().to_string();
+    tmux.keys("8");
+    // Both crawlers, the console marked as itself, and the merged log.
+    let screen = tmux.wait_for("two crawlers and the log", |s| {
+        s.contains("Crawlers (2)") && s.contains(&other) && s.contains("Merged log")
+    });
+    assert!(
+        screen.lines().any(|l| l.contains("│* ")),
+        "the console is not marked:\n{screen}"
+    );
+    let log_start = Instant::now();
+    loop {
+        let log = cluster::read(&redis.url, 1000).unwrap().log;
+        let by = |pid: &str| log.iter().any(|e| e.crawler.ends_with(&format!(":{pid}")));
+        let console = crawlscope::crawl::shared::crawlers(&redis.url)
+            .unwrap()
+            .into_iter()
+            .find(|c| c.pid.to_string() != other)
+            .map(|c| c.pid.to_string());
+        if by(&other) && console.is_some_and(|pid| by(&pid)) {
+            break;
+        }
+        assert!(
+            log_start.elapsed() < DEADLINE,
+            "the merged log lacks a crawler: {log:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    tmux.keys("p");
+    let paused_at = now_ms();
+    tmux.wait_for("the console paused", |s| s.contains("paused"));
+    beats_after(&redis, paused_at, 1);
+    let before = server.requests().len();
+    beats_after(&redis, now_ms(), 2);
+    assert_eq!(
+        server.requests().len(),
+        before,
+        "a request started while the console had paused the cluster"
+    );
+    assert!(
+        got(&server).len() < site_paths(&site).len(),
+        "finished before the pause"
+    );
+    tmux.keys("p");
+    summary(&cb.wait_with_output().unwrap());
+    tmux.wait_for("the console's crawl finished", |s| s.contains("finished"));
+    assert_eq!(got(&server), site_paths(&site));
+    assert_eq!(fetched_more_than_once(&server), vec![]);
+    tmux.quit();
 }
