@@ -153,10 +153,10 @@ pub enum Command {
         #[arg(long, value_name = "NAME", conflicts_with = "point")]
         doc: Option<String>,
         /// List the points' runs on this Redis-protocol frontier instead:
-        /// queued, leased and done across the cluster.
+        /// queued, leased and done across the cluster (`--point` and
+        /// `--doc` name the store's points: with either, the store's runs).
         #[arg(long, value_name = "redis://HOST:PORT[/DB]", env = "CRAWLSCOPE_FRONTIER",
-              value_parser = crate::crawl::shared::parse_url,
-              conflicts_with_all = ["point", "doc", "limit"])]
+              value_parser = crate::crawl::shared::parse_url)]
         frontier: Option<String>,
     },
     /// Counts.

@@ -227,15 +227,17 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Point { action }) => point::run(db, action),
         Some(Command::Runs {
             frontier: Some(url),
+            point: None,
+            doc: None,
+            limit,
             json,
-            ..
-        }) => runs::cluster(&url, json),
+        }) => runs::cluster(&url, limit, json),
         Some(Command::Runs {
             point,
             limit,
             json,
             doc,
-            frontier: None,
+            ..
         }) => runs::run(&open_existing(db)?, point, limit, json, doc.as_deref()),
         Some(Command::Stats { json, frontier }) => {
             stats::run(&open_existing(db)?, json, frontier.as_deref())

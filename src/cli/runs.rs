@@ -99,8 +99,9 @@ pub(crate) fn json_rows(
 
 /// `runs --frontier URL`: the points' runs on the shared frontier, as
 /// the cluster holds them (no store needed: each crawler has its own).
-pub fn cluster(url: &str, json: bool) -> CliResult {
-    let points = crate::crawl::shared::cluster::points(url)?;
+pub fn cluster(url: &str, limit: Option<usize>, json: bool) -> CliResult {
+    let mut points = crate::crawl::shared::cluster::points(url)?;
+    points.truncate(limit.unwrap_or(usize::MAX));
     if json {
         return print_json(&points);
     }

@@ -109,12 +109,12 @@ fn a_paused_cluster_sends_nothing_and_finishes_once_resumed() {
         "finished before the pause"
     );
     control::order(&redis.url, Order::Resume).unwrap();
-    let fetched = summary(&ca.wait_with_output().unwrap())["fetched"]
-        .as_u64()
-        .unwrap()
-        + summary(&cb.wait_with_output().unwrap())["fetched"]
-            .as_u64()
-            .unwrap();
+    let (sa, sb) = (
+        summary(&ca.wait_with_output().unwrap()),
+        summary(&cb.wait_with_output().unwrap()),
+    );
+    assert_eq!((&sa["crawlers"], &sb["crawlers"]), (&2.into(), &2.into()));
+    let fetched = sa["fetched"].as_u64().unwrap() + sb["fetched"].as_u64().unwrap();
     assert_eq!(got(&server), site_paths(&site));
     assert_eq!(fetched_more_than_once(&server), vec![]);
     assert_eq!(fetched as usize, site_paths(&site).len());
@@ -173,12 +173,30 @@ fn a_stopped_cluster_exits_leaves_its_queue_and_a_later_crawl_finishes_it() {
 
     // A crawler started after the stop is a new crawl of the cluster: it
     // finishes the site, each page fetched once overall.
-    let later = summary(
-        &crawler(c.path(), &server, &redis)
-            .wait_with_output()
-            .unwrap(),
+    let later = crawler(c.path(), &server, &redis)
+        .wait_with_output()
+        .unwrap();
+    // Its progress (a line every 2 s off a terminal; the rest takes more
+    // than 3 s at the delay) says how many share the frontier.
+    let progress = String::from_utf8_lossy(&later.stderr);
+    assert!(progress.contains(" · crawlers 1"), "{progress}");
+    assert_eq!(summary(&later)["crawlers"], 1);
+    // The store's runs still answer `--point` with the frontier in the
+    // environment.
+    let local = crate::support::crawlscope()
+        .arg("--db")
+        .arg(c.path())
+        .args(["runs", "--point", "1", "--json"])
+        .env("CRAWLSCOPE_FRONTIER", &redis.url)
+        .output()
+        .unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&local.stdout).unwrap_or_default();
+    assert_eq!(
+        runs[0]["point"],
+        1,
+        "{}",
+        String::from_utf8_lossy(&local.stderr)
     );
-    assert_eq!(later["crawlers"], 1);
     assert_eq!(got(&server), site_paths(&site));
     assert_eq!(fetched_more_than_once(&server), vec![]);
     let rows = cluster::points(&redis.url).unwrap();

@@ -81,7 +81,8 @@ pub fn watch(url: &str) -> Result<tokio::sync::watch::Receiver<Cluster>, StoreEr
     let client = Client::open(url).map_err(|e| super::frontier_error(url, &e))?;
     let mut conn = super::connect(&client, url)?;
     let (paused, stops_before) = read(&mut conn).map_err(|e| super::frontier_error(url, &e))?;
-    let crawlers = crawlers::live(&mut conn).unwrap_or(1);
+    // This crawler's first heartbeat may not be written yet.
+    let crawlers = crawlers::live(&mut conn).unwrap_or(0).max(1);
     let (tx, rx) = tokio::sync::watch::channel(Cluster {
         paused,
         stopped: false,
