@@ -32,6 +32,8 @@ pub enum Command {
         scope: ScopeArgs,
         #[command(flatten)]
         run: RunArgs,
+        #[command(flatten)]
+        shared: SharedArgs,
     },
     /// Serve the built-in demo site on loopback and open the console crawling it.
     Demo {
@@ -155,6 +157,12 @@ pub enum Command {
         /// Only the runs of this document's crawl points.
         #[arg(long, value_name = "NAME", conflicts_with = "point")]
         doc: Option<String>,
+        /// List the points' runs on this Redis-protocol frontier instead:
+        /// queued, leased and done across the cluster (`--point` and
+        /// `--doc` name the store's points: with either, the store's runs).
+        #[arg(long, value_name = "redis://HOST:PORT[/DB]", env = "CRAWLSCOPE_FRONTIER",
+              value_parser = crate::crawl::shared::parse_url)]
+        frontier: Option<String>,
     },
     /// Counts.
     Stats {

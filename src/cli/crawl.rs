@@ -224,6 +224,11 @@ async fn drive(
                     progress.line(&failed_line(None, &reason, &url));
                     first_failure.get_or_insert((url, reason));
                 }
+                // Only a shared frontier's cluster pauses a headless crawl.
+                Some(CrawlEvent::Paused) => {
+                    progress.line("paused: the cluster is paused (no request starts until it resumes)");
+                }
+                Some(CrawlEvent::Resumed) => progress.line("resumed: the cluster runs again"),
                 Some(ev) => {
                     if let Some(notice) = ev.notice() {
                         progress.line(&notice.line());
@@ -290,7 +295,7 @@ impl Progress {
             return;
         }
         let secs = s.elapsed.as_secs_f64().max(0.001);
-        let msg = format!(
+        let mut msg = format!(
             "fetched {} ({:.0}/s) · queue {} · in flight {} · not modified {} · errors {} · throttled {}",
             s.fetched,
             s.fetched as f64 / secs,
@@ -300,6 +305,9 @@ impl Progress {
             s.failed,
             s.throttled
         );
+        if let Some(n) = s.crawlers {
+            msg.push_str(&format!(" · crawlers {n}"));
+        }
         match &self.bar {
             Some(bar) => bar.set_message(msg),
             None if self.last_line.elapsed() >= Duration::from_secs(2) => {

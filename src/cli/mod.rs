@@ -226,10 +226,18 @@ pub fn run(cli: Cli) -> CliResult {
         ),
         Some(Command::Point { action, frontier }) => point::run(db, action, frontier.as_deref()),
         Some(Command::Runs {
+            frontier: Some(url),
+            point: None,
+            doc: None,
+            limit,
+            json,
+        }) => runs::cluster(&url, limit, json),
+        Some(Command::Runs {
             point,
             limit,
             json,
             doc,
+            ..
         }) => runs::run(&open_existing(db)?, point, limit, json, doc.as_deref()),
         Some(Command::Stats { json, frontier }) => {
             stats::run(&open_existing(db)?, json, frontier.as_deref())
@@ -313,7 +321,18 @@ pub fn run(cli: Cli) -> CliResult {
             report::run(&open_existing(db)?, kind, format, limit, on)
         }
         Some(Command::Export { format, out, warc }) => export::run(db, format, out, warc),
-        Some(Command::Tui { url, scope, run }) => tui::run(db, url, &scope, run.config()),
+        Some(Command::Tui {
+            url,
+            scope,
+            run,
+            shared,
+        }) => {
+            let cfg = crate::crawl::CrawlConfig {
+                frontier: shared.spec(),
+                ..run.config()
+            };
+            tui::run(db, url, &scope, cfg)
+        }
         Some(Command::Demo { pages }) => tui::demo(db, pages),
         Some(Command::Completions { shell }) => generated::completions(shell),
         Some(Command::Man { command }) => generated::man(command.as_deref()),

@@ -97,6 +97,25 @@ pub(crate) fn json_rows(
     Ok(rows)
 }
 
+/// `runs --frontier URL`: the points' runs on the shared frontier, as
+/// the cluster holds them (no store needed: each crawler has its own).
+pub fn cluster(url: &str, limit: Option<usize>, json: bool) -> CliResult {
+    let mut points = crate::crawl::shared::cluster::points(url)?;
+    points.truncate(limit.unwrap_or(usize::MAX));
+    if json {
+        return print_json(&points);
+    }
+    if points.is_empty() {
+        outln!("no runs on the frontier");
+        return Ok(());
+    }
+    outln!("{}", crate::crawl::shared::cluster::heading());
+    for p in &points {
+        outln!("{}", p.line());
+    }
+    Ok(())
+}
+
 /// `doc`: only the runs of that document's points.
 pub fn run(
     store: &Store,

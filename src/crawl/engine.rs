@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinSet;
 use url::Url;
 
@@ -31,6 +31,7 @@ use super::pool::ParsePool;
 use super::request_rules::RequestRules;
 use super::resources;
 use super::robots::RobotsCache;
+use super::shared::control::{self, Cluster};
 use super::sitemaps::Sitemaps;
 use super::stop::Stop;
 use super::writer::{Counters, WriterThread};
@@ -80,6 +81,12 @@ pub fn start(
             count: initially_queued,
         });
     }
+    // With a shared frontier, the cluster's pause and stop too.
+    let cluster = cfg
+        .frontier
+        .as_ref()
+        .map(|spec| control::watch(&spec.url))
+        .transpose()?;
     let (w_tx, w_rx) = std::sync::mpsc::channel();
     let batch_interval = cfg.batch_interval;
     let writer_thread = std::thread::Builder::new()
@@ -151,7 +158,9 @@ pub fn start(
         render,
     });
     let done = tokio::spawn(async move {
-        let result = Dispatcher::new(ctx.clone(), points, cmd_rx).run().await;
+        let result = Dispatcher::new(ctx.clone(), points, cmd_rx, cluster)
+            .run()
+            .await;
         let jars = ctx.save_cookie_jars();
         let events = ctx.events.clone();
         // Dropping the last sender ends the writer once it has committed.
@@ -161,10 +170,13 @@ pub fn start(
             .map_err(CrawlError::Join)?
             .map_err(|_| CrawlError::WriterPanicked)?;
         written?;
-        let active = result?;
+        let (active, crawlers) = result?;
         jars?;
         // Counted by the writer, so only complete once it has committed.
-        let summary = counters.summary(active);
+        let summary = Summary {
+            crawlers,
+            ..counters.summary(active)
+        };
         let _ = events.send(CrawlEvent::Finished(summary));
         Ok(summary)
     });
@@ -189,10 +201,28 @@ struct Dispatcher {
     paused: bool,
     stopping: bool,
     next_claim: Instant,
+    /// The cluster's pause and stop, when the frontier is shared.
+    cluster: Option<watch::Receiver<Cluster>>,
+    most_crawlers: Option<u64>,
+}
+
+/// The cluster's next change; never, when the frontier is not shared.
+async fn cluster_changed(rx: &mut Option<watch::Receiver<Cluster>>) -> Cluster {
+    if let Some(rx) = rx {
+        if rx.changed().await.is_ok() {
+            return *rx.borrow_and_update();
+        }
+    }
+    std::future::pending().await
 }
 
 impl Dispatcher {
-    fn new(ctx: Arc<Ctx>, points: Vec<PointId>, commands: UnboundedReceiver<CrawlCommand>) -> Self {
+    fn new(
+        ctx: Arc<Ctx>,
+        points: Vec<PointId>,
+        commands: UnboundedReceiver<CrawlCommand>,
+        cluster: Option<watch::Receiver<Cluster>>,
+    ) -> Self {
         let mut max_pages = HashMap::new();
         if let Ok(r) = ctx.store.read() {
             for &id in &points {
@@ -216,6 +246,8 @@ impl Dispatcher {
             paused: false,
             stopping: false,
             next_claim: Instant::now(),
+            cluster,
+            most_crawlers: None,
         }
     }
 
@@ -245,12 +277,18 @@ impl Dispatcher {
         Ok(rx.await.map_err(|_| CrawlError::WriterGone)??)
     }
 
-    /// Crawls until done or stopped; returns the time spent not paused.
-    async fn run(mut self) -> Result<Duration, CrawlError> {
+    /// Crawls until done or stopped; returns the time spent not paused,
+    /// and the most crawlers seen sharing the frontier.
+    async fn run(mut self) -> Result<(Duration, Option<u64>), CrawlError> {
         let mut ticker = tokio::time::interval(STATS_EVERY);
         // A claim waits for a commit; the dispatcher keeps reaping and
         // starting fetches meanwhile instead of stalling on it.
         let mut claim: Option<ClaimReply> = None;
+        // A cluster paused before this crawler started holds it before
+        // its first claim.
+        if let Some(now) = self.cluster.as_ref().map(|rx| *rx.borrow()) {
+            self.obey(now).await?;
+        }
         loop {
             let active = !self.paused && !self.stopping;
             // Claims held for paused origins do not count as work at hand
@@ -344,6 +382,7 @@ impl Dispatcher {
                     // Every face is gone: nobody can stop us later, so stop now.
                     None => self.stop(),
                 },
+                now = cluster_changed(&mut self.cluster) => self.obey(now).await?,
                 _ = ticker.tick() => self.stats(),
                 _ = tokio::time::sleep_until(wake), if ready < self.ctx.cfg.concurrency => {}
             }
@@ -359,7 +398,7 @@ impl Dispatcher {
             let _ = self.ctx.writer.send(Outcome::Requeue(rest).into());
         }
         self.stats();
-        Ok(self.ctx.pause.running())
+        Ok((self.ctx.pause.running(), self.most_crawlers))
     }
 
     fn dispatch(&mut self) {
@@ -494,6 +533,7 @@ impl Dispatcher {
             }
             tokio::select! {
                 Some(_) = running.join_next(), if !running.is_empty() => {}
+                now = cluster_changed(&mut self.cluster) => self.obey(now).await?,
                 cmd = self.commands.recv() => match cmd {
                     Some(c) => self.command(c).await?,
                     None => self.stop(),
@@ -546,6 +586,26 @@ impl Dispatcher {
         Ok(())
     }
 
+    /// Does what the cluster's control says, as this console's own pause
+    /// and stop would: a stop ends this crawler, a pause holds it.
+    async fn obey(&mut self, cluster: Cluster) -> Result<(), CrawlError> {
+        self.most_crawlers = self.most_crawlers.max(Some(cluster.crawlers));
+        if cluster.stopped {
+            if !self.stopping {
+                tracing::info!("the cluster was stopped");
+                self.stop();
+            }
+        } else if cluster.paused != self.paused {
+            let cmd = if cluster.paused {
+                CrawlCommand::Pause
+            } else {
+                CrawlCommand::Resume
+            };
+            self.command(cmd).await?;
+        }
+        Ok(())
+    }
+
     /// No more claims, and every wait of the workers is cut short: a stop
     /// must not sit out a pause or a gap a site asked for.
     fn stop(&mut self) {
@@ -578,6 +638,7 @@ impl Dispatcher {
             store_bytes: self.ctx.store.disk_size(),
             rendered: c.rendered.load(Ordering::Relaxed),
             render_failed: c.render_failed.load(Ordering::Relaxed),
+            crawlers: self.cluster.as_ref().map(|rx| rx.borrow().crawlers),
         }));
     }
 }

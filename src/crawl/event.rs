@@ -203,6 +203,9 @@ pub struct CrawlStats {
     /// Pages read from a browser's DOM, and pages whose rendering failed.
     pub rendered: u64,
     pub render_failed: u64,
+    /// Crawlers sharing the frontier, this one included (None: the
+    /// store's own frontier).
+    pub crawlers: Option<u64>,
 }
 
 /// Skipped URLs by reason.
@@ -239,6 +242,10 @@ pub struct Summary {
     /// them are broken.
     pub external_checked: u64,
     pub external_broken: u64,
+    /// With a shared frontier: the most crawlers seen sharing it, this
+    /// one included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crawlers: Option<u64>,
     pub elapsed_s: f64,
     /// Resources checked, and how many of them are broken.
     pub resources_checked: u64,

@@ -43,6 +43,11 @@ pub(crate) struct App {
     refreshing: bool,
     db_label: String,
     panes: Panes,
+    /// The console shares a frontier: the Cluster pane is shown, read
+    /// about once a second, and pause and stop act on the cluster.
+    cluster: bool,
+    cluster_at: Instant,
+    cluster_reading: bool,
 }
 
 impl App {
@@ -60,6 +65,9 @@ impl App {
             refresh_at: now,
             refreshing: false,
             db_label: opts.db_label,
+            cluster: false,
+            cluster_at: now,
+            cluster_reading: false,
             panes: Panes::new(&Setup {
                 now,
                 tz_offset: opts.tz_offset,
@@ -105,6 +113,11 @@ impl App {
     #[cfg(test)]
     pub(crate) fn points(&self) -> &PointsPane {
         &self.panes.points
+    }
+
+    /// The console shares a frontier (`tui --frontier`).
+    pub(crate) fn set_cluster(&mut self) {
+        self.cluster = true;
     }
 
     /// Whether the screen needs drawing; clears the flag.
@@ -220,6 +233,15 @@ impl App {
                 self.panes.findings.set_rows(seq, result);
                 None
             }
+            Msg::Cluster { view, read_at } => {
+                if let Err(e) = &view {
+                    tracing::warn!(error = %e, "cluster not read");
+                }
+                self.panes.cluster.set_view(view, read_at);
+                self.cluster_reading = false;
+                self.cluster_at = self.now + REFRESH_EVERY;
+                None
+            }
             Msg::Info(text) => {
                 self.info(text);
                 None
@@ -281,6 +303,10 @@ impl App {
         {
             cmds.push(Command::CountFindings);
             self.dirty = true;
+        }
+        if self.cluster && !self.cluster_reading && self.now >= self.cluster_at {
+            self.cluster_reading = true;
+            cmds.push(Command::ReadCluster);
         }
         if !self.refreshing && self.now >= self.refresh_at {
             self.refreshing = true;
@@ -390,10 +416,10 @@ impl App {
         match g {
             Global::Quit => return self.quit(),
             Global::Help => self.modal = Some(Modal::Help),
-            Global::NextPane => self.set_focus(self.focus.next()),
-            Global::PrevPane => self.set_focus(self.focus.prev()),
+            Global::NextPane => self.set_focus(self.step_focus(PaneId::next)),
+            Global::PrevPane => self.set_focus(self.step_focus(PaneId::prev)),
             Global::Focus(i) => {
-                if let Some(&p) = PaneId::ALL.get(i) {
+                if let Some(&p) = PaneId::ALL.get(i).filter(|p| p.shown(self.cluster)) {
                     self.set_focus(p);
                 }
             }
@@ -407,6 +433,7 @@ impl App {
             }
             Global::Crawl => return self.act(Action::Crawl(Vec::new())),
             Global::Breakdown => self.panes.status.toggle_breakdown(),
+            Global::Pause | Global::Stop if self.cluster => return self.order(g),
             Global::Pause => match self.panes.status.run_state() {
                 RunState::Running => return Some(Command::Engine(CrawlCommand::Pause)),
                 RunState::Paused => return Some(Command::Engine(CrawlCommand::Resume)),
@@ -422,6 +449,39 @@ impl App {
             },
         }
         None
+    }
+
+    /// The next pane shown, one `step` at a time.
+    fn step_focus(&self, step: fn(PaneId) -> PaneId) -> PaneId {
+        let mut p = step(self.focus);
+        while !p.shown(self.cluster) {
+            p = step(p);
+        }
+        p
+    }
+
+    /// Pause (or resume) and stop, for the whole cluster: the control key
+    /// on the server, which every crawler reads, this console's included.
+    fn order(&mut self, g: Global) -> Option<Command> {
+        use crate::crawl::shared::control::Order;
+        let paused =
+            self.panes.cluster.paused() || self.panes.status.run_state() == RunState::Paused;
+        let order = match g {
+            Global::Stop => {
+                if matches!(
+                    self.panes.status.run_state(),
+                    RunState::Running | RunState::Paused
+                ) {
+                    self.panes.status.set_run_state(RunState::Stopping);
+                }
+                Order::Stop
+            }
+            _ if paused => Order::Resume,
+            _ => Order::Pause,
+        };
+        // Shown at the next read, at once.
+        self.cluster_at = self.now;
+        Some(Command::Order(order))
     }
 
     fn act(&mut self, action: Action) -> Option<Command> {
@@ -488,7 +548,7 @@ impl App {
 
     fn click(&mut self, pane: PaneId, a: Areas, at: Position) -> Option<Command> {
         if pane.is_explorer() && at.y == a.explorer.y {
-            if let Some((p, _, _)) = tab_ranges(a.explorer.x + 1)
+            if let Some((p, _, _)) = tab_ranges(a.explorer.x + 1, self.cluster)
                 .into_iter()
                 .find(|(_, x0, x1)| (*x0..*x1).contains(&at.x))
             {
@@ -522,11 +582,11 @@ impl App {
         let a = areas(area, self.focus);
         let shown = PaneId::ALL
             .into_iter()
-            .filter(|&p| !p.is_explorer() || p == self.explorer);
+            .filter(|&p| p.shown(self.cluster) && (!p.is_explorer() || p == self.explorer));
         for p in shown {
             let block = match p.slot() {
                 Slot::Explorer => {
-                    let block = overlay::explorer_block(self.focus, self.explorer);
+                    let block = overlay::explorer_block(self.focus, self.explorer, self.cluster);
                     match self.pane(p).caption() {
                         Some(c) => block.title(
                             Line::styled(format!(" {c} "), theme::dim())
@@ -552,6 +612,7 @@ impl App {
             Some(Modal::Help) => {
                 let sections: Vec<(String, Keys)> = PaneId::ALL
                     .into_iter()
+                    .filter(|p| p.shown(self.cluster))
                     .map(|p| (tab_label(p).trim().to_string(), self.pane(p).help()))
                     .collect();
                 overlay::help(frame, area, &sections);

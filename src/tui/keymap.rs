@@ -292,7 +292,7 @@ const PREV: Binding<Global> = Binding {
 /// A digit a pane, in the focus order; the name says how many (a test
 /// holds both to the panes there are).
 pub(crate) const FOCUS: Binding<Global> = Binding {
-    name: "1-7",
+    name: "1-8",
     keys: &[
         (ch('1'), Global::Focus(0)),
         (ch('2'), Global::Focus(1)),
@@ -301,6 +301,7 @@ pub(crate) const FOCUS: Binding<Global> = Binding {
         (ch('5'), Global::Focus(4)),
         (ch('6'), Global::Focus(5)),
         (ch('7'), Global::Focus(6)),
+        (ch('8'), Global::Focus(7)),
     ],
     footer: "",
     when: BROWSE,

@@ -51,10 +51,11 @@ pub(crate) fn too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT
 }
 
-/// Column ranges of the explorer's tab labels in its title, from `x0`.
-pub(crate) fn tab_ranges(x0: u16) -> Vec<(PaneId, u16, u16)> {
+/// Column ranges of the explorer's tab labels in its title, from `x0`;
+/// `cluster`: the Cluster tab is shown.
+pub(crate) fn tab_ranges(x0: u16, cluster: bool) -> Vec<(PaneId, u16, u16)> {
     let mut x = x0;
-    PaneId::explorers()
+    PaneId::explorers(cluster)
         .map(|p| {
             let w = tab_label(p).chars().count() as u16;
             let r = (p, x, x + w);

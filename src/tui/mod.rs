@@ -74,6 +74,9 @@ pub async fn console(
         tz_offset: local_offset(),
         clock: Clock::system(),
     });
+    if cfg.frontier.is_some() {
+        app.set_cluster();
+    }
     let mut runtime = Runtime::new(store, cfg);
     let result = {
         let mut guard = TerminalGuard::new()?;

@@ -93,6 +93,11 @@ pub(crate) enum Msg {
         seq: u64,
         result: Result<Listed, String>,
     },
+    /// The shared frontier's cluster as read at unix ms `read_at`.
+    Cluster {
+        view: Result<crate::crawl::shared::cluster::View, String>,
+        read_at: i64,
+    },
     /// Something to tell the user for a moment.
     Info(String),
     Error(String),
@@ -146,6 +151,10 @@ pub(crate) enum Command {
     },
     /// Write a finding kind as CSV in the current directory.
     ExportFindings(&'static str),
+    /// Read the shared frontier's cluster.
+    ReadCluster,
+    /// Pause, resume or stop every crawler of the cluster.
+    Order(crate::crawl::shared::control::Order),
     Batch(Vec<Command>),
 }
 

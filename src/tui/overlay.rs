@@ -20,11 +20,12 @@ pub(crate) fn pane_block(p: PaneId, focus: PaneId) -> Block<'static> {
         .title(Span::styled(tab_label(p), theme::title(focused)))
 }
 
-/// The lower half's frame: a tab per explorer pane, `shown` picked out.
-pub(crate) fn explorer_block(focus: PaneId, shown: PaneId) -> Block<'static> {
+/// The lower half's frame: a tab per explorer pane, `shown` picked out;
+/// `cluster`: the Cluster tab is one.
+pub(crate) fn explorer_block(focus: PaneId, shown: PaneId, cluster: bool) -> Block<'static> {
     let focused = focus.is_explorer();
     let mut spans = Vec::new();
-    for (i, p) in PaneId::explorers().enumerate() {
+    for (i, p) in PaneId::explorers(cluster).enumerate() {
         if i > 0 {
             spans.push(Span::styled("│", theme::border(focused)));
         }
@@ -116,15 +117,22 @@ pub(crate) fn help(frame: &mut Frame, area: Rect, sections: &[(String, Keys)]) {
             Span::raw(what.to_string()),
         ])
     };
-    let mut lines = vec![Line::styled("Everywhere", theme::heading())];
-    lines.extend(keymap::GLOBAL.help().iter().map(entry));
-    frame.render_widget(Paragraph::new(lines), left);
-    let mut lines = Vec::new();
+    let mut globals = vec![Line::styled("Everywhere", theme::heading())];
+    globals.extend(keymap::GLOBAL.help().iter().map(entry));
+    let mut panes = Vec::new();
+    // The panes' sections on the right; one that no longer fits there
+    // goes under the app's keys on the left.
     for (title, keys) in sections {
-        lines.push(Line::styled(title.clone(), theme::heading()));
-        lines.extend(keys.iter().map(entry));
+        let to = if panes.len() + 1 + keys.len() <= right.height as usize {
+            &mut panes
+        } else {
+            &mut globals
+        };
+        to.push(Line::styled(title.clone(), theme::heading()));
+        to.extend(keys.iter().map(entry));
     }
-    frame.render_widget(Paragraph::new(lines), right);
+    frame.render_widget(Paragraph::new(globals), left);
+    frame.render_widget(Paragraph::new(panes), right);
 }
 
 pub(crate) fn confirm_quit(frame: &mut Frame, area: Rect) {

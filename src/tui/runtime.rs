@@ -16,7 +16,10 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
 use super::app::{App, Clock, Command, Msg};
+use super::panes::cluster::LOG_TAIL;
 use super::{findings_jobs, jobs, TuiError};
+use crate::crawl::shared::cluster;
+use crate::crawl::shared::control::{self, Order};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlError, CrawlEvent, CrawlHandle, Summary};
 use crate::documents::{self, DocError};
 use crate::points::{self, PointError};
@@ -350,6 +353,30 @@ impl Runtime {
                 });
                 None
             }
+            Command::ReadCluster => {
+                let url = self.cfg.frontier.as_ref().map(|s| s.url.clone());
+                self.spawn(move |_| {
+                    let view = match url {
+                        Some(url) => cluster::read(&url, LOG_TAIL).map_err(|e| e.to_string()),
+                        None => Err("no shared frontier".into()),
+                    };
+                    let read_at = crate::time::unix_now_ms();
+                    Report::Msg(Box::new(Msg::Cluster { view, read_at }))
+                });
+                None
+            }
+            Command::Order(order) => {
+                let Some(url) = self.cfg.frontier.as_ref().map(|s| s.url.clone()) else {
+                    return Ok(false);
+                };
+                self.spawn(move |_| {
+                    Report::Msg(Box::new(match control::order(&url, order) {
+                        Ok(()) => Msg::Info(ordered(order).into()),
+                        Err(e) => Msg::Error(format!("cluster: {e}")),
+                    }))
+                });
+                None
+            }
             Command::SavePoint { id, rec } => {
                 self.spawn(move |store| {
                     point_write(&store, |s| {
@@ -400,6 +427,15 @@ impl Runtime {
             Some(cmd) => self.exec(app, cmd),
             None => Ok(false),
         }
+    }
+}
+
+/// What the footer says once the cluster has an order.
+fn ordered(order: Order) -> &'static str {
+    match order {
+        Order::Pause => "cluster paused: no crawler starts a request until p again",
+        Order::Resume => "cluster resumed",
+        Order::Stop => "cluster stopped: every crawler finishes what it fetched and exits",
     }
 }
 

@@ -15,6 +15,7 @@ mod cli_generated;
 mod cli_lookups;
 mod cli_points;
 mod cli_secrets;
+mod cluster_control;
 mod cluster_politeness;
 mod crawl_auth;
 mod crawl_counts;

@@ -29,6 +29,13 @@ pub struct Crawler {
     pub heartbeat: i64,
 }
 
+/// This host's name, as the cluster lists it.
+pub fn this_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into())
+}
+
 fn key(owner: &str) -> String {
     format!("crawlscope:crawler:{owner}")
 }
@@ -64,6 +71,17 @@ pub(super) fn beat(
         .sadd(CRAWLERS, owner)
         .ignore()
         .query(c)
+}
+
+/// How many crawlers beat now (a name whose hash expired is not counted).
+pub(super) fn live(c: &mut Connection) -> redis::RedisResult<u64> {
+    let owners: Vec<String> = redis::cmd("SMEMBERS").arg(CRAWLERS).query(c)?;
+    let mut pipe = redis::pipe();
+    for owner in &owners {
+        pipe.exists(key(owner));
+    }
+    let alive: Vec<bool> = pipe.query(c)?;
+    Ok(alive.into_iter().filter(|&a| a).count() as u64)
 }
 
 pub(super) fn leave(c: &mut Connection, owner: &str) -> redis::RedisResult<()> {

@@ -7,9 +7,12 @@
 //! local store: URLs are strings here, and each crawler maps them to its
 //! own shard's ids.
 
+pub mod cluster;
+pub mod control;
 mod crawlers;
 mod lease;
 mod link;
+pub mod log;
 mod points;
 mod robots;
 mod slots;
@@ -22,7 +25,7 @@ use redis::{Client, Connection, Script};
 use crate::crawl::msg::Settle;
 use crate::store::{PointId, StoreError};
 
-pub use crawlers::{list as crawlers, Crawler, Pulse};
+pub use crawlers::{list as crawlers, this_host, Crawler, Pulse};
 pub use lease::Leases;
 pub use points::{publish as publish_point, spawn_watch as watch_points};
 pub use robots::{Known, SharedRobots};

@@ -126,6 +126,7 @@ impl Counters {
             throttled: self.throttled.load(Ordering::Relaxed),
             external_checked: self.external_checked.load(Ordering::Relaxed),
             external_broken: self.external_broken.load(Ordering::Relaxed),
+            crawlers: None,
             elapsed_s,
             resources_checked: self.resources_checked.load(Ordering::Relaxed),
             resources_broken: self.resources_broken.load(Ordering::Relaxed),

@@ -226,7 +226,8 @@ impl Frontier {
 
     /// After a batch committed: the server gets the URLs it found, then
     /// its results' URLs marked done (the pages apart, for the run's page
-    /// limit) and its given-back ones queued again.
+    /// limit) and its given-back ones queued again, then the merged log
+    /// what it fetched.
     pub fn after(&mut self, batch: &Batch) -> Result<(), StoreError> {
         let Frontier::Shared(s) = self else {
             return Ok(());
@@ -245,6 +246,7 @@ impl Frontier {
         }
         other.append(&mut s.refused);
         s.remote.finish(&pages, &other, &s.back)?;
+        s.remote.log(&batch.outcomes);
         s.offers.clear();
         s.back.clear();
         s.taken.clear();

@@ -367,10 +367,11 @@ fn join_shared(
         named.push((id, rec.url));
     }
     drop(r);
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_else(|_| "localhost".into());
-    let owner = format!("{host}:{pid}:{}", crate::time::unix_now_ms());
+    let owner = format!(
+        "{}:{pid}:{}",
+        crate::crawl::shared::this_host(),
+        crate::time::unix_now_ms()
+    );
     let mut shared = SharedFrontier::join(spec, owner, cfg.delay, &named, pulse)?;
     for (id, max) in limits {
         shared.limit(id, max);

@@ -3,6 +3,7 @@
 //! pane names, what a pane asks of the app and the text input box; the
 //! list view they share is [`list`].
 
+pub(crate) mod cluster;
 pub(crate) mod findings;
 pub(crate) mod graph;
 pub(crate) mod list;
@@ -22,6 +23,7 @@ use ratatui::widgets::Widget;
 use tui_input::Input;
 
 use crate::store::{PageId, PointId, PointRecord};
+use cluster::ClusterPane;
 use findings::FindingsPane;
 use graph::GraphPane;
 use log::LogPane;
@@ -111,6 +113,7 @@ panes! {
     Graph => graph: GraphPane in Explorer,
     Points => points: PointsPane in Explorer,
     Findings => findings: FindingsPane in Explorer,
+    Cluster => cluster: ClusterPane in Explorer,
 }
 
 impl PaneId {
@@ -132,9 +135,18 @@ impl PaneId {
         self.slot() == Slot::Explorer
     }
 
-    /// The panes that share the lower half, in order.
-    pub(crate) fn explorers() -> impl Iterator<Item = PaneId> {
-        PaneId::ALL.into_iter().filter(|p| p.is_explorer())
+    /// The panes that share the lower half, in order; `cluster`: the
+    /// console shares a frontier.
+    pub(crate) fn explorers(cluster: bool) -> impl Iterator<Item = PaneId> {
+        PaneId::ALL
+            .into_iter()
+            .filter(move |p| p.is_explorer() && p.shown(cluster))
+    }
+
+    /// Whether the pane is on screen: the Cluster pane only in a console
+    /// that shares a frontier (`tui --frontier`).
+    pub(crate) fn shown(self, cluster: bool) -> bool {
+        cluster || self != PaneId::Cluster
     }
 }
 

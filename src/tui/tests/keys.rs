@@ -26,7 +26,7 @@ fn focus_key(p: PaneId) -> KeyCode {
 
 #[test]
 fn every_pane_key_table_drives_its_keys_footer_and_help() {
-    let mut h = Harness::new();
+    let mut h = Harness::cluster();
     for p in PaneId::ALL {
         h.key(focus_key(p));
         assert_eq!(h.app.focus(), p);

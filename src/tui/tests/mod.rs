@@ -4,6 +4,7 @@
 //! the model asks for. Times are fixed (`Clock` values, UTC), so snapshots
 //! are stable.
 
+mod cluster;
 mod custom_rules;
 mod documents;
 mod external;
@@ -71,6 +72,13 @@ impl Harness {
         });
         app.update(Msg::Resize(w, h));
         Harness { app, t0 }
+    }
+
+    /// A console sharing a frontier: every pane is shown, Cluster too.
+    fn cluster() -> Harness {
+        let mut h = Harness::new();
+        h.app.set_cluster();
+        h
     }
 
     fn at(&self, ms: u64) -> Clock {
@@ -590,7 +598,7 @@ fn too_small_terminal_says_so() {
 
 #[test]
 fn tab_and_digits_move_the_focus() {
-    let mut h = Harness::new();
+    let mut h = Harness::cluster();
     let start = h.app.focus();
     let mut seen = vec![start];
     for _ in 1..PaneId::ALL.len() {

@@ -36,6 +36,7 @@ fn stats(scale: u64) -> CrawlStats {
         store_bytes: 777 << 20,
         rendered: 0,
         render_failed: 0,
+        crawlers: None,
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod crawl;
 pub mod pdf;
 pub mod redis;
+pub mod tmux;
 
 use std::collections::HashMap;
 use std::io::Write as _;
