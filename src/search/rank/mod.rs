@@ -82,6 +82,15 @@ pub(crate) fn rank<R: PageRead + WordRead>(
     q: &Query,
     limit: usize,
 ) -> Result<(Vec<Ranked>, usize), StoreError> {
+    exhaustive(r, q, limit)
+}
+
+/// Every match scored: the ranking the skipping one must equal.
+fn exhaustive<R: PageRead + WordRead>(
+    r: &R,
+    q: &Query,
+    limit: usize,
+) -> Result<(Vec<Ranked>, usize), StoreError> {
     let n_pages = r.page_count()?.max(1) as f64;
 
     // (matches, query tf, df) of every term that occurs somewhere.
@@ -307,6 +316,9 @@ fn phrase_matches<R: WordRead>(r: &R, phrase: &Phrase) -> Result<Matches, StoreE
     let (body, title) = phrase::phrase_matches(r, phrase, phrase::Split::by_cores())?;
     Ok(Matches { body, title })
 }
+
+#[cfg(test)]
+mod differential;
 
 #[cfg(test)]
 mod tests {
