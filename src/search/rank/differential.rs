@@ -5,7 +5,7 @@
 //! same order, the same scores and the same count, for the kinds of query
 //! the bench asks.
 
-use super::{exhaustive, rank};
+use super::{exhaustive, rank, top_k};
 use crate::search::query;
 use crate::search::test_store::{html, put};
 use crate::store::{PageId, Store, WordRead};
@@ -138,6 +138,17 @@ fn the_ranking_that_skips_equals_scoring_every_match() {
             }
             assert_eq!(got_total, want_total, "{text:?} k {k}");
             compared += usize::from(!want.is_empty());
+            let scored = |skip| top_k(&r, &q, k, skip).expect("top k").0.scored;
+            let (skipping, all) = (scored(true), scored(false));
+            assert!(skipping <= all, "{text:?} k {k}: {skipping} > {all}");
+            // The most frequent word's runs are mostly passed; two
+            // frequent words are bounded page by page.
+            if k == 1 && text == v(0) {
+                assert!(skipping * 2 < all, "{text:?}: {skipping} of {all} scored");
+            }
+            if k == 1 && text == &format!("{} {}", v(0), v(1)) {
+                assert!(skipping < all, "{text:?}: {skipping} of {all} scored");
+            }
         }
     }
     assert!(compared >= 39, "nearly every query matches: {compared}");
