@@ -127,7 +127,7 @@ pub struct Entry<'a> {
     pub(super) held: Held<'a>,
     /// The weight class of the run it was read from (or of its own
     /// weight, for an entry being written).
-    pub(super) class: u8,
+    pub(in crate::store) class: u8,
 }
 
 impl<'a> Entry<'a> {
