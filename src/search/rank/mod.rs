@@ -278,7 +278,11 @@ fn one_word<R: PageRead + WordRead>(
     id: WordId,
     top: &mut TopK,
 ) -> Result<(), StoreError> {
-    let titled = TITLE_BOOST * term.share;
+    // What a title match adds, when a page of this word may have one.
+    let titled = match term.title.is_empty() {
+        true => 0.0,
+        false => TITLE_BOOST * term.share,
+    };
     let in_title = |page: PageId| term.title.binary_search(&page).is_ok();
     // Title pages whose body entry was read: the others score their title.
     let mut met: Vec<PageId> = Vec::new();
