@@ -76,7 +76,7 @@ pub use fragments::{FragmentRead, FragmentRecord};
 pub use frontier::{Claim, FrontierRead, QueuedWork, StateCounts, Taken};
 pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
-pub use inverted::run::Entry as PostingEntry;
+pub use inverted::run::{class_bound, Entries as PostingRun, Entry as PostingEntry};
 pub use inverted::words::{Posting, Stream, WordRead};
 pub use kept::KeptRead;
 pub use links::LinkRead;

@@ -20,7 +20,7 @@ use super::dictionary::{Dictionaries, Kind};
 use super::inverted::{
     write_doc_freqs, Grouped, Hits, PartWriter, SegmentList, TitleBlock, WordCounts,
 };
-use super::schema::{meta_keys, Dbs, PageId, WordId};
+use super::schema::{meta_keys, Dbs, PageId, WordId, NORMS_PER_CHUNK};
 use super::{sealed, Result, Store, StoreError};
 
 /// One write transaction; see [`Store::update`].
@@ -188,7 +188,13 @@ impl Writer<'_> {
         let mut grouped = match self.pending.segment {
             Some(segment) => {
                 let mut parts = PartWriter::new(segment);
-                let grouped = hits.group(&mut parts)?;
+                let norms = &self.pending.norms;
+                let factor = |page: PageId| {
+                    (norms.get(&(page / NORMS_PER_CHUNK)))
+                        .and_then(|chunk| chunk.get((page % NORMS_PER_CHUNK) as usize))
+                        .map_or(f32::NAN, |&f| f)
+                };
+                let grouped = hits.group(&mut parts, factor)?;
                 for (key, part) in parts.finish() {
                     self.append(self.dbs.postings, &key, &part)?;
                 }

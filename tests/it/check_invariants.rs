@@ -266,8 +266,8 @@ fn del(db: Db, w: &mut RwTxn<'_>, k: &[u8]) {
 
 /// A posting stream's part (body or title postings, reverse links) to
 /// put under `segment ‖ word ‖ page`: one run (word delta 0, its length)
-/// of one entry (the page, LEB128, shifted past the several-positions
-/// flag; then its lone position, 0).
+/// of its weight class (0) and one entry (the page, LEB128, shifted past
+/// the several-positions flag; then its lone position, 0).
 fn one_entry_part(page: [u8; 4]) -> Vec<u8> {
     let mut entry = Vec::new();
     let mut page = u64::from(u32::from_be_bytes(page)) << 1;
@@ -276,7 +276,7 @@ fn one_entry_part(page: [u8; 4]) -> Vec<u8> {
         page >>= 7;
     }
     entry.extend([page as u8, 0]);
-    [&[0, entry.len() as u8][..], &entry].concat()
+    [&[0, entry.len() as u8 + 1, 0][..], &entry].concat()
 }
 
 fn first_key(entries: &Entries) -> Vec<u8> {

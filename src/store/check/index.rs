@@ -1,7 +1,7 @@
 //! `check` of the inverted index and the link graph against the forward
 //! records: every posting stream's entries in a live segment and on a
-//! page whose forward record names them, doc freqs as the pages count
-//! them, pair postings as a fresh count, reverse links as the pages'
+//! page whose forward record names them, body runs' weight classes
+//! above their pages' weights, doc freqs as the pages count them, pair postings as a fresh count, reverse links as the pages'
 //! links out.
 
 use std::collections::{HashMap, HashSet};
@@ -89,8 +89,10 @@ pub(super) fn check_index<V: View + ?Sized>(
     }
     let mut pages: Vec<PageId> = forwards.keys().copied().collect();
     pages.sort_unstable();
-    for (page, factor) in pages.iter().zip(v.norm_factors(&pages)?) {
-        if let Some(rec) = v.page(*page)? {
+    let factors: HashMap<PageId, f32> =
+        pages.iter().copied().zip(v.norm_factors(&pages)?).collect();
+    for (&page, &factor) in &factors {
+        if let Some(rec) = v.page(page)? {
             let want = crate::store::norm_factor(rec.max_tf, rec.norm);
             if (want - factor).abs() > want.abs() * 1e-6 {
                 p.add(format!(
@@ -110,6 +112,14 @@ pub(super) fn check_index<V: View + ?Sized>(
         |segment, w, e, p| {
             *body_seen.entry(e.page).or_default() += 1;
             posting_against_forward(&forwards, segment, w, e, p);
+            // A search passes runs by their class: one too low hides pages.
+            let weight = factors.get(&e.page).map(|&f| e.tf as f32 * f);
+            if weight.is_some_and(|w| inverted::run::class_bound(e.class) < f64::from(w)) {
+                p.add(format!(
+                    "segment {segment}: the postings run of word {w} holding page {} has weight class {}, below the page's weight",
+                    e.page, e.class
+                ));
+            }
         },
     )?;
     let mut title_seen: HashMap<PageId, u64> = HashMap::new();

@@ -10,6 +10,7 @@
 //! the hits' (word, place) keys once at the commit costs less.
 
 use super::part_writer::PartWriter;
+use super::run::weight_class;
 use crate::store::schema::{PageId, WordId};
 use crate::store::terms::Term;
 use crate::store::Result;
@@ -146,9 +147,15 @@ impl Hits {
             .unwrap_or_default()
     }
 
-    /// Writes every live hit to `parts` in word then page order, and
-    /// counts each word's pages and spellings.
-    pub fn group(&self, parts: &mut PartWriter) -> Result<Grouped<'_>> {
+    /// Writes every live hit to `parts` in word then page order, each
+    /// with the weight class of its tf times its page's norm factor
+    /// (`factor`: NaN when not known), and counts each word's pages and
+    /// spellings.
+    pub fn group(
+        &self,
+        parts: &mut PartWriter,
+        factor: impl Fn(PageId) -> f32,
+    ) -> Result<Grouped<'_>> {
         // (word, place): the places of one word stay in put order, which
         // is page order but where a batch put a page out of id order.
         let mut order: Vec<u64> = (self.hits.iter().enumerate())
@@ -187,7 +194,9 @@ impl Hits {
                 live.sort_unstable_by_key(|h| h.page);
             }
             for h in &live {
-                parts.push_positions(word, h.page, self.positions(h))?;
+                let positions = self.positions(h);
+                let class = weight_class(positions.len() as f32 * factor(h.page));
+                parts.push_positions(word, h.page, positions, class)?;
             }
             grouped.words.push((word, counts));
         }
@@ -224,7 +233,7 @@ mod tests {
         hits.drop_page(20);
         hits.push(9, 20, &term(Some("moving"), &[2]));
         let mut parts = PartWriter::new(1);
-        let grouped = hits.group(&mut parts).unwrap();
+        let grouped = hits.group(&mut parts, |_| 1.0).unwrap();
         let mut rows = Vec::new();
         for (key, part) in parts.finish() {
             let (_, word, _) = crate::store::codec::split_triple_key(&key).unwrap();

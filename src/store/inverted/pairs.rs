@@ -508,9 +508,9 @@ mod tests {
         // Every other page of 600, position 0: three bits an entry.
         let mut writer = part_writer::PartWriter::new(1);
         for page in (0..600).step_by(2) {
-            writer.push_positions(7, page, &[0]).expect("in order");
+            writer.push_positions(7, page, &[0], 0).expect("in order");
         }
-        writer.push_positions(8, 5, &[0]).expect("in order");
+        writer.push_positions(8, 5, &[0], 0).expect("in order");
         let parts = writer.finish();
         let mut runs = Vec::new();
         for (k, part) in &parts {

@@ -77,6 +77,8 @@ struct Tally {
     /// lists' lengths.
     tf_bits: u64,
     several: bool,
+    /// The largest weight class of its entries.
+    class: u8,
 }
 
 /// The Rice parameter a list of `n` values summing to `sum` starts from:
@@ -130,6 +132,7 @@ impl OpenRun {
     /// the order and that it has positions).
     fn add(&mut self, word: WordId, e: &Entry<'_>) {
         let t = &mut self.tally;
+        t.class = t.class.max(e.class);
         if t.word.is_none() {
             t.word = Some(word);
             t.first = e.page;
@@ -192,7 +195,7 @@ impl OpenRun {
     /// Bytes the run takes at most once closed, its head in the part
     /// (word delta and byte length) counted.
     fn bound(&self) -> usize {
-        let mut bytes = 10 + self.first.len();
+        let mut bytes = 10 + 1 + self.first.len();
         if !self.later.is_empty() {
             let t = &self.tally;
             let n = self.later.len() as u64;
@@ -208,6 +211,7 @@ impl OpenRun {
 
     /// Writes the run as stored into `out` and empties it.
     fn encode(&mut self, out: &mut Vec<u8>) {
+        out.push(self.tally.class);
         out.extend_from_slice(&self.first);
         if !self.later.is_empty() {
             let t = &self.tally;
@@ -282,13 +286,20 @@ impl PartWriter {
     }
 
     /// [`PartWriter::push`] of an entry given by its positions (a
-    /// transaction's own, not yet encoded).
-    pub fn push_positions(&mut self, word: WordId, page: PageId, positions: &[u32]) -> Result<()> {
+    /// transaction's own, not yet encoded) and its weight class.
+    pub fn push_positions(
+        &mut self,
+        word: WordId,
+        page: PageId,
+        positions: &[u32],
+        class: u8,
+    ) -> Result<()> {
         if let [only] = positions {
             let e = Entry {
                 page,
                 tf: 1,
                 held: Held::Lone(*only),
+                class,
             };
             return self.push(word, &e);
         }
@@ -299,6 +310,7 @@ impl PartWriter {
             page,
             tf: positions.len() as u32,
             held: Held::Deltas(&raw),
+            class,
         };
         let pushed = self.push(word, &e);
         self.scratch = raw;

@@ -89,7 +89,12 @@ impl<'a> ByteEntries<'a> {
         if head & 1 == 0 {
             let held = Held::Lone(r.next_u32()?);
             self.rest = r.remaining();
-            return Ok(Entry { page, tf: 1, held });
+            return Ok(Entry {
+                page,
+                tf: 1,
+                held,
+                class: 0,
+            });
         }
         let tf = r.next_u32()?;
         let len = r.next_u64()?;
@@ -104,6 +109,7 @@ impl<'a> ByteEntries<'a> {
             page,
             tf,
             held: Held::Deltas(deltas),
+            class: 0,
         })
     }
 }

@@ -12,7 +12,18 @@
 //! is at least 1), so both are read. Title postings and reverse links are
 //! streams of the same kind.
 //!
-//! A run's first entry is bytes: `page << 1 | several`, then either the
+//! A run's first byte is its *weight class*: an upper bound, on a
+//! logarithmic scale ([`weight_class`], [`class_bound`]), of what its
+//! entries weigh in the ranking, `tf × norm factor` (`1 / (max_tf ×
+//! norm)`, the page's, see `crate::search::rank`), so a top-k search
+//! passes a run that cannot enter its results unread (block-max
+//! skipping, as Lucene and tantivy do). It is written from the pages'
+//! norm factors when a transaction's postings are written, and a merge
+//! or a rewritten part gives a run the largest class of the runs its
+//! entries came from (still a bound, never lower). Streams that are not
+//! ranked (title postings, reverse links) write 0.
+//!
+//! After it, a run's first entry is bytes: `page << 1 | several`, then either the
 //! one position (tf 1: seven entries in eight on a real site) or `tf` and
 //! the positions' deltas (varints). The entries after it, if any, are
 //! bit-coded (see [`crate::store::bits`]): a varint `span << 1 | several` (the
@@ -63,6 +74,43 @@ pub fn part_key(segment: u32, word: WordId, first_page: PageId) -> [u8; 12] {
     codec::triple_key(segment, word, first_page)
 }
 
+/// The class of a run none of whose entries' weights is known: never
+/// passed over.
+pub const UNBOUNDED: u8 = u8::MAX;
+
+/// Classes per doubling of the weight: a bound within 4.4% of the weight.
+const CLASSES_PER_OCTAVE: f64 = 16.0;
+
+/// The class whose bound is 1, the most an entry weighs (tf ≤ max_tf and
+/// norm ≥ 1); the classes above leave room for rounding.
+const CLASS_OF_ONE: i32 = 239;
+
+/// The smallest class whose [`class_bound`] is at least `weight`
+/// ([`UNBOUNDED`] for a weight not known or too large to bound).
+pub fn weight_class(weight: f32) -> u8 {
+    if weight.is_nan() {
+        return UNBOUNDED;
+    }
+    if weight <= 0.0 {
+        return 0;
+    }
+    let c = (f64::from(weight).log2() * CLASSES_PER_OCTAVE).ceil() as i32 + CLASS_OF_ONE;
+    let mut c = c.clamp(0, i32::from(UNBOUNDED)) as u8;
+    // The logarithm rounds: the class must bound the weight however.
+    while c < UNBOUNDED && class_bound(c) < f64::from(weight) {
+        c += 1;
+    }
+    c
+}
+
+/// The most an entry of a run of class `class` weighs.
+pub fn class_bound(class: u8) -> f64 {
+    if class == UNBOUNDED {
+        return f64::INFINITY;
+    }
+    ((i32::from(class) - CLASS_OF_ONE) as f64 / CLASSES_PER_OCTAVE).exp2()
+}
+
 /// Where an entry's positions are: decoded already (a lone position),
 /// or varint deltas.
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +125,9 @@ pub struct Entry<'a> {
     pub page: PageId,
     pub tf: u32,
     pub(super) held: Held<'a>,
+    /// The weight class of the run it was read from (or of its own
+    /// weight, for an entry being written).
+    pub(in crate::store) class: u8,
 }
 
 impl<'a> Entry<'a> {
@@ -106,6 +157,7 @@ impl<'a> Entry<'a> {
 pub struct Entries<'a> {
     /// The run's bytes until its first entry is read.
     first: Option<&'a [u8]>,
+    class: u8,
     prev: PageId,
     /// The run's last page, and how to read its bit-coded entries.
     last: PageId,
@@ -118,8 +170,11 @@ pub struct Entries<'a> {
 
 /// Entries of a stored run.
 pub fn entries(run: &[u8]) -> Entries<'_> {
+    // An empty run fails at its first entry.
+    let (class, rest) = run.split_first().map_or((0, run), |(c, rest)| (*c, rest));
     Entries {
-        first: Some(run),
+        first: Some(rest),
+        class,
         prev: 0,
         last: 0,
         several: false,
@@ -150,6 +205,11 @@ impl<'a> Entries<'a> {
     /// The run's last page, once its first entry is read.
     pub fn last_page(&self) -> PageId {
         self.last
+    }
+
+    /// The run's weight class, known before any entry is read.
+    pub fn class(&self) -> u8 {
+        self.class
     }
 
     fn read_first(&mut self, run: &'a [u8]) -> Result<Entry<'a>> {
@@ -183,7 +243,12 @@ impl<'a> Entries<'a> {
             self.bits = BitReader::new(&rest[..split]);
             self.lists = VarintReader::new(&rest[split..]);
         }
-        Ok(Entry { page, tf, held })
+        Ok(Entry {
+            page,
+            tf,
+            held,
+            class: self.class,
+        })
     }
 
     fn read_later(&mut self) -> Result<Entry<'a>> {
@@ -193,11 +258,13 @@ impl<'a> Entries<'a> {
                 page,
                 tf: 1,
                 held: Held::Lone(p),
+                class: self.class,
             },
             Coded::Several(tf, bytes) => Entry {
                 page,
                 tf,
                 held: Held::Deltas(self.take_list(bytes)?),
+                class: self.class,
             },
         };
         if page == self.last && !self.lists.is_empty() {
@@ -343,13 +410,19 @@ impl<'a> Entries<'a> {
                     page: at,
                     tf: 1,
                     held: Held::Lone(p),
+                    class: self.class,
                 }),
                 Coded::Lone(_) => {}
                 Coded::Several(tf, bytes) if hit => {
                     self.lists.take(passed_bytes)?;
                     passed_bytes = 0;
                     let held = Held::Deltas(self.take_list(bytes)?);
-                    found(Entry { page: at, tf, held });
+                    found(Entry {
+                        page: at,
+                        tf,
+                        held,
+                        class: self.class,
+                    });
                 }
                 Coded::Several(_, bytes) => passed_bytes += u64::from(bytes),
             }

@@ -114,13 +114,13 @@ fn later_entries_cost_bits_not_bytes() {
     let mut writer = PartWriter::new(0);
     writer.push_block(1, &b, true).unwrap();
     let parts = writer.finish();
-    // The run's head (word delta, length: 2 bytes). Its first entry
-    // in bytes (page, position: 2). Count with the several flag, the
+    // The run's head (word delta, length: 2 bytes), its weight class
+    // (1). Its first entry in bytes (page, position: 2). Count with the several flag, the
     // lists' length, the parameter byte (3). Bits: nine gaps of 0 at
     // k 0 (10), the flags (10), positions 4..=12 at k 3 (41), the
     // gamma code of tf - 1 (1): 62 bits in 8 bytes. The list's two
     // deltas (2). The byte layout took 27.
-    assert_eq!(parts[0].1.len(), 2 + 2 + 3 + 8 + 2);
+    assert_eq!(parts[0].1.len(), 2 + 1 + 2 + 3 + 8 + 2);
     let rows = decode_all(&parts);
     assert_eq!(rows[4], (1, 4, 1, vec![7]));
     assert_eq!(rows[10], (1, 10, 2, vec![1, 2]));
@@ -148,7 +148,7 @@ proptest::proptest! {
         want.sort_unstable_by_key(|r| (r.0, r.1));
         let mut writer = PartWriter::new(3);
         for (word, page, _, positions) in &want {
-            writer.push_positions(*word, *page, positions).unwrap();
+            writer.push_positions(*word, *page, positions, 0).unwrap();
         }
         let parts = writer.finish();
         proptest::prop_assert!(parts.iter().all(|(_, p)| p.len() <= LEAF_VALUE_BYTES));
@@ -166,24 +166,25 @@ fn a_lying_bit_coded_run_is_an_error_not_a_panic() {
     let parts = writer.finish();
     let run = runs(1, &parts[0].1).next().unwrap().unwrap().bytes.to_vec();
     assert_eq!(entries(&run).count(), 2);
-    // The first entry (page 7, position 1), then: a span of 2 pages
-    // with the several flag, the lists' length, parameters, bits, lists.
-    assert_eq!(&run[..3], &[14, 1, 5]);
+    // The weight class (0: not a body stream), the first entry (page 7,
+    // position 1), then: a span of 2 pages with the several flag, the
+    // lists' length, parameters, bits, lists.
+    assert_eq!(&run[..4], &[0, 14, 1, 5]);
     let lie = |at: usize, byte: u8| {
         let mut bad = run.clone();
         bad[at] = byte;
         entries(&bad).collect::<Result<Vec<_>>>().is_err()
     };
-    assert!(lie(2, 1), "a span of no pages");
-    assert!(lie(2, 3), "a span that ends before the last entry");
-    assert!(lie(2, 7), "a span that ends after it");
-    assert!(lie(3, 40), "lists longer than the run");
-    assert!(lie(3, 1), "a list shorter than its tf");
+    assert!(lie(3, 1), "a span of no pages");
+    assert!(lie(3, 3), "a span that ends before the last entry");
+    assert!(lie(3, 7), "a span that ends after it");
+    assert!(lie(4, 40), "lists longer than the run");
+    assert!(lie(4, 1), "a list shorter than its tf");
     let mut longer = run.clone();
     longer.push(0);
     assert!(entries(&longer).collect::<Result<Vec<_>>>().is_err());
     // A gap past the last page id.
-    let mut top = Vec::new();
+    let mut top = vec![0];
     put_varint(&mut top, u64::from(u32::MAX) << 1);
     put_varint(&mut top, 0);
     top.extend_from_slice(&[2, 0, 0x80]);
@@ -222,12 +223,13 @@ fn a_part_reads_the_same_with_either_head_spelling() {
 #[test]
 fn a_lying_part_is_an_error_not_a_panic() {
     let bad = [5u8, 2, 200, 1];
-    assert!(entries(&bad).any(|e| e.is_err()));
+    // The same bytes as a run, after its weight class.
+    assert!(entries(&[0, 5, 2, 200, 1]).any(|e| e.is_err()));
     // A run longer than its part, an empty run.
     assert!(runs(1, &[0, 9, 1]).any(|r| r.is_err()));
     assert!(runs(1, &[0, 0]).any(|r| r.is_err()));
     let key = part_key(0, 1, 0);
-    assert!(part_without(&key, &[0, 4, 5, 2, 200, 1], 1, 0).is_err());
+    assert!(part_without(&key, &[0, 5, 0, 5, 2, 200, 1], 1, 0).is_err());
     assert!(PartWriter::new(0).push_block(1, &bad, false).is_err());
     assert!(PartWriter::new(0).push_block(1, &bad, true).is_err());
     // Entries out of (word, page) order: a corrupt source, refused.
@@ -413,4 +415,26 @@ fn a_page_in_two_merged_runs_is_corrupt() {
     let two = segment_parts(1, &[(3, 15, 1), (3, 20, 1)]);
     assert!(merged_by_runs(&[one.clone(), two]).is_err());
     assert!(merged_by_runs(&[one]).is_ok());
+}
+
+#[test]
+fn a_weight_class_bounds_its_weight_closely() {
+    use super::run::{class_bound, weight_class, UNBOUNDED};
+    let mut w = 1e-6f32;
+    while w <= 1.5 {
+        let bound = class_bound(weight_class(w));
+        assert!(bound >= f64::from(w), "{w}: {bound}");
+        assert!(
+            bound <= f64::from(w) * 1.045 || weight_class(w) == 0,
+            "{w}: {bound}"
+        );
+        w *= 1.0137;
+    }
+    assert_eq!(weight_class(0.0), 0);
+    assert_eq!(weight_class(f32::NAN), UNBOUNDED);
+    assert_eq!(class_bound(UNBOUNDED), f64::INFINITY);
+    assert!(
+        class_bound(weight_class(1.0)) < 1.001,
+        "one is a class's bound"
+    );
 }

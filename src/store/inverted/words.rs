@@ -103,6 +103,22 @@ pub trait WordRead: View {
         Ok(out)
     }
 
+    /// A word's body postings run by run, segment by segment (a run holds
+    /// at most 128 entries, in page order), each run's weight class known
+    /// before an entry is decoded: a top-k ranking passes the runs that
+    /// cannot enter it unread.
+    fn body_runs(
+        &self,
+        id: WordId,
+        each: &mut dyn FnMut(run::Entries<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let db = self.dbs().postings;
+        for segment in self.segment_ids()? {
+            each_run(self, db, segment, id, |run| each(run.entries()))?;
+        }
+        Ok(())
+    }
+
     /// Body postings of a word in page order, with positions.
     fn postings(&self, id: WordId) -> Result<Vec<(PageId, Posting)>> {
         self.postings_raw(id)?

@@ -245,3 +245,44 @@ fn a_word_no_page_holds_is_kept_at_0_and_a_word_keeps_its_written_form() {
 fn r_word_id(store: &Store, stem: &str) -> WordId {
     store.read().unwrap().word_id(stem).unwrap().unwrap()
 }
+
+#[test]
+fn check_finds_a_run_whose_weight_class_is_below_its_pages() {
+    let (_d, store) = temp_store();
+    for (i, words) in [&["a", "b", "a"][..], &["a", "c"], &["b", "a", "d", "d"]]
+        .iter()
+        .enumerate()
+    {
+        let p = store
+            .update(|w| w.page_id_for(&url(&format!("http://h/{i}"))))
+            .unwrap();
+        store
+            .update(|w| put(w, p, page(words, &["t"], vec![])))
+            .unwrap();
+    }
+    assert_whole(&store);
+    let a = r_word_id(&store, "a");
+    store
+        .update(|w| {
+            let (key, part) = {
+                let mut it = w.dbs.postings.iter(&w.txn)?;
+                loop {
+                    let (k, v) = it.next().expect("a part of word a")?;
+                    if crate::store::codec::split_triple_key(k)?.1 == a {
+                        break (k.to_vec(), v.to_vec());
+                    }
+                }
+            };
+            // The first run's class byte, lowered to the least class.
+            let run = crate::store::inverted::run::runs(a, &part)
+                .next()
+                .expect("a run")?;
+            let at = run.bytes.as_ptr() as usize - part.as_ptr() as usize;
+            assert!(part[at] > 200, "a real weight's class: {}", part[at]);
+            let mut lowered = part.clone();
+            lowered[at] = 0;
+            Ok(w.dbs.postings.put(&mut w.txn, &key, &lowered)?)
+        })
+        .unwrap();
+    assert_problem(&store.read().unwrap(), "below the page's weight");
+}
