@@ -12,7 +12,8 @@
 //! of its neighbours; a frame of many pages uses all of them. On the
 //! 300-page bench site (1.85 MB of HTML) the bodies took 594 KB as frames
 //! of one page with a 29 KB dictionary, and 484 KB as one frame of all of
-//! them (zstd level 16; 500 KB in frames of 1 MiB). Only the repack writes
+//! them (zstd level 16; the repack now takes 12, see [`Shelf::level`]).
+//! Only the repack writes
 //! blocks (`retrain`): a crawl still stores each page in a frame of its
 //! own, and a page crawled again after the repack drops its reference and
 //! gets one. A block keeps the bodies no page refers to any more until the
@@ -76,14 +77,16 @@ impl Shelf {
         }
     }
 
-    /// zstd's level: 16 is where its strongest strategy starts (the
-    /// 300-page bench site's 1.85 MB of HTML: 15 made 506 KB, 16 484 KB,
-    /// 19 480 KB in over twice the time); the index's records are a
-    /// tenth of that, and bit-coded parts gain most from 18 (its 462 KB
-    /// of parts: 416 KB at 16, 399 at 17, 392 at 18, 393 at 19).
+    /// zstd's level. Bodies take 12, the last level before the binary
+    /// tree strategies: those shrink HTML by a tenth more at ten times
+    /// the time, which on a store near the repack's bound (32 MB) was
+    /// half a minute of a 3,400-page crawl's end (bench/README.md,
+    /// "Several hosts"). The index's records are a tenth of the bodies,
+    /// and bit-coded parts gain most from 18 (the 300-page bench site's
+    /// 462 KB of parts: 416 KB at 16, 399 at 17, 392 at 18, 393 at 19).
     fn level(self) -> i32 {
         match self {
-            Shelf::Bodies => 16,
+            Shelf::Bodies => 12,
             Shelf::Records | Shelf::Words | Shelf::Counts | Shelf::Postings => 18,
         }
     }
