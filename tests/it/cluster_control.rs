@@ -93,21 +93,7 @@ fn a_paused_cluster_sends_nothing_and_finishes_once_resumed() {
     let cb = crawler(b.path(), &server, &redis);
     wait_for_done(a.path(), &mut ca, 10);
     control::order(&redis.url, Order::Pause).unwrap();
-    let paused_at = now_ms();
-    // Seen by both (a beat after the order, requests on the wire done),
-    // then two more beats each: no request may start meanwhile.
-    beats_after(&redis, paused_at, 1);
-    let before = server.requests().len();
-    beats_after(&redis, now_ms(), 2);
-    assert_eq!(
-        server.requests().len(),
-        before,
-        "a request started while the cluster was paused"
-    );
-    assert!(
-        got(&server).len() < site_paths(&site).len(),
-        "finished before the pause"
-    );
+    assert_quiet_after(&redis, &server, &site, now_ms());
     control::order(&redis.url, Order::Resume).unwrap();
     let (sa, sb) = (
         summary(&ca.wait_with_output().unwrap()),
@@ -252,22 +238,29 @@ fn the_console_lists_the_cluster_and_its_p_pauses_every_crawler() {
     tmux.keys("p");
     let paused_at = now_ms();
     tmux.wait_for("the console paused", |s| s.contains("paused"));
-    beats_after(&redis, paused_at, 1);
-    let before = server.requests().len();
-    beats_after(&redis, now_ms(), 2);
-    assert_eq!(
-        server.requests().len(),
-        before,
-        "a request started while the console had paused the cluster"
-    );
-    assert!(
-        got(&server).len() < site_paths(&site).len(),
-        "finished before the pause"
-    );
+    assert_quiet_after(&redis, &server, &site, paused_at);
     tmux.keys("p");
     summary(&cb.wait_with_output().unwrap());
     tmux.wait_for("the console's crawl finished", |s| s.contains("finished"));
     assert_eq!(got(&server), site_paths(&site));
     assert_eq!(fetched_more_than_once(&server), vec![]);
     tmux.quit();
+}
+
+/// Asserts that the cluster paused at `paused_at` sends nothing: once
+/// every crawler beat after it (requests on the wire done), two more
+/// beats each pass without a request, before the site was finished.
+fn assert_quiet_after(redis: &RedisServer, server: &TestServer, site: &DemoSite, paused_at: i64) {
+    beats_after(redis, paused_at, 1);
+    let before = server.requests().len();
+    beats_after(redis, now_ms(), 2);
+    assert_eq!(
+        server.requests().len(),
+        before,
+        "a request started while the cluster was paused"
+    );
+    assert!(
+        got(server).len() < site_paths(site).len(),
+        "finished before the pause"
+    );
 }
