@@ -264,8 +264,14 @@ fn a_crawler_woken_after_its_lease_drops_what_another_took() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let lease = ["--lease-s", "2"];
     let mut ca = crawler(a.path(), &server, &redis, &lease);
-    // Everything but /slow committed, /slow asked: A holds only its lease.
+    // Everything but /slow committed and marked done on the frontier,
+    // /slow asked: A holds only its lease.
     until_only_slow_is_left(a.path(), &server, &mut ca, others);
+    let slow = server.url("/slow");
+    while redis.leased_to(&server.base(), ca.id()) != [slow.clone()] {
+        assert!(ca.try_wait().unwrap().is_none(), "A ended holding /slow");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     // SAFETY: signals to our own child process.
     assert_eq!(unsafe { libc::kill(ca.id() as i32, libc::SIGSTOP) }, 0);
     // B takes /slow once A's lease ran out, and finishes the crawl.
