@@ -35,6 +35,9 @@ SITES=${SITES:-bench demo}
 [[ "$PAGES" =~ ^[1-9][0-9]*$ ]] || { echo "error: PAGES must be a whole number (got '$PAGES')" >&2; exit 2; }
 [[ "$RUNS10" =~ ^[1-9][0-9]*$ ]] || { echo "error: RUNS10 must be 1 or more (got '$RUNS10')" >&2; exit 2; }
 TARGET=${CARGO_TARGET_DIR:-target}
+# The machine line names the checkout's commit: a BIN given from
+# elsewhere is named beside it.
+BUILT=${BIN:+binary $BIN, }
 if [ -z "${BIN:-}" ]; then
     echo "building (release)..." >&2
     cargo build --release --quiet --bin crawlscope --example sitegen --example crawlbench
@@ -153,7 +156,7 @@ for SITE_KIND in $SITES; do
     fi
     python3 bench/search_procs.py "$BIN" "$STORES/big" "$D/queries.tsv" 100 >"$D/search.txt"
     RUNS=3 bench/first_frame.sh "$STORES/big" "$BIN" >"$D/frame.txt" 2>&1 || echo "first frame: failed" >"$D/frame.txt"
-    machine_line "$LOAD0" "$SITE_KIND site, $PAGES pages against 10k; reads each a whole process"
+    machine_line "$LOAD0" "$BUILT$SITE_KIND site, $PAGES pages against 10k; reads each a whole process"
     python3 - "$D" "$RUNS10" "$SLOWEST" <<'EOF'
 import statistics, sys
 d, runs, slowest = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
