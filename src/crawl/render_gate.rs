@@ -19,7 +19,7 @@ use super::fetch::{Response, Validators};
 use super::msg::Outcome;
 use super::parse::{body_kind, BodyKind};
 use super::policy::{self, PointRun};
-use crate::render::{self, shell, Gate, PageRender, Renderer, Reply, Seen, Served};
+use crate::render::{self, shell, Gate, PageRender, Renderer, Reply, Served};
 use crate::store::{Claim, PointId, PointRecord, RenderMode};
 
 /// How one rendering point renders.
@@ -81,7 +81,7 @@ pub(super) async fn parse(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -
             .unwrap_or_default()
     };
     let mut facts = PageRender {
-        served: Seen::of(&served_doc, &ctx.agent),
+        served: render::facts::seen(&served_doc, &ctx.agent),
         ..Default::default()
     };
     if plan.auto && !shell::looks_like_shell(&served_doc) {
@@ -129,7 +129,7 @@ pub(super) async fn parse(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -
             .await
             .unwrap_or_default()
     };
-    facts.dom = Some(Seen::of(&dom_doc, &ctx.agent));
+    facts.dom = Some(render::facts::seen(&dom_doc, &ctx.agent));
     facts.links_rendered_only = dom_doc
         .links
         .iter()

@@ -7,8 +7,9 @@
 //! opening another origin in a new tab without `noopener`. All bounded:
 //! a hostile page cannot grow them past a few caps.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use crawlscope_store::types::AuditFacts;
 
 use super::extract::{clean, has_token};
 use super::resources::{Element, Resource};
@@ -28,29 +29,6 @@ const MAX_BLANK: usize = 100;
 const MAX_ERROR_CHARS: usize = 200;
 /// A type name or language code is a label.
 const MAX_LABEL_CHARS: usize = 200;
-
-/// What the audits know of one page, resolved.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AuditFacts {
-    /// `(hreflang, target)` of each alternate, as written and resolved.
-    pub hreflang: Vec<(String, String)>,
-    /// The first `rel=next` and `rel=prev` (or `previous`) targets.
-    pub next: Option<String>,
-    pub prev: Option<String>,
-    /// The `@type`s of the JSON-LD scripts that parsed (top level and
-    /// `@graph` members), in page order, once each.
-    pub jsonld: Vec<String>,
-    /// Why each JSON-LD script that did not parse failed.
-    pub jsonld_errors: Vec<String>,
-    /// Microdata `itemtype`s, once each.
-    pub microdata: Vec<String>,
-    /// Whether RDFa attributes (`typeof`, `vocab`, `property` outside a
-    /// `<meta>`: Open Graph tags are not RDFa markup of the page) appear.
-    pub rdfa: bool,
-    /// Links that open another origin with `target=_blank` and neither
-    /// `noopener` nor `noreferrer`.
-    pub unsafe_blank: Vec<String>,
-}
 
 /// The facts as written, before resolving against the base.
 #[derive(Default)]

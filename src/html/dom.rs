@@ -7,7 +7,7 @@
 use scraper::{ElementRef, Html, Node};
 
 use super::extract::{title_text, Gathered, Visit};
-use super::{Document, Position};
+use super::Document;
 use crate::url::Url;
 
 const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
@@ -68,7 +68,7 @@ pub(super) fn parse_source(source: &str, page_url: &Url) -> Document {
                         .iter()
                         .rev()
                         .filter_map(|n| n.value().as_element())
-                        .find_map(|e| Position::of_landmark(e.name(), e.attr("role")))
+                        .find_map(|e| super::landmark_position(e.name(), e.attr("role")))
                         .unwrap_or_default()
                 };
                 match gathered.element(

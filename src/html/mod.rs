@@ -15,13 +15,12 @@ mod flatten;
 mod fragments;
 pub mod markdown;
 pub mod pdf;
-mod rel;
 pub mod resources;
 mod scan;
 mod stream;
 
+pub use crawlscope_store::types::{LinkElement, MetaTag, Position, Rel};
 pub use fragments::PageFragments;
-pub use rel::Rel;
 #[cfg(test)]
 mod differential;
 #[cfg(test)]
@@ -86,14 +85,30 @@ pub struct Document {
     pub audit: audit_facts::AuditFacts,
 }
 
-/// A meta tag: `attr` is the attribute that names it (`name`, `property`,
-/// `http-equiv`, `itemprop`, or `charset` for `<meta charset>`, whose
-/// content is the charset), `name` its value in lower case.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct MetaTag {
-    pub attr: String,
-    pub name: String,
-    pub content: String,
+/// The position an element with this name and `role` gives the links
+/// inside it, if it is a landmark.
+pub fn landmark_position(name: &str, role: Option<&str>) -> Option<Position> {
+    let by_name = match name {
+        "nav" => Some(Position::Nav),
+        "header" => Some(Position::Header),
+        "footer" => Some(Position::Footer),
+        "aside" => Some(Position::Aside),
+        _ => None,
+    };
+    by_name.or_else(|| {
+        match role?
+            .split_ascii_whitespace()
+            .next()?
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "navigation" => Some(Position::Nav),
+            "banner" => Some(Position::Header),
+            "contentinfo" => Some(Position::Footer),
+            "complementary" => Some(Position::Aside),
+            _ => None,
+        }
+    })
 }
 
 /// A link of the page: where it points, its text (an image's alt text
@@ -124,106 +139,6 @@ pub struct Occurrence {
     /// The `#fragment` of its href, if not empty (cut as ids are).
     pub fragment: Option<String>,
     pub position: Position,
-}
-
-/// The element a link is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LinkElement {
-    #[default]
-    A,
-    Area,
-    Frame,
-    Iframe,
-}
-
-impl LinkElement {
-    const ALL: [LinkElement; 4] = [Self::A, Self::Area, Self::Frame, Self::Iframe];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::A => "a",
-            Self::Area => "area",
-            Self::Frame => "frame",
-            Self::Iframe => "iframe",
-        }
-    }
-
-    /// Its one-byte code in the store, and back.
-    pub fn code(self) -> u8 {
-        self as u8
-    }
-
-    pub fn from_code(code: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(code)).copied()
-    }
-}
-
-/// Where on the page a link is (Screaming Frog's link position): the
-/// nearest enclosing `nav`, `header`, `footer` or `aside`, or element with
-/// the ARIA role they imply; `content` when there is none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Position {
-    #[default]
-    Content,
-    Nav,
-    Header,
-    Footer,
-    Aside,
-}
-
-impl Position {
-    const ALL: [Position; 5] = [
-        Self::Content,
-        Self::Nav,
-        Self::Header,
-        Self::Footer,
-        Self::Aside,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Content => "content",
-            Self::Nav => "nav",
-            Self::Header => "header",
-            Self::Footer => "footer",
-            Self::Aside => "aside",
-        }
-    }
-
-    /// Its one-byte code in the store, and back.
-    pub fn code(self) -> u8 {
-        self as u8
-    }
-
-    pub fn from_code(code: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(code)).copied()
-    }
-
-    /// The position an element with this name and `role` gives the links
-    /// inside it, if it is a landmark.
-    pub(crate) fn of_landmark(name: &str, role: Option<&str>) -> Option<Position> {
-        let by_name = match name {
-            "nav" => Some(Self::Nav),
-            "header" => Some(Self::Header),
-            "footer" => Some(Self::Footer),
-            "aside" => Some(Self::Aside),
-            _ => None,
-        };
-        by_name.or_else(|| {
-            match role?
-                .split_ascii_whitespace()
-                .next()?
-                .to_ascii_lowercase()
-                .as_str()
-            {
-                "navigation" => Some(Self::Nav),
-                "banner" => Some(Self::Header),
-                "contentinfo" => Some(Self::Footer),
-                "complementary" => Some(Self::Aside),
-                _ => None,
-            }
-        })
-    }
 }
 
 /// Decode bytes to text. The encoding comes from a byte order mark, else the

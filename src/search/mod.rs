@@ -265,7 +265,12 @@ mod tests {
             })
             .collect();
         let dir = tempfile::tempdir().expect("temp dir");
-        let s = Store::open(dir.path()).expect("open store");
+        // Segments of 8 pages get pairs, as a million-page store's do.
+        let options = crate::store::StoreOptions {
+            pair_min_pages: 8,
+            ..Default::default()
+        };
+        let s = Store::open_with(dir.path(), options).expect("open store");
         for (i, (title, body)) in texts.iter().enumerate() {
             s.update(|w| put(w, &format!("http://t.test/{i}"), &html(title, body)))
                 .expect("index page");

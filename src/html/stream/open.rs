@@ -572,7 +572,7 @@ impl OpenElements {
         let landmark = (ns == Ns::Html)
             .then(|| {
                 let role = tag.attrs.iter().find(|a| &*a.name.local == "role");
-                Position::of_landmark(name, role.map(|a| &*a.value))
+                crate::html::landmark_position(name, role.map(|a| &*a.value))
             })
             .flatten();
         self.landmarks += usize::from(landmark.is_some());
