@@ -162,9 +162,6 @@ impl WriterThread {
             end_runs(w, runs, instance)?;
             w.unregister_instance(instance)
         });
-        if result.is_ok() && unregister.is_ok() {
-            keep_figures(&self.store);
-        }
         result.and(unregister)
     }
 
@@ -410,21 +407,6 @@ fn hand_over(
         }
     }
     Ok(offers)
-}
-
-/// Counts what the reports of the default view need once, now that the
-/// crawl wrote its last, so they read a few records until the next write.
-/// A failure costs only speed: the reports count for themselves.
-fn keep_figures(store: &Store) {
-    let started = Instant::now();
-    match crate::report::kept::refresh(store) {
-        Ok(kept) => tracing::info!(
-            kept,
-            ms = started.elapsed().as_millis() as u64,
-            "report figures"
-        ),
-        Err(e) => tracing::warn!(error = %e, "report figures not kept"),
-    }
 }
 
 /// Answers a committed request.
