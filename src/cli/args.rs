@@ -51,7 +51,7 @@ pub enum Command {
     Crawl {
         /// Start URLs, or paths: a directory is crawled as a site of
         /// `file:` URLs, a Markdown file's links are checked.
-        #[arg(value_name = "URL|PATH", value_parser = Masked(super::local::parse_target))]
+        #[arg(value_name = "URL|PATH", value_parser = Masked(super::target::parse_target))]
         urls: Vec<Url>,
         /// A directory argument means the Markdown files under it (implied
         /// when any argument is a `.md` file).

@@ -7,28 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use super::args::ScopeArgs;
+use super::target::{file_url, is_markdown};
 use super::CliError;
 use crate::url::{is_local, Url};
-
-/// A `crawl` argument: a URL, or the path of an existing file or directory.
-pub fn parse_target(input: &str) -> Result<Url, String> {
-    if input.contains("://") {
-        return crate::url::parse_start(input).map_err(|e| e.to_string());
-    }
-    let path = Path::new(input);
-    let Ok(found) = path.canonicalize() else {
-        // "example.com" is a URL without its scheme, "./site" a path.
-        let pathlike = input.starts_with(['.', '/', '~']) || is_markdown(path);
-        return Err(if pathlike {
-            "no such file or directory".to_string()
-        } else {
-            crate::url::parse_start(input)
-                .err()
-                .map_or_else(|| "not a URL".to_string(), |e| e.to_string())
-        });
-    };
-    file_url(&found).ok_or_else(|| "not a path a file: URL can name".to_string())
-}
 
 /// The start URLs and each one's scope: local ones with their path
 /// prefixes made `file:` URLs; in Markdown mode every Markdown file of the
@@ -88,22 +69,6 @@ pub fn points(
         );
     }
     Ok(out)
-}
-
-fn is_markdown(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
-}
-
-/// The normalised `file:` URL of an absolute path; a directory's ends in `/`.
-fn file_url(path: &Path) -> Option<Url> {
-    let url = if path.is_dir() {
-        Url::from_directory_path(path)
-    } else {
-        Url::from_file_path(path)
-    };
-    crate::url::parse_start(url.ok()?.as_str()).ok()
 }
 
 /// `--root` and `--exclude` as typed for a local point: a path (relative

@@ -33,6 +33,7 @@ mod search;
 mod search_details;
 mod serve_demo;
 mod stats;
+mod target;
 mod tui;
 mod word;
 

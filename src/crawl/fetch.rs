@@ -13,6 +13,7 @@ use url::Url;
 
 use super::config::CrawlConfig;
 use super::cookie_jar::CookieJar;
+pub use super::exchange::{FailKind, FetchError, Probed, Response, MAX_HEADERS, MAX_HEADER_CHARS};
 use super::head;
 
 /// Credentials, headers and query parameters a crawl point sends to its
@@ -34,76 +35,6 @@ pub struct Credentials {
 pub struct Validators {
     pub last_modified: Option<String>,
     pub etag: Option<String>,
-}
-
-/// A response, body read (and maybe cut).
-#[derive(Debug, Clone, Default)]
-pub struct Response {
-    pub status: u16,
-    /// The reason phrase the server sent, when not the standard one.
-    pub reason: Option<String>,
-    pub content_type: Option<String>,
-    pub last_modified: Option<String>,
-    pub date: Option<String>,
-    pub etag: Option<String>,
-    pub location: Option<String>,
-    pub content_length: Option<u64>,
-    pub body: Vec<u8>,
-    pub truncated: bool,
-    pub elapsed: Duration,
-    /// Every header as received (names in lower case), in order, capped at
-    /// `MAX_HEADERS` of `MAX_HEADER_CHARS` each: directives, canonical
-    /// links and archives read them.
-    pub headers: Vec<(String, String)>,
-    /// The protocol version of the answer: `HTTP/1.1`, `HTTP/2.0`.
-    pub version: String,
-    /// The request headers as sent (see `head::sent`), for the archive.
-    pub request_headers: Vec<(String, String)>,
-}
-
-pub const MAX_HEADERS: usize = 100;
-pub const MAX_HEADER_CHARS: usize = 2048;
-
-impl Response {
-    /// Values of every header named `name` (lower case).
-    pub fn header_values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> {
-        self.headers
-            .iter()
-            .filter(move |(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// What went wrong, in the terms a person acts on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailKind {
-    Refused,
-    Dns,
-    ConnectTimeout,
-    Connect,
-    Timeout,
-    Reset,
-    Body,
-    Other,
-}
-
-/// Why a fetch got no usable response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FetchError {
-    pub kind: FailKind,
-    pub reason: String,
-    pub retryable: bool,
-}
-
-impl FetchError {
-    /// No connection could be made: the host is down, unknown or
-    /// unroutable, not just slow or broken on one page.
-    pub fn is_unreachable(&self) -> bool {
-        matches!(
-            self.kind,
-            FailKind::Refused | FailKind::Dns | FailKind::ConnectTimeout | FailKind::Connect
-        )
-    }
 }
 
 pub struct Fetcher {
@@ -159,7 +90,7 @@ impl Fetcher {
             keep_cookies(creds, url, head.headers());
             let status = head.status().as_u16();
             if !matches!(status, 405 | 501) {
-                return Ok(Probed::of(&head));
+                return Ok(probed(&head));
             }
         }
         let get = own_request(&self.client, Method::GET, url, creds)
@@ -167,7 +98,7 @@ impl Fetcher {
             .await;
         let mut get = get.map_err(|e| classify(&e))?;
         keep_cookies(creds, url, get.headers());
-        let mut probed = Probed::of(&get);
+        let mut probed = probed(&get);
         // Only a body to scan, or a size nobody announced, is worth reading.
         if (300..400).contains(&probed.status) || !(body || probed.size.is_none()) {
             return Ok(probed);
@@ -271,42 +202,27 @@ async fn read_capped(
     }
 }
 
-/// What a resource check learnt: the status, the announced size and type,
-/// and the body when it was asked for and read whole.
-#[derive(Debug, Clone, Default)]
-pub struct Probed {
-    pub status: u16,
-    /// The reason phrase the server sent, when not the standard one.
-    pub reason: Option<String>,
-    /// Content-Length, else the bytes read by a GET.
-    pub size: Option<u64>,
-    /// The Content-Type's essence, in lower case.
-    pub mime: Option<String>,
-    pub body: Option<Vec<u8>>,
-}
-
-impl Probed {
-    fn of(resp: &reqwest::Response) -> Probed {
-        let h = resp.headers();
-        // The header, not `content_length()`: that is the body's size,
-        // which for a HEAD answer is 0.
-        let size = h
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse().ok());
-        let mime = h
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .map(|v| v.trim().to_ascii_lowercase())
-            .filter(|v| !v.is_empty());
-        Probed {
-            status: resp.status().as_u16(),
-            reason: super::reason::sent(resp),
-            size,
-            mime,
-            body: None,
-        }
+/// A resource check's findings from the answer's head.
+fn probed(resp: &reqwest::Response) -> Probed {
+    let h = resp.headers();
+    // The header, not `content_length()`: that is the body's size,
+    // which for a HEAD answer is 0.
+    let size = h
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok());
+    let mime = h
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .filter(|v| !v.is_empty());
+    Probed {
+        status: resp.status().as_u16(),
+        reason: super::reason::sent(resp),
+        size,
+        mime,
+        body: None,
     }
 }
 

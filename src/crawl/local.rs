@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use url::Url;
 
-use super::fetch::{FailKind, FetchError, Probed, Response};
+use super::exchange::{FailKind, FetchError, Probed, Response};
 
 /// The reason of a missing file or directory index.
 pub const NOT_FOUND: &str = "file not found";

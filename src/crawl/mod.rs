@@ -16,6 +16,7 @@ mod config;
 mod cookie_jar;
 mod engine;
 mod event;
+mod exchange;
 mod external;
 mod fetch;
 mod head;

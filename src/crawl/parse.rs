@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use url::Url;
 
-use super::fetch::Response;
+use super::exchange::Response;
 use crate::custom::CustomRules;
 use crate::html::{self, Document, Link, MetaTag};
 use crate::index::minhash::Shingler;

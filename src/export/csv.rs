@@ -8,7 +8,8 @@
 use std::io::Write;
 
 use super::inlinks::Inlinks;
-use super::page::{body_size, mime_string, reason};
+use super::page::{body_size, mime_string};
+use super::target::reason;
 use super::{each_url, ExportResult};
 use crate::custom::rule_name;
 use crate::report::indexability::{classify, is_html, Facts};
@@ -65,7 +66,7 @@ pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
         let state = r.url_state(id)?;
         let page = r.page(id)?;
         // Not fetched as a page: what a resource or external check found.
-        let checked = super::links::unfetched(r, id, state.as_ref(), page.is_some())?;
+        let checked = super::target::unfetched(r, id, state.as_ref(), page.is_some())?;
         let mime_record = match &page {
             Some(p) => r.mime(p.mime)?,
             None => None,

@@ -3,7 +3,7 @@
 //! it is, where it points, its anchor text, its rel (`nofollow` is the one
 //! the store keeps), the element it is written in, its position on the
 //! page and fragment, which occurrence of that target it is, and what the
-//! crawl found of its target ([`target`]); then a row per resource
+//! crawl found of its target ([`super::target`]); then a row per resource
 //! (`img`, `script`, ...) with its check. Streamed page by page, in page
 //! id order.
 
@@ -14,10 +14,10 @@ use std::collections::hash_map::Entry;
 use rustc_hash::FxHashMap;
 
 use super::csv::csv_error;
-use super::page::reason;
+use super::target::{resource, target, Target};
 use super::{each_page, ExportResult};
 use crate::store::prelude::*;
-use crate::store::{PageId, Reader, ResourceCheck, StoreError, UrlState};
+use crate::store::{PageId, Reader};
 
 /// The columns, in order (docs/CLI.md, export).
 pub const COLUMNS: [&str; 11] = [
@@ -33,100 +33,6 @@ pub const COLUMNS: [&str; 11] = [
     "fragment",
     "occurrence",
 ];
-
-/// What the crawl found of a URL that is linked or loaded: its status,
-/// its reason when it failed, and its state as the exports name it:
-/// `checked`, `broken`, `redirected`, `not checked: REASON` (robots,
-/// excluded, out_of_scope, ..., `queued`), or `not checked` when nothing
-/// decided on it.
-pub struct Target {
-    pub status: Option<u16>,
-    pub reason: Option<String>,
-    pub state: String,
-}
-
-impl Target {
-    fn checked(status: Option<u16>, reason: Option<String>) -> Target {
-        let state = if reason.is_some() {
-            "broken"
-        } else {
-            "checked"
-        };
-        Target {
-            status,
-            reason,
-            state: state.to_string(),
-        }
-    }
-
-    fn not_checked(why: Option<&str>) -> Target {
-        Target {
-            status: None,
-            reason: None,
-            state: why.map_or_else(
-                || "not checked".to_string(),
-                |w| format!("not checked: {w}"),
-            ),
-        }
-    }
-}
-
-/// A link target: a fetched page's answer, else its external check, else
-/// why it was not fetched.
-pub fn target(r: &Reader<'_>, page: PageId) -> Result<Target, StoreError> {
-    let state = r.url_state(page)?.map(UrlState::known);
-    let record = r.page(page)?;
-    let status = record.as_ref().map(|p| p.status);
-    Ok(match &state {
-        Some(UrlState::Done { .. }) => Target::checked(status, None),
-        Some(UrlState::Failed { status: s, .. }) => {
-            Target::checked(s.or(status), reason(state.as_ref(), record.as_ref()))
-        }
-        Some(UrlState::Redirected { status, .. }) => Target {
-            status: Some(*status),
-            reason: None,
-            state: "redirected".to_string(),
-        },
-        _ => match r.external_check(page)? {
-            Some(c) => Target::checked(c.status, c.reason),
-            None => match r.resource_check(page)? {
-                Some(c) => resource(Some(&c)),
-                None => Target::not_checked(match &state {
-                    Some(UrlState::Skipped { reason, .. }) => Some(reason.as_str()),
-                    Some(UrlState::Queued { .. } | UrlState::Claimed { .. }) => Some("queued"),
-                    _ => None,
-                }),
-            },
-        },
-    })
-}
-
-/// What a check found of a URL the crawl did not fetch as a page (a
-/// resource, an out-of-scope URL): None for a fetched, failed or
-/// redirected one, whose own facts say more.
-pub fn unfetched(
-    r: &Reader<'_>,
-    page: PageId,
-    state: Option<&UrlState>,
-    fetched: bool,
-) -> Result<Option<Target>, StoreError> {
-    if fetched || !matches!(state, None | Some(UrlState::Skipped { .. })) {
-        return Ok(None);
-    }
-    target(r, page).map(Some)
-}
-
-/// A resource, by its check: one a rule refused (robots.txt, an exclude)
-/// is not checked, and says which rule.
-pub fn resource(check: Option<&ResourceCheck>) -> Target {
-    match check {
-        Some(c) if c.not_checked.is_some() => {
-            Target::not_checked(c.not_checked.map(|r| r.as_str()))
-        }
-        Some(c) => Target::checked(c.status, c.reason.clone()),
-        None => Target::not_checked(None),
-    }
-}
 
 pub fn write(r: &Reader<'_>, w: &mut impl Write) -> ExportResult {
     let mut out = csv::Writer::from_writer(w);

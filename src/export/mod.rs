@@ -18,6 +18,7 @@ pub mod parquet_rows;
 pub mod sitemap;
 pub mod spider_result;
 pub mod surt;
+pub mod target;
 pub mod url_parts;
 pub mod warc;
 pub mod warc_read;

@@ -336,7 +336,7 @@ pub fn page_json(
     };
     let children = urls(r, &r.children(id)?)?;
     // Not fetched as a page: what its resource or external check found.
-    let checked = super::links::unfetched(r, id, state.as_ref(), record.is_some())?;
+    let checked = super::target::unfetched(r, id, state.as_ref(), record.is_some())?;
     let size = match &record {
         Some(rec) => Some(body_size(r, id, rec)?),
         None => None,
@@ -345,7 +345,7 @@ pub fn page_json(
     let reason = checked
         .as_ref()
         .and_then(|c| c.reason.clone())
-        .or_else(|| reason(state.as_ref(), record.as_ref()));
+        .or_else(|| super::target::reason(state.as_ref(), record.as_ref()));
     let indexability: Result<_, StoreError> = match &state {
         Some(state) => classify(Facts {
             state,
@@ -426,16 +426,6 @@ pub fn page_json(
 /// A text's width in search results, when there is one.
 fn text_px(text: Option<&str>, font_px: u32) -> Option<u32> {
     text.map(|t| width_px(t, font_px))
-}
-
-/// Why a URL failed or was skipped: a 4xx/5xx's reason phrase, or what
-/// went wrong when nothing answered.
-pub fn reason(state: Option<&UrlState>, record: Option<&PageRecord>) -> Option<String> {
-    state.and_then(UrlState::reason).or_else(|| {
-        record
-            .filter(|p| p.status >= 400)
-            .map(|p| crate::crawl::reason::phrase(p.status, None))
-    })
 }
 
 /// "word freq; word freq": keywords on one line.

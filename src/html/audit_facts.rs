@@ -11,7 +11,7 @@ use serde_json::Value;
 
 pub use crawlscope_store::types::AuditFacts;
 
-use super::extract::{clean, has_token};
+use super::text::{clean, has_token};
 use super::resources::{Element, Resource};
 use crate::url::{origin, resolve, Url};
 

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::audit_facts::RawFacts;
 use super::resources::{self, RawResource};
+use super::text::{clean, has_token};
 use super::{
     Document, Link, LinkElement, MetaTag, Occurrence, Position, Rel, MAX_ANCHOR_CHARS, MAX_H1,
     MAX_LINKS_PER_PAGE, MAX_META_CONTENT_CHARS, MAX_META_NAME_CHARS, MAX_META_TAGS,
@@ -211,14 +212,6 @@ pub(super) enum Capture {
     H1(usize),
 }
 
-/// Whether a space-separated attribute (`rel`) holds `token`, in any case.
-pub(super) fn has_token(value: Option<&str>, token: &str) -> bool {
-    value.is_some_and(|v| {
-        v.split_ascii_whitespace()
-            .any(|t| t.eq_ignore_ascii_case(token))
-    })
-}
-
 pub(super) fn title_text<'a>(pieces: impl Iterator<Item = &'a str>) -> Option<String> {
     let raw: String = pieces.collect();
     let title = clean(&raw, MAX_TITLE_CHARS);
@@ -250,30 +243,6 @@ fn push_meta<'a>(meta: &mut Vec<MetaTag>, attr: impl Fn(&str) -> Option<&'a str>
     }
 }
 
-/// Whitespace runs collapsed to one space, trimmed, control characters
-/// (NUL included) dropped, at most `max_chars` characters.
-pub(super) fn clean(s: &str, max_chars: usize) -> String {
-    let mut out = String::with_capacity(s.len().min(max_chars));
-    let mut chars = 0;
-    let mut space = false;
-    for c in s.chars() {
-        if c.is_whitespace() {
-            space = chars > 0;
-        } else if !c.is_control() {
-            let needed = 1 + usize::from(space);
-            if chars + needed > max_chars {
-                break;
-            }
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            out.push(c);
-            chars += needed;
-        }
-    }
-    out
-}
 
 /// Appends a text node's words, one space between words and between nodes,
 /// so that "<p>a</p><p>b</p>" gives "a b" and never "ab". Whitespace is

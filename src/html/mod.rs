@@ -18,6 +18,7 @@ pub mod pdf;
 pub mod resources;
 mod scan;
 mod stream;
+mod text;
 
 pub use crawlscope_store::types::{LinkElement, MetaTag, Position, Rel};
 pub use fragments::PageFragments;

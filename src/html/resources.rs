@@ -8,7 +8,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 pub use crawlscope_store::types::Element;
 
-use super::extract::{clean, has_token};
+use super::text::{clean, has_token};
 use super::MAX_LINKS_PER_PAGE;
 use crate::url::{resolve, Url};
 
