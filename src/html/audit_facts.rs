@@ -11,8 +11,8 @@ use serde_json::Value;
 
 pub use crawlscope_store::types::AuditFacts;
 
-use super::text::{clean, has_token};
 use super::resources::{Element, Resource};
+use super::text::{clean, has_token};
 use crate::url::{origin, resolve, Url};
 
 /// hreflang alternates kept per page (a large multilingual site lists a

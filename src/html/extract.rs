@@ -243,7 +243,6 @@ fn push_meta<'a>(meta: &mut Vec<MetaTag>, attr: impl Fn(&str) -> Option<&'a str>
     }
 }
 
-
 /// Appends a text node's words, one space between words and between nodes,
 /// so that "<p>a</p><p>b</p>" gives "a b" and never "ab". Whitespace is
 /// Unicode's (`char::is_whitespace`, so &nbsp; separates words); a byte loop

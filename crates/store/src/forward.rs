@@ -99,3 +99,56 @@ impl Forward {
         all
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::WordId;
+
+    #[test]
+    fn forward_round_trips_and_counts_each_word_once() {
+        let f = Forward {
+            segment: 12,
+            terms: vec![(2, 3), (7, 1), (90, 4)],
+            title: vec![7, 100],
+        };
+        assert_eq!(Forward::decode(&f.encode()).unwrap(), f);
+        assert_eq!(f.all_words(), vec![2, 7, 90, 100]);
+        assert!(Forward::decode(&[0xff]).is_err());
+        for f in [
+            Forward::default(),
+            Forward {
+                segment: 1,
+                terms: vec![],
+                title: vec![4],
+            },
+            Forward {
+                segment: 0,
+                terms: vec![(0, 1)],
+                title: vec![],
+            },
+            Forward {
+                segment: 3,
+                terms: vec![(0, u32::MAX), (1, 2), (u32::MAX, 1)],
+                title: vec![0, u32::MAX],
+            },
+        ] {
+            assert_eq!(Forward::decode(&f.encode()).unwrap(), f);
+        }
+    }
+
+    #[test]
+    fn a_forward_record_that_claims_more_than_it_holds_is_corrupt() {
+        let many: Vec<(WordId, u32)> = (0..300).map(|w| (w * 3, 1 + w % 2)).collect();
+        let bytes = Forward {
+            segment: 9,
+            terms: many,
+            title: vec![1],
+        }
+        .encode();
+        assert!(Forward::decode(&bytes[..bytes.len() - 1]).is_err());
+        // Two words under a last word of 0, and a count no bits back.
+        assert!(Forward::decode(&[0, 2, 0, 0, 0]).is_err());
+        assert!(Forward::decode(&[0, 200, 5, 0, 0]).is_err());
+    }
+}

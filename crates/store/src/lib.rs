@@ -38,6 +38,7 @@ mod inverted;
 mod kept;
 mod links;
 mod merged;
+mod mimes;
 mod origin_figures;
 mod page_audit;
 mod page_custom;
@@ -97,12 +98,11 @@ pub use points::PointRead;
 pub use render_facts::RenderRead;
 pub use repack::Repacked;
 pub use resources::{ResourceCheck, ResourceLink, ResourceRead};
-pub use runs::RunRead;
+pub use runs::{RunCounts, RunEnd, RunFlags, RunRead, RunRecord};
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
     OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, RenderMode, Resolve,
-    RobotsRecord, RunCounts, RunEnd, RunFlags, RunId, RunRecord, SkipReason, UrlRecord, UrlState,
-    WordId, SCHEMA_VERSION,
+    RobotsRecord, RunId, SkipReason, UrlRecord, UrlState, WordId, SCHEMA_VERSION,
 };
 pub use sitemap_listings::{ListingRead, SitemapListing};
 pub use sitemap_pages::SitemapRead;

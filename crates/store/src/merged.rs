@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::codec::{self, read_u32, u32_key};
 use super::origin_figures::OriginFigures;
-use super::schema::{meta_keys, RunId, RunRecord};
+use super::runs::RunRecord;
+use super::schema::{meta_keys, RunId};
 use super::sealed::View;
 use super::{Result, StoreError, Writer};
 

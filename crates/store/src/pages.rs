@@ -11,6 +11,7 @@ use super::codec::{self, put_varint, u32_key};
 use super::dictionary::{self, Kind as DictionaryKind};
 use super::forward::Forward;
 use super::inverted::{self, segments::SegmentRead};
+use super::mimes;
 use super::page_records::{self, Part};
 use super::schema::{
     meta_keys, Db, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId,
@@ -69,62 +70,6 @@ fn decode_ids(bytes: &[u8]) -> impl Iterator<Item = PageId> + '_ {
     bytes
         .chunks_exact(4)
         .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-}
-
-fn parse_mime(content_type: &str) -> MimeRecord {
-    let mut parts = content_type.split(';');
-    let essence: String = parts
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
-        .chars()
-        .take(100)
-        .collect();
-    let suffix = essence
-        .split_once('+')
-        .map(|(_, s)| s.to_string())
-        .filter(|s| !s.is_empty());
-    // Every parameter is kept (the base schema's `mime_parameter`), names
-    // in lower case; values keep their case (they may be tokens) but the
-    // charset's, which is case-insensitive. Bounded: a header is outside
-    // input. Sorted by name (then value), so that one type sent with its
-    // parameters in another order is the same mimetype, one row.
-    let mut params: Vec<(String, String)> = parts
-        .filter_map(|p| p.split_once('='))
-        .map(|(k, v)| {
-            let k: String = k.trim().to_ascii_lowercase().chars().take(50).collect();
-            let v = v.trim().trim_matches('"');
-            let v = if k == "charset" {
-                v.to_ascii_lowercase()
-            } else {
-                v.to_string()
-            };
-            (k, v.chars().take(200).collect())
-        })
-        .filter(|(k, _)| !k.is_empty())
-        .take(16)
-        .collect();
-    params.sort_unstable();
-    MimeRecord {
-        essence,
-        suffix,
-        params,
-    }
-}
-
-/// The canonical string of a mimetype: never empty (LMDB keys cannot be)
-/// and short enough to be a key.
-fn mime_key(m: &MimeRecord) -> String {
-    let mut key = if m.essence.is_empty() {
-        "(none)".to_string()
-    } else {
-        m.essence.clone()
-    };
-    for (k, v) in &m.params {
-        key.push_str(&format!("; {k}={v}"));
-    }
-    key.chars().take(200).collect()
 }
 
 /// Page and URL look-ups.
@@ -450,8 +395,8 @@ impl Writer<'_> {
     }
 
     pub fn mime_id_for(&mut self, content_type: &str) -> Result<MimeId> {
-        let rec = parse_mime(content_type);
-        let key = mime_key(&rec);
+        let rec = mimes::parse(content_type);
+        let key = mimes::key(&rec);
         if let Some(v) = self.dbs.mime_ids.get(&self.txn, key.as_bytes())? {
             return codec::read_u32(v);
         }
@@ -756,95 +701,4 @@ pub(crate) fn force_collision(w: &mut Writer<'_>, url: &Url, id: PageId) -> Resu
         .url_ids
         .put(&mut w.txn, &url_hash_key(origin, url), &id.to_be_bytes())?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mime_is_split_and_canonical() {
-        let m = parse_mime("Application/XHTML+XML; Charset=\"UTF-8\"; Profile=Strict; =x; bad");
-        assert_eq!(m.essence, "application/xhtml+xml");
-        assert_eq!(m.suffix.as_deref(), Some("xml"));
-        assert_eq!(
-            m.params,
-            vec![
-                ("charset".into(), "utf-8".into()),
-                ("profile".into(), "Strict".into())
-            ]
-        );
-        assert_eq!(
-            mime_key(&m),
-            "application/xhtml+xml; charset=utf-8; profile=Strict"
-        );
-        // One type whatever the order or case of its parameters; a
-        // charset's value is case-insensitive (RFC 9110), others' are not.
-        let one = [
-            "text/html; charset=utf-8; foo=bar",
-            "text/html; foo=bar; charset=UTF-8",
-            "TEXT/HTML;FOO=bar;  Charset=\"utf-8\"",
-        ];
-        for ct in one {
-            assert_eq!(
-                mime_key(&parse_mime(ct)),
-                "text/html; charset=utf-8; foo=bar",
-                "{ct}"
-            );
-        }
-        assert_ne!(
-            mime_key(&parse_mime("text/html; foo=BAR")),
-            mime_key(&parse_mime("text/html; foo=bar"))
-        );
-        let many = format!("text/plain{}", "; a=b".repeat(100));
-        assert_eq!(parse_mime(&many).params.len(), 16);
-        assert_eq!(mime_key(&parse_mime("")), "(none)");
-    }
-
-    #[test]
-    fn forward_round_trips_and_counts_each_word_once() {
-        let f = Forward {
-            segment: 12,
-            terms: vec![(2, 3), (7, 1), (90, 4)],
-            title: vec![7, 100],
-        };
-        assert_eq!(Forward::decode(&f.encode()).unwrap(), f);
-        assert_eq!(f.all_words(), vec![2, 7, 90, 100]);
-        assert!(Forward::decode(&[0xff]).is_err());
-        for f in [
-            Forward::default(),
-            Forward {
-                segment: 1,
-                terms: vec![],
-                title: vec![4],
-            },
-            Forward {
-                segment: 0,
-                terms: vec![(0, 1)],
-                title: vec![],
-            },
-            Forward {
-                segment: 3,
-                terms: vec![(0, u32::MAX), (1, 2), (u32::MAX, 1)],
-                title: vec![0, u32::MAX],
-            },
-        ] {
-            assert_eq!(Forward::decode(&f.encode()).unwrap(), f);
-        }
-    }
-
-    #[test]
-    fn a_forward_record_that_claims_more_than_it_holds_is_corrupt() {
-        let many: Vec<(WordId, u32)> = (0..300).map(|w| (w * 3, 1 + w % 2)).collect();
-        let bytes = Forward {
-            segment: 9,
-            terms: many,
-            title: vec![1],
-        }
-        .encode();
-        assert!(Forward::decode(&bytes[..bytes.len() - 1]).is_err());
-        // Two words under a last word of 0, and a count no bits back.
-        assert!(Forward::decode(&[0, 2, 0, 0, 0]).is_err());
-        assert!(Forward::decode(&[0, 200, 5, 0, 0]).is_err());
-    }
 }
