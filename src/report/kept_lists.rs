@@ -295,17 +295,9 @@ pub fn records_kept_from(
         for kind in Kind::ALL {
             // A kind that counts other items than it lists (`resources`)
             // keeps both; one that counts what it lists is found once.
-            let listed = kind.visit_list(Found {
-                ctx,
-                pass,
-                out: &mut out,
-            });
-            let counted = kind.visit_counted(Found {
-                ctx,
-                pass,
-                out: &mut out,
-            });
-            listed.into_iter().chain(counted).collect::<Result<()>>()?;
+            let out = &mut out;
+            kind.visit_list(Found { ctx, pass, out }).transpose()?;
+            kind.visit_counted(Found { ctx, pass, out }).transpose()?;
         }
         pass.drop_after(ctx);
     }
