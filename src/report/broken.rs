@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::accepted::Accepted;
-use super::kept_lists::Keeper;
+use super::kept_lists::{Keeper, Pass};
 use super::redirects::{Hop, RedirectsInto, MAX_HOPS};
 use super::{opt_cell, Ctx, ListKind, Result, Row};
 use crate::html::resources::Element;
@@ -113,7 +113,7 @@ impl ListKind for Broken {
     }
 
     fn keeper() -> Option<Keeper<Self::Item>> {
-        Some(Keeper::as_is("found:broken"))
+        Some(Keeper::as_is("found:broken").in_pass(Pass::Resources))
     }
 }
 

@@ -3,7 +3,7 @@
 //! than 70, or wider than 985 px at 14 px (the titles' check, on another
 //! field with other [`Limits`]).
 
-use super::kept_lists::Keeper;
+use super::kept_lists::{Keeper, Pass};
 use super::pixels::DESCRIPTION_FONT_PX;
 use super::titles::{decode, keep_text, text_issues, text_row, Item, Limits, TextRow};
 use super::{Ctx, ListKind, Result};
@@ -38,17 +38,20 @@ impl ListKind for Descriptions {
     }
 
     fn keeper() -> Option<Keeper<Item>> {
-        Some(Keeper::found_by(
-            "found:descriptions",
-            |ctx, w| {
-                keep_text(
-                    ctx,
-                    |rec| rec.description.as_deref(),
-                    &DESCRIPTION_LIMITS,
-                    w,
-                )
-            },
-            decode,
-        ))
+        Some(
+            Keeper::found_by(
+                "found:descriptions",
+                |ctx, w| {
+                    keep_text(
+                        ctx,
+                        |rec| rec.description.as_deref(),
+                        &DESCRIPTION_LIMITS,
+                        w,
+                    )
+                },
+                decode,
+            )
+            .in_pass(Pass::Descriptions),
+        )
     }
 }

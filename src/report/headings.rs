@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper};
+use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper, Pass};
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, StoreError};
@@ -78,7 +78,7 @@ impl ListKind for Headings {
     }
 
     fn keeper() -> Option<Keeper<Item>> {
-        Some(Keeper::found_by("found:headings", keep, decode))
+        Some(Keeper::found_by("found:headings", keep, decode).in_pass(Pass::Headings))
     }
 }
 

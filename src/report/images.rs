@@ -9,7 +9,7 @@
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::Keeper;
+use super::kept_lists::{Keeper, Pass};
 use super::resources::uses;
 use super::{opt_cell, Ctx, ListKind, Result, Row};
 use crate::html::resources::Element;
@@ -110,7 +110,7 @@ impl ListKind for Images {
     }
 
     fn keeper() -> Option<Keeper<Self::Item>> {
-        Some(Keeper::as_is("found:images"))
+        Some(Keeper::as_is("found:images").in_pass(Pass::Resources))
     }
 }
 

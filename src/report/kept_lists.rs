@@ -16,17 +16,66 @@ use rustc_hash::FxHashMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::kinds::VisitList;
 use super::link_depth::{self, LinkDepths};
-use super::{Ctx, ListKind, Result, Scope};
+use super::{depth, Ctx, Kind, ListKind, Result, Scope};
 use crate::store::prelude::*;
 use crate::store::{codec, PageId, Reader, StoreError};
 
-/// How a kind's items are stored: its record's name in the `kept` table
-/// and the codec.
+/// How a kind's items are stored: its record's name in the `kept` table,
+/// the codec, and the pass of the crawl-end walk that finds them.
 pub struct Keeper<I> {
     pub name: &'static str,
     encode: Encode<I>,
     decode: fn(&[u8]) -> Result<Vec<I>, StoreError>,
+    pass: Pass,
+}
+
+/// When the crawl-end walk ([`records`]) finds a kept kind. The passes run
+/// in this order and each drops, once done, what no later pass reads, so
+/// the walk never holds every page's texts, the resource uses and the link
+/// graph at once; a kind goes in the first pass after the last that drops
+/// something it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Before anything is dropped (near-duplicates).
+    First,
+    /// Reads the meta descriptions (the longest texts), dropped after.
+    Descriptions,
+    /// Reads the titles, dropped after.
+    Titles,
+    /// Reads the `<h1>`s, dropped after.
+    Headings,
+    /// Reads none of the texts: the default.
+    Pages,
+    /// Reads the resource uses, dropped after.
+    Resources,
+    /// Reads the link graph, which is only read after the resource uses
+    /// are dropped.
+    Links,
+}
+
+impl Pass {
+    const ALL: [Pass; 7] = [
+        Pass::First,
+        Pass::Descriptions,
+        Pass::Titles,
+        Pass::Headings,
+        Pass::Pages,
+        Pass::Resources,
+        Pass::Links,
+    ];
+
+    /// Drops what this pass was the last to read.
+    fn drop_after(self, ctx: &mut Ctx<'_, '_>) {
+        match self {
+            Pass::Descriptions => ctx.forget(|rec| rec.description = None),
+            Pass::Titles => ctx.forget(|rec| rec.title = None),
+            Pass::Headings => ctx.forget(|rec| rec.h1 = Vec::new()),
+            Pass::Resources => ctx.forget_resource_uses(),
+            Pass::First | Pass::Pages | Pass::Links => {}
+        }
+    }
 }
 
 /// How the crawl-end pass writes a kind's record.
@@ -48,6 +97,7 @@ impl<I: Serialize + DeserializeOwned> Keeper<I> {
             name,
             encode: Encode::Items(|items, w| codec::encode_to(&items, w)),
             decode: codec::decode,
+            pass: Pass::Pages,
         }
     }
 }
@@ -66,7 +116,13 @@ impl<I> Keeper<I> {
             name,
             encode: Encode::Found(find),
             decode,
+            pass: Pass::Pages,
         }
+    }
+
+    /// Found in `pass` rather than with the kinds that read no text.
+    pub fn in_pass(self, pass: Pass) -> Keeper<I> {
+        Keeper { pass, ..self }
     }
 }
 
@@ -234,48 +290,17 @@ pub fn records_kept_from(
     ctx: &mut Ctx<'_, '_>,
     kept_from: usize,
 ) -> Result<Vec<(&'static str, Vec<u8>)>> {
-    use super::*;
-    let near = found::<near_duplicates::NearDuplicates>(ctx)?;
-    // Each text is dropped as soon as no kind to come reads it, the
-    // longest first.
-    let description = found::<descriptions::Descriptions>(ctx)?;
-    ctx.forget(|rec| rec.description = None);
-    let title = found::<titles::Titles>(ctx)?;
-    ctx.forget(|rec| rec.title = None);
-    let headings = found::<headings::Headings>(ctx)?;
-    ctx.forget(|rec| rec.h1 = Vec::new());
-    let texts = [description, title, headings];
-    let rest = [
-        found::<redirects::Redirects>(ctx)?,
-        found::<duplicates::Duplicates>(ctx)?,
-        found::<directives::Directives>(ctx)?,
-        found::<canonicals::Canonicals>(ctx)?,
-        found::<slow::Slow>(ctx)?,
-        found::<large::Large>(ctx)?,
-        found::<mimetypes::Mimetypes>(ctx)?,
-        found::<external::External>(ctx)?,
-        found::<fragments::Fragments>(ctx)?,
-        found::<indexability::NonIndexable>(ctx)?,
-    ];
-    let resources = [
-        found::<broken::Broken>(ctx)?,
-        found::<resources::Resources>(ctx)?,
-        found::<resources::BrokenResources>(ctx)?,
-        found::<images::Images>(ctx)?,
-    ];
-    // The link graph is read after the resource uses are dropped.
-    ctx.forget_resource_uses();
-    let links = [
-        found::<links::Links>(ctx)?,
-        found::<sitemaps::Sitemaps>(ctx)?,
-    ];
-    let mut out: Vec<_> = (std::iter::once(near))
-        .chain(texts)
-        .chain(rest)
-        .chain(resources)
-        .chain(links)
-        .flatten()
-        .collect();
+    let mut out = Vec::new();
+    for pass in Pass::ALL {
+        for kind in Kind::ALL {
+            // A kind that counts other items than it lists (`resources`)
+            // keeps both; one that counts what it lists is found once.
+            let out = &mut out;
+            kind.visit_list(Found { ctx, pass, out }).transpose()?;
+            kind.visit_counted(Found { ctx, pass, out }).transpose()?;
+        }
+        pass.drop_after(ctx);
+    }
     if ctx.pages()?.len() < kept_from {
         // Each kind was found for its count; its items are not worth
         // their room: a report finds them again in milliseconds.
@@ -310,11 +335,32 @@ pub fn all_current(r: &Reader<'_>) -> Result<bool> {
     r.kept(DEPTH_ORDER).map(|d| d.is_some()).map_err(Into::into)
 }
 
-/// `K`'s items found afresh and encoded, its count noted in `ctx`.
-fn found<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<Option<(&'static str, Vec<u8>)>> {
-    let Some(keeper) = K::keeper() else {
-        return Ok(None);
-    };
+/// A kind's items found afresh and encoded into `out` when it is kept in
+/// `pass` and not yet found, its count noted in `ctx`.
+struct Found<'c, 'a, 's, 'o> {
+    ctx: &'c Ctx<'a, 's>,
+    pass: Pass,
+    out: &'o mut Vec<(&'static str, Vec<u8>)>,
+}
+
+impl VisitList for Found<'_, '_, '_, '_> {
+    type Out = Result<()>;
+    fn visit<K: ListKind>(self, _: &'static str) -> Result<()> {
+        let Some(keeper) = K::keeper() else {
+            return Ok(());
+        };
+        if keeper.pass != self.pass || self.out.iter().any(|(name, _)| *name == keeper.name) {
+            return Ok(());
+        }
+        self.out.push(found::<K>(self.ctx, keeper)?);
+        Ok(())
+    }
+}
+
+fn found<K: ListKind>(
+    ctx: &Ctx<'_, '_>,
+    keeper: Keeper<K::Item>,
+) -> Result<(&'static str, Vec<u8>)> {
     let (n, record) = packed(|w| match keeper.encode {
         Encode::Items(encode) => {
             let items = K::find(ctx)?;
@@ -324,5 +370,5 @@ fn found<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<Option<(&'static str, Vec<u8>
         Encode::Found(find) => find(ctx, w),
     })?;
     ctx.note_found(keeper.name, n);
-    Ok(Some((keeper.name, record)))
+    Ok((keeper.name, record))
 }

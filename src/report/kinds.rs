@@ -41,6 +41,9 @@ macro_rules! kinds {
                 }
             }
 
+            /// Every kind, in the order declared.
+            pub const ALL: &'static [Kind] = &[$(Kind::$w,)* $(Kind::$f,)* $(Kind::$t,)*];
+
             /// The kinds whose rows are findings, in the order declared.
             pub const FINDINGS: &'static [Kind] = &[$(Kind::$f,)*];
 
@@ -137,4 +140,49 @@ pub fn count_findings(ctx: &Ctx<'_, '_>) -> Result<BTreeMap<&'static str, usize>
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// The first cells of docs/CLI.md's table of `report` kinds.
+    fn documented_kinds() -> Vec<&'static str> {
+        let docs = include_str!("../../docs/CLI.md");
+        let report = docs.split("\n## report\n").nth(1).unwrap_or_default();
+        let report = report.split("\n## ").next().unwrap_or_default();
+        (report.lines())
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split(" |").next())
+            .collect()
+    }
+
+    /// A kind half-added (no row in the user's table of kinds, or a
+    /// finding the summary does not count) fails here.
+    #[test]
+    fn every_kind_is_documented_and_every_finding_counted() {
+        let rows = documented_kinds();
+        for kind in Kind::ALL {
+            let named = format!("`{}`", kind.name());
+            assert!(
+                rows.iter().any(|r| format!("`{r}").contains(&named)),
+                "report {} has no row in docs/CLI.md's table of kinds",
+                kind.name()
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let findings = |store: &Store| {
+            let r = store.read().unwrap();
+            let ctx = Ctx::new(&r, None).unwrap();
+            let s = summary::summary(&ctx).unwrap();
+            s.findings.keys().copied().collect::<Vec<_>>()
+        };
+        let mut names = finding_names();
+        names.sort_unstable();
+        assert_eq!(findings(&store), names, "counted afresh");
+        assert!(kept::refresh(&store).unwrap());
+        assert_eq!(findings(&store), names, "as kept");
+    }
 }

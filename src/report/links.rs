@@ -14,7 +14,7 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::Keeper;
+use super::kept_lists::{Keeper, Pass};
 use super::{Ctx, ListKind, ReportError, Result, Row};
 use crate::store::prelude::*;
 use crate::store::{PageId, Reader, StoreError};
@@ -293,7 +293,7 @@ impl ListKind for Links {
     }
 
     fn keeper() -> Option<Keeper<Self::Item>> {
-        Some(Keeper::as_is("found:links"))
+        Some(Keeper::as_is("found:links").in_pass(Pass::Links))
     }
 }
 

@@ -15,7 +15,7 @@
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::Keeper;
+use super::kept_lists::{Keeper, Pass};
 use super::{is_ok, Ctx, ListKind, Result, Row};
 use crate::index::minhash::{Signature, HASHES};
 use crate::store::{PageId, PageTextRead};
@@ -67,7 +67,7 @@ impl ListKind for NearDuplicates {
     }
 
     fn keeper() -> Option<Keeper<Self::Item>> {
-        Some(Keeper::as_is("found:near-duplicates"))
+        Some(Keeper::as_is("found:near-duplicates").in_pass(Pass::First))
     }
 }
 

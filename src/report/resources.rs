@@ -8,7 +8,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::Keeper;
+use super::kept_lists::{Keeper, Pass};
 use super::{opt_cell, Ctx, ListKind, Result, Row};
 use crate::html::resources::Element;
 use crate::store::prelude::*;
@@ -174,7 +174,7 @@ impl ListKind for Resources {
     }
 
     fn keeper() -> Option<Keeper<Self::Item>> {
-        Some(Keeper::as_is("found:resources"))
+        Some(Keeper::as_is("found:resources").in_pass(Pass::Resources))
     }
 }
 
@@ -193,7 +193,7 @@ impl ListKind for BrokenResources {
     }
 
     fn keeper() -> Option<Keeper<Self::Item>> {
-        Some(Keeper::as_is("found:broken-resources"))
+        Some(Keeper::as_is("found:broken-resources").in_pass(Pass::Resources))
     }
 }
 

@@ -17,7 +17,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use super::indexability::{of_scope, Indexability};
-use super::kept_lists::Keeper;
+use super::kept_lists::{Keeper, Pass};
 use super::links::{graph, PageSet};
 use super::redirects::MAX_HOPS;
 use super::{Ctx, ListKind, Result, Row, Scope};
@@ -189,7 +189,7 @@ impl ListKind for Sitemaps {
     }
 
     fn keeper() -> Option<Keeper<Self::Item>> {
-        Some(Keeper::as_is("found:sitemaps"))
+        Some(Keeper::as_is("found:sitemaps").in_pass(Pass::Links))
     }
 }
 

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper};
+use super::kept_lists::{decode_grouped, encode_grouped, Group, Keeper, Pass};
 use super::pixels::{width_px, TITLE_FONT_PX};
 use super::PageFacts;
 use super::{Ctx, ListKind, Result, Row};
@@ -102,11 +102,14 @@ impl ListKind for Titles {
     }
 
     fn keeper() -> Option<Keeper<Item>> {
-        Some(Keeper::found_by(
-            "found:titles",
-            |ctx, w| keep_text(ctx, |rec| rec.title.as_deref(), &TITLE_LIMITS, w),
-            decode,
-        ))
+        Some(
+            Keeper::found_by(
+                "found:titles",
+                |ctx, w| keep_text(ctx, |rec| rec.title.as_deref(), &TITLE_LIMITS, w),
+                decode,
+            )
+            .in_pass(Pass::Titles),
+        )
     }
 }
 

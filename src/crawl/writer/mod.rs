@@ -10,6 +10,7 @@ mod batch;
 mod counters;
 mod fragments;
 mod frontier;
+mod link_id;
 mod liveness;
 mod runs;
 

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::batch::link_id;
 use super::counters::count_run;
+use super::link_id::link_id;
 use super::liveness::{instance_dead, live_instances};
 use crate::crawl::policy::{PointRun, Runs};
 use crate::crawl::rescope::{self, Rescoped};

@@ -5,12 +5,24 @@
 //! enable/disable, delete, and the active set a crawl starts from; the
 //! settings' parsers (`--resolve`, `--append-query`), credentials typed in
 //! the start URL, and marking a point whose scope changed for re-scoping.
-//! The CLI,
-//! clap's value parsers and the console's form all call this module, so they
-//! accept and refuse the same settings.
+//! The CLI, clap's value parsers and the console's form all call this
+//! module, so they accept and refuse the same settings. This module owns
+//! the errors and what a valid record is; the settings as typed are
+//! parsed in [`settings`], the operations on the store are [`ops`].
 
-use crate::store::prelude::*;
-use crate::store::{PointId, PointRecord, Resolve, Store, StoreError, Writer};
+mod ops;
+mod settings;
+
+pub use ops::{
+    add, crawl_set, list, list_deleted, purge, remove, restore, save, set_active, update, upsert,
+};
+pub(crate) use ops::{write, Refusal};
+pub use settings::{
+    parse_append_query, parse_depth, parse_docs, parse_exclude, parse_max_pages, parse_resolve,
+    parse_root,
+};
+
+use crate::store::{PointId, PointRecord, Resolve, StoreError};
 use crate::url::LinkReject;
 
 /// Why a crawl point setting or operation was refused.
@@ -127,92 +139,6 @@ impl PointError {
 
 pub type Result<T> = std::result::Result<T, PointError>;
 
-/// A root prefix as typed: it must name its scheme, or it would match no
-/// normalised URL and the point would silently crawl nothing.
-pub fn parse_root(input: &str) -> Result<String> {
-    let root = input.trim();
-    if !["http://", "https://", "file://"]
-        .iter()
-        .any(|scheme| root.starts_with(scheme))
-    {
-        return Err(PointError::BadRoot);
-    }
-    // Stored URLs never hold user information, so such a prefix would
-    // match nothing, and it would print a password.
-    if has_userinfo(root) {
-        return Err(PointError::RootWithCredentials);
-    }
-    Ok(root.to_string())
-}
-
-/// An exclude prefix as typed: any string (one without a scheme matches
-/// nothing), but never one holding `user:password@`.
-pub fn parse_exclude(input: &str) -> Result<String> {
-    if has_userinfo(input) {
-        return Err(PointError::RootWithCredentials);
-    }
-    Ok(input.to_string())
-}
-
-fn has_userinfo(prefix: &str) -> bool {
-    let authority = prefix.split_once("://").map_or("", |(_, rest)| rest);
-    let end = authority.find(['/', '?', '#']).unwrap_or(authority.len());
-    authority[..end].contains('@')
-}
-
-/// A `--resolve HOST:PORT:ADDR` as curl takes it (an IPv6 ADDR in
-/// brackets): connect to ADDR for HOST:PORT.
-pub fn parse_resolve(input: &str) -> Result<Resolve> {
-    let bad = |why: &str| PointError::BadResolve(format!("{input:?}: {why}"));
-    let (host, rest) = input
-        .trim()
-        .split_once(':')
-        .ok_or_else(|| bad("expected HOST:PORT:ADDR"))?;
-    let (port, addr) = rest
-        .split_once(':')
-        .ok_or_else(|| bad("expected HOST:PORT:ADDR"))?;
-    let host = host.to_ascii_lowercase();
-    let named = crate::url::Url::parse(&format!("http://{host}/"))
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string));
-    if host.is_empty() || named.as_deref() != Some(host.as_str()) {
-        return Err(bad(&format!("{host:?} is not a host name")));
-    }
-    let port = match port.parse::<u16>() {
-        Ok(p) if p > 0 => p,
-        _ => return Err(bad(&format!("{port:?} is not a port (1-65535)"))),
-    };
-    let bare = addr
-        .strip_prefix('[')
-        .and_then(|a| a.strip_suffix(']'))
-        .unwrap_or(addr);
-    let addr = match bare.parse::<std::net::IpAddr>() {
-        Ok(std::net::IpAddr::V6(_)) if bare == addr => {
-            return Err(bad("an IPv6 ADDR goes in brackets, [::1]"))
-        }
-        Ok(a) => a,
-        Err(_) => {
-            return Err(bad(&format!(
-                "{addr:?} is not an IP address (one address; a host name is not resolved)"
-            )))
-        }
-    };
-    Ok(Resolve { host, port, addr })
-}
-
-/// An `--append-query K=V`: a query parameter added to every request.
-pub fn parse_append_query(input: &str) -> Result<(String, String)> {
-    match input.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-        Some(_) => Err(PointError::BadAppendQuery(format!(
-            "{input:?}: the key before = is empty"
-        ))),
-        None => Err(PointError::BadAppendQuery(format!(
-            "{input:?} is not of the form KEY=VALUE"
-        ))),
-    }
-}
-
 /// The settings a point has beyond URL, root and limits, as `(label,
 /// value)` for the faces to list: only those set, in a fixed order.
 pub fn extras(p: &PointRecord) -> Vec<(&'static str, String)> {
@@ -316,53 +242,6 @@ pub fn merge_resolves(
     Ok(out.into_iter().map(|(_, r)| r).collect())
 }
 
-/// Whether the next crawl must re-scope what the point already knows.
-fn scope_changed(old: &PointRecord, new: &PointRecord) -> bool {
-    old.root != new.root
-        || old.excludes != new.excludes
-        || old.depth != new.depth
-        || old.distinct_www != new.distinct_www
-        || old.docs != new.docs
-        || old.exclude_regex != new.exclude_regex
-        || old.include != new.include
-}
-
-/// A page limit as typed: a limit of zero would fetch nothing.
-pub fn parse_max_pages(input: &str) -> Result<u64> {
-    let value = input.trim();
-    match value.parse::<u64>() {
-        Ok(0) => Err(PointError::ZeroMaxPages),
-        Ok(n) => Ok(n),
-        Err(_) => Err(PointError::NotANumber {
-            setting: Setting::MaxPages,
-            value: value.to_string(),
-        }),
-    }
-}
-
-/// A point's documents as typed in one box, comma-separated; each must be
-/// one of `known` (a point's own, deleted or not, and the live ones).
-pub fn parse_docs(input: &str, known: &[String]) -> Result<Vec<String>> {
-    let mut out = Vec::new();
-    for typed in input.split(',').filter(|s| !s.trim().is_empty()) {
-        let name = crate::documents::parse_name(typed).map_err(PointError::DocName)?;
-        if !known.contains(&name) {
-            return Err(PointError::NoDocument(name));
-        }
-        out.push(name);
-    }
-    Ok(out)
-}
-
-/// A depth limit as typed.
-pub fn parse_depth(input: &str) -> Result<u32> {
-    let value = input.trim();
-    value.parse::<u32>().map_err(|_| PointError::NotANumber {
-        setting: Setting::Depth,
-        value: value.to_string(),
-    })
-}
-
 /// Every rule a stored point must satisfy on its own; the start URL is
 /// stored normalised, so a point matches the URLs the crawler records.
 pub fn validate(mut rec: PointRecord) -> Result<PointRecord> {
@@ -441,246 +320,6 @@ pub fn unique_in(stored: &[(PointId, PointRecord)], id: Option<PointId>, url: &s
     }
 }
 
-/// The points that are not deleted.
-fn live(w: &impl PointRead) -> Result<Vec<(PointId, PointRecord)>> {
-    Ok(w.points()?
-        .into_iter()
-        .filter(|(_, p)| !p.deleted)
-        .collect())
-}
-
-/// Checks `rec` on its own and against the live points, and stamps it as
-/// changed now by the OS user.
-fn checked(
-    w: &(impl PointRead + DocumentRead),
-    id: Option<PointId>,
-    rec: PointRecord,
-) -> Result<PointRecord> {
-    let mut rec = validate(rec)?;
-    unique_in(&live(w)?, id, &rec.url)?;
-    let old = id.map(|id| w.point(id)).transpose()?.flatten();
-    // A point joins documents that exist and are not deleted (their
-    // excludes then apply); one it was in already it may keep.
-    for doc in &rec.docs {
-        if old.as_ref().is_some_and(|o| o.docs.contains(doc)) {
-            continue;
-        }
-        match w.document(doc)? {
-            None => return Err(PointError::NoDocument(doc.clone())),
-            Some(d) if d.deleted => return Err(PointError::DeletedDocument(doc.clone())),
-            Some(_) => {}
-        }
-    }
-    if let Some(old) = old {
-        rec.dirty |= scope_changed(&old, &rec);
-    }
-    stamp(&mut rec);
-    Ok(rec)
-}
-
-/// Records who changed a point and when (the crawl design's metacolumns).
-fn stamp(rec: &mut PointRecord) {
-    let now = crate::time::unix_now();
-    if rec.created_at == 0 {
-        rec.created_at = now;
-    }
-    rec.updated_at = now;
-    rec.updated_by = ["USER", "LOGNAME", "USERNAME"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
-        // SAFETY: getuid cannot fail and touches no memory of ours.
-        .unwrap_or_else(|| format!("uid {}", unsafe { libc::getuid() }));
-}
-
-/// A layer's error: the store's own (which aborts the transaction) or a
-/// refusal of the layer's rules (which the caller gets back as it is).
-pub(crate) trait Refusal: From<StoreError> {
-    /// The store's error, when that is what this is; else the refusal.
-    fn into_store(self) -> std::result::Result<StoreError, Self>;
-}
-
-impl Refusal for PointError {
-    fn into_store(self) -> std::result::Result<StoreError, Self> {
-        match self {
-            PointError::Store(e) => Ok(e),
-            e => Err(e),
-        }
-    }
-}
-
-/// Runs `f` in one write transaction, keeping its own error type.
-pub(crate) fn write<T, E: Refusal>(
-    store: &Store,
-    f: impl FnMut(&mut Writer<'_>) -> std::result::Result<T, E>,
-) -> std::result::Result<T, E> {
-    let mut f = f;
-    let mut outcome = None;
-    let stored = store.update(|w| match f(w).map_err(Refusal::into_store) {
-        Ok(v) => Ok(Some(v)),
-        Err(Ok(e)) => Err(e),
-        Err(Err(e)) => {
-            outcome = Some(e);
-            Ok(None)
-        }
-    })?;
-    match (stored, outcome) {
-        (Some(v), _) => Ok(v),
-        (None, Some(e)) => Err(e),
-        (None, None) => Err(StoreError::corrupt("a write ended without an outcome").into()),
-    }
-}
-
-/// Adds a new point; refuses a start URL that another point has. Returns
-/// its id and the record as stored (normalised).
-pub fn add(store: &Store, rec: PointRecord) -> Result<(PointId, PointRecord)> {
-    write(store, |w| {
-        let rec = checked(w, None, rec.clone())?;
-        Ok((w.add_point(&rec)?, rec))
-    })
-}
-
-/// Stores a whole record: a new point when `id` is `None`, else replaces
-/// point `id` (which must exist).
-pub fn save(store: &Store, id: Option<PointId>, rec: PointRecord) -> Result<PointId> {
-    write(store, |w| {
-        let rec = checked(w, id, rec.clone())?;
-        match id {
-            Some(id) => {
-                if w.point(id)?.is_none() {
-                    return Err(PointError::NotFound(id));
-                }
-                w.put_point(id, &rec)?;
-                Ok(id)
-            }
-            None => Ok(w.add_point(&rec)?),
-        }
-    })
-}
-
-/// Changes point `id` with `edit`; the result must still be a valid point.
-pub fn update(store: &Store, id: PointId, edit: impl Fn(&mut PointRecord)) -> Result<PointRecord> {
-    write(store, |w| {
-        let mut rec = w.point(id)?.ok_or(PointError::NotFound(id))?;
-        edit(&mut rec);
-        let rec = checked(w, Some(id), rec)?;
-        w.put_point(id, &rec)?;
-        Ok(rec)
-    })
-}
-
-/// The point whose start URL is `url`, created with `edit` applied or
-/// updated with it, and made active: what `crawl URL` does.
-pub fn upsert(
-    store: &Store,
-    url: &crate::url::Url,
-    edit: impl Fn(&mut PointRecord),
-) -> Result<PointId> {
-    write(store, |w| {
-        let bare = crate::url::without_userinfo(url);
-        let found = live(w)?.into_iter().find(|(_, p)| p.url == bare.as_str());
-        let (id, mut rec) = match found {
-            Some((id, rec)) => (Some(id), rec),
-            None => (None, new_record(url)),
-        };
-        edit(&mut rec);
-        rec.active = true;
-        let rec = checked(w, id, rec)?;
-        match id {
-            Some(id) => {
-                w.put_point(id, &rec)?;
-                Ok(id)
-            }
-            None => Ok(w.add_point(&rec)?),
-        }
-    })
-}
-
-pub fn set_active(store: &Store, id: PointId, active: bool) -> Result<PointRecord> {
-    update(store, id, |r| r.active = active)
-}
-
-/// Soft-deletes point `id` (restorable, never crawled) and drops its
-/// queued URLs.
-pub fn remove(store: &Store, id: PointId) -> Result<()> {
-    write(store, |w| {
-        let mut rec = w
-            .point(id)?
-            .filter(|p| !p.deleted)
-            .ok_or(PointError::NotFound(id))?;
-        rec.deleted = true;
-        stamp(&mut rec);
-        w.put_point(id, &rec)?;
-        w.drop_queued(id)?;
-        Ok(())
-    })
-}
-
-/// Removes point `id` for good, deleted or not.
-pub fn purge(store: &Store, id: PointId) -> Result<()> {
-    write(store, |w| {
-        if w.point(id)?.is_none() {
-            return Err(PointError::NotFound(id));
-        }
-        Ok(w.remove_point(id)?)
-    })
-}
-
-/// Brings a soft-deleted point back (its start URL must still be free).
-pub fn restore(store: &Store, id: PointId) -> Result<PointRecord> {
-    write(store, |w| {
-        let mut rec = w.point(id)?.ok_or(PointError::NotFound(id))?;
-        if !rec.deleted {
-            return Err(PointError::NotDeleted(id));
-        }
-        rec.deleted = false;
-        let rec = checked(w, Some(id), rec)?;
-        w.put_point(id, &rec)?;
-        Ok(rec)
-    })
-}
-
-/// The points that are not deleted.
-pub fn list(store: &Store) -> Result<Vec<(PointId, PointRecord)>> {
-    live(&store.read()?)
-}
-
-/// The soft-deleted points.
-pub fn list_deleted(store: &Store) -> Result<Vec<(PointId, PointRecord)>> {
-    Ok(store
-        .read()?
-        .points()?
-        .into_iter()
-        .filter(|(_, p)| p.deleted)
-        .collect())
-}
-
-/// The points a crawl starts from: `requested` when given (each must exist
-/// and be enabled), else every active point; never an empty set.
-pub fn crawl_set(store: &Store, requested: Vec<PointId>) -> Result<Vec<PointId>> {
-    let stored = store.read()?.points()?;
-    let ids: Vec<PointId> = if requested.is_empty() {
-        stored
-            .into_iter()
-            .filter(|(_, p)| p.active && !p.deleted)
-            .map(|(id, _)| id)
-            .collect()
-    } else {
-        for &id in &requested {
-            match stored.iter().find(|(i, _)| *i == id) {
-                None => return Err(PointError::NotFound(id)),
-                Some((_, p)) if p.deleted => return Err(PointError::Deleted(id)),
-                Some((_, p)) if !p.active => return Err(PointError::Disabled(id)),
-                Some(_) => {}
-            }
-        }
-        requested
-    };
-    if ids.is_empty() {
-        return Err(PointError::NothingToCrawl);
-    }
-    Ok(ids)
-}
-
 #[cfg(test)]
 mod tests {
     //! Both faces against one table: the CLI (clap's parsers, then the
@@ -691,6 +330,8 @@ mod tests {
 
     use super::*;
     use crate::cli::Cli;
+    use crate::store::prelude::*;
+    use crate::store::Store;
     use crate::tui::panes::points::Form;
 
     /// url, root, depth, max pages, user, password; accepted?
