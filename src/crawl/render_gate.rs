@@ -235,3 +235,6 @@ impl PageGate<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

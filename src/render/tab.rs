@@ -257,6 +257,43 @@ async fn drive(
         .ok_or_else(|| "the DOM could not be read".to_string())
 }
 
+/// Who answers a paused request.
+#[derive(Debug, PartialEq)]
+enum Route {
+    /// Empty: the DOM does not need its bytes ([`UNREAD`]).
+    Empty,
+    /// The page itself: its body as served.
+    Page,
+    /// The crawl's rules ([`Gate`]), for this URL (its fragment dropped).
+    Gate(Url),
+    /// Not sent.
+    Refuse,
+}
+
+/// Routes a paused request (`Fetch.requestPaused`'s params) of `page`.
+fn route(params: &Value, page: &Url) -> Route {
+    let method = params.pointer("/request/method").and_then(Value::as_str);
+    let url = params
+        .pointer("/request/url")
+        .and_then(Value::as_str)
+        .and_then(|u| Url::parse(u).ok());
+    let unread =
+        (params.get("resourceType").and_then(Value::as_str)).is_some_and(|t| UNREAD.contains(&t));
+    match (method, url) {
+        (Some("GET"), Some(_)) if unread => Route::Empty,
+        (Some("GET"), Some(mut u)) => {
+            u.set_fragment(None);
+            if u == *page {
+                Route::Page
+            } else {
+                Route::Gate(u)
+            }
+        }
+        // A crawler only reads: a script's POST is not sent for it.
+        _ => Route::Refuse,
+    }
+}
+
 /// Answers one paused request: the page itself from the served body, any
 /// other through the crawl's rules.
 async fn answer(
@@ -270,33 +307,19 @@ async fn answer(
     let Some(id) = params.get("requestId").and_then(Value::as_str) else {
         return;
     };
-    let method = params.pointer("/request/method").and_then(Value::as_str);
-    let url = params
-        .pointer("/request/url")
-        .and_then(Value::as_str)
-        .and_then(|u| Url::parse(u).ok());
-    let unread =
-        (params.get("resourceType").and_then(Value::as_str)).is_some_and(|t| UNREAD.contains(&t));
-    let reply = match (method, url) {
-        (Some("GET"), Some(_)) if unread => Reply::Serve {
+    let reply = match route(&params, page) {
+        Route::Empty => Reply::Serve {
             status: 200,
             headers: Vec::new(),
             body: Vec::new(),
         },
-        (Some("GET"), Some(mut u)) => {
-            u.set_fragment(None);
-            if u == *page {
-                Reply::Serve {
-                    status: served.status,
-                    headers: served.headers.to_vec(),
-                    body: served.body.to_vec(),
-                }
-            } else {
-                gate.request(u).await
-            }
-        }
-        // A crawler only reads: a script's POST is not sent for it.
-        _ => Reply::Refuse,
+        Route::Page => Reply::Serve {
+            status: served.status,
+            headers: served.headers.to_vec(),
+            body: served.body.to_vec(),
+        },
+        Route::Gate(url) => gate.request(url).await,
+        Route::Refuse => Reply::Refuse,
     };
     let (method, args) = match reply {
         Reply::Serve {
@@ -333,4 +356,32 @@ fn str_field<'a>(v: &'a Value, name: &str) -> Result<&'a str, String> {
     v.get(name)
         .and_then(Value::as_str)
         .ok_or_else(|| format!("the browser's answer had no {name}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paused(method: &str, url: &str, kind: &str) -> Value {
+        json!({"requestId": "7", "request": {"method": method, "url": url}, "resourceType": kind})
+    }
+
+    #[test]
+    fn only_a_get_leaves_the_tab_and_only_through_the_gate() {
+        let page = Url::parse("http://h/p").unwrap();
+        let app = Url::parse("http://h/app.js").unwrap();
+        for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"] {
+            for kind in ["XHR", "Fetch", "Document", "Image"] {
+                let params = paused(method, "http://h/app.js", kind);
+                assert_eq!(route(&params, &page), Route::Refuse, "{method} {kind}");
+            }
+        }
+        let route_of = |url: &str, kind: &str| route(&paused("GET", url, kind), &page);
+        assert_eq!(route_of("http://h/app.js#x", "Script"), Route::Gate(app));
+        assert_eq!(route_of("http://h/p#top", "Document"), Route::Page);
+        assert_eq!(route_of("http://h/logo.png", "Image"), Route::Empty);
+        assert_eq!(route_of("not a url", "Script"), Route::Refuse);
+        let no_method = json!({"requestId": "7", "request": {"url": "http://h/app.js"}});
+        assert_eq!(route(&no_method, &page), Route::Refuse);
+    }
 }
