@@ -228,6 +228,11 @@ pub fn peak_in_flight(reqs: &[Recorded]) -> usize {
     peak
 }
 
+/// Routes `/robots.txt` to `body`, as text.
+pub fn robots(s: &TestServer, body: &str) {
+    s.route("/robots.txt", Reply::Respond(Resp::text(body)));
+}
+
 /// Routes `/` to a page titled "Home" that links to `links`: the entry of
 /// most small test sites.
 pub fn home(s: &TestServer, links: &[&str]) {
