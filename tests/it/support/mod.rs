@@ -65,6 +65,10 @@ pub enum Reply {
     Respond(Resp),
     /// Wait, then respond.
     Delay(Duration, Resp),
+    /// Respond once the test opens the gate: a request kept on the wire
+    /// for exactly as long as the test needs it there, however slow the
+    /// machine.
+    Held(Gate, Resp),
     /// The head at once, then the body one byte per interval (the wait comes
     /// before each byte, so the whole body takes at least len × per_byte).
     SlowBytes {
@@ -95,6 +99,28 @@ pub enum Reply {
         last_modified: String,
         etag: String,
     },
+}
+
+/// What a [`Reply::Held`] waits for; opened once, for good.
+#[derive(Debug, Clone)]
+pub struct Gate(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Gate {
+    fn default() -> Gate {
+        Gate(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+}
+
+impl Gate {
+    /// Lets every held request, and every one to come, be answered.
+    pub fn open(&self) {
+        self.0.send_replace(true);
+    }
+
+    async fn passed(&self) {
+        // The sender lives in `self`: the wait ends only when opened.
+        let _ = self.0.subscribe().wait_for(|open| *open).await;
+    }
 }
 
 /// A response. `Content-Length` is added from the body unless the headers
@@ -226,6 +252,37 @@ pub fn peak_in_flight(reqs: &[Recorded]) -> usize {
         }
     }
     peak
+}
+
+/// Asserts that `arrivals` (request arrivals at one origin, `what` names
+/// them) kept `delay` between the crawler's request starts, as far as a
+/// server can see it. A request reaches the server late by its send path's
+/// jitter, which a loaded machine stretches: that shortens the gap before
+/// the next one, never the span of them all. So each gap is at least half
+/// the delay (two requests let through at once show as no gap), and the
+/// span at least a delay per gap, less one half (a gate that spaces them
+/// by less on average falls short). Lower bounds only: a slow machine
+/// spaces them more, never less.
+pub fn assert_spaced(what: &str, mut arrivals: Vec<Instant>, delay: Duration) {
+    arrivals.sort();
+    let gaps: Vec<Duration> = arrivals.windows(2).map(|w| w[1] - w[0]).collect();
+    for (i, g) in gaps.iter().enumerate() {
+        assert!(
+            *g >= delay / 2,
+            "{what}: requests {i} and {} only {g:?} apart (delay {delay:?}); gaps {gaps:?}",
+            i + 1
+        );
+    }
+    let (Some(first), Some(last)) = (arrivals.first(), arrivals.last()) else {
+        return;
+    };
+    let span = *last - *first;
+    let least = delay * u32::try_from(gaps.len()).expect("a few requests") - delay / 2;
+    assert!(
+        span >= least,
+        "{what}: {} requests spread over {span:?}, less than {least:?}; gaps {gaps:?}",
+        arrivals.len()
+    );
 }
 
 /// Routes `/robots.txt` to `body`, as text.
@@ -583,6 +640,10 @@ async fn play(
         Reply::Respond(resp) => send(stream, resp, head_only, keep_alive).await,
         Reply::Delay(wait, resp) => {
             tokio::time::sleep(*wait).await;
+            send(stream, resp, head_only, keep_alive).await
+        }
+        Reply::Held(gate, resp) => {
+            gate.passed().await;
             send(stream, resp, head_only, keep_alive).await
         }
         Reply::SlowBytes { resp, per_byte } => {
