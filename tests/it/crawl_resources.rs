@@ -71,10 +71,7 @@ fn site() -> Site {
         "/big.png",
         Reply::Respond(Resp::bytes("image/png", vec![7; BIG])),
     );
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
-    );
+    crate::support::robots(&s, "User-agent: *\nDisallow: /private/\n");
     // /gone.css, /gone.js, /gone.png, /gone-frame.html and /gone-bg.png
     // are not routed: 404.
     Site { s, other }

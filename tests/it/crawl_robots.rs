@@ -8,11 +8,9 @@ use crate::support::{page, Reply, Resp, TestServer};
 
 fn site() -> TestServer {
     let s = TestServer::start();
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text(
-            "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\n",
-        )),
+    crate::support::robots(
+        &s,
+        "User-agent: *\nDisallow: /\n\nUser-agent: crawlscope\nDisallow: /private/\n",
     );
     crate::support::home(&s, &["public", "private/secret"]);
     s.route("/public", Reply::Respond(page("Public", "open", &[])));

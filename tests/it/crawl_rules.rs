@@ -53,10 +53,7 @@ fn site() -> Site {
             .header("content-type", "application/xml"),
         ),
     );
-    other.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text("User-agent: *\nDisallow: /blocked/\n")),
-    );
+    crate::support::robots(&other, "User-agent: *\nDisallow: /blocked/\n");
     // /bg-missing.png, /private/p.png, /drop/b, /listed-gone and the other
     // origin's /ext-gone.png, /blocked/x and /gone-link are not routed: 404.
     Site { s, other }

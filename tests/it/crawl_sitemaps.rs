@@ -24,12 +24,12 @@ fn site() -> TestServer {
     s.route("/linked", Reply::Respond(page("Linked", "linked", &[])));
     s.route("/hidden", Reply::Respond(page("Hidden", "hidden", &[])));
     s.route("/private/x", Reply::Respond(page("Private", "x", &[])));
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text(&format!(
+    crate::support::robots(
+        &s,
+        &format!(
             "User-agent: *\nAllow: /\nSitemap: {}\n",
             s.url("maps/index.xml")
-        ))),
+        ),
     );
     s.route(
         "/maps/index.xml",

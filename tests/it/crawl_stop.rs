@@ -107,10 +107,7 @@ fn ctrl_c_ends_a_retry_after_wait_and_the_url_is_fetched_later() {
 #[test]
 fn ctrl_c_ends_a_crawl_delay_wait_and_the_url_is_fetched_later() {
     let s = TestServer::start();
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text("User-agent: *\nCrawl-delay: 60\n")),
-    );
+    crate::support::robots(&s, "User-agent: *\nCrawl-delay: 60\n");
     home(&s, &["a"]);
     s.route("/a", Reply::Respond(page("A", "alpha", &[])));
     let db = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! that goes on refusing connections stops being dispatched to.
 
 use crate::support::crawl::{crawl, store};
-use crate::support::{home, Reply, Resp, TestServer};
+use crate::support::{home, TestServer};
 use crawlscope::store::prelude::*;
 use serde_json::Value;
 
@@ -59,10 +59,7 @@ fn an_unknown_host_names_the_dns_failure() {
 #[test]
 fn error_statuses_and_skips_keep_their_reason() {
     let s = TestServer::start();
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text("User-agent: *\nDisallow: /private\n")),
-    );
+    crate::support::robots(&s, "User-agent: *\nDisallow: /private\n");
     home(&s, &["gone", "private", "http://elsewhere.test/"]);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("store");

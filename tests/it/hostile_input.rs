@@ -137,7 +137,7 @@ fn a_ten_megabyte_robots_txt_is_read_up_to_a_limit() {
         robots.push_str("# filler filler filler filler filler filler filler filler\n");
     }
     robots.push_str("Disallow: /\n"); // beyond the limit: never read
-    s.route("/robots.txt", Reply::Respond(Resp::text(&robots)));
+    crate::support::robots(&s, &robots);
     crate::support::home(&s, &["blocked", "open"]);
     s.route("/blocked", Reply::Respond(page("Blocked", "no", &[])));
     s.route("/open", Reply::Respond(page("Open", "yes", &[])));

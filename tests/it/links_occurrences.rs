@@ -48,10 +48,7 @@ pub(crate) fn site() -> (TestServer, TestServer) {
     for img in ["/logo.png", "/pic.webp", "/pic.png", "/noalt.png"] {
         s.route(img, Reply::Respond(Resp::bytes("image/png", vec![1; 10])));
     }
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
-    );
+    crate::support::robots(&s, "User-agent: *\nDisallow: /private/\n");
     (s, other)
 }
 

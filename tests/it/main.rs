@@ -47,7 +47,6 @@ mod documents;
 mod export_engines;
 mod export_formats;
 mod export_statuses;
-mod fuzz_regressions;
 mod hostile_input;
 mod link_depth;
 mod links_occurrences;

@@ -36,10 +36,7 @@ fn chromium() -> Option<MutexGuard<'static, ()>> {
 /// (disallowed by robots.txt) and `/excluded/x` (outside the crawl's
 /// scope: the tests exclude `/excluded/`). `/menu-route` is a plain page.
 fn spa(s: &TestServer, other: &TestServer) {
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text("User-agent: *\nDisallow: /private/\n")),
-    );
+    crate::support::robots(s, "User-agent: *\nDisallow: /private/\n");
     s.route(
         "/",
         Reply::Respond(Resp::html(

@@ -110,10 +110,7 @@ fn site() -> TestServer {
         "/orphan",
         Page::clean("Only the sitemap leads to this one", "Orphan").reply(),
     );
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text("User-agent: *\nDisallow: /private\n")),
-    );
+    crate::support::robots(&s, "User-agent: *\nDisallow: /private\n");
     s.route("/sitemap.xml", sitemap_xml(&s, &LISTED));
     s
 }

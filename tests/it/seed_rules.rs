@@ -38,12 +38,9 @@ fn an_empty_query_is_no_query_and_parameters_in_any_order_are_one_type() {
         "/old.html",
         Reply::Respond(Resp::redirect(301, "/moved.html?")),
     );
-    s.route(
-        "/robots.txt",
-        Reply::Respond(Resp::text(&format!(
-            "User-agent: *\nSitemap: {}\n",
-            s.url("map.xml?")
-        ))),
+    crate::support::robots(
+        &s,
+        &format!("User-agent: *\nSitemap: {}\n", s.url("map.xml?")),
     );
     s.route(
         "/map.xml",

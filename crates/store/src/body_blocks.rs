@@ -224,10 +224,20 @@ impl BlockCache {
         let cells = match arena.0.get() {
             Some(cells) => cells,
             None => {
-                let count = match shelf.db(dbs).last(txn)? {
-                    Some((k, _)) => super::codec::read_u32(k.get(..4).unwrap_or(k))? as usize + 1,
+                let db = shelf.db(dbs);
+                let count = match db.last(txn)? {
+                    Some((k, _)) => u64::from(super::codec::read_u32(k.get(..4).unwrap_or(k))?) + 1,
                     None => 0,
                 };
+                // Blocks are numbered from 0 and each has a record: a
+                // larger number is corrupt, and would size the slots.
+                if count > db.len(txn)? {
+                    return Err(StoreError::corrupt(format!(
+                        "{name} block {} is numbered past the blocks stored",
+                        count - 1
+                    )));
+                }
+                let count = count as usize;
                 (arena.0).get_or_init(|| (0..count).map(|_| OnceLock::new()).collect())
             }
         };

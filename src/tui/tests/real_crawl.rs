@@ -122,7 +122,8 @@ fn console_after(c: &Crawled) -> (Harness, u64) {
 
 /// `text` with what differs between runs masked: the site's address, the
 /// elapsed time, the store's size, the rate and its sparkline (a sample a
-/// second, so its shape depends on the machine's speed), fetch times
+/// second, so its shape depends on the machine's speed, and a second
+/// without a fetch, as a loaded machine has, draws a blank), fetch times
 /// (right-aligned in the same width, so the columns stay put) and the
 /// busiest origin's response-time buckets.
 fn stable(text: &str, c: &Crawled, store_bytes: u64) -> String {
@@ -133,9 +134,7 @@ fn stable(text: &str, c: &Crawled, store_bytes: u64) -> String {
         .replace(&format::bytes(store_bytes), "[size]");
     let mut out = String::new();
     for line in text.lines() {
-        let line = line
-            .trim_end_matches(|ch| "▁▂▃▄▅▆▇█".contains(ch))
-            .trim_end();
+        let line = line.trim_end_matches(|ch| "▁▂▃▄▅▆▇█ ".contains(ch));
         let mut rest = line;
         while let Some(start) = rest.find(|ch: char| ch != ' ') {
             let (blanks, tail) = rest.split_at(start);
