@@ -67,18 +67,11 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 # crawl_once URL STORE OUT: one crawl into a fresh STORE; writes
 # "wall cpu_s docs heap_kb store_bytes" to OUT.
 crawl_once() {
-    local url=$1 store=$2 out=$3 timer pid a anon=0
+    local url=$1 store=$2 out=$3 timer anon
     rm -rf "$store"
     /usr/bin/time -v -o "$out.time" "$BIN" --db "$store" crawl "$url" --json >"$out.json" 2>"$out.err" &
     timer=$!
-    while kill -0 "$timer" 2>/dev/null; do
-        pid=$(pgrep -P "$timer" || true)
-        if [ -n "$pid" ]; then
-            a=$(awk '$1 == "RssAnon:" { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
-            [ "${a:-0}" -gt "$anon" ] && anon=$a
-        fi
-        sleep 0.2
-    done
+    anon=$(peak_heap_kb "$timer")
     wait "$timer"
     python3 - "$out" "$anon" "$(du -sb "$store" | cut -f1)" <<'EOF'
 import json, re, sys

@@ -50,19 +50,12 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 # peak heap in anon-$1 (the crawler is GNU time's child: sampled until it
 # ends), the store's size in size-$1. Each run but the last drops its store.
 crawl_once() {
-    local run=$1 store=$WORK/store-$1 timer pid a anon=0
+    local run=$1 store=$WORK/store-$1 timer anon
     # shellcheck disable=SC2086
     /usr/bin/time -v -o "$WORK/time-$run.txt" "$BIN" --db "$store" crawl "$BASE" --json ${CRAWL_ARGS:-} \
         >"$WORK/summary.json" 2>"$WORK/crawl.err" &
     timer=$!
-    while kill -0 "$timer" 2>/dev/null; do
-        pid=$(pgrep -P "$timer" || true)
-        if [ -n "$pid" ]; then
-            a=$(awk '$1 == "RssAnon:" { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
-            [ "${a:-0}" -gt "$anon" ] && anon=$a
-        fi
-        sleep 0.2
-    done
+    anon=$(peak_heap_kb "$timer")
     wait "$timer"
     echo "$anon" >"$WORK/anon-$run"
     du -sb "$store" | cut -f1 >"$WORK/size-$run"

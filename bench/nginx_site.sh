@@ -5,6 +5,7 @@
 #   need_nginx                      # sets NGINX; installs nginx (Debian) if missing
 #   make_work NAME                  # sets WORK, a directory gone at exit
 #   serve_site WORK PAGES SITEGEN   # sets PORT, BASE, RAW (bytes of HTML)
+#   peak_heap_kb PID                # the peak RssAnon of PID's child (a crawler under GNU time)
 #
 # serve_site writes PAGES pages with the SITEGEN binary into WORK/site
 # (SITE_WORDS=60 words of text per page, default 560, ~6 KB pages), or,
@@ -66,4 +67,19 @@ make_work() {
 
 stop_site() {
     [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+}
+
+# The peak RssAnon (heap, KiB) of the child of process $1 (the crawler
+# GNU time runs), sampled every 0.2 s until $1 ends.
+peak_heap_kb() {
+    local timer=$1 pid a anon=0
+    while kill -0 "$timer" 2>/dev/null; do
+        pid=$(pgrep -P "$timer" || true)
+        if [ -n "$pid" ]; then
+            a=$(awk '$1 == "RssAnon:" { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)
+            [ "${a:-0}" -gt "$anon" ] && anon=$a
+        fi
+        sleep 0.2
+    done
+    echo "$anon"
 }

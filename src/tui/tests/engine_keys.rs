@@ -101,12 +101,7 @@ fn adding_a_point_while_crawling_goes_to_the_engine() {
     idle.key(KeyCode::Char('a'));
     idle.typing(&url("/"));
     idle.key(KeyCode::Enter);
-    let error = idle
-        .app
-        .points()
-        .form()
-        .and_then(|f| f.error())
-        .map(str::to_string);
+    let error = idle.form_error();
     assert_eq!(
         error.as_deref(),
         Some("URL: already crawl point 1 (edit that one)")
@@ -117,12 +112,7 @@ fn adding_a_point_while_crawling_goes_to_the_engine() {
     idle.key(KeyCode::Tab);
     idle.typing("ftp://example.com/");
     idle.key(KeyCode::Enter);
-    let error = idle
-        .app
-        .points()
-        .form()
-        .and_then(|f| f.error())
-        .map(str::to_string);
+    let error = idle.form_error();
     assert_eq!(
         error.as_deref(),
         Some("Root prefix: must start with http:// or https://")

@@ -147,6 +147,15 @@ impl Harness {
         }))
     }
 
+    /// The point form's error line, if the form is open and shows one.
+    fn form_error(&self) -> Option<String> {
+        self.app
+            .points()
+            .form()
+            .and_then(|f| f.error())
+            .map(str::to_string)
+    }
+
     fn screen(&self, w: u16, h: u16) -> String {
         let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
         t.draw(|f| self.app.render(f)).unwrap();
@@ -530,12 +539,7 @@ fn point_form_shows_validation_error() {
     h.key(KeyCode::Tab);
     h.typing("two");
     assert_eq!(h.key(KeyCode::Enter), None);
-    let error = h
-        .app
-        .points()
-        .form()
-        .and_then(|f| f.error())
-        .map(str::to_string);
+    let error = h.form_error();
     assert_eq!(
         error.as_deref(),
         Some("URL: invalid URL: \"example.com/docs\" needs an http:// or https:// prefix")
