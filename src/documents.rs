@@ -11,13 +11,12 @@
 use crate::store::prelude::*;
 use crate::store::{DocumentRecord, PointId, PointRecord, Store, StoreError, Writer};
 
-/// The longest name, in characters.
-pub const MAX_NAME: usize = 100;
+pub use crate::doc_name::MAX_NAME;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DocError {
-    #[error("a document name is 1 to {MAX_NAME} characters, none of them a comma or a control character")]
-    BadName,
+    #[error(transparent)]
+    BadName(#[from] crate::doc_name::BadName),
     #[error("no document {0:?} (crawlscope doc list)")]
     Unknown(String),
     #[error("document {0:?} is deleted: restore it first (crawlscope doc restore {0})")]
@@ -34,16 +33,9 @@ pub enum DocError {
 
 pub type Result<T> = std::result::Result<T, DocError>;
 
-/// A document name as typed, trimmed; refused when empty, too long or
-/// holding control characters (it is shown on one line) or a comma (the
-/// console's point form lists a point's documents comma-separated).
+/// A document name as typed, trimmed (see [`crate::doc_name`]).
 pub fn parse_name(input: &str) -> Result<String> {
-    let name = input.trim();
-    let chars = name.chars().count();
-    if chars == 0 || chars > MAX_NAME || name.chars().any(|c| c.is_control() || c == ',') {
-        return Err(DocError::BadName);
-    }
-    Ok(name.to_string())
+    Ok(crate::doc_name::parse(input)?)
 }
 
 /// A document with the (not deleted) crawl points it groups.

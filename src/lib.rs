@@ -6,6 +6,7 @@ pub mod cli;
 pub mod crawl;
 pub mod custom;
 pub mod demo;
+pub mod doc_name;
 pub mod documents;
 pub mod exclude_regex;
 pub mod export;

@@ -69,7 +69,7 @@ pub enum PointError {
     #[error("document {0:?} is deleted: restore it first (crawlscope doc restore {0})")]
     DeletedDocument(String),
     #[error(transparent)]
-    DocName(crate::documents::DocError),
+    DocName(crate::doc_name::BadName),
     #[error("--exclude-regex: {0}")]
     BadExcludeRegex(String),
     /// `--include` or `--remap` (named) refused, and why.

@@ -109,7 +109,7 @@ pub fn parse_max_pages(input: &str) -> Result<u64> {
 pub fn parse_docs(input: &str, known: &[String]) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for typed in input.split(',').filter(|s| !s.trim().is_empty()) {
-        let name = crate::documents::parse_name(typed).map_err(PointError::DocName)?;
+        let name = crate::doc_name::parse(typed).map_err(PointError::DocName)?;
         if !known.contains(&name) {
             return Err(PointError::NoDocument(name));
         }

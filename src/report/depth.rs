@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::kept_lists::{packed, read_named};
 use super::{Ctx, Result, Row};
-use crate::store::PageId;
+use crate::store::{codec, PageId};
 
 #[derive(Debug, Serialize)]
 pub struct DepthReport {
@@ -38,8 +39,24 @@ pub struct DepthRow {
     pub pages: u64,
 }
 
+/// `depth`'s kept record: every page as (depth, page), deepest first,
+/// kept whatever the store's size; its presence marks the kept figures
+/// current.
+pub(super) const DEPTH_ORDER: &str = "found:depth";
+
+/// The record [`DEPTH_ORDER`] keeps, made afresh.
+pub(super) fn kept_record(ctx: &Ctx<'_, '_>) -> Result<(&'static str, Vec<u8>)> {
+    let ((), order) = packed(|w| Ok(codec::encode_to(&order(ctx)?, w)?))?;
+    Ok((DEPTH_ORDER, order))
+}
+
+/// Every page as (depth, page) deepest first, as kept when current.
+pub fn kept_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
+    read_named(ctx, DEPTH_ORDER, codec::decode)
+}
+
 pub fn depth(ctx: &Ctx<'_, '_>, limit: usize) -> Result<DepthReport> {
-    let order = match super::kept_lists::depth_order(ctx)? {
+    let order = match kept_order(ctx)? {
         Some(order) => order,
         None => order(ctx)?,
     };

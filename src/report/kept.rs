@@ -80,13 +80,17 @@ pub fn refresh(store: &Store) -> Result<bool> {
     let (as_of, records) = {
         let r = store.read()?;
         let stamp = r.write_seq()?;
-        if r.kept(SUMMARY)?.is_some() && super::kept_lists::all_current(&r)? {
+        // `depth`'s order is kept whatever the size: a store whose
+        // figures an older build kept has none.
+        if r.kept(SUMMARY)?.is_some() && r.kept(super::depth::DEPTH_ORDER)?.is_some() {
             return Ok(true);
         }
         let mut ctx = Ctx::new(&r, None)?;
         // The lists first: each kind is found once, and counted for the
         // summary as it is.
         let mut records = super::kept_lists::records(&mut ctx)?;
+        records.push(super::depth::kept_record(&ctx)?);
+        records.push(super::link_depth::kept_record(&ctx)?);
         let counts = Counts::of(&summary::counted(&ctx)?);
         let scores = encode_scores(super::links::scored(&ctx)?);
         records.extend([

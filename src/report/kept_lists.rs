@@ -1,4 +1,4 @@
-//! The found items of each list kind (and `depth`'s page order) kept for
+//! The found items of each list kind kept for
 //! the default view, beside [`kept`](super::kept)'s figures and under the
 //! same stamp: the crawl-end pass finds each kind once, counts it for
 //! `report summary` and stores its items worst first ([`records`]); a
@@ -17,10 +17,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::kinds::VisitList;
-use super::link_depth::{self, LinkDepths};
-use super::{depth, Ctx, Kind, ListKind, Result, Scope};
+use super::{Ctx, Kind, ListKind, Result, Scope};
 use crate::store::prelude::*;
-use crate::store::{codec, PageId, Reader, StoreError};
+use crate::store::{codec, PageId, StoreError};
 
 /// How a kind's items are stored: its record's name in the `kept` table,
 /// the codec, and the pass of the crawl-end walk that finds them.
@@ -212,7 +211,7 @@ const ZSTD: u8 = 1;
 /// A record written by `write` straight into a zstd frame: at a million
 /// pages one kind's plain encoding is hundreds of MB, never held whole.
 /// Returns what `write` returns, and the record.
-fn packed<T>(write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<(T, Vec<u8>)> {
+pub(super) fn packed<T>(write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<(T, Vec<u8>)> {
     let failed = |e: std::io::Error| StoreError::corrupt(format!("compress kept findings: {e}"));
     let mut frame = zstd::stream::Encoder::new(vec![ZSTD], 1).map_err(failed)?;
     let out = write(&mut frame)?;
@@ -246,7 +245,7 @@ pub fn read<K: ListKind>(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<K::Item>>> {
     read_named(ctx, keeper.name, keeper.decode)
 }
 
-fn read_named<T>(
+pub(super) fn read_named<T>(
     ctx: &Ctx<'_, '_>,
     name: &str,
     decode: fn(&[u8]) -> Result<T, StoreError>,
@@ -258,23 +257,6 @@ fn read_named<T>(
         return Ok(None);
     };
     Ok(Some(decode(&unpack(bytes)?)?))
-}
-
-/// `depth`'s record: every page as (depth, page), deepest first.
-const DEPTH_ORDER: &str = "found:depth";
-
-/// Every page as (depth, page) deepest first, kept when current.
-pub fn depth_order(ctx: &Ctx<'_, '_>) -> Result<Option<Vec<(u32, PageId)>>> {
-    read_named(ctx, DEPTH_ORDER, codec::decode)
-}
-
-/// The link walk's record ([`super::link_depth::Kept`]).
-const LINK_DEPTHS: &str = "found:link-depths";
-
-/// Each URL's link depth in the default view, kept when current.
-pub fn link_depths(ctx: &Ctx<'_, '_>) -> Result<Option<LinkDepths>> {
-    let kept = read_named(ctx, LINK_DEPTHS, codec::decode::<link_depth::Kept>)?;
-    Ok(kept.map(LinkDepths::from))
 }
 
 /// Each kept kind's items found afresh in `ctx` (the default view) as
@@ -306,10 +288,6 @@ pub fn records_kept_from(
         // their room: a report finds them again in milliseconds.
         out.clear();
     }
-    let ((), order) = packed(|w| Ok(codec::encode_to(&depth::order(ctx)?, w)?))?;
-    out.push((DEPTH_ORDER, order));
-    let ((), depths) = packed(|w| Ok(codec::encode_to(&ctx.link_depths()?.kept(), w)?))?;
-    out.push((LINK_DEPTHS, depths));
     Ok(out)
 }
 
@@ -318,7 +296,7 @@ pub fn records_kept_from(
 /// 10k-page store's slowest kind, `broken`, took 47 ms before they were
 /// kept: bench/README.md), and the 300-page bench site's lists took 13
 /// of its store's 510 pages of 4 KiB. `depth`'s order is kept whatever
-/// the size: it marks the figures current.
+/// the size (`depth::kept_record`): it marks the figures current.
 pub const KEPT_FROM: usize = 10_000;
 
 /// `K`'s items from a record [`records_kept_from`] made.
@@ -327,12 +305,6 @@ pub fn items_of<K: ListKind>(record: &[u8]) -> Result<Option<Vec<K::Item>>> {
         return Ok(None);
     };
     Ok(Some((keeper.decode)(&unpack(record)?)?))
-}
-
-/// Whether every kept kind's record is true of `r`'s snapshot (a store
-/// whose figures an older build kept has none).
-pub fn all_current(r: &Reader<'_>) -> Result<bool> {
-    r.kept(DEPTH_ORDER).map(|d| d.is_some()).map_err(Into::into)
 }
 
 /// A kind's items found afresh and encoded into `out` when it is kept in

@@ -16,9 +16,19 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
+use super::kept_lists::{packed, read_named};
 use super::{Ctx, ReportError, Result};
 use crate::store::prelude::*;
-use crate::store::{PageId, Reader, StoreError, UrlState};
+use crate::store::{codec, PageId, Reader, StoreError, UrlState};
+
+/// The link walk's kept record ([`Kept`]).
+const LINK_DEPTHS: &str = "found:link-depths";
+
+/// The record [`LINK_DEPTHS`] keeps, made afresh.
+pub(super) fn kept_record(ctx: &Ctx<'_, '_>) -> Result<(&'static str, Vec<u8>)> {
+    let ((), depths) = packed(|w| Ok(codec::encode_to(&ctx.link_depths()?.kept(), w)?))?;
+    Ok((LINK_DEPTHS, depths))
+}
 
 const NONE: u32 = u32::MAX;
 
@@ -128,8 +138,8 @@ impl LinkDepths {
     /// and the exports show (kept at a crawl's end: a million pages'
     /// walk takes seconds), for callers that speak the store's errors.
     pub fn latest(r: &Reader<'_>) -> std::result::Result<LinkDepths, StoreError> {
-        let read = |ctx: Ctx<'_, '_>| match super::kept_lists::link_depths(&ctx)? {
-            Some(kept) => Ok(kept),
+        let read = |ctx: Ctx<'_, '_>| match read_named(&ctx, LINK_DEPTHS, codec::decode::<Kept>)? {
+            Some(kept) => Ok(LinkDepths::from(kept)),
             None => LinkDepths::read(&ctx),
         };
         Ctx::new(r, None)

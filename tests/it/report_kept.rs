@@ -70,7 +70,7 @@ fn check(db: &Path, step: &str, fresh: bool) {
     let mut coded = Ctx::new(&r, None).unwrap();
     let records = kept_lists::records_kept_from(&mut coded, 0).unwrap();
     lists_equal_a_recount(&ctx, &records, step);
-    let kept_depth = kept_lists::depth_order(&ctx).unwrap();
+    let kept_depth = depth::kept_order(&ctx).unwrap();
     assert_eq!(kept_depth.is_some(), fresh, "{step}: depth kept");
     if let Some(k) = kept_depth {
         assert_eq!(k, depth::order(&ctx).unwrap(), "{step}: depth");
