@@ -27,7 +27,7 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
     let inlinks = crate::export::inlinks::Inlinks::read(&r)?;
     let depths = crate::report::link_depth::LinkDepths::latest(&r)?;
     let mut p = page_json(&r, id, shown, keywords, parents, &inlinks, &depths)?;
-    p.link_score = match crate::report::kept::link_score(&r, id)? {
+    p.link_score = match crate::report::links::kept_link_score(&r, id)? {
         Some(kept) => kept,
         None => latest_link_scores(&r)?.get(&id).copied(),
     };

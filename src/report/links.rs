@@ -223,7 +223,7 @@ pub fn scored<'c>(
 /// `page` and the exports show), for callers that speak the store's
 /// errors.
 pub fn latest_link_scores(r: &Reader<'_>) -> Result<FxHashMap<PageId, f64>, StoreError> {
-    if let Some(kept) = super::kept::link_scores(r)? {
+    if let Some(kept) = kept_link_scores(r)? {
         return Ok(kept);
     }
     let scores = Ctx::new(r, None).and_then(|ctx| link_scores(&ctx));
@@ -316,6 +316,68 @@ impl Row for LinkRow {
             self.self_links.to_string(),
         ]
     }
+}
+
+/// Every page's link score, kept for the default view.
+const LINK_SCORES: &str = "link_scores";
+
+/// The record [`LINK_SCORES`] keeps, scored afresh.
+pub(super) fn kept_record(ctx: &Ctx<'_, '_>) -> Result<(&'static str, Vec<u8>)> {
+    Ok((LINK_SCORES, encode_scores(scored(ctx)?)))
+}
+
+/// Every page's link score in the default view, when kept and current.
+pub fn kept_link_scores(r: &Reader<'_>) -> Result<Option<FxHashMap<PageId, f64>>, StoreError> {
+    let Some(bytes) = r.kept(LINK_SCORES)? else {
+        return Ok(None);
+    };
+    Ok(Some(score_records(bytes).collect()))
+}
+
+/// One page's link score, when the scores are kept and current: `Some(None)`
+/// for a page that has none (not fetched, or outside the view).
+pub fn kept_link_score(r: &Reader<'_>, page: PageId) -> Result<Option<Option<f64>>, StoreError> {
+    let Some(bytes) = r.kept(LINK_SCORES)? else {
+        return Ok(None);
+    };
+    let n = bytes.len() / SCORE_BYTES;
+    let at = |i: usize| record(&bytes[i * SCORE_BYTES..(i + 1) * SCORE_BYTES]);
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let (id, score) = at(mid);
+        match id.cmp(&page) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Ok(Some(Some(score))),
+        }
+    }
+    Ok(Some(None))
+}
+
+/// A score record: the page id and the score in tenths (scores have one
+/// decimal, 0-100), so the f64 read back is the one computed.
+const SCORE_BYTES: usize = 6;
+
+/// Scores in page id order (the graph's node order), encoded without a
+/// map or a sorted copy of a million of them.
+fn encode_scores(scores: impl ExactSizeIterator<Item = (PageId, f64)>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(scores.len() * SCORE_BYTES);
+    for (page, score) in scores {
+        out.extend_from_slice(&page.to_be_bytes());
+        out.extend_from_slice(&((score * 10.0).round() as u16).to_be_bytes());
+    }
+    out
+}
+
+fn record(b: &[u8]) -> (PageId, f64) {
+    let page = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let tenths = u16::from_be_bytes([b[4], b[5]]);
+    (page, f64::from(tenths) / 10.0)
+}
+
+fn score_records(bytes: &[u8]) -> impl Iterator<Item = (PageId, f64)> + '_ {
+    bytes.chunks_exact(SCORE_BYTES).map(record)
 }
 
 #[cfg(test)]

@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Ctx, NamedRun, Result, Scope};
-use crate::store::{RunId, UrlState};
+use crate::store::prelude::*;
+use crate::store::{codec, RunId, SkipReason, UrlState};
 
 #[derive(Debug, Serialize)]
 pub struct Summary {
@@ -56,7 +57,7 @@ pub struct ByStatus {
 }
 
 pub fn summary(ctx: &Ctx<'_, '_>) -> Result<Summary> {
-    let counted = match super::kept::summary(ctx)? {
+    let counted = match kept(ctx)? {
         Some(s) => s,
         None => counted(ctx)?,
     };
@@ -138,4 +139,111 @@ pub fn counted(ctx: &Ctx<'_, '_>) -> Result<Summary> {
         rows_from_runs: Vec::new(),
         external_checked: None,
     })
+}
+
+/// `report summary`'s kept record.
+pub(super) const SUMMARY: &str = "summary";
+
+const SKIP_REASONS: [SkipReason; 5] = [
+    SkipReason::OutOfScope,
+    SkipReason::Excluded,
+    SkipReason::Robots,
+    SkipReason::TooDeep,
+    SkipReason::Nofollow,
+];
+
+/// A summary's counts as stored: names as strings.
+#[derive(Serialize, Deserialize)]
+struct Counts {
+    pages: u64,
+    urls: u64,
+    /// 2xx, 3xx, 4xx, 5xx, failed.
+    by_status: [u64; 5],
+    skipped: Vec<(String, u64)>,
+    by_depth: Vec<(u32, u64)>,
+    no_link_depth: u64,
+    by_mime: Vec<(String, u64)>,
+    findings: Vec<(String, u64)>,
+}
+
+/// The record [`SUMMARY`] keeps, counted afresh.
+pub(super) fn kept_record(ctx: &Ctx<'_, '_>) -> Result<(&'static str, Vec<u8>)> {
+    Ok((SUMMARY, codec::encode(&Counts::of(&counted(ctx)?))?))
+}
+
+/// `report summary` of the default view from the kept counts, when they
+/// are current; None: count.
+pub fn kept(ctx: &Ctx<'_, '_>) -> Result<Option<Summary>> {
+    if !super::kept_lists::default_view(ctx) {
+        return Ok(None);
+    }
+    let Some(bytes) = ctx.r.kept(SUMMARY)? else {
+        return Ok(None);
+    };
+    let counts: Counts = codec::decode(bytes)?;
+    Ok(counts.summary())
+}
+
+impl Counts {
+    fn of(s: &Summary) -> Counts {
+        let b = &s.by_status;
+        let owned = |m: &BTreeMap<&'static str, u64>| -> Vec<(String, u64)> {
+            m.iter().map(|(k, &n)| (k.to_string(), n)).collect()
+        };
+        Counts {
+            pages: s.pages,
+            urls: s.urls,
+            by_status: [b.ok, b.redirect, b.client_error, b.server_error, b.failed],
+            skipped: owned(&s.skipped),
+            by_depth: s.by_depth.iter().map(|(&d, &n)| (d, n)).collect(),
+            no_link_depth: s.no_link_depth,
+            by_mime: s.by_mime.iter().map(|(m, &n)| (m.clone(), n)).collect(),
+            findings: (s.findings.iter())
+                .map(|(k, &n)| (k.to_string(), n as u64))
+                .collect(),
+        }
+    }
+
+    /// The summary these counts were made from, without its runs; None
+    /// when a name is not one this build counts.
+    fn summary(self) -> Option<Summary> {
+        let reasons = SKIP_REASONS.map(SkipReason::as_str);
+        let mut skipped = BTreeMap::new();
+        for (name, n) in self.skipped {
+            skipped.insert(known(&reasons, &name)?, n);
+        }
+        let mut findings = BTreeMap::new();
+        for (name, n) in self.findings {
+            // A kept summary naming a kind no longer counted is stale.
+            let kind = super::Kind::FINDINGS.iter().find(|k| k.name() == name)?;
+            findings.insert(kind.name(), usize::try_from(n).ok()?);
+        }
+        let [ok, redirect, client_error, server_error, failed] = self.by_status;
+        Some(Summary {
+            pages: self.pages,
+            urls: self.urls,
+            by_status: ByStatus {
+                ok,
+                redirect,
+                client_error,
+                server_error,
+                failed,
+            },
+            skipped,
+            by_depth: self.by_depth.into_iter().collect(),
+            no_link_depth: self.no_link_depth,
+            by_mime: self.by_mime.into_iter().collect(),
+            findings,
+            run: None,
+            runs: Vec::new(),
+            all_runs: false,
+            rows_from_runs: Vec::new(),
+            external_checked: None,
+        })
+    }
+}
+
+/// `name` as the static name it equals in `names`.
+fn known(names: &[&'static str], name: &str) -> Option<&'static str> {
+    names.iter().copied().find(|&n| n == name)
 }

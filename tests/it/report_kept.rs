@@ -51,12 +51,12 @@ fn check(db: &Path, step: &str, fresh: bool) {
     let r = store.read().unwrap();
     let ctx = Ctx::new(&r, None).unwrap();
     let recount = serde_json::to_value(summary::counted(&ctx).unwrap()).unwrap();
-    let kept_summary = kept::summary(&ctx).unwrap();
+    let kept_summary = summary::kept(&ctx).unwrap();
     assert_eq!(kept_summary.is_some(), fresh, "{step}: summary kept");
     if let Some(k) = kept_summary {
         assert_eq!(serde_json::to_value(k).unwrap(), recount, "{step}: summary");
     }
-    let scores = kept::link_scores(&r).unwrap();
+    let scores = links::kept_link_scores(&r).unwrap();
     assert_eq!(scores.is_some(), fresh, "{step}: scores kept");
     if let Some(k) = scores {
         assert_eq!(k, links::link_scores(&ctx).unwrap(), "{step}: scores");
