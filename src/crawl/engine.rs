@@ -17,8 +17,9 @@ use tokio::task::JoinSet;
 use url::Url;
 
 use super::analyzers::PointParsing;
-use super::claim::{self, credentials, Ctx};
+use super::claim;
 use super::config::CrawlConfig;
+use super::ctx::{credentials, Ctx};
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::external;
 use super::fetch::Fetcher;
@@ -102,7 +103,7 @@ pub fn start(
     let mut resolves = Vec::new();
     let mut starts = std::collections::HashSet::new();
     let parsing = PointParsing::default();
-    let mut render = super::render_gate::RenderPlans::default();
+    let mut render = super::render_plans::RenderPlans::default();
     {
         let r = store.read()?;
         for &id in &points {

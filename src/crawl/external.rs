@@ -7,10 +7,10 @@
 
 use url::Url;
 
-use super::claim::Ctx;
+use super::asking::{self, Gate};
+use super::ctx::Ctx;
 use super::fetch::{FetchError, Probed};
 use super::origins::Origins;
-use super::request_rules::{self, Gate};
 use super::result_cache::ResultCache;
 use super::retry::{self, Retries};
 use super::stop::Stop;
@@ -79,21 +79,21 @@ pub fn todo(r: &Reader<'_>, points: &[PointId]) -> Result<Vec<Target>, StoreErro
 }
 
 /// Checks one target politely, once the point's request rules and the
-/// target's robots.txt let it through ([`request_rules::gate`]); a link
+/// target's robots.txt let it through ([`asking::gate`]); a link
 /// that answers below 400, or with a status its point accepts, works. None
 /// when the crawl stopped while the check waited for its origin.
 pub async fn check(ctx: &Ctx, t: &Target) -> Option<ExternalCheck> {
     let mut not_checked = None;
     let answer = match Url::parse(&t.url) {
         Err(e) => Err(format!("invalid URL: {e}")),
-        Ok(url) => match request_rules::gate(ctx, t.point, &url, None).await? {
+        Ok(url) => match asking::gate(ctx, t.point, &url, None).await? {
             // A robots.txt that cannot be had says no rule: the check's
             // own answer decides (a page is not crawled through it).
             Gate::Ask { url, .. } | Gate::Unavailable(url, _) => {
                 let retries = ctx.request_rules(t.point).map_or(0, |r| r.max_retries);
                 // Its credentials go to its own origins only; its cookies
                 // wherever they match.
-                let creds = super::claim::point_credentials(ctx, t.point);
+                let creds = asking::point_credentials(ctx, t.point);
                 let ask = || ctx.fetcher.check(&url, creds.as_ref(), false);
                 polite(&ctx.origins, &ctx.stop, &url, retries, ask).await?
             }

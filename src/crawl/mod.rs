@@ -10,10 +10,12 @@
 //! found goes, and announces them once committed.
 
 mod analyzers;
+mod asking;
 mod bench_parts;
 mod claim;
 mod config;
 mod cookie_jar;
+mod ctx;
 mod engine;
 mod event;
 mod exchange;
@@ -34,6 +36,7 @@ mod politeness;
 mod pool;
 pub mod reason;
 mod render_gate;
+mod render_plans;
 pub mod replay;
 mod request_rules;
 mod rescope;

@@ -10,14 +10,12 @@ use std::sync::Arc;
 use url::Url;
 
 use super::request_rules::RequestRules;
+pub use super::request_rules::MAX_REDIRECTS;
 use crate::store::{
     Decision, FrontierEntry, PageId, PointId, PointMark, PointRecord, RunId, SkipReason, UrlState,
 };
 use crate::url::Verdict;
 
-/// Redirect chains longer than this end with an error, unless the point
-/// says otherwise (`--max-redirects`).
-pub const MAX_REDIRECTS: u8 = 10;
 /// The depth a page found only in a sitemap gets: one step from the site,
 /// like a link from its home page.
 pub const SITEMAP_DEPTH: u32 = 1;

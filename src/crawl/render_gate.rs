@@ -7,57 +7,58 @@
 //! changed beside it ([`parse`]). With no point rendering, a page costs
 //! one branch here.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::collections::HashSet;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use url::Url;
 
-use super::claim::{self, Ctx};
+use super::asking;
+use super::ctx::Ctx;
 use super::fetch::{Response, Validators};
 use super::msg::Outcome;
 use super::parse::{body_kind, BodyKind};
-use super::policy::{self, PointRun};
+use super::policy::{self};
+use super::render_plans::Plan;
 use crate::render::{self, shell, Gate, PageRender, Renderer, Reply, Served};
-use crate::store::{Claim, PointId, PointRecord, RenderMode};
+use crate::store::{Claim, PointId};
+use crate::time::unix_now;
 
-/// How one rendering point renders.
-struct Plan {
-    auto: bool,
-    wait: Duration,
-    run: PointRun,
-    check_external: bool,
-}
-
-/// The rendering points of a crawl and their one browser (started on the
-/// first page to render).
-#[derive(Default)]
-pub(super) struct RenderPlans {
-    points: HashMap<PointId, Plan>,
-    /// The largest tab pool a rendering point asks for.
-    tabs: u32,
-    renderer: OnceLock<Renderer>,
-}
-
-impl RenderPlans {
-    /// Adds point `id` if it renders.
-    pub fn add(&mut self, id: PointId, rec: &PointRecord) {
-        if rec.render == RenderMode::Off {
-            return;
-        }
-        let wait = rec.render_wait_ms.unwrap_or(render::DEFAULT_WAIT_MS);
-        self.points.insert(
-            id,
-            Plan {
-                auto: rec.render == RenderMode::Auto,
-                wait: Duration::from_millis(u64::from(wait)),
-                run: PointRun::of(rec),
-                check_external: rec.check_external,
-            },
-        );
-        let tabs = rec.render_concurrency.unwrap_or_else(render::default_tabs);
-        self.tabs = self.tabs.max(tabs);
+/// Parses a page on the parser pool, off the reactor.
+pub(super) async fn parse_page(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -> Outcome {
+    let url = site.clone();
+    let depth = claim.entry.depth;
+    let fetched_at = unix_now();
+    let elapsed = resp.elapsed;
+    let agent = ctx.agent.clone();
+    let from_store = super::parse::FromStore::of(&ctx.store);
+    let own = ctx.parsing.analyzers.of(claim.entry.point);
+    let custom = ctx.parsing.custom.of(claim.entry.point);
+    let keep_body = !ctx.cfg.parts_off.off(super::Part::Bodies);
+    let parsed = ctx
+        .parsers
+        .run(move || {
+            let at = super::parse::At {
+                url: &url,
+                depth,
+                fetched_at,
+                analyzer: own.as_deref().unwrap_or(crate::index::Analyzer::global()),
+                keep_body,
+                custom: custom.as_deref(),
+            };
+            super::parse::parse(&resp, at, &agent, &from_store)
+        })
+        .await;
+    match parsed {
+        Some(page) => Outcome::Fetched {
+            claim,
+            page: Box::new(page),
+            elapsed,
+        },
+        _ => Outcome::Failed {
+            claim,
+            reason: "the page could not be parsed".into(),
+        },
     }
 }
 
@@ -71,7 +72,7 @@ pub(super) async fn parse(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -
         {
             plan
         }
-        _ => return claim::parse_page(ctx, claim, site, resp).await,
+        _ => return parse_page(ctx, claim, site, resp).await,
     };
     let served_doc = {
         let (body, ct, url) = (resp.body.clone(), resp.content_type.clone(), site.clone());
@@ -85,7 +86,7 @@ pub(super) async fn parse(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -
         ..Default::default()
     };
     if plan.auto && !shell::looks_like_shell(&served_doc) {
-        return with_facts(claim::parse_page(ctx, claim, site, resp).await, facts);
+        return with_facts(parse_page(ctx, claim, site, resp).await, facts);
     }
     let renderer = ctx
         .render
@@ -109,7 +110,7 @@ pub(super) async fn parse(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -
         Err(why) => {
             tracing::debug!(url = %site, %why, "rendering failed");
             facts.error = Some(why);
-            return with_facts(claim::parse_page(ctx, claim, site, resp).await, facts);
+            return with_facts(parse_page(ctx, claim, site, resp).await, facts);
         }
     };
     facts.rendered = true;
@@ -138,7 +139,7 @@ pub(super) async fn parse(ctx: &Ctx, claim: Claim, site: &Url, resp: Response) -
         .collect::<Vec<_>>();
     facts.links_rendered_only.sort();
     facts.links_rendered_only.dedup();
-    let mut outcome = claim::parse_page(ctx, claim, site, dom_resp).await;
+    let mut outcome = parse_page(ctx, claim, site, dom_resp).await;
     if let Outcome::Fetched { page, .. } = &mut outcome {
         let w = &mut page.write;
         w.record.content_hash = xxhash_rust::xxh3::xxh3_64(&served_body);
@@ -181,9 +182,10 @@ impl Gate for PageGate<'_> {
             if own && policy::scope_refusal(&self.plan.run, url.as_str()).is_some() {
                 return Reply::Refuse;
             }
-            let creds = claim::point_credentials(self.ctx, self.point);
+            let creds = asking::point_credentials(self.ctx, self.point);
             let creds = creds.filter(|_| own);
-            let Ok((asked, rules)) = claim::admit(self.ctx, self.point, &url, creds.as_ref()).await
+            let Ok((asked, rules)) =
+                asking::admit(self.ctx, self.point, &url, creds.as_ref()).await
             else {
                 return Reply::Refuse;
             };
@@ -217,14 +219,14 @@ impl PageGate<'_> {
             return Reply::Refuse;
         }
         let r = ctx.fetcher.get(url, &Validators::default(), creds).await;
-        let throttle = r.as_ref().ok().and_then(claim::throttle_asked);
+        let throttle = r.as_ref().ok().and_then(asking::throttle_asked);
         if let Some((_, wait)) = throttle {
             ctx.origins.throttled(origin, wait);
         }
         drop(permit);
         let _ = ctx
             .writer
-            .send(claim::exchanged(origin, self.point, &r, throttle).into());
+            .send(asking::exchanged(origin, self.point, &r, throttle).into());
         match r {
             Ok(resp) if throttle.is_none() => Reply::Serve {
                 status: resp.status,

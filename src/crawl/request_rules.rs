@@ -10,17 +10,16 @@
 //! the request goes out, so what the writer cannot know (robots.txt, a
 //! resource's or external link's rules) is judged there, the same way.
 
-use std::sync::Arc;
-
 use regex::{Regex, RegexSet};
 use url::Url;
 
-use super::claim::{self, Ctx};
-use super::fetch::Credentials;
-use super::robots::Rules;
 use crate::exclude_regex::ExcludeRegex;
-use crate::store::{PointId, PointRecord, SkipReason};
+use crate::store::PointRecord;
 use crate::url::{Scope, Verdict};
+
+/// Redirect chains longer than this end with an error, unless the point
+/// says otherwise (`--max-redirects`).
+pub const MAX_REDIRECTS: u8 = 10;
 
 /// A point's URL rules, compiled once for a run.
 #[derive(Debug, Clone)]
@@ -60,7 +59,7 @@ impl RequestRules {
                 .filter_map(|r| parse_remap(r).ok())
                 .collect(),
             max_retries: rec.max_retries.unwrap_or(super::retry::DEFAULT_RETRIES),
-            max_redirects: rec.max_redirects.unwrap_or(super::policy::MAX_REDIRECTS),
+            max_redirects: rec.max_redirects.unwrap_or(MAX_REDIRECTS),
         }
     }
 
@@ -109,49 +108,6 @@ pub fn parse_remap(input: &str) -> Result<(Regex, String), String> {
 /// `--include` patterns together, refused when they do not compile.
 pub fn check_include(patterns: &[String]) -> Result<(), String> {
     RegexSet::new(patterns).map(drop).map_err(|e| e.to_string())
-}
-
-/// What the gate says of one request.
-pub(super) enum Gate {
-    /// Ask for `url` (the remapped one); `robots` are its origin's rules
-    /// (none when the crawl ignores robots.txt).
-    Ask {
-        url: Url,
-        robots: Option<Arc<Rules>>,
-    },
-    /// Never requested: `Excluded` or `Robots`.
-    NotChecked(SkipReason),
-    /// robots.txt could not be had (`robots` says why): a page fails
-    /// with that reason; a check asks `url` (remapped) all the same.
-    Unavailable(Url, Arc<Rules>),
-}
-
-/// Judges one request of `point` for `url`: the point's rules first, then
-/// the remapped URL's robots.txt (loaded once per origin, asked for with
-/// `creds`). None when the crawl stopped while robots.txt was loading.
-pub(super) async fn gate(
-    ctx: &Ctx,
-    point: PointId,
-    url: &Url,
-    creds: Option<&Credentials>,
-) -> Option<Gate> {
-    let rules = ctx.request_rules(point);
-    if rules.as_ref().is_some_and(|r| r.excluded(url.as_str())) {
-        return Some(Gate::NotChecked(SkipReason::Excluded));
-    }
-    let url = rules.map_or_else(|| url.clone(), |r| r.remapped(url));
-    let origin = crate::url::origin(&url);
-    let robots = ctx
-        .stop
-        .unless(claim::rules_for(ctx, &url, &origin, creds))
-        .await?;
-    if let Some(rules) = robots.as_ref().filter(|r| r.unavailable_reason().is_some()) {
-        return Some(Gate::Unavailable(url, rules.clone()));
-    }
-    if robots.as_ref().is_some_and(|r| !r.allowed(url.as_str())) {
-        return Some(Gate::NotChecked(SkipReason::Robots));
-    }
-    Some(Gate::Ask { url, robots })
 }
 
 #[cfg(test)]

@@ -5,18 +5,18 @@
 //! point's own origins' unless `--no-resources`, other origins' only with
 //! `--check-external`. HEAD, GET where HEAD is refused or a stylesheet is
 //! to be scanned; through the point's request rules and robots.txt
-//! ([`request_rules::gate`]: an excluded resource is never asked) and the
+//! ([`asking::gate`]: an excluded resource is never asked) and the
 //! same per-origin gate and breaker as the crawl ([`external::polite`]);
 //! never parsed as a page. The answers go to the writer.
 
 use rustc_hash::FxHashSet;
 use url::Url;
 
-use super::claim::{self, Ctx};
+use super::asking::{self, Gate};
+use super::ctx::Ctx;
 use super::external;
 use super::fetch::Probed;
 use super::msg::Outcome;
-use super::request_rules::{self, Gate};
 use super::result_cache::ResultCache;
 use crate::html::css::css_urls;
 use crate::html::resources::Element;
@@ -135,8 +135,8 @@ pub async fn check(ctx: &Ctx, target: &Target) -> Option<Outcome> {
     let answer = match Url::parse(&t.url) {
         Err(e) => Err(format!("invalid URL: {e}")),
         Ok(url) => {
-            let creds = claim::point_credentials(ctx, t.point);
-            match request_rules::gate(ctx, t.point, &url, creds.as_ref()).await? {
+            let creds = asking::point_credentials(ctx, t.point);
+            match asking::gate(ctx, t.point, &url, creds.as_ref()).await? {
                 // A robots.txt that cannot be had says no rule: the
                 // check's own answer decides.
                 Gate::Ask { url: asked, .. } | Gate::Unavailable(asked, _) => {

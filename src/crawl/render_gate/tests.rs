@@ -18,7 +18,7 @@ use url::Url;
 
 use super::{PageGate, Plan};
 use crate::crawl::analyzers::PointParsing;
-use crate::crawl::claim::{credentials, Ctx};
+use crate::crawl::ctx::{credentials, Ctx};
 use crate::crawl::fetch::Fetcher;
 use crate::crawl::link_auth::LinkAuth;
 use crate::crawl::msg::{Outcome, WriterMsg};

@@ -8,7 +8,6 @@
 
 use url::Url;
 
-use super::batch::Batch;
 use crate::crawl::msg::{Outcome, Request};
 use crate::crawl::policy::Runs;
 use crate::crawl::shared::{Offer, SharedFrontier, Taken};
@@ -187,20 +186,24 @@ impl Frontier {
         }
     }
 
-    /// Before a batch is applied: a claim is leased on the server first,
-    /// and the leases of the batch's results are renewed, the results of
-    /// leases lost to another crawler dropped (returns how many).
-    pub fn before(&mut self, batch: &mut Batch) -> Result<u64, StoreError> {
+    /// Before a batch (its `request` and `outcomes`) is applied: a claim
+    /// is leased on the server first, and the leases of the batch's
+    /// results are renewed, the results of leases lost to another crawler
+    /// dropped (returns how many).
+    pub fn before(
+        &mut self,
+        request: Option<&Request>,
+        outcomes: &mut Vec<Outcome>,
+    ) -> Result<u64, StoreError> {
         let Frontier::Shared(s) = self else {
             return Ok(0);
         };
-        if let Some(Request::Claim { n, points, .. }) = &batch.request {
+        if let Some(Request::Claim { n, points, .. }) = request {
             let (taken, queued) = s.remote.claim(*n, points)?;
             s.taken = taken;
             s.queued = queued;
         }
-        let held: Vec<(PointId, &str)> = batch
-            .outcomes
+        let held: Vec<(PointId, &str)> = outcomes
             .iter()
             .filter_map(Outcome::claim)
             .map(|c| (c.entry.point, c.url.as_str()))
@@ -210,8 +213,8 @@ impl Frontier {
         }
         let still = s.remote.confirm(&held)?;
         let mut keep = still.into_iter();
-        let before = batch.outcomes.len();
-        batch.outcomes.retain(|o| match o.claim() {
+        let before = outcomes.len();
+        outcomes.retain(|o| match o.claim() {
             None => true,
             Some(c) => {
                 let mine = keep.next().unwrap_or(false);
@@ -221,20 +224,20 @@ impl Frontier {
                 mine
             }
         });
-        Ok((before - batch.outcomes.len()) as u64)
+        Ok((before - outcomes.len()) as u64)
     }
 
     /// After a batch committed: the server gets the URLs it found, then
     /// its results' URLs marked done (the pages apart, for the run's page
     /// limit) and its given-back ones queued again, then the merged log
-    /// what it fetched.
-    pub fn after(&mut self, batch: &Batch) -> Result<(), StoreError> {
+    /// what it fetched (the batch's `outcomes`).
+    pub fn after(&mut self, outcomes: &[Outcome]) -> Result<(), StoreError> {
         let Frontier::Shared(s) = self else {
             return Ok(());
         };
         s.remote.offer(&s.offers)?;
         let (mut pages, mut other) = (Vec::new(), Vec::new());
-        for o in &batch.outcomes {
+        for o in outcomes {
             if let Some(c) = o.claim() {
                 let done = (c.entry.point, c.url.clone());
                 if o.counts_as_page() {
@@ -246,7 +249,7 @@ impl Frontier {
         }
         other.append(&mut s.refused);
         s.remote.finish(&pages, &other, &s.back)?;
-        s.remote.log(&batch.outcomes);
+        s.remote.log(outcomes);
         s.offers.clear();
         s.back.clear();
         s.taken.clear();

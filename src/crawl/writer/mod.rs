@@ -7,7 +7,7 @@
 //! disk fills.
 
 mod batch;
-mod counters;
+pub(super) mod counters;
 mod fragments;
 mod frontier;
 mod link_id;
@@ -255,7 +255,11 @@ impl WriterThread {
     }
 
     fn apply(&mut self, mut batch: Batch) -> Result<(), StoreError> {
-        let lost = match self.applier.frontier.before(&mut batch) {
+        let lost = match self
+            .applier
+            .frontier
+            .before(batch.request.as_ref(), &mut batch.outcomes)
+        {
             Ok(lost) => lost,
             Err(e) => return Err(failed(batch.request, e)),
         };
@@ -292,7 +296,7 @@ impl WriterThread {
             }
         }
         let frontier_len = match result.and_then(|len| {
-            self.applier.frontier.after(&batch)?;
+            self.applier.frontier.after(&batch.outcomes)?;
             Ok(len)
         }) {
             Ok(len) => len,
