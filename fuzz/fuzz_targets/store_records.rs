@@ -159,8 +159,14 @@ fn fixture() -> &'static Fixture {
         // SAFETY: registers a plain function with no arguments.
         unsafe { atexit(remove_dir) };
 
-        let store = Store::open_with(dir, StoreOptions { map_size: MAP_SIZE })
-            .expect("open the fuzz store");
+        let store = Store::open_with(
+            dir,
+            StoreOptions {
+                map_size: MAP_SIZE,
+                ..Default::default()
+            },
+        )
+        .expect("open the fuzz store");
         let urls: Vec<Url> = URLS.iter().map(|u| Url::parse(u).expect("URL")).collect();
         store
             .update(|w| baseline(w, &urls))
