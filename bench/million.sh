@@ -20,7 +20,7 @@
 # Environment: BIN=path (default: build target/release/crawlscope and the
 # bench examples); RUNS10=N 10k crawls; SITES="bench demo"; SHM=DIR where
 # the bench site is written (default /dev/shm); KEEP=1 keeps the work
-# directory (stores and site). Needs nginx (installed from Debian if
+# directory and the large stores (STORES/big-SITE). Needs nginx (installed from Debian if
 # missing), GNU time, tmux and python3.
 set -euo pipefail
 
@@ -171,5 +171,6 @@ print(f"| {docs:,} | {docs / wall:,.0f} ({rate10:,.0f}) | {docs / wall / rate10:
       f"| {slowest[0]} {int(slowest[1]):,} ms | {search} | {frame[0] + ' ms' if frame else 'failed'} |")
 EOF
     [ -f "$D/big/nginx.pid" ] && kill "$(cat "$D/big/nginx.pid")" 2>/dev/null
-    rm -rf "$STORES/big" "$STORES/10k" "$D/big/site"
+    if [ "${KEEP:-0}" = 1 ]; then mv "$STORES/big" "$STORES/big-$SITE_KIND"; else rm -rf "$STORES/big" "$D/big/site"; fi
+    rm -rf "$STORES/10k"
 done
