@@ -106,6 +106,7 @@ pub fn run(
     let rt = super::runtime()?;
     let (summary, first_failure) =
         rt.block_on(drive(Arc::clone(&store), cfg, &points, output.quiet))?;
+    finish_merges(&store);
     keep_figures(&store);
     if output.json {
         print_json(&summary)?;
@@ -154,6 +155,16 @@ pub fn run(
         repack(store);
     }
     outcome
+}
+
+/// Ends the index merges under way (and due), so the crawl leaves the
+/// fewest segments for its queries to read; a failure costs only speed.
+fn finish_merges(store: &Store) {
+    let started = std::time::Instant::now();
+    match store.finish_merges() {
+        Ok(()) => tracing::info!(ms = started.elapsed().as_millis() as u64, "merges finished"),
+        Err(e) => tracing::warn!(error = %e, "merges not finished"),
+    }
 }
 
 /// Counts what the reports of the default view need once, now that the

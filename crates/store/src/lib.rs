@@ -84,7 +84,7 @@ pub use frontier::{Claim, FrontierRead, QueuedWork, StateCounts, Taken};
 pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
 pub use inverted::run::{class_bound, Entries as PostingRun, Entry as PostingEntry};
-pub use inverted::words::{Posting, Stream, WordRead};
+pub use inverted::words::{Posting, WordRead};
 pub use kept::KeptRead;
 pub use links::LinkRead;
 pub use merged::{MergedPart, MergedRead, StoreId};
@@ -99,6 +99,7 @@ pub use render_facts::RenderRead;
 pub use repack::Repacked;
 pub use resources::{ResourceCheck, ResourceLink, ResourceRead};
 pub use runs::{RunCounts, RunEnd, RunFlags, RunRead, RunRecord};
+pub use schema::Stream;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
     OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, RenderMode, Resolve,
@@ -210,6 +211,10 @@ pub struct StoreOptions {
     /// Tests of phrases over pairs lower it, so a few hundred pages make
     /// segments that have them (the store's own tests run with 8).
     pub pair_min_pages: u32,
+    /// Segments this large are final for merges of one transaction, and
+    /// merged by stages into large ones (`inverted::staged`). Tests lower
+    /// it, so that a few hundred pages make large segments.
+    pub final_pages: u32,
 }
 
 impl Default for StoreOptions {
@@ -223,6 +228,7 @@ impl Default for StoreOptions {
             } else {
                 inverted::pairs::PAIR_MIN_PAGES
             },
+            final_pages: inverted::segments::FINAL_PAGES,
         }
     }
 }
@@ -254,6 +260,7 @@ pub struct Store {
     /// weighs them (`crawl::PartsOff`).
     pair_postings: AtomicBool,
     pair_min_pages: u32,
+    final_pages: u32,
 }
 
 /// The word cache is dropped past this many stems to bound memory.
@@ -325,6 +332,7 @@ impl Store {
             hits_per_txn: AtomicUsize::new(0),
             pair_postings: AtomicBool::new(true),
             pair_min_pages: options.pair_min_pages,
+            final_pages: options.final_pages.max(2),
         })
     }
 

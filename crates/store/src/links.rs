@@ -20,7 +20,7 @@ use super::dictionary::Kind;
 use super::inverted;
 use super::inverted::segments::SegmentRead;
 use super::page_records::{self, Part};
-use super::schema::{OutLink, PageId};
+use super::schema::{OutLink, PageId, Stream};
 use super::sealed::View;
 use super::{record_blocks, WordRead};
 use super::{Result, Writer};
@@ -113,7 +113,7 @@ pub trait LinkRead: View {
     fn parents(&self, page: PageId) -> Result<Vec<PageId>> {
         let mut entries = Vec::new();
         for segment in self.live_segments()?.ids() {
-            self.segment_stream_into(self.dbs().links_in, segment, page, &mut entries)?;
+            self.segment_stream_into(Stream::LinksIn, segment, page, &mut entries)?;
         }
         let mut out: Vec<PageId> = entries.iter().map(|e| e.page).collect();
         out.sort_unstable();
@@ -146,12 +146,14 @@ pub trait LinkRead: View {
     /// Links in the graph: every entry of the reverse links' streams.
     fn link_count(&self) -> Result<u64> {
         let mut n = 0u64;
-        for item in self.dbs().links_in.iter(self.txn())? {
-            let (k, part) = item?;
-            for run in inverted::run::runs(codec::split_triple_key(k)?.1, part) {
-                for e in run?.entries() {
-                    e?;
-                    n += 1;
+        for db in self.dbs().stream_tables(Stream::LinksIn) {
+            for item in db.iter(self.txn())? {
+                let (k, part) = item?;
+                for run in inverted::run::runs(codec::split_triple_key(k)?.1, part) {
+                    for e in run?.entries() {
+                        e?;
+                        n += 1;
+                    }
                 }
             }
         }
@@ -314,7 +316,7 @@ impl Writer<'_> {
             blocks.push((child, block));
         }
         let stream = blocks.iter().map(|(c, b)| (*c, &b[..], false));
-        self.write_stream(self.dbs.links_in, segment, stream)
+        self.write_stream(Stream::LinksIn, segment, stream)
     }
 
     /// Removes a page's reverse links; `segment` is the one they are in
@@ -328,7 +330,7 @@ impl Writer<'_> {
                         parents.retain(|&p| p != page);
                     }
                 } else {
-                    self.remove_from_stream(self.dbs.links_in, segment, c, page)?;
+                    self.remove_from_stream(Stream::LinksIn, segment, c, page)?;
                 }
             }
         }

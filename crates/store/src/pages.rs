@@ -14,8 +14,8 @@ use super::inverted::{self, segments::SegmentRead};
 use super::mimes;
 use super::page_records::{self, Part};
 use super::schema::{
-    meta_keys, Db, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId,
-    PageRecord, UrlRecord, WordId, NORMS_PER_CHUNK,
+    meta_keys, HttpHead, MimeId, MimeRecord, OriginId, OriginRecord, OutLink, PageId, PageRecord,
+    Stream, UrlRecord, WordId, NORMS_PER_CHUNK,
 };
 use super::sealed::{self, View};
 use super::terms::{Term, Terms};
@@ -612,7 +612,7 @@ impl Writer<'_> {
             self.pending.hits.drop_page(id);
         } else {
             for &(w, _) in &old.terms {
-                self.remove_from_stream(self.dbs.postings, segment, w, id)?;
+                self.remove_from_stream(Stream::Body, segment, w, id)?;
             }
         }
         for &w in &old.title {
@@ -621,7 +621,7 @@ impl Writer<'_> {
                     t.block = inverted::pending::pending_without_page(&t.block, id)?;
                 }
             } else {
-                self.remove_from_stream(self.dbs.title_postings, segment, w, id)?;
+                self.remove_from_stream(Stream::Title, segment, w, id)?;
             }
         }
         self.segment_lost_page(segment, id)?;
@@ -632,17 +632,33 @@ impl Writer<'_> {
         Ok(Some(segment))
     }
 
-    /// Removes word `w`'s entry for `page` from `segment`'s posting stream
-    /// in `db` (body or title postings, reverse links), if it has one.
+    /// Removes word `w`'s entry for `page` from `segment`'s part of
+    /// `stream`, if it has one, and from the large segment a staged merge
+    /// is copying `segment` into (it may have copied the entry).
     pub(super) fn remove_from_stream(
         &mut self,
-        db: Db,
+        stream: Stream,
         segment: u32,
         w: WordId,
         page: PageId,
     ) -> Result<()> {
+        self.remove_entry(stream, segment, w, page)?;
+        match self.staged_twin(segment)? {
+            Some(into) => self.remove_entry(stream, into, w, page),
+            None => Ok(()),
+        }
+    }
+
+    fn remove_entry(
+        &mut self,
+        stream: Stream,
+        segment: u32,
+        w: WordId,
+        page: PageId,
+    ) -> Result<()> {
+        let db = self.dbs.stream(stream, segment);
         let wanted = inverted::run::part_key(segment, w, page);
-        let Some((k, part)) = self.record_holding(db, &wanted, &u32_key(segment))? else {
+        let Some((k, part)) = self.record_holding(stream, &wanted)? else {
             return Ok(());
         };
         let holder = k.to_vec();

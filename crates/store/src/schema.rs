@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// refused with both versions named, never misread. The committed store in
 /// `tests/fixtures/store` is made again by `tests/fixtures/make-store.sh`
 /// when the number changes.
-pub const SCHEMA_VERSION: u32 = 28;
+pub const SCHEMA_VERSION: u32 = 29;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -114,9 +114,34 @@ pub struct Dbs {
     /// An `http://` URL's page id → what its `https://` twin answered
     /// (`--require-https`; `external`).
     pub https_twins: Db,
+    /// The body postings, title postings and reverse links of the large
+    /// segments, those a staged merge writes ([`LARGE_SEGMENTS`]).
+    pub large_postings: Db,
+    pub large_title_postings: Db,
+    pub large_links_in: Db,
 }
 
-pub const DB_COUNT: u32 = 51;
+pub const DB_COUNT: u32 = 54;
+
+/// A table written as segment streams (`inverted::segments`), keyed
+/// `segment ‖ word (or child) ‖ first page (or parent)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Body,
+    Title,
+    LinksIn,
+}
+
+impl Stream {
+    pub const ALL: [Stream; 3] = [Stream::Body, Stream::Title, Stream::LinksIn];
+}
+
+/// Segment ids from here up are the large segments, each written by a
+/// merge over many transactions (`inverted::staged`). They have tables
+/// of their own: a segment is appended at the end of its table (a full
+/// leaf after full leaf), and the small segments each transaction adds
+/// at the end of theirs would otherwise come between a large one's steps.
+pub const LARGE_SEGMENTS: u32 = 1 << 31;
 
 /// Largest record that postings parts and parents records are cut to:
 /// LMDB keeps values up to about 2 KiB inside its 4 KiB leaf pages;
@@ -181,6 +206,9 @@ impl Dbs {
             ("posting_blocks", self.posting_blocks),
             ("point_urls", self.point_urls),
             ("https_twins", self.https_twins),
+            ("large_postings", self.large_postings),
+            ("large_title_postings", self.large_title_postings),
+            ("large_links_in", self.large_links_in),
         ]
     }
 }
@@ -240,7 +268,28 @@ impl Dbs {
             posting_blocks: db("posting_blocks")?,
             point_urls: db("point_urls")?,
             https_twins: db("https_twins")?,
+            large_postings: db("large_postings")?,
+            large_title_postings: db("large_title_postings")?,
+            large_links_in: db("large_links_in")?,
         })
+    }
+
+    /// The table holding `segment`'s part of `stream`.
+    pub fn stream(&self, stream: Stream, segment: u32) -> Db {
+        let large = segment >= LARGE_SEGMENTS;
+        match (stream, large) {
+            (Stream::Body, false) => self.postings,
+            (Stream::Body, true) => self.large_postings,
+            (Stream::Title, false) => self.title_postings,
+            (Stream::Title, true) => self.large_title_postings,
+            (Stream::LinksIn, false) => self.links_in,
+            (Stream::LinksIn, true) => self.large_links_in,
+        }
+    }
+
+    /// Both tables of `stream`, small segments' first.
+    pub fn stream_tables(&self, stream: Stream) -> [Db; 2] {
+        [self.stream(stream, 0), self.stream(stream, LARGE_SEGMENTS)]
     }
 }
 
@@ -255,6 +304,8 @@ pub mod meta_keys {
     pub const NEXT_INSTANCE: &[u8] = b"next_instance_id";
     pub const FRONTIER_SEQ: &[u8] = b"frontier_seq";
     pub const NEXT_SEGMENT: &[u8] = b"next_segment";
+    /// The next large segment's id, less [`super::LARGE_SEGMENTS`].
+    pub const NEXT_LARGE_SEGMENT: &[u8] = b"next_large_segment";
     pub const NEXT_RUN: &[u8] = b"next_run_id";
     /// Counts committed write transactions: what `kept` figures are
     /// stamped with (LMDB's own transaction ids start again at a copy).

@@ -20,7 +20,7 @@ use super::dictionary::{Dictionaries, Kind};
 use super::inverted::{
     write_doc_freqs, Grouped, Hits, PartWriter, SegmentList, TitleBlock, WordCounts,
 };
-use super::schema::{meta_keys, Dbs, PageId, WordId, NORMS_PER_CHUNK};
+use super::schema::{meta_keys, Dbs, PageId, Stream, WordId, NORMS_PER_CHUNK};
 use super::{sealed, Result, Store, StoreError};
 
 /// One write transaction; see [`Store::update`].
@@ -36,6 +36,8 @@ pub struct Writer<'s> {
     /// Whether its merges count phrase pairs ([`Store::count_pairs`]).
     pub(super) pair_postings: bool,
     pub(super) pair_min_pages: u32,
+    /// [`super::StoreOptions::final_pages`].
+    pub(super) final_pages: u32,
     /// The blocks it decompressed (only a repack writes blocks, so they
     /// stay true until it ends).
     pub(super) blocks: super::body_blocks::BlockCache,
@@ -114,6 +116,7 @@ impl<'s> Writer<'s> {
             hits_per_txn: &store.hits_per_txn,
             pair_postings: store.pair_postings.load(Ordering::Relaxed),
             pair_min_pages: store.pair_min_pages,
+            final_pages: store.final_pages,
             blocks: super::body_blocks::BlockCache::default(),
         }
     }
@@ -198,14 +201,14 @@ impl Writer<'_> {
                 };
                 let grouped = hits.group(&mut parts, factor)?;
                 for (key, part) in parts.finish() {
-                    self.append(self.dbs.postings, &key, &part)?;
+                    self.append(self.dbs.stream(Stream::Body, segment), &key, &part)?;
                 }
                 let mut titles: Vec<_> = self.pending.titles.drain().collect();
                 titles.sort_unstable_by_key(|(w, _)| *w);
                 let title = titles
                     .iter()
                     .map(|(w, t)| (*w, &t.block[..], t.out_of_order));
-                self.write_stream(self.dbs.title_postings, segment, title)?;
+                self.write_stream(Stream::Title, segment, title)?;
                 grouped
             }
             // Only indexing a page takes a segment: no hits without one.

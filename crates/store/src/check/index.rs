@@ -11,9 +11,9 @@ use crate::codec::{read_u32, split_pair_key, split_triple_key, u32_key};
 use crate::dictionary::{self, Kind};
 use crate::forward::Forward;
 use crate::inverted::segments::SegmentRead;
-use crate::inverted::{self, doc_freq, pairs};
+use crate::inverted::{self, doc_freq, pairs, staged};
 use crate::page_records::{self, Part};
-use crate::schema::{Db, PageId, WordId};
+use crate::schema::{PageId, Stream, WordId};
 use crate::sealed::View;
 use crate::PairRead;
 use crate::{LinkRead, PageRead, Result, WordRead};
@@ -75,7 +75,7 @@ pub(super) fn check_index<V: View + ?Sized>(
         for w in fwd.all_words() {
             *df.entry(w).or_default() += 1;
         }
-        in_use.segment = in_use.segment.max(u64::from(fwd.segment));
+        in_use.note_segment(fwd.segment);
         let terms = fwd.terms.iter().copied().collect();
         *segment_pages.entry(segment).or_default() += 1;
         forwards.insert(page, (segment, terms, fwd.title.len() as u64));
@@ -103,7 +103,7 @@ pub(super) fn check_index<V: View + ?Sized>(
     }
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
     for_each_stream_entry(
-        d.postings,
+        Stream::Body,
         "postings",
         v,
         listed,
@@ -123,9 +123,8 @@ pub(super) fn check_index<V: View + ?Sized>(
         },
     )?;
     let mut title_seen: HashMap<PageId, u64> = HashMap::new();
-    let title_stream = d.title_postings;
     for_each_stream_entry(
-        title_stream,
+        Stream::Title,
         "title postings",
         v,
         listed,
@@ -197,13 +196,15 @@ pub(super) fn check_index<V: View + ?Sized>(
     Ok(())
 }
 
-/// Walks every entry of a posting stream (`db`: body or title postings,
-/// reverse links), each part read through its reference if it has one,
-/// checking that parts are in live segments, begin at their key and hold
-/// every (segment, word, page) once in key order, and hands each entry to
-/// `each` with its segment and word.
+/// Walks every entry of a posting stream (body or title postings,
+/// reverse links; both its tables), each part read through its reference
+/// if it has one, checking that parts are in live segments, begin at
+/// their key and hold every (segment, word, page) once in key order, and
+/// hands each entry to `each` with its segment and word. The segments a
+/// staged merge holds apart (being written, or merged and being
+/// deleted) are passed.
 fn for_each_stream_entry<V: View + ?Sized>(
-    db: Db,
+    stream: Stream,
     what: &str,
     v: &V,
     listed: &HashMap<u32, u32>,
@@ -211,13 +212,18 @@ fn for_each_stream_entry<V: View + ?Sized>(
     p: &mut Problems,
     mut each: impl FnMut(u32, WordId, &inverted::run::Entry<'_>, &mut Problems),
 ) -> Result<()> {
+    let apart = staged::staged(v)?.map_or(Vec::new(), |st| st.not_live().to_vec());
     let mut prev: Option<(u32, u32, PageId)> = None;
-    for item in db.iter(v.txn())? {
+    let [small, large] = v.dbs().stream_tables(stream);
+    for item in small.iter(v.txn())?.chain(large.iter(v.txn())?) {
         let (k, stored) = item?;
         let (segment, key_word, first) = split_triple_key(k)?;
+        in_use.note_segment(segment);
+        if apart.contains(&segment) {
+            continue;
+        }
         // Every reference leads to its part (`check_shelves`).
         let part = body_blocks::plain(v, Shelf::Postings, stored)?;
-        in_use.segment = in_use.segment.max(u64::from(segment));
         if !listed.contains_key(&segment) {
             p.add(format!(
                 "{what} part {key_word}/{first} in segment {segment}, which is not live"
@@ -264,7 +270,11 @@ type Forwards = HashMap<PageId, (u32, HashMap<WordId, u32>, u64)>;
 /// are counted from them and follow every change).
 pub(super) fn check_pairs<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let live = v.live_segments()?;
+    let apart = staged::staged(v)?.map_or(Vec::new(), |st| st.not_live().to_vec());
     for (segment, stored) in v.stored_pairs()? {
+        if apart.contains(&segment) {
+            continue;
+        }
         if !live.ids().any(|s| s == segment) {
             p.add(format!(
                 "segment {segment}: pair postings, but it is not live"
@@ -338,7 +348,7 @@ pub(super) fn check_links<V: View + ?Sized>(
     let mut reverse: HashSet<(u32, PageId, PageId)> = HashSet::new();
     let mut in_count = 0u64;
     for_each_stream_entry(
-        d.links_in,
+        Stream::LinksIn,
         "reverse links",
         v,
         listed,

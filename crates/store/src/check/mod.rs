@@ -108,9 +108,21 @@ impl Problems {
 #[derive(Default)]
 struct InUse {
     segment: u64,
+    /// Large segments' ids less [`crate::schema::LARGE_SEGMENTS`].
+    large_segment: u64,
     point: u64,
     instance: u64,
     frontier_seq: u64,
+}
+
+impl InUse {
+    /// A segment a record names: a small one's id or a large one's.
+    fn note_segment(&mut self, segment: u32) {
+        match segment.checked_sub(crate::schema::LARGE_SEGMENTS) {
+            Some(large) => self.large_segment = self.large_segment.max(u64::from(large)),
+            None => self.segment = self.segment.max(u64::from(segment)),
+        }
+    }
 }
 
 /// The zstd dictionary `frame` names when the store does not hold it.
@@ -164,6 +176,11 @@ fn check_counters<V: View + ?Sized>(v: &V, in_use: &InUse, p: &mut Problems) -> 
         ),
         (meta_keys::NEXT_RUN, "run", last_key(&d.runs)?),
         (meta_keys::NEXT_SEGMENT, "segment", in_use.segment),
+        (
+            meta_keys::NEXT_LARGE_SEGMENT,
+            "large segment",
+            in_use.large_segment,
+        ),
         (
             meta_keys::FRONTIER_SEQ,
             "frontier sequence",

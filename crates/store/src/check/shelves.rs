@@ -66,6 +66,7 @@ pub(super) fn check_shelves<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result
         (d.word_ids, Shelf::Words, "stem record"),
         (d.doc_freq, Shelf::Counts, "count record"),
         (d.postings, Shelf::Postings, "posting part"),
+        (d.large_postings, Shelf::Postings, "posting part"),
     ] {
         for item in db.iter(t)? {
             let (k, record) = item?;

@@ -10,6 +10,7 @@
 //! - [`merge`]: merging segments' runs, and a part without one entry;
 //! - [`hits`]: a transaction's body postings, grouped by word at the commit;
 //! - [`segments`]: the live segments, their merges and the merge map;
+//! - [`staged`]: merges into large segments, over many transactions;
 //! - [`pairs`]: merged segments' counts of common words side by side;
 //! - [`words`]: word ids, document frequencies, reading postings;
 //! - [`stems`], [`stem_index`], [`doc_freq`]: the vocabulary's tables;
@@ -28,6 +29,7 @@ pub(super) mod pending;
 pub(super) mod run;
 pub(super) mod segments;
 pub(super) mod spelling;
+pub(super) mod staged;
 pub(super) mod stem_index;
 pub(super) mod stems;
 pub(super) mod words;

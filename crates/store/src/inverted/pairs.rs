@@ -26,7 +26,7 @@ use heed::{RoTxn, RwTxn};
 use super::run;
 use crate::body_blocks::{BlockCache, Shelf};
 use crate::codec::{self, put_varint, split_triple_key, triple_key, u32_key, VarintReader};
-use crate::schema::{Db, Dbs, PageId, WordId, LEAF_VALUE_BYTES};
+use crate::schema::{Db, Dbs, PageId, Stream, WordId, LEAF_VALUE_BYTES};
 use crate::sealed::{by_id, put_appending, View};
 use crate::{Result, StoreError};
 
@@ -150,7 +150,7 @@ fn segment_runs<'t>(
     let hi = triple_key(segment, u32::MAX, u32::MAX);
     let mut runs = Vec::new();
     for item in dbs
-        .postings
+        .stream(Stream::Body, segment)
         .range(txn, &(Included(&lo[..]), Included(&hi[..])))?
     {
         let (k, stored) = item?;
@@ -278,10 +278,26 @@ fn count_pairs(runs: &[run::Run<'_>], stems: &[WordId]) -> Result<Option<Vec<Pai
 /// after every other segment's when it is the newest: appended, so
 /// leaves fill.
 pub(crate) fn write(txn: &mut RwTxn<'_>, db: Db, segment: u32, pairs: &SegmentPairs) -> Result<()> {
-    put_appending(txn, db, &u32_key(segment), &pairs.kept.encode())?;
+    write_kept(txn, db, segment, &pairs.kept)?;
+    write_lists(txn, db, segment, &pairs.lists)
+}
+
+/// Writes what a segment's pairs answer (its lists follow).
+pub(crate) fn write_kept(txn: &mut RwTxn<'_>, db: Db, segment: u32, kept: &Kept) -> Result<()> {
+    put_appending(txn, db, &u32_key(segment), &kept.encode())
+}
+
+/// Writes pair lists of a segment, in pair order, after any it has of
+/// earlier first stems.
+pub(crate) fn write_lists(
+    txn: &mut RwTxn<'_>,
+    db: Db,
+    segment: u32,
+    lists: &[PairList],
+) -> Result<()> {
     // The record being filled: its key and its runs so far.
     let mut open: Option<([u8; 16], Vec<u8>)> = None;
-    for &((a, b), ref list) in &pairs.lists {
+    for &((a, b), ref list) in lists {
         if open
             .as_ref()
             .is_some_and(|(key, _)| key[4..8] != a.to_be_bytes())

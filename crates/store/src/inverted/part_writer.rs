@@ -263,6 +263,11 @@ impl PartWriter {
         }
     }
 
+    /// The segment whose entries it cuts.
+    pub fn segment(&self) -> u32 {
+        self.segment
+    }
+
     /// Adds an entry; a segment's entries come in (word, page) order (an
     /// entry out of order, or one without positions, is an error: what
     /// the writer read was corrupt).

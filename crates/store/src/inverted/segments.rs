@@ -22,16 +22,17 @@ use heed::{PutFlags, RoTxn};
 use super::{merge, pairs, part_writer};
 use crate::body_blocks::{self, Shelf};
 use crate::codec::{self, split_triple_key, triple_key, u32_key};
-use crate::schema::{Db, PageId, WordId};
+use crate::schema::{Db, PageId, Stream, WordId};
 use crate::sealed::View;
 use crate::{Result, StoreError, Writer};
 
 /// Segments of one tier merged at a time.
 pub const FANOUT: usize = 8;
 
-/// Segments this large are final, and no merge writes a larger one: a
-/// merge stays a bounded transaction (a few tens of MB) instead of
-/// rewriting the whole index.
+/// Segments this large are final, and no merge of one transaction writes
+/// a larger one: a merge stays a bounded transaction (a few tens of MB)
+/// instead of rewriting the whole index. Larger ones are written by
+/// stages (`staged`). The default of [`crate::StoreOptions::final_pages`].
 pub const FINAL_PAGES: u32 = 4096;
 
 /// Stored bytes of parts read into memory per step of a merge: a merge's
@@ -83,7 +84,7 @@ impl SegmentList {
 
     /// Counts pages into or out of a segment; a segment left with none is
     /// no longer live.
-    fn add_pages(&mut self, segment: u32, delta: i64) {
+    pub(super) fn add_pages(&mut self, segment: u32, delta: i64) {
         let i = match self.0.binary_search_by_key(&segment, |&(s, _)| s) {
             Ok(i) => i,
             Err(i) => {
@@ -100,14 +101,14 @@ impl SegmentList {
     }
 
     /// The smallest tier's segments once [`FANOUT`] of them are live:
-    /// its smallest, as many as fit in [`FINAL_PAGES`] together (at least
+    /// its smallest, as many as fit in `final_pages` together (at least
     /// two). Without that cap, eight segments just under the final size
     /// merged into one eight times larger, and the dirty pages of that
     /// one transaction set the crawl's peak heap (growing with the crawl).
-    fn pick_merge(&self) -> Option<Vec<u32>> {
+    fn pick_merge(&self, busy: &[u32], final_pages: u32) -> Option<Vec<u32>> {
         let mut tiers: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
         for &(s, pages) in &self.0 {
-            if pages < FINAL_PAGES {
+            if pages < final_pages && !busy.contains(&s) {
                 tiers
                     .entry(pages.ilog(FANOUT as u32))
                     .or_default()
@@ -125,7 +126,7 @@ impl SegmentList {
                     .take(FANOUT)
                     .take_while(|&(pages, _)| {
                         total = total.saturating_add(pages);
-                        total <= FINAL_PAGES
+                        total <= final_pages
                     })
                     .map(|(_, s)| s)
                     .collect();
@@ -169,18 +170,14 @@ pub trait SegmentRead: View {
         }
     }
 
-    /// The last entry of `db` at or before `key` whose key begins with
-    /// `within` (a segment, or a segment and a lead id): in a table cut
-    /// into records keyed by their first entry, the record that would hold
-    /// `key`; a posting part read through its reference.
-    fn record_holding(
-        &self,
-        db: Db,
-        key: &[u8; 12],
-        within: &[u8],
-    ) -> Result<Option<(&[u8], &[u8])>> {
+    /// The part of `stream` that would hold `key` (`segment ‖ word ‖
+    /// page`): the last at or before it in the key's segment, read
+    /// through its reference.
+    fn record_holding(&self, stream: Stream, key: &[u8; 12]) -> Result<Option<(&[u8], &[u8])>> {
+        let segment = codec::read_u32(&key[..4])?;
+        let db = self.dbs().stream(stream, segment);
         match db.get_lower_than_or_equal_to(self.txn(), key)? {
-            Some((k, stored)) if k.starts_with(within) => Ok(Some((
+            Some((k, stored)) if k.starts_with(&key[..4]) => Ok(Some((
                 k,
                 body_blocks::plain(self, Shelf::Postings, stored)?,
             ))),
@@ -188,10 +185,11 @@ pub trait SegmentRead: View {
         }
     }
 
-    /// Where a read of `word`'s postings in `segment` of `db` (body or
-    /// title postings) starts: the part holding its first entry, which may
-    /// begin with earlier words' runs.
-    fn postings_start(&self, db: Db, segment: u32, word: u32) -> Result<[u8; 12]> {
+    /// Where a read of `word`'s entries in `segment` of `stream` starts:
+    /// the part holding its first entry, which may begin with earlier
+    /// words' runs.
+    fn postings_start(&self, stream: Stream, segment: u32, word: u32) -> Result<[u8; 12]> {
+        let db = self.dbs().stream(stream, segment);
         let first = triple_key(segment, word, 0);
         // Only the key: the part's value (a reference, maybe) is read later.
         let holder = db.get_lower_than_or_equal_to(self.txn(), &first)?;
@@ -207,7 +205,7 @@ pub trait SegmentRead: View {
 impl<T: View + ?Sized> SegmentRead for T {}
 
 impl Writer<'_> {
-    fn segments_mut(&mut self) -> Result<&mut SegmentList> {
+    pub(super) fn segments_mut(&mut self) -> Result<&mut SegmentList> {
         if self.pending.segments.is_none() {
             self.pending.segments = Some(self.live_segments()?);
         }
@@ -223,12 +221,11 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Appends `segment`'s posting stream to `db` (body or title postings,
-    /// reverse links) from each word's block, in word order: (word, block,
-    /// whether its pages came out of order).
+    /// Appends `segment`'s part of `stream` from each word's block, in
+    /// word order: (word, block, whether its pages came out of order).
     pub(crate) fn write_stream<'b>(
         &mut self,
-        db: Db,
+        stream: Stream,
         segment: u32,
         blocks: impl Iterator<Item = (WordId, &'b [u8], bool)>,
     ) -> Result<()> {
@@ -238,6 +235,7 @@ impl Writer<'_> {
                 parts.push_block(w, block, !out_of_order)?;
             }
         }
+        let db = self.dbs.stream(stream, segment);
         for (key, part) in parts.finish() {
             self.append(db, &key, &part)?;
         }
@@ -247,6 +245,9 @@ impl Writer<'_> {
     /// A page's postings left `segment` (a live one): the segment's pairs,
     /// counted with that page, leave it out from now on.
     pub(crate) fn segment_lost_page(&mut self, segment: u32, page: PageId) -> Result<()> {
+        if let Some(into) = self.staged_twin(segment)? {
+            pairs::forget_page(&mut self.txn, self.dbs.pair_postings, into, page)?;
+        }
         if self.pending.segment == Some(segment) {
             self.pending.segment_pages = self.pending.segment_pages.saturating_sub(1);
         } else {
@@ -265,14 +266,20 @@ impl Writer<'_> {
     }
 
     /// After this transaction's postings are written: its segment joins
-    /// the live list, full tiers are merged, and the list is saved.
+    /// the live list, full tiers are merged, a staged merge advances by
+    /// as much as the pages indexed call for, and the list is saved.
     pub(crate) fn settle_segments(&mut self) -> Result<()> {
+        let indexed = std::mem::take(&mut self.pending.segment_pages);
         if let Some(s) = self.pending.segment {
-            let pages = i64::from(std::mem::take(&mut self.pending.segment_pages));
-            self.segments_mut()?.add_pages(s, pages);
+            self.segments_mut()?.add_pages(s, i64::from(indexed));
         }
-        while let Some(group) = self.segments_mut()?.pick_merge() {
+        let busy = self.staged_sources()?;
+        let final_pages = self.final_pages;
+        while let Some(group) = self.segments_mut()?.pick_merge(&busy, final_pages) {
             self.merge(&group)?;
+        }
+        if self.pending.segment.is_some() {
+            self.stage_merges(indexed)?;
         }
         if let Some(list) = self.pending.segments.take() {
             self.dbs.meta.put(&mut self.txn, LIST_KEY, &list.encode())?;
@@ -287,15 +294,17 @@ impl Writer<'_> {
     pub(crate) fn merge_to_one(&mut self) -> Result<bool> {
         // Postings move between segments; no figure a report counts changes.
         self.keeps_figures();
+        let busy = self.staged_sources()?;
+        let final_pages = self.final_pages;
         let list = self.segments_mut()?;
         let small: Vec<(u32, u32)> = list
             .0
             .iter()
             .copied()
-            .filter(|&(_, pages)| pages < FINAL_PAGES)
+            .filter(|&(s, pages)| pages < final_pages && !busy.contains(&s))
             .collect();
         let total: u64 = small.iter().map(|&(_, pages)| u64::from(pages)).sum();
-        if small.len() < 2 || total > u64::from(FINAL_PAGES) {
+        if small.len() < 2 || total > u64::from(final_pages) {
             return Ok(false);
         }
         let group: Vec<u32> = small.into_iter().map(|(s, _)| s).collect();
@@ -307,9 +316,9 @@ impl Writer<'_> {
     fn merge(&mut self, group: &[u32]) -> Result<()> {
         let into = self.next_id32(crate::schema::meta_keys::NEXT_SEGMENT)?;
         let dbs = self.dbs;
-        self.merge_postings(dbs.postings, group, into)?;
-        self.merge_postings(dbs.title_postings, group, into)?;
-        self.merge_postings(dbs.links_in, group, into)?;
+        for stream in Stream::ALL {
+            self.merge_postings(stream, group, into)?;
+        }
         let list = self.segments_mut()?;
         let mut pages = 0i64;
         for &s in group {
@@ -320,9 +329,7 @@ impl Writer<'_> {
         }
         list.add_pages(into, pages);
         for &s in group {
-            self.dbs
-                .meta
-                .put(&mut self.txn, &merged_key(s), &u32_key(into))?;
+            self.map_merged(s, into)?;
             pairs::drop(&mut self.txn, dbs.pair_postings, s)?;
         }
         let pages = u32::try_from(pages).unwrap_or(u32::MAX);
@@ -332,57 +339,78 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Merges the group's posting streams of `db` (body or title postings,
-    /// reverse links) into `into`, a step of words at
-    /// a time: each step reads every segment's parts from the one holding
-    /// word `from` until about [`POSTING_STEP_BYTES`] are read, keeps the
-    /// runs of the step's words, and merges each word's runs in page order
-    /// ([`merge::merge_parts`]), cutting them into parts again.
-    fn merge_postings(&mut self, db: Db, group: &[u32], into: u32) -> Result<()> {
+    /// Records that what was written to `segment` is in `into` now.
+    pub(super) fn map_merged(&mut self, segment: u32, into: u32) -> Result<()> {
+        let key = merged_key(segment);
+        self.dbs.meta.put(&mut self.txn, &key, &u32_key(into))?;
+        Ok(())
+    }
+
+    /// Merges the group's parts of `stream` into `into`, a step of words
+    /// at a time ([`Writer::merge_step`]), and deletes the group's.
+    fn merge_postings(&mut self, stream: Stream, group: &[u32], into: u32) -> Result<()> {
         let mut out = part_writer::PartWriter::new(into);
-        let mut from = 0u32;
-        loop {
-            // (key word, part) of every segment; the step ends before `upto`.
-            let mut read: Vec<(u32, Vec<u8>)> = Vec::new();
-            let mut bytes = 0usize;
-            let mut upto: Option<u32> = None;
-            for &s in group {
-                let start = self.postings_start(db, s, from)?;
-                let end = triple_key(s, u32::MAX, u32::MAX);
-                for item in db.range(&self.txn, &(Included(&start[..]), Included(&end[..])))? {
-                    let (k, v) = item?;
-                    let word = split_triple_key(k)?.1;
-                    if upto.is_some_and(|u| word >= u) {
-                        break;
-                    }
-                    if upto.is_none() && bytes >= POSTING_STEP_BYTES && word > from {
-                        upto = Some(word);
-                        break;
-                    }
-                    let part = body_blocks::plain(self, Shelf::Postings, v)?;
-                    bytes += part.len();
-                    read.push((word, part.to_vec()));
-                }
-            }
-            let in_step = |w: u32| w >= from && upto.is_none_or(|u| w < u);
-            let parts = read.iter().map(|(word, part)| (*word, part.as_slice()));
-            merge::merge_parts(&mut out, parts, in_step)?;
-            for (key, part) in out.take_done() {
-                self.append(db, &key, &part)?;
-            }
-            match upto {
-                Some(u) => from = u,
-                None => break,
-            }
+        let mut from = Some(0u32);
+        while let Some(word) = from {
+            from = self.merge_step(stream, group, word, &mut out)?;
         }
+        let db = self.dbs.stream(stream, into);
         for (key, part) in out.finish() {
             self.append(db, &key, &part)?;
         }
         for &s in group {
             let (lo, hi) = (triple_key(s, 0, 0), triple_key(s, u32::MAX, u32::MAX));
+            let db = self.dbs.stream(stream, s);
             db.delete_range(&mut self.txn, &(Included(&lo[..]), Included(&hi[..])))?;
         }
         Ok(())
+    }
+
+    /// One step of merging the group's parts of `stream` into `out` (the
+    /// merged segment's): reads every segment's parts from the one holding
+    /// word `from` until about [`POSTING_STEP_BYTES`] are read, keeps the
+    /// runs of the step's words, merges each word's runs in page order
+    /// ([`merge::merge_parts`]), cutting them into parts again, and
+    /// appends the parts done. Returns the word the next step starts at
+    /// (None: this was the last).
+    pub(super) fn merge_step(
+        &mut self,
+        stream: Stream,
+        group: &[u32],
+        from: u32,
+        out: &mut part_writer::PartWriter,
+    ) -> Result<Option<u32>> {
+        // (key word, part) of every segment; the step ends before `upto`.
+        let mut read: Vec<(u32, Vec<u8>)> = Vec::new();
+        let mut bytes = 0usize;
+        let mut upto: Option<u32> = None;
+        for &s in group {
+            let start = self.postings_start(stream, s, from)?;
+            let end = triple_key(s, u32::MAX, u32::MAX);
+            let db = self.dbs.stream(stream, s);
+            for item in db.range(&self.txn, &(Included(&start[..]), Included(&end[..])))? {
+                let (k, v) = item?;
+                let word = split_triple_key(k)?.1;
+                if upto.is_some_and(|u| word >= u) {
+                    break;
+                }
+                if upto.is_none() && bytes >= POSTING_STEP_BYTES && word > from {
+                    upto = Some(word);
+                    break;
+                }
+                let part = body_blocks::plain(self, Shelf::Postings, v)?;
+                bytes += part.len();
+                read.push((word, part.to_vec()));
+            }
+        }
+        let in_step = |w: u32| w >= from && upto.is_none_or(|u| w < u);
+        let parts = read.iter().map(|(word, part)| (*word, part.as_slice()));
+        merge::merge_parts(out, parts, in_step)?;
+        let db = self.dbs.stream(stream, out.segment());
+        for (key, part) in out.take_done() {
+            self.append(db, &key, &part)?;
+        }
+        Ok(upto)
     }
 }
 
@@ -397,10 +425,19 @@ mod tests {
             l.add_pages(s, 80);
         }
         l.add_pages(100, 9);
-        assert_eq!(l.pick_merge(), None, "seven of tier 2, one of tier 1");
+        assert_eq!(
+            l.pick_merge(&[], FINAL_PAGES),
+            None,
+            "seven of tier 2, one of tier 1"
+        );
         l.add_pages(200, 100);
-        let group = l.pick_merge().unwrap();
+        let group = l.pick_merge(&[], FINAL_PAGES).unwrap();
         assert_eq!(group.len(), FANOUT);
+        assert_eq!(
+            l.pick_merge(&[1], FINAL_PAGES),
+            None,
+            "a staged merge's source stays"
+        );
         assert!(!group.contains(&100));
         // Eight of tier 3: only the smallest that fit in FINAL_PAGES merge,
         // and two that cannot merge under it stay as they are.
@@ -408,17 +445,17 @@ mod tests {
         for s in 0..FANOUT as u32 {
             t3.add_pages(s, 1000 + i64::from(s));
         }
-        assert_eq!(t3.pick_merge(), Some(vec![0, 1, 2, 3]));
+        assert_eq!(t3.pick_merge(&[], FINAL_PAGES), Some(vec![0, 1, 2, 3]));
         let mut stuck = SegmentList::default();
         for s in 0..FANOUT as u32 {
             stuck.add_pages(s, 2100);
         }
-        assert_eq!(stuck.pick_merge(), None);
+        assert_eq!(stuck.pick_merge(&[], FINAL_PAGES), None);
         let mut big = SegmentList::default();
         for s in 0..20 {
             big.add_pages(s, i64::from(FINAL_PAGES));
         }
-        assert_eq!(big.pick_merge(), None);
+        assert_eq!(big.pick_merge(&[], FINAL_PAGES), None);
         big.add_pages(3, -i64::from(FINAL_PAGES));
         assert_eq!(big.ids().count(), 19, "an emptied segment is not live");
         assert_eq!(SegmentList::decode(&big.encode()).unwrap(), big);

@@ -15,8 +15,8 @@ use super::spelling::Spelling;
 use super::stem_index;
 use super::stems;
 use crate::body_blocks::{self, BlockCache, Shelf};
-use crate::codec::{self, u32_key};
-use crate::schema::{meta_keys, Db, Dbs, PageId, WordId};
+use crate::codec;
+use crate::schema::{meta_keys, Dbs, PageId, Stream, WordId};
 use crate::sealed::{self, View};
 use crate::terms::Term;
 use crate::{Result, Writer};
@@ -88,10 +88,9 @@ pub trait WordRead: View {
 
     /// Body postings of a word in page order, tf only (the ranking scan).
     fn postings_tf(&self, id: WordId) -> Result<Vec<(PageId, u32)>> {
-        let db = self.dbs().postings;
         let mut out = Vec::with_capacity((self.doc_freq(id)? as usize).min(1 << 20));
         for segment in self.segment_ids()? {
-            each_run(self, db, segment, id, |run| {
+            each_run(self, Stream::Body, segment, id, |run| {
                 for e in run.entries().page_tfs() {
                     out.push(e?);
                 }
@@ -112,9 +111,8 @@ pub trait WordRead: View {
         id: WordId,
         each: &mut dyn FnMut(run::Entries<'_>) -> Result<()>,
     ) -> Result<()> {
-        let db = self.dbs().postings;
         for segment in self.segment_ids()? {
-            each_run(self, db, segment, id, |run| each(run.entries()))?;
+            each_run(self, Stream::Body, segment, id, |run| each(run.entries()))?;
         }
         Ok(())
     }
@@ -163,7 +161,7 @@ pub trait WordRead: View {
         id: WordId,
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        self.segment_stream_into(self.dbs().postings, segment, id, out)
+        self.segment_stream_into(Stream::Body, segment, id, out)
     }
 
     /// One segment's body or title postings of a word for `pages`
@@ -177,12 +175,8 @@ pub trait WordRead: View {
         pages: &[PageId],
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        let db = match stream {
-            Stream::Body => self.dbs().postings,
-            Stream::Title => self.dbs().title_postings,
-        };
         let mut next = 0;
-        each_run(self, db, segment, id, |run| {
+        each_run(self, stream, segment, id, |run| {
             if next < pages.len() {
                 run.entries().at_pages(pages, &mut next, |e| out.push(e))?;
             }
@@ -190,16 +184,16 @@ pub trait WordRead: View {
         })
     }
 
-    /// One segment's entries of a word in the posting stream of `db` (body
-    /// or title postings), in page order.
+    /// One segment's entries of a word (or a child's parents) in
+    /// `stream`, in page order.
     fn segment_stream_into<'t>(
         &'t self,
-        db: Db,
+        stream: Stream,
         segment: u32,
         id: WordId,
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        each_run(self, db, segment, id, |run| {
+        each_run(self, stream, segment, id, |run| {
             for e in run.entries() {
                 out.push(e?);
             }
@@ -230,20 +224,20 @@ pub trait WordRead: View {
         word: WordId,
         page: PageId,
     ) -> Result<Option<PostingEntry<'_>>> {
-        self.segment_stream_entry(self.dbs().postings, segment, word, page)
+        self.segment_stream_entry(Stream::Body, segment, word, page)
     }
 
-    /// One word's entry for one page in the posting stream of `db` (body or
-    /// title postings) in `segment`: one seek.
+    /// One word's entry for one page in `stream` (body or title
+    /// postings) in `segment`: one seek.
     fn segment_stream_entry(
         &self,
-        db: Db,
+        stream: Stream,
         segment: u32,
         word: WordId,
         page: PageId,
     ) -> Result<Option<PostingEntry<'_>>> {
         let key = run::part_key(segment, word, page);
-        let Some((k, part)) = self.record_holding(db, &key, &u32_key(segment))? else {
+        let Some((k, part)) = self.record_holding(stream, &key)? else {
             return Ok(None);
         };
         for run in run::runs(codec::split_triple_key(k)?.1, part) {
@@ -289,7 +283,7 @@ pub trait WordRead: View {
         id: WordId,
         out: &mut Vec<PostingEntry<'t>>,
     ) -> Result<()> {
-        self.segment_stream_into(self.dbs().title_postings, segment, id, out)
+        self.segment_stream_into(Stream::Title, segment, id, out)
     }
 
     fn title_posting(&self, word: WordId, page: PageId) -> Result<Option<Vec<u32>>> {
@@ -308,7 +302,7 @@ pub trait WordRead: View {
         word: WordId,
         page: PageId,
     ) -> Result<Option<PostingEntry<'_>>> {
-        self.segment_stream_entry(self.dbs().title_postings, segment, word, page)
+        self.segment_stream_entry(Stream::Title, segment, word, page)
     }
 
     /// Words with at least one page (one pass over the packed counts).
@@ -327,23 +321,17 @@ pub trait WordRead: View {
 
 impl<T: View + ?Sized> WordRead for T {}
 
-/// Which of a segment's posting streams a read asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Body,
-    Title,
-}
-
-/// Calls `each` with every run of word `id` in `segment` of the
-/// posting stream `db`, in page order.
+/// Calls `each` with every run of word `id` in `segment` of `stream`,
+/// in page order.
 fn each_run<'t, V: View + ?Sized>(
     v: &'t V,
-    db: Db,
+    stream: Stream,
     segment: u32,
     id: WordId,
     mut each: impl FnMut(run::Run<'t>) -> Result<()>,
 ) -> Result<()> {
-    let start = v.postings_start(db, segment, id)?;
+    let db = v.dbs().stream(stream, segment);
+    let start = v.postings_start(stream, segment, id)?;
     let end = run::part_key(segment, id, PageId::MAX);
     let range = (Included(&start[..]), Included(&end[..]));
     for item in db.range(v.txn(), &range)? {

@@ -8,6 +8,7 @@ mod pair_postings;
 mod posting_blocks;
 mod records;
 mod repack;
+mod staged;
 
 use ::url::Url;
 use proptest::prelude::*;
