@@ -102,6 +102,19 @@ pub fn wait_for_done(db: &Path, child: &mut Child, n: u64) {
     }
 }
 
+/// Polls until the crawler at `db` claims `url`, within a minute.
+pub fn wait_for_claim(db: &Path, child: &mut Child, url: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while state(db, url).as_deref() != Some("claimed") {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the crawler ended before claiming {url}"
+        );
+        assert!(Instant::now() < deadline, "{url} was never claimed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Pages done in the store, which a crawler in another process may be writing.
 pub fn done_count(db: &Path) -> u64 {
     store(db).read().unwrap().state_counts().unwrap().done
