@@ -347,24 +347,42 @@ fn hostile_shapes_stay_fast() {
         ),
         format!("<svg><style>{}", "<b>".repeat(n)),
     ];
-    // Against plain markup of the same length parsed just before, so a
-    // loaded machine slows both: a shape that went quadratic would take
-    // thousands of times as long, not a few.
+    // Against plain markup of the same length, in the CPU time this
+    // thread spent: other processes on a loaded machine take the cores
+    // for a while, not the work, and would stretch a wall clock's two
+    // measures unevenly. A shape that went quadratic would take thousands
+    // of times as long, not a few.
     let plain = |len: usize| "<p>a b c</p>".repeat(len / 12 + 1);
     for html in &shapes {
         let baseline = plain(html.len());
-        let started = std::time::Instant::now();
-        let _ = parse(&baseline);
-        let base = started.elapsed();
-        let started = std::time::Instant::now();
-        let _ = parse(html);
-        let took = started.elapsed();
+        let base = cpu_time_of(|| drop(parse(&baseline)));
+        let took = cpu_time_of(|| drop(parse(html)));
         assert!(
             took < base * 40 + std::time::Duration::from_millis(200),
             "{}... took {took:?}, plain markup as long {base:?}",
             &html[..30.min(html.len())]
         );
     }
+}
+
+/// The CPU time this thread spends in `f`.
+fn cpu_time_of(f: impl FnOnce()) -> std::time::Duration {
+    let before = thread_cpu_time();
+    f();
+    thread_cpu_time().saturating_sub(before)
+}
+
+fn thread_cpu_time() -> std::time::Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(r, 0, "this thread's CPU clock");
+    let secs = u64::try_from(t.tv_sec).unwrap_or(0);
+    let nanos = u32::try_from(t.tv_nsec).unwrap_or(0);
+    std::time::Duration::new(secs, nanos)
 }
 
 #[test]

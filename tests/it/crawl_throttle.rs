@@ -5,10 +5,10 @@
 //! origin's figures (requests, ok, failed, throttled, response times) are
 //! kept in the store.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::support::crawl::*;
-use crate::support::{home, page, peak_in_flight, Reply, Resp, TestServer};
+use crate::support::{home, page, peak_in_flight, Gate, Reply, Resp, TestServer};
 use crawlscope::store::prelude::*;
 
 fn too_many(retry_after: &str) -> Reply {
@@ -73,20 +73,23 @@ fn a_429_with_retry_after_pauses_the_origin_and_the_url_is_retried() {
 #[test]
 fn a_throttle_halves_the_requests_in_flight_to_the_origin() {
     let s = TestServer::start();
-    // The home links only the four first pages, so all four are in flight
-    // together whatever order the queue hands them out in; the twelve
-    // others are found on three of them, so they are requested only after
-    // the crawler knew of the 429.
+    // The home links only the four first pages; `/t`'s 429 waits until
+    // the three others have arrived, so all four are in flight together
+    // however slowly the crawler sends them. The three answer only once
+    // the crawler said it was throttled, and the twelve pages they link
+    // are found only then.
     home(&s, &["t", "b0", "b1", "b2"]);
+    let (throttle_gate, found_gate) = (Gate::default(), Gate::default());
     let slow: Vec<String> = (0..12).map(|i| format!("slow/{i}")).collect();
     for (b, found) in slow.chunks(4).enumerate() {
         let links: Vec<&str> = found.iter().map(String::as_str).collect();
         let path = format!("/b{b}");
         s.route(
             &path,
-            Reply::Delay(Duration::from_millis(400), page(&path, "slow", &links)),
+            Reply::Held(found_gate.clone(), page(&path, "slow", &links)),
         );
     }
+    // Slow, so that those let through together overlap.
     for p in &slow {
         let path = format!("/{p}");
         s.route(
@@ -94,18 +97,23 @@ fn a_throttle_halves_the_requests_in_flight_to_the_origin() {
             Reply::Delay(Duration::from_millis(400), page(p, "slow", &[])),
         );
     }
-    // Quicker than the three others, so it answers while they are in flight.
     let throttle = Resp::status(429).header("Retry-After", "0");
     s.route(
         "/t",
         Reply::Sequence(vec![
-            Reply::Delay(Duration::from_millis(100), throttle),
+            Reply::Held(throttle_gate.clone(), throttle),
             Reply::Respond(page("t", "slow", &[])),
         ]),
     );
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("store");
-    let sum = crawl_ok(&db, &[&s.base(), "--per-host", "4", "--no-sitemaps"]);
+    let mut child = crawl_child(&db, &[&s.base(), "--per-host", "4", "--no-sitemaps"]);
+    let lines = stderr_lines(&mut child);
+    wait_for_arrivals(&s, &["/t", "/b0", "/b1", "/b2"]);
+    throttle_gate.open();
+    wait_for_line(&lines, "fewer requests at once");
+    found_gate.open();
+    let sum = summary(&child.wait_with_output().unwrap());
     assert_eq!(sum["fetched"], 17, "{sum}");
     let reqs = s.requests();
     let answered = reqs
@@ -122,6 +130,19 @@ fn a_throttle_halves_the_requests_in_flight_to_the_origin() {
     assert_eq!(after.len(), 13, "the retry and the twelve found later");
     // Fewer than 20 answers follow: the halved limit never grows back.
     assert_eq!(peak_in_flight(&after), 2, "after the 429");
+}
+
+/// Waits (a minute at most, a guard against a hang) until the server has
+/// seen a request for each of `paths`.
+fn wait_for_arrivals(s: &TestServer, paths: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !paths.iter().all(|p| s.hits(p) > 0) {
+        assert!(
+            Instant::now() < deadline,
+            "never asked for all of {paths:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 #[test]
@@ -173,29 +194,25 @@ fn a_paused_origin_does_not_hold_the_slots_other_origins_need() {
     let a_paths: Vec<String> = (0..8).map(|i| format!("/a/{i}")).collect();
     let b_paths: Vec<String> = (0..8).map(|i| format!("/b/{i}")).collect();
     home(&a, &a_paths.iter().map(String::as_str).collect::<Vec<_>>());
-    // B's links are known only after A's 429 (B's home is slow), so every
-    // B page is due while A is paused.
+    // B's home answers once the crawler said A paused it, so every B page
+    // is due while A is paused; and A's pause outlasts the test: B's pages
+    // are fetched within it or never.
     let b_links: Vec<&str> = b_paths.iter().map(String::as_str).collect();
-    b.route(
-        "/",
-        Reply::Delay(Duration::from_millis(400), page("B", "b", &b_links)),
-    );
+    let b_home = Gate::default();
+    b.route("/", Reply::Held(b_home.clone(), page("B", "b", &b_links)));
     a.route(
         "/a/0",
-        Reply::Sequence(vec![too_many("3"), Reply::Respond(page("A0", "a", &[]))]),
+        Reply::Sequence(vec![too_many("600"), Reply::Respond(page("A0", "a", &[]))]),
     );
     for p in &a_paths[1..] {
         a.route(p, Reply::Respond(page("A", "a", &[])));
     }
     for p in &b_paths {
-        b.route(
-            p,
-            Reply::Delay(Duration::from_millis(50), page("B", "b", &[])),
-        );
+        b.route(p, Reply::Respond(page("B", "b", &[])));
     }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("store");
-    let sum = crawl_ok(
+    let mut child = crawl_child(
         &db,
         &[
             &a.base(),
@@ -206,25 +223,26 @@ fn a_paused_origin_does_not_hold_the_slots_other_origins_need() {
             "--ignore-robots",
         ],
     );
-    assert_eq!(sum["fetched"], 18, "{sum}");
-    let throttled = a.requests().into_iter().find(|r| r.path == "/a/0").unwrap();
-    let paused_from = throttled.answered.expect("the 429 was answered");
-    let paused_to = paused_from + Duration::from_millis(2_800);
-    let during = b
-        .requests()
-        .iter()
-        .filter(|r| r.path.starts_with("/b/") && r.arrived > paused_from && r.arrived < paused_to)
-        .count();
-    // Both slots free for B while A waits: B's pages (50 ms each) all fit
-    // in A's pause. Workers waiting on A held both slots before.
-    let b_left = b_paths.len()
-        - b.requests()
+    let lines = stderr_lines(&mut child);
+    wait_for_line(&lines, "nothing sent to it for 600s");
+    b_home.open();
+    // Workers waiting on A held both slots before: B's pages waited for
+    // A's pause, here for ten minutes.
+    let b_done = || {
+        b_paths
             .iter()
-            .filter(|r| r.path.starts_with("/b/") && r.arrived <= paused_from)
-            .count();
-    assert!(
-        b_left > 2,
-        "B was nearly done before the 429: test of nothing"
-    );
-    assert_eq!(during, b_left, "B's requests during A's pause");
+            .all(|p| state(&db, &b.url(p)).as_deref() == Some("done"))
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !b_done() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let fetched_b = b_done();
+    // SAFETY: sending SIGINT to our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    assert!(fetched_b, "B's pages were not fetched while A was paused");
+    assert!(out.status.success(), "a stopped crawl exits 0: {out:?}");
+    assert_eq!(a.hits("/a/0"), 1, "A's pause was not kept");
+    assert_eq!(state(&db, &a.url("/a/0")).as_deref(), Some("queued"));
 }

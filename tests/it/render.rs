@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::support::crawl::{crawl_child, crawl_ok, state, summary};
-use crate::support::{json_of, page, Reply, Resp, TestServer};
+use crate::support::{json_of, page, Gate, Reply, Resp, TestServer};
 
 /// One rendering test at a time: browsers starting side by side on a
 /// small host would test the host.
@@ -189,15 +189,19 @@ fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
 /// `render::tab::QUIET`): only a rendering crawl walks it.
 fn script_chain(s: &TestServer, n: usize) {
     for i in 0..n {
-        let html = format!(
-            "<!DOCTYPE html><html><head><title>c{i}</title></head><body><div id=\"m\"></div>\
-             <script>setTimeout(function () {{\
-               document.getElementById('m').innerHTML = '<a href=\"/c{}\">next</a>';\
-             }}, 50);</script></body></html>",
-            i + 1
-        );
-        s.route(&format!("/c{i}"), Reply::Respond(Resp::html(&html)));
+        s.route(&format!("/c{i}"), Reply::Respond(chain_link(i)));
     }
+}
+
+/// `/c{i}` of [`script_chain`].
+fn chain_link(i: usize) -> Resp {
+    Resp::html(&format!(
+        "<!DOCTYPE html><html><head><title>c{i}</title></head><body><div id=\"m\"></div>\
+         <script>setTimeout(function () {{\
+           document.getElementById('m').innerHTML = '<a href=\"/c{}\">next</a>';\
+         }}, 50);</script></body></html>",
+        i + 1
+    ))
 }
 
 fn wait_until_browser(child: &mut Child) -> Vec<u32> {
@@ -214,17 +218,20 @@ fn wait_until_browser(child: &mut Child) -> Vec<u32> {
 fn rendering_survives_hangs_browser_deaths_and_a_killed_crawler() {
     let Some(_turn) = chromium() else { return };
     // A page whose script never lets the network go idle fails with a
-    // reason, is read as served, and the crawl goes on and exits 0.
+    // reason, is read as served, and the crawl goes on and exits 0. Its
+    // request is never answered (a gate never opened), so the network is
+    // busy however slow the machine: a script polling on a timer leaves
+    // gaps that a starved renderer can stretch past the quiet window.
     let s = TestServer::start();
     s.route(
         "/",
         Reply::Respond(Resp::html(
             "<html><head><title>Busy</title></head><body><a href=\"/after\">after</a>\
-             <script>setInterval(function () { fetch('/poll', {cache: 'no-store'}); }, 100);</script>\
+             <script>fetch('/poll', {cache: 'no-store'});</script>\
              </body></html>",
         )),
     );
-    s.route("/poll", Reply::Respond(Resp::text("again")));
+    s.route("/poll", Reply::Held(Gate::default(), Resp::text("never")));
     s.route(
         "/after",
         Reply::Respond(page("After", "after the busy page", &[])),
@@ -245,18 +252,23 @@ fn rendering_survives_hangs_browser_deaths_and_a_killed_crawler() {
     assert_eq!(state(&db, &s.url("/after")).as_deref(), Some("done"));
 
     // The browser killed mid-crawl is started again: the chain, whose
-    // links only rendering finds, is walked to its end.
+    // links only rendering finds, is walked to its end. `/c3` is held
+    // until the browser is gone: the browser has rendered the pages that
+    // linked to it, and the crawl cannot end before the kill.
     let s = TestServer::start();
     script_chain(&s, 6);
+    let c3 = Gate::default();
+    s.route("/c3", Reply::Held(c3.clone(), chain_link(3)));
     s.route("/c6", Reply::Respond(page("End", "the end", &[])));
     let db = dir.path().join("chain");
     let mut child = crawl_child(&db, &[&s.url("/c0"), "--render", "js"]);
     let first = wait_until_browser(&mut child);
-    // Some page in the tab, then the browser gone.
-    std::thread::sleep(Duration::from_millis(500));
+    let asked = eventually(Duration::from_secs(60), || s.hits("/c3") > 0);
+    assert!(asked, "rendering never found /c3");
     for pid in &first {
         unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
     }
+    c3.open();
     let out = child.wait_with_output().unwrap();
     let sum = summary(&out);
     assert_eq!(state(&db, &s.url("/c6")).as_deref(), Some("done"), "{sum}");
@@ -270,6 +282,7 @@ fn rendering_survives_hangs_browser_deaths_and_a_killed_crawler() {
     let crawler = child.id();
     child.kill().unwrap();
     child.wait().unwrap();
-    let gone = eventually(Duration::from_secs(5), || browsers_of(crawler).is_empty());
+    // A guard only: how soon the kernel reaps them is the machine's pace.
+    let gone = eventually(Duration::from_secs(30), || browsers_of(crawler).is_empty());
     assert!(gone, "left behind: {:?}", browsers_of(crawler));
 }

@@ -4,8 +4,7 @@
 //! path or from a missing store, leaving nothing behind when refused.
 
 use std::path::Path;
-use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::support::crawl::*;
 use crate::support::{on_store, page, stderr_of, Reply, TestServer};
@@ -31,19 +30,6 @@ fn slow_site() -> TestServer {
         );
     }
     s
-}
-
-/// Polls until the crawler at `db` claims `url`, within a minute.
-fn wait_for_claim(db: &Path, child: &mut Child, url: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while state(db, url).as_deref() != Some("claimed") {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the crawler ended before claiming {url}"
-        );
-        assert!(Instant::now() < deadline, "{url} was never claimed");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// URLs in state `done` in the store at `db`, sorted.

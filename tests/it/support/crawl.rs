@@ -2,8 +2,10 @@
 //! store it leaves behind.
 
 use std::collections::HashMap;
+use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crawlscope::demo::DemoSite;
@@ -55,6 +57,34 @@ pub fn crawl_child(db: &Path, args: &[&str]) -> Child {
         .expect("start a crawler")
 }
 
+/// A crawl child's stderr line by line as it writes it, read to its end
+/// on a thread of its own (the crawl must never write to a closed pipe).
+pub fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
+    let err = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            // Once the test stops listening the pipe is still drained.
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+/// Waits, within a minute (a guard against a hang only), for the crawl
+/// to say a line holding `part`: the event the line reports has happened.
+pub fn wait_for_line(lines: &mpsc::Receiver<String>, part: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) if line.contains(part) => return,
+            Ok(_) => {}
+            Err(_) => panic!("the crawl never said {part:?}"),
+        }
+    }
+}
+
 /// Polls the store (the child writes it) until `n` pages are done, within a
 /// minute.
 pub fn wait_for_done(db: &Path, child: &mut Child, n: u64) {
@@ -68,6 +98,19 @@ pub fn wait_for_done(db: &Path, child: &mut Child, n: u64) {
             panic!("the crawler ended ({status}) before {n} pages were done: {said}");
         }
         assert!(Instant::now() < deadline, "the crawl made no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Polls until the crawler at `db` claims `url`, within a minute.
+pub fn wait_for_claim(db: &Path, child: &mut Child, url: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while state(db, url).as_deref() != Some("claimed") {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the crawler ended before claiming {url}"
+        );
+        assert!(Instant::now() < deadline, "{url} was never claimed");
         std::thread::sleep(Duration::from_millis(20));
     }
 }

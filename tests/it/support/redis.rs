@@ -99,12 +99,9 @@ impl RedisServer {
     /// The URLs leased to the crawler of process `pid` on the point of
     /// `start` now (see `crawl/shared/lua/common.lua` for the keys).
     pub fn leased_to(&self, start: &str, pid: u32) -> Vec<String> {
-        let mut conn = redis::Client::open(self.url.as_str())
-            .and_then(|c| c.get_connection())
-            .expect("a connection to the test's redis-server");
         let leases: Vec<(String, String)> = redis::cmd("HGETALL")
             .arg(format!("crawlscope:{{{start}}}:lease"))
-            .query(&mut conn)
+            .query(&mut self.connection())
             .expect("the point's leases");
         let pid = format!(":{pid}:");
         leases
@@ -112,6 +109,29 @@ impl RedisServer {
             .filter(|(_, owner)| owner.contains(&pid))
             .map(|(url, _)| url)
             .collect()
+    }
+
+    /// How long every crawler must still wait before it starts a request
+    /// to `origin` (`http://HOST:PORT`): its next start in the slots hash,
+    /// against the server's own clock, as `slot.lua` reads them.
+    pub fn wait_at(&self, origin: &str) -> Duration {
+        let mut conn = self.connection();
+        let due: Option<u64> = redis::cmd("HGET")
+            .arg("crawlscope:slots")
+            .arg(origin)
+            .query(&mut conn)
+            .expect("the origin's next start");
+        let (secs, micros): (u64, u64) = redis::cmd("TIME")
+            .query(&mut conn)
+            .expect("the server's clock");
+        let now_ms = secs * 1000 + micros / 1000;
+        Duration::from_millis(due.unwrap_or(0).saturating_sub(now_ms))
+    }
+
+    fn connection(&self) -> redis::Connection {
+        redis::Client::open(self.url.as_str())
+            .and_then(|c| c.get_connection())
+            .expect("a connection to the test's redis-server")
     }
 }
 
