@@ -42,5 +42,20 @@ done
 "$bin" completions zsh >"$assets/completions/_crawlscope"
 "$bin" completions fish >"$assets/completions/crawlscope.fish"
 
+# Debian asks every non-native package for a changelog.Debian of its own:
+# one entry for this version, by the maintainer Cargo.toml names, dated
+# with the commit packed (so the same commit gives the same entry).
+version=$("$bin" --version | cut -d' ' -f2)
+maintainer=$(sed -n 's/^maintainer = "\(.*\)"$/\1/p' Cargo.toml)
+when=$(git log -1 --format=%cD 2>/dev/null || date -R)
+cat >"$assets/changelog.Debian" <<EOF
+crawlscope ($version-1) unstable; urgency=medium
+
+  * crawlscope $version; its changes are in
+    /usr/share/doc/crawlscope/changelog.gz.
+
+ -- $maintainer  $when
+EOF
+
 # --no-build: the binary above is the one packed, not a rebuild of it.
 cargo deb --no-build
