@@ -6,7 +6,7 @@
 //! checks external links). Faces drive it with commands and watch it
 //! through events; it knows nothing of them.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -22,13 +22,14 @@ use super::config::CrawlConfig;
 use super::ctx::{credentials, Ctx};
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::external;
-use super::fetch::Fetcher;
+use super::fetch::{Credentials, Fetcher};
 use super::https_twins;
 use super::link_auth::LinkAuth;
 use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
 use super::pause::Pause;
 use super::pool::ParsePool;
+use super::render_plans::RenderPlans;
 use super::request_rules::RequestRules;
 use super::resources;
 use super::robots::RobotsCache;
@@ -38,7 +39,7 @@ use super::stop::Stop;
 use super::writer::{Counters, WriterThread};
 use super::CrawlError;
 use crate::store::prelude::*;
-use crate::store::{Claim, PointId, Store};
+use crate::store::{Claim, PointId, Resolve, Store};
 
 const STATS_EVERY: Duration = Duration::from_millis(500);
 /// When the frontier ran dry, wait this long before asking again, so a
@@ -97,32 +98,12 @@ pub fn start(
             what: "writer",
             source,
         })?;
-    let mut creds = HashMap::new();
-    let mut request_rules = HashMap::new();
-    let sitemaps = Sitemaps::default();
-    let mut resolves = Vec::new();
-    let mut starts = std::collections::HashSet::new();
-    let parsing = PointParsing::default();
-    let mut render = super::render_plans::RenderPlans::default();
-    {
-        let r = store.read()?;
-        for &id in &points {
-            if let Some(rec) = r.point(id)? {
-                parsing.set(id, &rec);
-                creds.insert(id, credentials(&rec)?);
-                let doc = crate::documents::excludes_for(&r, &rec)?;
-                request_rules.insert(id, Arc::new(RequestRules::of(&rec, doc)));
-                sitemaps.set_enabled(id, !rec.no_sitemaps);
-                render.add(id, &rec);
-                starts.insert(rec.url.clone());
-                resolves.push((id, rec.resolve));
-            }
-        }
-    }
-    let resolves = crate::points::merge_resolves(&resolves).map_err(CrawlError::Resolve)?;
+    let settings = PointSettings::read(&store, &points)?;
+    let resolves =
+        crate::points::merge_resolves(&settings.resolves).map_err(CrawlError::Resolve)?;
     if let Some(spec) = &cfg.frontier {
         // Points handed to the cluster mid-crawl become this crawl's too.
-        super::shared::watch_points(spec.url.clone(), starts, cmd_tx.downgrade());
+        super::shared::watch_points(spec.url.clone(), settings.starts, cmd_tx.downgrade());
     }
     let ctx = Arc::new(Ctx {
         fetcher: Fetcher::new(&cfg, &resolves).map_err(CrawlError::Client)?,
@@ -134,10 +115,10 @@ pub fn start(
                 super::shared::SharedSlots::new(&spec.url, cfg.per_host, hold)
             }),
         ),
-        sitemaps,
+        sitemaps: settings.sitemaps,
         agent: cfg.robots_agent().to_ascii_lowercase().into(),
-        creds: RwLock::new(creds),
-        request_rules: RwLock::new(request_rules),
+        creds: RwLock::new(settings.creds),
+        request_rules: RwLock::new(settings.request_rules),
         parsers: ParsePool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
             .map_err(|source| CrawlError::Spawn {
                 what: "parser",
@@ -149,43 +130,96 @@ pub fn start(
         pause,
         link_auth: LinkAuth::default(),
         counters: counters.clone(),
-        parsing,
+        parsing: settings.parsing,
         shared_robots: cfg
             .frontier
             .as_ref()
             .and_then(|spec| super::shared::SharedRobots::new(&spec.url)),
         store,
         cfg,
-        render,
+        render: settings.render,
     });
-    let done = tokio::spawn(async move {
-        let result = Dispatcher::new(ctx.clone(), points, cmd_rx, cluster)
-            .run()
-            .await;
-        let jars = ctx.save_cookie_jars();
-        let events = ctx.events.clone();
-        // Dropping the last sender ends the writer once it has committed.
-        drop(ctx);
-        let written = tokio::task::spawn_blocking(move || writer_thread.join())
-            .await
-            .map_err(CrawlError::Join)?
-            .map_err(|_| CrawlError::WriterPanicked)?;
-        written?;
-        let (active, crawlers) = result?;
-        jars?;
-        // Counted by the writer, so only complete once it has committed.
-        let summary = Summary {
-            crawlers,
-            ..counters.summary(active)
-        };
-        let _ = events.send(CrawlEvent::Finished(summary));
-        Ok(summary)
-    });
+    let done = tokio::spawn(run_to_end(
+        ctx,
+        points,
+        cmd_rx,
+        cluster,
+        writer_thread,
+        counters,
+    ));
     Ok(CrawlHandle {
         events: ev_rx,
         commands: cmd_tx,
         done,
     })
+}
+
+/// What the crawl's context takes from its points' records.
+#[derive(Default)]
+struct PointSettings {
+    creds: HashMap<PointId, Credentials>,
+    request_rules: HashMap<PointId, Arc<RequestRules>>,
+    sitemaps: Sitemaps,
+    /// Each point's `--resolve`s, merged for the one client.
+    resolves: Vec<(PointId, Vec<Resolve>)>,
+    /// The start URLs, which the cluster's watch knows as this crawl's.
+    starts: HashSet<String>,
+    parsing: PointParsing,
+    render: RenderPlans,
+}
+
+impl PointSettings {
+    fn read(store: &Store, points: &[PointId]) -> Result<PointSettings, CrawlError> {
+        let mut s = PointSettings::default();
+        let r = store.read()?;
+        for &id in points {
+            if let Some(rec) = r.point(id)? {
+                s.parsing.set(id, &rec);
+                s.creds.insert(id, credentials(&rec)?);
+                let doc = crate::documents::excludes_for(&r, &rec)?;
+                s.request_rules
+                    .insert(id, Arc::new(RequestRules::of(&rec, doc)));
+                s.sitemaps.set_enabled(id, !rec.no_sitemaps);
+                s.render.add(id, &rec);
+                s.starts.insert(rec.url.clone());
+                s.resolves.push((id, rec.resolve));
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// The crawl's task: dispatches until done or stopped, then waits for
+/// the writer to commit what is left, and sums up.
+async fn run_to_end(
+    ctx: Arc<Ctx>,
+    points: Vec<PointId>,
+    commands: UnboundedReceiver<CrawlCommand>,
+    cluster: Option<watch::Receiver<Cluster>>,
+    writer_thread: std::thread::JoinHandle<Result<(), crate::store::StoreError>>,
+    counters: Arc<Counters>,
+) -> Result<Summary, CrawlError> {
+    let result = Dispatcher::new(ctx.clone(), points, commands, cluster)
+        .run()
+        .await;
+    let jars = ctx.save_cookie_jars();
+    let events = ctx.events.clone();
+    // Dropping the last sender ends the writer once it has committed.
+    drop(ctx);
+    let written = tokio::task::spawn_blocking(move || writer_thread.join())
+        .await
+        .map_err(CrawlError::Join)?
+        .map_err(|_| CrawlError::WriterPanicked)?;
+    written?;
+    let (active, crawlers) = result?;
+    jars?;
+    // Counted by the writer, so only complete once it has committed.
+    let summary = Summary {
+        crawlers,
+        ..counters.summary(active)
+    };
+    let _ = events.send(CrawlEvent::Finished(summary));
+    Ok(summary)
 }
 
 struct Dispatcher {
