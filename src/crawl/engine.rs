@@ -241,6 +241,16 @@ struct Dispatcher {
     most_crawlers: Option<u64>,
 }
 
+/// What the dispatcher does when it has no work at hand.
+enum Idle {
+    /// Go round again at once: there is work, or a check may have made some.
+    Again,
+    /// The crawl is done.
+    Done,
+    /// Wait for something to happen.
+    Wait,
+}
+
 /// The cluster's next change; never, when the frontier is not shared.
 async fn cluster_changed(rx: &mut Option<watch::Receiver<Cluster>>) -> Cluster {
     if let Some(rx) = rx {
@@ -330,31 +340,8 @@ impl Dispatcher {
             // (other origins' URLs are claimed past them), up to a bound.
             let ready = self.buffer.len().saturating_sub(self.held_for_pause);
             let room = (self.ctx.cfg.concurrency * MAX_HELD).saturating_sub(self.buffer.len());
-            if active
-                && claim.is_none()
-                && ready < self.ctx.cfg.concurrency * 2
-                && room > 0
-                && Instant::now() >= self.next_claim
-            {
-                let open = self.open_points();
-                if !open.is_empty() {
-                    let n = (self.ctx.cfg.concurrency * 8)
-                        .saturating_sub(ready)
-                        .min(room);
-                    let (reply, rx) = oneshot::channel();
-                    self.ctx
-                        .writer
-                        .send(
-                            Request::Claim {
-                                n,
-                                points: open,
-                                reply,
-                            }
-                            .into(),
-                        )
-                        .map_err(|_| CrawlError::WriterGone)?;
-                    claim = Some(rx);
-                }
+            if active && claim.is_none() {
+                claim = self.ask_claims(ready, room)?;
             }
             if active {
                 self.dispatch();
@@ -364,28 +351,10 @@ impl Dispatcher {
                     break;
                 }
                 if !self.paused {
-                    let open = self.open_points();
-                    let settle = if open.is_empty() {
-                        Settle::Done
-                    } else {
-                        self.ask(|reply| Request::Settle {
-                            points: open,
-                            reply,
-                        })
-                        .await?
-                    };
-                    match settle {
-                        Settle::More => {
-                            self.next_claim = Instant::now();
-                            continue;
-                        }
-                        // Checks done, settle again: a point added meanwhile
-                        // may have work (the next round finds none to check).
-                        Settle::Done if self.check_external().await? => continue,
-                        Settle::Done if self.check_resources().await? => continue,
-                        Settle::Done if self.check_https_twins().await? => continue,
-                        Settle::Done => break,
-                        Settle::Wait => self.next_claim = Instant::now() + SETTLE_WAIT,
+                    match self.settle().await? {
+                        Idle::Again => continue,
+                        Idle::Done => break,
+                        Idle::Wait => {}
                     }
                 }
             }
@@ -396,20 +365,11 @@ impl Dispatcher {
             tokio::select! {
                 claimed = async { claim.as_mut().expect("guarded by is_some").await }, if claim.is_some() => {
                     claim = None;
-                    let claims = claimed.map_err(|_| CrawlError::WriterGone)??;
-                    if claims.is_empty() {
-                        self.next_claim = Instant::now() + EMPTY_CLAIM_PAUSE;
-                    }
-                    self.buffer.extend(claims);
+                    self.claimed(claimed.map_err(|_| CrawlError::WriterGone)??);
                 }
                 Some(joined) = self.workers.join_next(), if !self.workers.is_empty() => {
                     if let Ok((point, ok)) = joined {
-                        if let Some(n) = self.in_flight_per_point.get_mut(&point) {
-                            *n = n.saturating_sub(1);
-                        }
-                        if ok {
-                            *self.ok.entry(point).or_default() += 1;
-                        }
+                        self.fetched(point, ok);
                     }
                 }
                 cmd = self.commands.recv() => match cmd {
@@ -422,7 +382,90 @@ impl Dispatcher {
                 _ = tokio::time::sleep_until(wake), if ready < self.ctx.cfg.concurrency => {}
             }
         }
-        // Whatever was claimed but not fetched goes back to the queue.
+        self.requeue(claim).await;
+        self.stats();
+        Ok((self.ctx.pause.running(), self.most_crawlers))
+    }
+
+    /// Asks the writer for claims when the buffer runs low and the last
+    /// ask is not too recent; `ready` claims are at hand, `room` more fit.
+    fn ask_claims(&mut self, ready: usize, room: usize) -> Result<Option<ClaimReply>, CrawlError> {
+        let concurrency = self.ctx.cfg.concurrency;
+        if ready >= concurrency * 2 || room == 0 || Instant::now() < self.next_claim {
+            return Ok(None);
+        }
+        let open = self.open_points();
+        if open.is_empty() {
+            return Ok(None);
+        }
+        let n = (concurrency * 8).saturating_sub(ready).min(room);
+        let (reply, rx) = oneshot::channel();
+        self.ctx
+            .writer
+            .send(
+                Request::Claim {
+                    n,
+                    points: open,
+                    reply,
+                }
+                .into(),
+            )
+            .map_err(|_| CrawlError::WriterGone)?;
+        Ok(Some(rx))
+    }
+
+    /// With no work at hand: asks the writer whether the open points have
+    /// more, and when they have none, runs the end-of-crawl checks.
+    async fn settle(&mut self) -> Result<Idle, CrawlError> {
+        let open = self.open_points();
+        let settle = if open.is_empty() {
+            Settle::Done
+        } else {
+            self.ask(|reply| Request::Settle {
+                points: open,
+                reply,
+            })
+            .await?
+        };
+        Ok(match settle {
+            Settle::More => {
+                self.next_claim = Instant::now();
+                Idle::Again
+            }
+            // Checks done, settle again: a point added meanwhile may have
+            // work (the next round finds none to check).
+            Settle::Done if self.check_external().await? => Idle::Again,
+            Settle::Done if self.check_resources().await? => Idle::Again,
+            Settle::Done if self.check_https_twins().await? => Idle::Again,
+            Settle::Done => Idle::Done,
+            Settle::Wait => {
+                self.next_claim = Instant::now() + SETTLE_WAIT;
+                Idle::Wait
+            }
+        })
+    }
+
+    /// The writer's answer to a claim: none pauses the asking a moment.
+    fn claimed(&mut self, claims: Vec<Claim>) {
+        if claims.is_empty() {
+            self.next_claim = Instant::now() + EMPTY_CLAIM_PAUSE;
+        }
+        self.buffer.extend(claims);
+    }
+
+    /// A worker ended: its point has one fetch fewer in flight, and one
+    /// success more when `ok`.
+    fn fetched(&mut self, point: PointId, ok: bool) {
+        if let Some(n) = self.in_flight_per_point.get_mut(&point) {
+            *n = n.saturating_sub(1);
+        }
+        if ok {
+            *self.ok.entry(point).or_default() += 1;
+        }
+    }
+
+    /// Whatever was claimed but not fetched goes back to the queue.
+    async fn requeue(&mut self, claim: Option<ClaimReply>) {
         if let Some(rx) = claim {
             if let Ok(Ok(claims)) = rx.await {
                 self.buffer.extend(claims);
@@ -432,8 +475,6 @@ impl Dispatcher {
         if !rest.is_empty() {
             let _ = self.ctx.writer.send(Outcome::Requeue(rest).into());
         }
-        self.stats();
-        Ok((self.ctx.pause.running(), self.most_crawlers))
     }
 
     fn dispatch(&mut self) {
