@@ -203,54 +203,7 @@ pub enum Command {
         into: PathBuf,
     },
     /// What the crawl found: broken links, redirects, titles, changes...
-    Report {
-        #[arg(value_enum, default_value_t = crate::report::Kind::Summary)]
-        kind: crate::report::Kind,
-        #[arg(long, conflicts_with = "csv")]
-        json: bool,
-        /// A header row, then one row per item.
-        #[arg(long)]
-        csv: bool,
-        /// Rows listed (0: only count); default 50 in a table, all with --json or --csv.
-        #[arg(long)]
-        limit: Option<usize>,
-        /// Only this crawl point's URLs (`changes`: compare its runs).
-        #[arg(long)]
-        point: Option<u32>,
-        /// Report this run (an id `runs` lists) instead of each point's latest.
-        #[arg(long, conflicts_with = "all_runs")]
-        run: Option<u32>,
-        /// Report every URL any run reached.
-        #[arg(long)]
-        all_runs: bool,
-        /// `changes`: the earlier run (an id `runs` lists; default: the one before --to).
-        #[arg(long)]
-        from: Option<u32>,
-        /// `changes`: the later run (default: the point's latest).
-        #[arg(long)]
-        to: Option<u32>,
-        /// Only what this document's crawl points reached.
-        #[arg(long, value_name = "NAME", conflicts_with = "point")]
-        doc: Option<String>,
-        /// `near-duplicates`: the similarity (0..1) a pair must reach.
-        #[arg(long, default_value_t = crate::report::near_duplicates::DEFAULT_THRESHOLD,
-            value_parser = crate::report::near_duplicates::parse_threshold)]
-        near_threshold: f64,
-        /// Exit 3 when what the report covers has findings of these kinds
-        /// (comma-separated, or `any`), after the report.
-        #[arg(long, value_name = "KIND[,KIND]|any", value_parser = crate::cli::fail_on::parse)]
-        fail_on: Option<crate::cli::fail_on::FailOn>,
-        /// `broken`, `external`, `fragments`, `resources`: the first N
-        /// pages of a row's sources (0: all); `source_count` says how many.
-        #[arg(long, value_name = "N", default_value_t = crate::report::SOURCES)]
-        sources: usize,
-        /// JUnit XML on stdout: a test case per item, a failure per finding.
-        #[arg(long, conflicts_with_all = ["json", "csv"])]
-        junit: bool,
-        /// `extract`, `search`: only the rule of this name.
-        #[arg(long, value_name = "NAME")]
-        name: Option<String>,
-    },
+    Report(ReportArgs),
     /// Verify the store's invariants; exit 1 when something is wrong.
     Check {
         #[arg(long)]
@@ -625,6 +578,57 @@ impl SharedArgs {
                 lease: std::time::Duration::from_secs(self.lease_s),
             })
     }
+}
+
+/// What `report` lists, how, and for which pages and runs.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[arg(value_enum, default_value_t = crate::report::Kind::Summary)]
+    pub kind: crate::report::Kind,
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// A header row, then one row per item.
+    #[arg(long)]
+    pub csv: bool,
+    /// Rows listed (0: only count); default 50 in a table, all with --json or --csv.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Only this crawl point's URLs (`changes`: compare its runs).
+    #[arg(long)]
+    pub point: Option<u32>,
+    /// Report this run (an id `runs` lists) instead of each point's latest.
+    #[arg(long, conflicts_with = "all_runs")]
+    pub run: Option<u32>,
+    /// Report every URL any run reached.
+    #[arg(long)]
+    pub all_runs: bool,
+    /// `changes`: the earlier run (an id `runs` lists; default: the one before --to).
+    #[arg(long)]
+    pub from: Option<u32>,
+    /// `changes`: the later run (default: the point's latest).
+    #[arg(long)]
+    pub to: Option<u32>,
+    /// Only what this document's crawl points reached.
+    #[arg(long, value_name = "NAME", conflicts_with = "point")]
+    pub doc: Option<String>,
+    /// `near-duplicates`: the similarity (0..1) a pair must reach.
+    #[arg(long, default_value_t = crate::report::near_duplicates::DEFAULT_THRESHOLD,
+        value_parser = crate::report::near_duplicates::parse_threshold)]
+    pub near_threshold: f64,
+    /// Exit 3 when what the report covers has findings of these kinds
+    /// (comma-separated, or `any`), after the report.
+    #[arg(long, value_name = "KIND[,KIND]|any", value_parser = crate::cli::fail_on::parse)]
+    pub fail_on: Option<crate::cli::fail_on::FailOn>,
+    /// `broken`, `external`, `fragments`, `resources`: the first N
+    /// pages of a row's sources (0: all); `source_count` says how many.
+    #[arg(long, value_name = "N", default_value_t = crate::report::SOURCES)]
+    pub sources: usize,
+    /// JUnit XML on stdout: a test case per item, a failure per finding.
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    pub junit: bool,
+    /// `extract`, `search`: only the rule of this name.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 /// A value parser whose refusal shows the value with any password masked

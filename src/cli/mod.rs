@@ -279,48 +279,7 @@ pub fn run(cli: Cli) -> CliResult {
         }) => word::list(&open_existing(db)?, prefix.as_deref(), limit, json),
         Some(Command::Copy { dest, compact }) => copy::run(&open_existing(db)?, &dest, compact),
         Some(Command::Merge { shards, into }) => merge::run(&shards, &into),
-        Some(Command::Report {
-            kind,
-            json,
-            csv,
-            limit,
-            point,
-            run,
-            all_runs,
-            from,
-            to,
-            doc,
-            near_threshold,
-            fail_on,
-            sources,
-            junit,
-            name,
-        }) => {
-            let format = match (json, csv) {
-                _ if junit => report::Format::Junit,
-                (true, _) => report::Format::Json,
-                (_, true) => report::Format::Csv,
-                _ => report::Format::Text,
-            };
-            let between = crate::report::changes::Between { from, to };
-            let scope = match (run, all_runs) {
-                (Some(id), _) => crate::report::Scope::Run(id),
-                (None, true) => crate::report::Scope::AllRuns,
-                (None, false) => crate::report::Scope::Latest,
-            };
-            let on = report::On {
-                point,
-                scope,
-                between,
-                doc,
-                near_threshold,
-                fail_on,
-                sources,
-                rule: name,
-            };
-            report::junit_allowed(kind, format)?;
-            report::run(&open_existing(db)?, kind, format, limit, on)
-        }
+        Some(Command::Report(flags)) => report::from_flags(db, flags),
         Some(Command::Export { format, out, warc }) => export::run(db, format, out, warc),
         Some(Command::Tui {
             url,

@@ -15,6 +15,23 @@ fn or_dash<T: ToString>(v: &Option<T>) -> String {
 }
 
 pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool) -> CliResult {
+    let p = load(store, url, keywords, parents)?;
+    if json {
+        return print_json(&p);
+    }
+    state_lines(&p)?;
+    record_lines(&p)?;
+    audit_lines(&p)?;
+    outln!("keywords       {}", keyword_line(&p.keywords));
+    for m in &p.meta {
+        outln!("meta           {} {}: {}", m.attr, m.name, m.content);
+    }
+    link_lines(&p)
+}
+
+/// The page's object, with the link score and documents the store's kept
+/// figures and document list add to it.
+fn load(store: &Store, url: &Url, keywords: usize, parents: usize) -> Result<PageJson, CliError> {
     crate::report::kept::ensure(store);
     let r = store.read()?;
     let Some(id) = r.site_page_id(url)? else {
@@ -32,9 +49,12 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
         None => latest_link_scores(&r)?.get(&id).copied(),
     };
     p.docs = crate::documents::Membership::new(&r)?.of(&p.url);
-    if json {
-        return print_json(&p);
-    }
+    Ok(p)
+}
+
+/// Which URL this is and where it stands: crawl state, redirect, external
+/// check, documents.
+fn state_lines(p: &PageJson) -> CliResult {
     outln!("id             {}", p.id);
     outln!("url            {}", p.url);
     if let Some(parts) = &p.parts {
@@ -62,10 +82,15 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
     if !p.docs.is_empty() {
         outln!("documents      {}", p.docs.join(", "));
     }
+    Ok(())
+}
+
+/// What the fetch recorded and the page's text says of itself.
+fn record_lines(p: &PageJson) -> CliResult {
     outln!("title          {}", or_dash(&p.title));
     outln!("status         {}", or_dash(&p.status));
     outln!("mime           {}", or_dash(&p.mime));
-    outln!("size           {}", size_text(&p));
+    outln!("size           {}", size_text(p));
     let source = match p.last_modified_source {
         Some("header") => "",
         Some("date") => "  (no Last-Modified: the server's Date)",
@@ -99,11 +124,11 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
             outln!("directive      {what} (from the {source})");
         }
     }
-    audit_lines(&p)?;
-    outln!("keywords       {}", keyword_line(&p.keywords));
-    for m in &p.meta {
-        outln!("meta           {} {}: {}", m.attr, m.name, m.content);
-    }
+    Ok(())
+}
+
+/// Who links here and what the page links to and loads.
+fn link_lines(p: &PageJson) -> CliResult {
     outln!("parents ({})", p.parent_count);
     for u in &p.parents {
         outln!("  {u}");
@@ -145,7 +170,6 @@ pub fn run(store: &Store, url: &Url, keywords: usize, parents: usize, json: bool
     Ok(())
 }
 
-/// "N bytes", and for a cut body where it was cut and what was announced.
 /// Indexability, link score and the widths search results draw.
 fn audit_lines(p: &PageJson) -> CliResult {
     if let Some(i) = p.indexability {
@@ -162,6 +186,7 @@ fn audit_lines(p: &PageJson) -> CliResult {
     Ok(())
 }
 
+/// "N bytes", and for a cut body where it was cut and what was announced.
 fn size_text(p: &PageJson) -> String {
     let Some(size) = p.size else {
         return "-".into();

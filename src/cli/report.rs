@@ -2,8 +2,11 @@
 //! (the shapes of docs/CLI.md) or `--csv` (a header row, then a row per
 //! item). The findings themselves are `crate::report`'s.
 
+use std::path::PathBuf;
+
+use super::args::ReportArgs;
 use super::fail_on::FailOn;
-use super::{junit, print_json, CliError, CliResult};
+use super::{junit, open_existing, print_json, CliError, CliResult};
 use crate::report::kinds::VisitList;
 use crate::report::{self as rep, csv_field, Ctx, Kind, ListKind, Listing, Row};
 use crate::store::Store;
@@ -47,8 +50,38 @@ pub struct On {
     pub rule: Option<String>,
 }
 
+/// `report` as its flags ask; the store is opened once they agree.
+pub fn from_flags(db: Option<PathBuf>, flags: ReportArgs) -> CliResult {
+    let format = match (flags.json, flags.csv) {
+        _ if flags.junit => Format::Junit,
+        (true, _) => Format::Json,
+        (_, true) => Format::Csv,
+        _ => Format::Text,
+    };
+    let scope = match (flags.run, flags.all_runs) {
+        (Some(id), _) => rep::Scope::Run(id),
+        (None, true) => rep::Scope::AllRuns,
+        (None, false) => rep::Scope::Latest,
+    };
+    let on = On {
+        point: flags.point,
+        scope,
+        between: rep::changes::Between {
+            from: flags.from,
+            to: flags.to,
+        },
+        doc: flags.doc,
+        near_threshold: flags.near_threshold,
+        fail_on: flags.fail_on,
+        sources: flags.sources,
+        rule: flags.name,
+    };
+    junit_allowed(flags.kind, format)?;
+    run(&open_existing(db)?, flags.kind, format, flags.limit, on)
+}
+
 /// A failing JUnit case must be a finding: a table's rows are figures.
-pub fn junit_allowed(kind: Kind, format: Format) -> CliResult {
+fn junit_allowed(kind: Kind, format: Format) -> CliResult {
     match format == Format::Junit && !kind.is_finding() && kind != Kind::Summary {
         true => Err(CliError::NoJunit(kind.name())),
         false => Ok(()),

@@ -6,7 +6,7 @@
 //! checks external links). Faces drive it with commands and watch it
 //! through events; it knows nothing of them.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -22,13 +22,14 @@ use super::config::CrawlConfig;
 use super::ctx::{credentials, Ctx};
 use super::event::{CrawlCommand, CrawlEvent, CrawlStats, Summary};
 use super::external;
-use super::fetch::Fetcher;
+use super::fetch::{Credentials, Fetcher};
 use super::https_twins;
 use super::link_auth::LinkAuth;
 use super::msg::{Outcome, Reply, Request, Settle};
 use super::origins::{OriginState, Origins};
 use super::pause::Pause;
 use super::pool::ParsePool;
+use super::render_plans::RenderPlans;
 use super::request_rules::RequestRules;
 use super::resources;
 use super::robots::RobotsCache;
@@ -38,7 +39,7 @@ use super::stop::Stop;
 use super::writer::{Counters, WriterThread};
 use super::CrawlError;
 use crate::store::prelude::*;
-use crate::store::{Claim, PointId, Store};
+use crate::store::{Claim, PointId, Resolve, Store};
 
 const STATS_EVERY: Duration = Duration::from_millis(500);
 /// When the frontier ran dry, wait this long before asking again, so a
@@ -97,32 +98,12 @@ pub fn start(
             what: "writer",
             source,
         })?;
-    let mut creds = HashMap::new();
-    let mut request_rules = HashMap::new();
-    let sitemaps = Sitemaps::default();
-    let mut resolves = Vec::new();
-    let mut starts = std::collections::HashSet::new();
-    let parsing = PointParsing::default();
-    let mut render = super::render_plans::RenderPlans::default();
-    {
-        let r = store.read()?;
-        for &id in &points {
-            if let Some(rec) = r.point(id)? {
-                parsing.set(id, &rec);
-                creds.insert(id, credentials(&rec)?);
-                let doc = crate::documents::excludes_for(&r, &rec)?;
-                request_rules.insert(id, Arc::new(RequestRules::of(&rec, doc)));
-                sitemaps.set_enabled(id, !rec.no_sitemaps);
-                render.add(id, &rec);
-                starts.insert(rec.url.clone());
-                resolves.push((id, rec.resolve));
-            }
-        }
-    }
-    let resolves = crate::points::merge_resolves(&resolves).map_err(CrawlError::Resolve)?;
+    let settings = PointSettings::read(&store, &points)?;
+    let resolves =
+        crate::points::merge_resolves(&settings.resolves).map_err(CrawlError::Resolve)?;
     if let Some(spec) = &cfg.frontier {
         // Points handed to the cluster mid-crawl become this crawl's too.
-        super::shared::watch_points(spec.url.clone(), starts, cmd_tx.downgrade());
+        super::shared::watch_points(spec.url.clone(), settings.starts, cmd_tx.downgrade());
     }
     let ctx = Arc::new(Ctx {
         fetcher: Fetcher::new(&cfg, &resolves).map_err(CrawlError::Client)?,
@@ -134,10 +115,10 @@ pub fn start(
                 super::shared::SharedSlots::new(&spec.url, cfg.per_host, hold)
             }),
         ),
-        sitemaps,
+        sitemaps: settings.sitemaps,
         agent: cfg.robots_agent().to_ascii_lowercase().into(),
-        creds: RwLock::new(creds),
-        request_rules: RwLock::new(request_rules),
+        creds: RwLock::new(settings.creds),
+        request_rules: RwLock::new(settings.request_rules),
         parsers: ParsePool::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
             .map_err(|source| CrawlError::Spawn {
                 what: "parser",
@@ -149,43 +130,96 @@ pub fn start(
         pause,
         link_auth: LinkAuth::default(),
         counters: counters.clone(),
-        parsing,
+        parsing: settings.parsing,
         shared_robots: cfg
             .frontier
             .as_ref()
             .and_then(|spec| super::shared::SharedRobots::new(&spec.url)),
         store,
         cfg,
-        render,
+        render: settings.render,
     });
-    let done = tokio::spawn(async move {
-        let result = Dispatcher::new(ctx.clone(), points, cmd_rx, cluster)
-            .run()
-            .await;
-        let jars = ctx.save_cookie_jars();
-        let events = ctx.events.clone();
-        // Dropping the last sender ends the writer once it has committed.
-        drop(ctx);
-        let written = tokio::task::spawn_blocking(move || writer_thread.join())
-            .await
-            .map_err(CrawlError::Join)?
-            .map_err(|_| CrawlError::WriterPanicked)?;
-        written?;
-        let (active, crawlers) = result?;
-        jars?;
-        // Counted by the writer, so only complete once it has committed.
-        let summary = Summary {
-            crawlers,
-            ..counters.summary(active)
-        };
-        let _ = events.send(CrawlEvent::Finished(summary));
-        Ok(summary)
-    });
+    let done = tokio::spawn(run_to_end(
+        ctx,
+        points,
+        cmd_rx,
+        cluster,
+        writer_thread,
+        counters,
+    ));
     Ok(CrawlHandle {
         events: ev_rx,
         commands: cmd_tx,
         done,
     })
+}
+
+/// What the crawl's context takes from its points' records.
+#[derive(Default)]
+struct PointSettings {
+    creds: HashMap<PointId, Credentials>,
+    request_rules: HashMap<PointId, Arc<RequestRules>>,
+    sitemaps: Sitemaps,
+    /// Each point's `--resolve`s, merged for the one client.
+    resolves: Vec<(PointId, Vec<Resolve>)>,
+    /// The start URLs, which the cluster's watch knows as this crawl's.
+    starts: HashSet<String>,
+    parsing: PointParsing,
+    render: RenderPlans,
+}
+
+impl PointSettings {
+    fn read(store: &Store, points: &[PointId]) -> Result<PointSettings, CrawlError> {
+        let mut s = PointSettings::default();
+        let r = store.read()?;
+        for &id in points {
+            if let Some(rec) = r.point(id)? {
+                s.parsing.set(id, &rec);
+                s.creds.insert(id, credentials(&rec)?);
+                let doc = crate::documents::excludes_for(&r, &rec)?;
+                s.request_rules
+                    .insert(id, Arc::new(RequestRules::of(&rec, doc)));
+                s.sitemaps.set_enabled(id, !rec.no_sitemaps);
+                s.render.add(id, &rec);
+                s.starts.insert(rec.url.clone());
+                s.resolves.push((id, rec.resolve));
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// The crawl's task: dispatches until done or stopped, then waits for
+/// the writer to commit what is left, and sums up.
+async fn run_to_end(
+    ctx: Arc<Ctx>,
+    points: Vec<PointId>,
+    commands: UnboundedReceiver<CrawlCommand>,
+    cluster: Option<watch::Receiver<Cluster>>,
+    writer_thread: std::thread::JoinHandle<Result<(), crate::store::StoreError>>,
+    counters: Arc<Counters>,
+) -> Result<Summary, CrawlError> {
+    let result = Dispatcher::new(ctx.clone(), points, commands, cluster)
+        .run()
+        .await;
+    let jars = ctx.save_cookie_jars();
+    let events = ctx.events.clone();
+    // Dropping the last sender ends the writer once it has committed.
+    drop(ctx);
+    let written = tokio::task::spawn_blocking(move || writer_thread.join())
+        .await
+        .map_err(CrawlError::Join)?
+        .map_err(|_| CrawlError::WriterPanicked)?;
+    written?;
+    let (active, crawlers) = result?;
+    jars?;
+    // Counted by the writer, so only complete once it has committed.
+    let summary = Summary {
+        crawlers,
+        ..counters.summary(active)
+    };
+    let _ = events.send(CrawlEvent::Finished(summary));
+    Ok(summary)
 }
 
 struct Dispatcher {
@@ -205,6 +239,16 @@ struct Dispatcher {
     /// The cluster's pause and stop, when the frontier is shared.
     cluster: Option<watch::Receiver<Cluster>>,
     most_crawlers: Option<u64>,
+}
+
+/// What the dispatcher does when it has no work at hand.
+enum Idle {
+    /// Go round again at once: there is work, or a check may have made some.
+    Again,
+    /// The crawl is done.
+    Done,
+    /// Wait for something to happen.
+    Wait,
 }
 
 /// The cluster's next change; never, when the frontier is not shared.
@@ -296,31 +340,8 @@ impl Dispatcher {
             // (other origins' URLs are claimed past them), up to a bound.
             let ready = self.buffer.len().saturating_sub(self.held_for_pause);
             let room = (self.ctx.cfg.concurrency * MAX_HELD).saturating_sub(self.buffer.len());
-            if active
-                && claim.is_none()
-                && ready < self.ctx.cfg.concurrency * 2
-                && room > 0
-                && Instant::now() >= self.next_claim
-            {
-                let open = self.open_points();
-                if !open.is_empty() {
-                    let n = (self.ctx.cfg.concurrency * 8)
-                        .saturating_sub(ready)
-                        .min(room);
-                    let (reply, rx) = oneshot::channel();
-                    self.ctx
-                        .writer
-                        .send(
-                            Request::Claim {
-                                n,
-                                points: open,
-                                reply,
-                            }
-                            .into(),
-                        )
-                        .map_err(|_| CrawlError::WriterGone)?;
-                    claim = Some(rx);
-                }
+            if active && claim.is_none() {
+                claim = self.ask_claims(ready, room)?;
             }
             if active {
                 self.dispatch();
@@ -330,28 +351,10 @@ impl Dispatcher {
                     break;
                 }
                 if !self.paused {
-                    let open = self.open_points();
-                    let settle = if open.is_empty() {
-                        Settle::Done
-                    } else {
-                        self.ask(|reply| Request::Settle {
-                            points: open,
-                            reply,
-                        })
-                        .await?
-                    };
-                    match settle {
-                        Settle::More => {
-                            self.next_claim = Instant::now();
-                            continue;
-                        }
-                        // Checks done, settle again: a point added meanwhile
-                        // may have work (the next round finds none to check).
-                        Settle::Done if self.check_external().await? => continue,
-                        Settle::Done if self.check_resources().await? => continue,
-                        Settle::Done if self.check_https_twins().await? => continue,
-                        Settle::Done => break,
-                        Settle::Wait => self.next_claim = Instant::now() + SETTLE_WAIT,
+                    match self.settle().await? {
+                        Idle::Again => continue,
+                        Idle::Done => break,
+                        Idle::Wait => {}
                     }
                 }
             }
@@ -362,20 +365,11 @@ impl Dispatcher {
             tokio::select! {
                 claimed = async { claim.as_mut().expect("guarded by is_some").await }, if claim.is_some() => {
                     claim = None;
-                    let claims = claimed.map_err(|_| CrawlError::WriterGone)??;
-                    if claims.is_empty() {
-                        self.next_claim = Instant::now() + EMPTY_CLAIM_PAUSE;
-                    }
-                    self.buffer.extend(claims);
+                    self.claimed(claimed.map_err(|_| CrawlError::WriterGone)??);
                 }
                 Some(joined) = self.workers.join_next(), if !self.workers.is_empty() => {
                     if let Ok((point, ok)) = joined {
-                        if let Some(n) = self.in_flight_per_point.get_mut(&point) {
-                            *n = n.saturating_sub(1);
-                        }
-                        if ok {
-                            *self.ok.entry(point).or_default() += 1;
-                        }
+                        self.fetched(point, ok);
                     }
                 }
                 cmd = self.commands.recv() => match cmd {
@@ -388,7 +382,90 @@ impl Dispatcher {
                 _ = tokio::time::sleep_until(wake), if ready < self.ctx.cfg.concurrency => {}
             }
         }
-        // Whatever was claimed but not fetched goes back to the queue.
+        self.requeue(claim).await;
+        self.stats();
+        Ok((self.ctx.pause.running(), self.most_crawlers))
+    }
+
+    /// Asks the writer for claims when the buffer runs low and the last
+    /// ask is not too recent; `ready` claims are at hand, `room` more fit.
+    fn ask_claims(&mut self, ready: usize, room: usize) -> Result<Option<ClaimReply>, CrawlError> {
+        let concurrency = self.ctx.cfg.concurrency;
+        if ready >= concurrency * 2 || room == 0 || Instant::now() < self.next_claim {
+            return Ok(None);
+        }
+        let open = self.open_points();
+        if open.is_empty() {
+            return Ok(None);
+        }
+        let n = (concurrency * 8).saturating_sub(ready).min(room);
+        let (reply, rx) = oneshot::channel();
+        self.ctx
+            .writer
+            .send(
+                Request::Claim {
+                    n,
+                    points: open,
+                    reply,
+                }
+                .into(),
+            )
+            .map_err(|_| CrawlError::WriterGone)?;
+        Ok(Some(rx))
+    }
+
+    /// With no work at hand: asks the writer whether the open points have
+    /// more, and when they have none, runs the end-of-crawl checks.
+    async fn settle(&mut self) -> Result<Idle, CrawlError> {
+        let open = self.open_points();
+        let settle = if open.is_empty() {
+            Settle::Done
+        } else {
+            self.ask(|reply| Request::Settle {
+                points: open,
+                reply,
+            })
+            .await?
+        };
+        Ok(match settle {
+            Settle::More => {
+                self.next_claim = Instant::now();
+                Idle::Again
+            }
+            // Checks done, settle again: a point added meanwhile may have
+            // work (the next round finds none to check).
+            Settle::Done if self.check_external().await? => Idle::Again,
+            Settle::Done if self.check_resources().await? => Idle::Again,
+            Settle::Done if self.check_https_twins().await? => Idle::Again,
+            Settle::Done => Idle::Done,
+            Settle::Wait => {
+                self.next_claim = Instant::now() + SETTLE_WAIT;
+                Idle::Wait
+            }
+        })
+    }
+
+    /// The writer's answer to a claim: none pauses the asking a moment.
+    fn claimed(&mut self, claims: Vec<Claim>) {
+        if claims.is_empty() {
+            self.next_claim = Instant::now() + EMPTY_CLAIM_PAUSE;
+        }
+        self.buffer.extend(claims);
+    }
+
+    /// A worker ended: its point has one fetch fewer in flight, and one
+    /// success more when `ok`.
+    fn fetched(&mut self, point: PointId, ok: bool) {
+        if let Some(n) = self.in_flight_per_point.get_mut(&point) {
+            *n = n.saturating_sub(1);
+        }
+        if ok {
+            *self.ok.entry(point).or_default() += 1;
+        }
+    }
+
+    /// Whatever was claimed but not fetched goes back to the queue.
+    async fn requeue(&mut self, claim: Option<ClaimReply>) {
         if let Some(rx) = claim {
             if let Ok(Ok(claims)) = rx.await {
                 self.buffer.extend(claims);
@@ -398,8 +475,6 @@ impl Dispatcher {
         if !rest.is_empty() {
             let _ = self.ctx.writer.send(Outcome::Requeue(rest).into());
         }
-        self.stats();
-        Ok((self.ctx.pause.running(), self.most_crawlers))
     }
 
     fn dispatch(&mut self) {

@@ -11,11 +11,11 @@ use url::Url;
 use super::exchange::Response;
 use crate::custom::CustomRules;
 use crate::html::{self, Document, Link, MetaTag};
-use crate::index::minhash::Shingler;
+use crate::index::minhash::{Shingler, Signature};
 use crate::index::Analyzer;
 use crate::store::{
     Dictionaries, DictionaryKind, DirectiveSource, HttpHead, KnownWords, PageRecord, PageText,
-    PageWrite, Store, TermsBuilder,
+    PageWrite, Store, Terms, TermsBuilder,
 };
 
 /// What the parser threads take from the store.
@@ -113,41 +113,9 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
     let ct = resp.content_type.as_deref();
     let ok = (200..300).contains(&resp.status);
     let kind = body_kind(ct);
-    let mut text_error = None;
-    let doc = match (ok, kind) {
-        (true, BodyKind::Html) => html::parse_html(&resp.body, ct, url),
-        (true, BodyKind::Text) => html::parse_text(&resp.body, ct),
-        (true, BodyKind::Markdown) => {
-            let html = html::markdown::to_html(&resp.body);
-            html::parse_html(html.as_bytes(), Some("text/html; charset=utf-8"), url)
-        }
-        (true, BodyKind::Pdf) => {
-            html::pdf::parse_pdf(&resp.body, resp.truncated).unwrap_or_else(|why| {
-                text_error = Some(why);
-                Document::default()
-            })
-        }
-        _ => Document::default(),
-    };
-    // The first form a page writes a word in is its vote for how the word
-    // is shown.
-    let mut body = TermsBuilder::for_text(&doc.text);
-    // Near-duplicates are an HTML audit: only pages get a signature.
-    let mut shingles = (ok && kind == BodyKind::Html).then(Shingler::default);
-    let token_count = analyzer.analyze_forms(&doc.text, 0, |stem, form, pos| {
-        body.add(stem, form, pos);
-        if let Some(s) = &mut shingles {
-            s.push(stem);
-        }
-    });
-    let mut title = TermsBuilder::default();
-    if let Some(t) = &doc.title {
-        // Only the body votes for forms.
-        analyzer.analyze(t, 0, |stem, pos| title.add(stem, stem, pos));
-    }
-    let last_modified = http_time(resp.last_modified.as_deref())
-        .or_else(|| http_time(resp.date.as_deref()))
-        .unwrap_or(fetched_at);
+    let html_page = ok && kind == BodyKind::Html;
+    let (doc, text_error) = read_body(resp, ok, kind, url);
+    let analysed = analyse(&doc, analyzer, html_page, &store.known_words);
     let meta_says =
         |directive| meta_directive(&doc.meta, agent, directive).then_some(DirectiveSource::Meta);
     let header_says = |directive| {
@@ -165,27 +133,12 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
             .or_else(|| link_header_canonical(resp, url)),
         description: doc.description,
         h1: doc.h1,
-        response_ms: u32::try_from(resp.elapsed.as_millis()).unwrap_or(u32::MAX),
         title: doc.title,
-        status: resp.status,
-        size: resp.content_length.unwrap_or(resp.body.len() as u64),
-        last_modified,
-        last_modified_header: resp
-            .last_modified
-            .clone()
-            .filter(|s| http_time(Some(s)).is_some()),
-        etag: resp.etag.clone(),
-        fetched_at,
-        depth,
-        content_hash: xxhash_rust::xxh3::xxh3_64(&resp.body),
-        truncated: resp.truncated,
-        token_count,
-        ..Default::default()
+        ..response_record(resp, fetched_at, depth, analysed.token_count)
     };
     // Every 2xx body is kept, whatever its type (`crawlscope body URL`
     // returns it exactly); only HTML, text and PDF are indexed.
     let keep_body = ok && keep_body;
-    let html_page = ok && kind == BodyKind::Html;
     // What the page names without linking to it is checked like what it
     // loads.
     let mut resources = doc.resources;
@@ -194,9 +147,6 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         &doc.audit,
         url,
     ));
-    let (mut terms, mut title_terms) = (body.finish(), title.finish());
-    store.known_words.resolve(&mut terms);
-    store.known_words.resolve(&mut title_terms);
     ParsedPage {
         write: PageWrite {
             record,
@@ -209,8 +159,8 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
             } else {
                 Vec::new()
             },
-            terms,
-            title_terms,
+            terms: analysed.terms,
+            title_terms: analysed.title_terms,
             head: Some(HttpHead {
                 request: resp.request_headers.clone(),
                 version: resp.version.clone(),
@@ -228,13 +178,98 @@ pub fn parse(resp: &Response, at: At<'_>, agent: &str, store: &FromStore) -> Par
         links: doc.links,
         occurrences: doc.occurrences,
         text: PageText {
-            signature: shingles.and_then(|s| s.finish()),
+            signature: analysed.signature,
             text_error,
         },
         fragments: doc.fragments,
         resources,
         render: None,
         reason: (!ok).then(|| super::reason::phrase(resp.status, resp.reason.as_deref())),
+    }
+}
+
+/// The document a body reads as, and why a PDF's text could not be read;
+/// an answer that is not 2xx, or a type not read, is an empty document.
+fn read_body(resp: &Response, ok: bool, kind: BodyKind, url: &Url) -> (Document, Option<String>) {
+    let ct = resp.content_type.as_deref();
+    let mut text_error = None;
+    let doc = match (ok, kind) {
+        (true, BodyKind::Html) => html::parse_html(&resp.body, ct, url),
+        (true, BodyKind::Text) => html::parse_text(&resp.body, ct),
+        (true, BodyKind::Markdown) => {
+            let html = html::markdown::to_html(&resp.body);
+            html::parse_html(html.as_bytes(), Some("text/html; charset=utf-8"), url)
+        }
+        (true, BodyKind::Pdf) => {
+            html::pdf::parse_pdf(&resp.body, resp.truncated).unwrap_or_else(|why| {
+                text_error = Some(why);
+                Document::default()
+            })
+        }
+        _ => Document::default(),
+    };
+    (doc, text_error)
+}
+
+/// A document's analysed text.
+struct Analysed {
+    /// The body's and the title's terms, with the word ids the store knows.
+    terms: Terms,
+    title_terms: Terms,
+    token_count: u32,
+    /// Only for an HTML page.
+    signature: Option<Signature>,
+}
+
+fn analyse(doc: &Document, analyzer: &Analyzer, html_page: bool, known: &KnownWords) -> Analysed {
+    // The first form a page writes a word in is its vote for how the word
+    // is shown.
+    let mut body = TermsBuilder::for_text(&doc.text);
+    // Near-duplicates are an HTML audit: only pages get a signature.
+    let mut shingles = html_page.then(Shingler::default);
+    let token_count = analyzer.analyze_forms(&doc.text, 0, |stem, form, pos| {
+        body.add(stem, form, pos);
+        if let Some(s) = &mut shingles {
+            s.push(stem);
+        }
+    });
+    let mut title = TermsBuilder::default();
+    if let Some(t) = &doc.title {
+        // Only the body votes for forms.
+        analyzer.analyze(t, 0, |stem, pos| title.add(stem, stem, pos));
+    }
+    let (mut terms, mut title_terms) = (body.finish(), title.finish());
+    known.resolve(&mut terms);
+    known.resolve(&mut title_terms);
+    Analysed {
+        terms,
+        title_terms,
+        token_count,
+        signature: shingles.and_then(|s| s.finish()),
+    }
+}
+
+/// What the response itself says of the page: status, size, dates, ETag,
+/// timing and hash; the markup's fields are the caller's.
+fn response_record(resp: &Response, fetched_at: i64, depth: u32, token_count: u32) -> PageRecord {
+    PageRecord {
+        response_ms: u32::try_from(resp.elapsed.as_millis()).unwrap_or(u32::MAX),
+        status: resp.status,
+        size: resp.content_length.unwrap_or(resp.body.len() as u64),
+        last_modified: http_time(resp.last_modified.as_deref())
+            .or_else(|| http_time(resp.date.as_deref()))
+            .unwrap_or(fetched_at),
+        last_modified_header: resp
+            .last_modified
+            .clone()
+            .filter(|s| http_time(Some(s)).is_some()),
+        etag: resp.etag.clone(),
+        fetched_at,
+        depth,
+        content_hash: xxhash_rust::xxh3::xxh3_64(&resp.body),
+        truncated: resp.truncated,
+        token_count,
+        ..Default::default()
     }
 }
 

@@ -146,17 +146,45 @@ impl DemoSite {
         let links = self.links(n);
         let link_count = links.nav.len() + links.flow.len() + 1;
         // Every link text is two words; the rest of the budget is prose.
-        let mut prose = total.saturating_sub(2 * link_count);
-        let mut words = WordStream::new(n);
-        let title = self.title_of(n);
+        let prose = total.saturating_sub(2 * link_count);
+        let mut page = PageWriter {
+            n,
+            host,
+            layout,
+            words: WordStream::new(n),
+            out: String::with_capacity(8 * 1024),
+        };
+        page.head(&self.title_of(n));
+        page.header(&links.nav);
+        let mut flow = links.flow.iter();
+        page.sections(prose, &mut flow);
+        page.related(flow);
+        page.footer(&links.footer, total);
+        page.out
+    }
+}
 
-        let mut out = String::with_capacity(8 * 1024);
+/// One page being written: its number and the host its links name, the
+/// layout and word streams it draws from (in the order the page is
+/// read, so a page is the same on every request), and the HTML so far.
+struct PageWriter<'a> {
+    n: u32,
+    host: Option<&'a str>,
+    layout: Rng,
+    words: WordStream,
+    out: String,
+}
+
+impl PageWriter<'_> {
+    /// `<head>`: title, description, keywords, author, Open Graph, style.
+    fn head(&mut self, title: &str) {
+        let (n, out) = (self.n, &mut self.out);
         out.push_str(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>",
         );
-        out.push_str(&title);
+        out.push_str(title);
         out.push_str("</title>\n<meta name=\"description\" content=\"");
-        push_description(&mut out, n);
+        push_description(out, n);
         out.push_str("\">\n<meta name=\"keywords\" content=\"");
         for (i, w) in title_words(n).iter().enumerate() {
             if i > 0 {
@@ -167,135 +195,155 @@ impl DemoSite {
         out.push_str("\">\n<meta name=\"author\" content=\"");
         out.push_str(AUTHORS[n as usize % AUTHORS.len()]);
         out.push_str("\">\n<meta property=\"og:title\" content=\"");
-        out.push_str(&title);
+        out.push_str(title);
         out.push_str("\">\n");
         out.push_str(STYLE);
-        // The heading comes first so that `words_of` can start with the title.
-        out.push_str("</head>\n<body>\n<header><h1>");
-        for (i, w) in title_words(n).iter().enumerate() {
-            if i > 0 {
-                out.push(' ');
-            }
-            push_capitalized(&mut out, w);
-        }
-        out.push_str("</h1>\n<nav class=\"crumbs\">");
-        for link in &links.nav {
-            self.push_anchor(&mut out, n, link, host, &mut words);
-            out.push(' ');
-        }
-        out.push_str("</nav></header>\n<main>\n");
+    }
 
-        let mut flow = links.flow.iter();
+    /// The heading and the breadcrumb links.
+    fn header(&mut self, nav: &[Link]) {
+        // The heading comes first so that `words_of` can start with the title.
+        self.out.push_str("</head>\n<body>\n<header><h1>");
+        for (i, w) in title_words(self.n).iter().enumerate() {
+            if i > 0 {
+                self.out.push(' ');
+            }
+            push_capitalized(&mut self.out, w);
+        }
+        self.out.push_str("</h1>\n<nav class=\"crumbs\">");
+        for link in nav {
+            self.anchor(link);
+            self.out.push(' ');
+        }
+        self.out.push_str("</nav></header>\n<main>\n");
+    }
+
+    /// Sections of headed paragraphs and lists until `prose` words are
+    /// spent, taking their links from `flow`.
+    fn sections<'l>(&mut self, mut prose: usize, flow: &mut impl Iterator<Item = &'l Link>) {
         let mut section = 0u32;
         while prose > 0 {
             section += 1;
-            let k = take(&mut prose, layout.range(2, 5));
-            let _ = write!(out, "<h2 id=\"s{section}\">");
-            push_sentence_words(&mut out, &mut words, k, false);
-            out.push_str("</h2>\n");
-            for _ in 0..layout.range(1, 3) {
-                let k = take(&mut prose, layout.range(25, 90));
+            let k = take(&mut prose, self.layout.range(2, 5));
+            let _ = write!(self.out, "<h2 id=\"s{section}\">");
+            push_sentence_words(&mut self.out, &mut self.words, k, false);
+            self.out.push_str("</h2>\n");
+            for _ in 0..self.layout.range(1, 3) {
+                let k = take(&mut prose, self.layout.range(25, 90));
                 if k == 0 {
                     break;
                 }
                 // An inline link sits between two words of the paragraph.
-                let inline = if layout.below(3) == 0 {
+                let inline = if self.layout.below(3) == 0 {
                     flow.next()
                 } else {
                     None
                 };
-                let at = layout.below(k as u32) as usize;
-                out.push_str("<p>");
-                let mut sentence_left = 0;
-                for i in 0..k {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    if i == at {
-                        if let Some(link) = inline {
-                            self.push_anchor(&mut out, n, link, host, &mut words);
-                            out.push(' ');
-                        }
-                    }
-                    let w = words.next_word();
-                    if sentence_left == 0 {
-                        sentence_left = layout.range(5, 16);
-                        push_capitalized(&mut out, w);
-                    } else {
-                        out.push_str(w);
-                    }
-                    sentence_left -= 1;
-                    if sentence_left == 0 || i + 1 == k {
-                        out.push('.');
-                        sentence_left = 0;
-                    } else if layout.below(12) == 0 {
-                        out.push(',');
-                    }
-                }
-                out.push_str("</p>\n");
+                self.paragraph(k, inline);
             }
-            if prose > 0 && layout.below(2) == 0 {
-                out.push_str("<ul>\n");
-                for _ in 0..layout.range(2, 5) {
-                    let link = if layout.below(4) != 0 {
-                        flow.next()
-                    } else {
-                        None
-                    };
-                    let k = take(&mut prose, layout.range(3, 8));
-                    if link.is_none() && k == 0 {
-                        break;
-                    }
-                    out.push_str("<li>");
-                    if let Some(link) = link {
-                        self.push_anchor(&mut out, n, link, host, &mut words);
-                        if k > 0 {
-                            out.push_str(": ");
-                        }
-                    }
-                    push_sentence_words(&mut out, &mut words, k, link.is_none());
-                    out.push_str("</li>\n");
-                }
-                out.push_str("</ul>\n");
+            if prose > 0 && self.layout.below(2) == 0 {
+                self.list(&mut prose, flow);
             }
         }
+    }
+
+    /// A paragraph of `k` words in sentences, with `inline` at a random word.
+    fn paragraph(&mut self, k: usize, inline: Option<&Link>) {
+        let at = self.layout.below(k as u32) as usize;
+        self.out.push_str("<p>");
+        let mut sentence_left = 0;
+        for i in 0..k {
+            if i > 0 {
+                self.out.push(' ');
+            }
+            if i == at {
+                if let Some(link) = inline {
+                    self.anchor(link);
+                    self.out.push(' ');
+                }
+            }
+            let w = self.words.next_word();
+            if sentence_left == 0 {
+                sentence_left = self.layout.range(5, 16);
+                push_capitalized(&mut self.out, w);
+            } else {
+                self.out.push_str(w);
+            }
+            sentence_left -= 1;
+            if sentence_left == 0 || i + 1 == k {
+                self.out.push('.');
+                sentence_left = 0;
+            } else if self.layout.below(12) == 0 {
+                self.out.push(',');
+            }
+        }
+        self.out.push_str("</p>\n");
+    }
+
+    /// A list whose items are a link, words from `prose`, or both.
+    fn list<'l>(&mut self, prose: &mut usize, flow: &mut impl Iterator<Item = &'l Link>) {
+        self.out.push_str("<ul>\n");
+        for _ in 0..self.layout.range(2, 5) {
+            let link = if self.layout.below(4) != 0 {
+                flow.next()
+            } else {
+                None
+            };
+            let k = take(prose, self.layout.range(3, 8));
+            if link.is_none() && k == 0 {
+                break;
+            }
+            self.out.push_str("<li>");
+            if let Some(link) = link {
+                self.anchor(link);
+                if k > 0 {
+                    self.out.push_str(": ");
+                }
+            }
+            push_sentence_words(&mut self.out, &mut self.words, k, link.is_none());
+            self.out.push_str("</li>\n");
+        }
+        self.out.push_str("</ul>\n");
+    }
+
+    /// The links the prose left over, as a list of related pages.
+    fn related<'l>(&mut self, flow: impl Iterator<Item = &'l Link>) {
         let mut related = flow.peekable();
         if related.peek().is_some() {
-            out.push_str("<ul class=\"related\">\n");
+            self.out.push_str("<ul class=\"related\">\n");
             for link in related {
-                out.push_str("<li>");
-                self.push_anchor(&mut out, n, link, host, &mut words);
-                out.push_str("</li>\n");
+                self.out.push_str("<li>");
+                self.anchor(link);
+                self.out.push_str("</li>\n");
             }
-            out.push_str("</ul>\n");
+            self.out.push_str("</ul>\n");
         }
-        out.push_str("</main>\n<footer><p>");
-        self.push_anchor(&mut out, n, &links.footer, host, &mut words);
-        out.push_str("</p></footer>\n<script>\n(function(){var ");
-        out.push_str(SCRIPT_MARKER);
+    }
+
+    /// The footer link and the script that marks the page as rendered.
+    fn footer(&mut self, footer: &Link, total: usize) {
+        self.out.push_str("</main>\n<footer><p>");
+        self.anchor(footer);
+        self.out
+            .push_str("</p></footer>\n<script>\n(function(){var ");
+        self.out.push_str(SCRIPT_MARKER);
+        let n = self.n;
         let _ = write!(
-            out,
+            self.out,
             "={{page:{n},words:{total}}};\
              document.documentElement.setAttribute(\"data-page\",String({SCRIPT_MARKER}.page));}})();"
         );
-        out.push_str("\n</script>\n</body>\n</html>\n");
-        out
+        self.out.push_str("\n</script>\n</body>\n</html>\n");
     }
 
-    pub(super) fn push_anchor(
-        &self,
-        out: &mut String,
-        from: u32,
-        link: &Link,
-        host: Option<&str>,
-        words: &mut WordStream,
-    ) {
-        out.push_str("<a href=\"");
-        push_href(out, from, link, host);
-        out.push_str("\">");
-        out.push_str(words.next_word());
-        out.push(' ');
-        out.push_str(words.next_word());
-        out.push_str("</a>");
+    /// A link whose text is the next two words.
+    fn anchor(&mut self, link: &Link) {
+        self.out.push_str("<a href=\"");
+        push_href(&mut self.out, self.n, link, self.host);
+        self.out.push_str("\">");
+        self.out.push_str(self.words.next_word());
+        self.out.push(' ');
+        self.out.push_str(self.words.next_word());
+        self.out.push_str("</a>");
     }
 }

@@ -303,33 +303,8 @@ pub fn page_json(
         None => None,
     };
     let (keywords, meta, links) = if record.is_some() {
-        let meta = r
-            .meta_tags(id)?
-            .into_iter()
-            .map(|m| MetaJson {
-                name: m.name,
-                content: m.content,
-                attr: m.attr,
-            })
-            .collect();
-        let mut links = Vec::new();
-        let mut nth: rustc_hash::FxHashMap<PageId, u32> = Default::default();
-        for l in r.occurrences(id)? {
-            if let Some(url) = r.url_of(l.child)? {
-                let n = nth.entry(l.child).or_default();
-                *n += 1;
-                links.push(LinkJson {
-                    url,
-                    anchor: l.anchor,
-                    nofollow: l.rel.nofollow(),
-                    rel: l.rel.to_string(),
-                    element: l.element.as_str(),
-                    position: l.position.as_str(),
-                    fragment: l.fragment,
-                    occurrence: *n,
-                });
-            }
-        }
+        let meta = meta_json(r, id)?;
+        let links = links_json(r, id)?;
         (keywords_json(r, id, keywords)?, meta, links)
     } else {
         (Vec::new(), Vec::new(), Vec::new())
@@ -346,15 +321,7 @@ pub fn page_json(
         .as_ref()
         .and_then(|c| c.reason.clone())
         .or_else(|| super::target::reason(state.as_ref(), record.as_ref()));
-    let indexability: Result<_, StoreError> = match &state {
-        Some(state) => classify(Facts {
-            state,
-            page: record.as_ref(),
-            is_html: |rec: &PageRecord| Ok(is_html(r.mime(rec.mime)?.as_ref())),
-            own_url: || Ok(url.clone()),
-        }),
-        None => Ok(None),
-    };
+    let indexability = indexability(r, state.as_ref(), record.as_ref(), &url)?;
     Ok(PageJson {
         render: PageRenderJson::of(r.page_render(id)?),
         id,
@@ -403,7 +370,7 @@ pub fn page_json(
         links,
         external_check: r.external_check(id)?.map(ExternalCheckJson::from),
         text_error: r.text_error(id)?,
-        indexability: indexability?.map(Indexability::as_str),
+        indexability,
         link_score: None,
         title_px: text_px(
             record.as_ref().and_then(|p| p.title.as_deref()),
@@ -421,6 +388,61 @@ pub fn page_json(
             .into_iter()
             .collect(),
     })
+}
+
+/// The page's meta tags, in document order.
+fn meta_json(r: &Reader<'_>, id: PageId) -> Result<Vec<MetaJson>, StoreError> {
+    Ok(r.meta_tags(id)?
+        .into_iter()
+        .map(|m| MetaJson {
+            name: m.name,
+            content: m.content,
+            attr: m.attr,
+        })
+        .collect())
+}
+
+/// Every link the page makes to a URL the store knows, numbered per
+/// target so repeated links to one URL stay apart.
+fn links_json(r: &Reader<'_>, id: PageId) -> Result<Vec<LinkJson>, StoreError> {
+    let mut links = Vec::new();
+    let mut nth: rustc_hash::FxHashMap<PageId, u32> = Default::default();
+    for l in r.occurrences(id)? {
+        if let Some(url) = r.url_of(l.child)? {
+            let n = nth.entry(l.child).or_default();
+            *n += 1;
+            links.push(LinkJson {
+                url,
+                anchor: l.anchor,
+                nofollow: l.rel.nofollow(),
+                rel: l.rel.to_string(),
+                element: l.element.as_str(),
+                position: l.position.as_str(),
+                fragment: l.fragment,
+                occurrence: *n,
+            });
+        }
+    }
+    Ok(links)
+}
+
+/// Whether the page can be indexed, for a URL whose state is known.
+fn indexability(
+    r: &Reader<'_>,
+    state: Option<&UrlState>,
+    record: Option<&PageRecord>,
+    url: &str,
+) -> Result<Option<&'static str>, StoreError> {
+    let Some(state) = state else {
+        return Ok(None);
+    };
+    let class: Option<Indexability> = classify(Facts {
+        state,
+        page: record,
+        is_html: |rec: &PageRecord| Ok::<_, StoreError>(is_html(r.mime(rec.mime)?.as_ref())),
+        own_url: || Ok(url.to_string()),
+    })?;
+    Ok(class.map(Indexability::as_str))
 }
 
 /// A text's width in search results, when there is one.

@@ -23,7 +23,7 @@ use crate::crawl::shared::control::{self, Order};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlError, CrawlEvent, CrawlHandle, Summary};
 use crate::documents::{self, DocError};
 use crate::points::{self, PointError};
-use crate::store::{PointId, Store};
+use crate::store::{PageId, PointId, PointRecord, Store};
 
 /// One frame: redraws are capped at about 30 a second.
 const FRAME: Duration = Duration::from_millis(33);
@@ -273,153 +273,10 @@ impl Runtime {
                 }
                 None
             }
-            Command::Engine(c) => match &self.commands {
-                Some(commands) => {
-                    if commands.send(c).is_err() {
-                        app.update(Msg::Info("the crawl is ending".into()))
-                    } else {
-                        None
-                    }
-                }
-                None => app.update(Msg::Info("no crawl is running".into())),
-            },
-            Command::StartCrawl(points) => {
-                if self.commands.is_some() || self.starting {
-                    app.update(Msg::Info("a crawl is already running".into()))
-                } else {
-                    self.starting = true;
-                    let cfg = self.cfg.clone();
-                    self.spawn(move |store| Report::Started(start_crawl(store, cfg, points)));
-                    None
-                }
-            }
-            Command::Search { seq, query, limit } => {
-                self.spawn(move |store| {
-                    let result = jobs::search(&store, &query, limit).map_err(|e| e.to_string());
-                    Report::Msg(Box::new(Msg::SearchDone { seq, query, result }))
-                });
-                None
-            }
-            Command::LoadDetail { page, query } => {
-                self.spawn(move |store| match jobs::detail(&store, page, &query) {
-                    Ok(d) => Report::Msg(Box::new(Msg::DetailDone(d))),
-                    Err(e) => Report::Msg(Box::new(Msg::Error(format!("page details: {e}")))),
-                });
-                None
-            }
-            Command::LoadPage { seq, page } => {
-                self.spawn(move |store| {
-                    let result = jobs::page_view(&store, page).map_err(|e| e.to_string());
-                    Report::Msg(Box::new(Msg::PageLoaded { seq, result }))
-                });
-                None
-            }
-            Command::LogSearch { seq, terms } => {
-                self.spawn(move |store| {
-                    let result = jobs::log_matches(&store, &terms).map_err(|e| e.to_string());
-                    Report::Msg(Box::new(Msg::LogFound { seq, result }))
-                });
-                None
-            }
-            Command::Refresh => {
-                self.spawn(|store| match jobs::snapshot(&store) {
-                    Ok(s) => Report::Msg(Box::new(Msg::Snapshot(s))),
-                    Err(e) => Report::Msg(Box::new(Msg::Error(format!("reading the store: {e}")))),
-                });
-                None
-            }
-            Command::CountFindings => {
-                self.spawn(|store| {
-                    Report::Msg(Box::new(Msg::FindingCounts(findings_jobs::counts(&store))))
-                });
-                None
-            }
-            Command::ListFindings { seq, kind } => {
-                self.spawn(move |store| {
-                    let result = findings_jobs::list(&store, kind);
-                    Report::Msg(Box::new(Msg::FindingRows { seq, result }))
-                });
-                None
-            }
-            Command::ExportFindings(kind) => {
-                self.spawn(move |store| {
-                    let done = std::env::current_dir()
-                        .map_err(|e| format!("no current directory: {e}"))
-                        .and_then(|dir| findings_jobs::export(&store, kind, &dir));
-                    Report::Msg(Box::new(match done {
-                        Ok(note) => Msg::Info(note),
-                        Err(e) => Msg::Error(format!("export: {e}")),
-                    }))
-                });
-                None
-            }
-            Command::ReadCluster => {
-                let url = self.cfg.frontier.as_ref().map(|s| s.url.clone());
-                self.spawn(move |_| {
-                    let view = match url {
-                        Some(url) => cluster::read(&url, LOG_TAIL).map_err(|e| e.to_string()),
-                        None => Err("no shared frontier".into()),
-                    };
-                    let read_at = crate::time::unix_now_ms();
-                    Report::Msg(Box::new(Msg::Cluster { view, read_at }))
-                });
-                None
-            }
-            Command::Order(order) => {
-                let Some(url) = self.cfg.frontier.as_ref().map(|s| s.url.clone()) else {
-                    return Ok(false);
-                };
-                self.spawn(move |_| {
-                    Report::Msg(Box::new(match control::order(&url, order) {
-                        Ok(()) => Msg::Info(ordered(order).into()),
-                        Err(e) => Msg::Error(format!("cluster: {e}")),
-                    }))
-                });
-                None
-            }
-            Command::SavePoint { id, rec } => {
-                self.spawn(move |store| {
-                    point_write(&store, |s| {
-                        let saved = points::save(s, id, (*rec).clone())?;
-                        Ok(format!("crawl point {saved} saved"))
-                    })
-                });
-                None
-            }
-            Command::DeletePoint(id) => {
-                self.spawn(move |store| {
-                    point_write(&store, |s| {
-                        points::remove(s, id)?;
-                        Ok(format!("crawl point {id} deleted"))
-                    })
-                });
-                None
-            }
-            Command::SetActive(id, on) => {
-                self.spawn(move |store| {
-                    point_write(&store, |s| {
-                        points::set_active(s, id, on)?;
-                        Ok(format!(
-                            "crawl point {id} {}",
-                            if on { "enabled" } else { "disabled" }
-                        ))
-                    })
-                });
-                None
-            }
-            Command::SaveDoc { old, name } => {
-                self.spawn(move |store| doc_write(&store, |s| jobs::save_doc(s, old, &name)));
-                None
-            }
-            Command::DeleteDoc(name) => {
-                self.spawn(move |store| {
-                    doc_write(&store, |s| {
-                        documents::remove(s, &name, false)?;
-                        Ok(format!(
-                            "document {name} deleted (crawlscope doc restore {name} brings it back)"
-                        ))
-                    })
-                });
+            Command::Engine(c) => self.to_engine(app, c),
+            Command::StartCrawl(points) => self.start(app, points),
+            job => {
+                self.spawn_job(job);
                 None
             }
         };
@@ -428,6 +285,179 @@ impl Runtime {
             None => Ok(false),
         }
     }
+
+    /// Hands `c` to the running crawl; the footer says when there is none.
+    fn to_engine(&self, app: &mut App, c: CrawlCommand) -> Option<Command> {
+        match &self.commands {
+            Some(commands) => {
+                if commands.send(c).is_err() {
+                    app.update(Msg::Info("the crawl is ending".into()))
+                } else {
+                    None
+                }
+            }
+            None => app.update(Msg::Info("no crawl is running".into())),
+        }
+    }
+
+    /// Starts a crawl of `points` on the blocking pool, unless one runs.
+    fn start(&mut self, app: &mut App, points: Vec<PointId>) -> Option<Command> {
+        if self.commands.is_some() || self.starting {
+            return app.update(Msg::Info("a crawl is already running".into()));
+        }
+        self.starting = true;
+        let cfg = self.cfg.clone();
+        self.spawn(move |store| Report::Started(start_crawl(store, cfg, points)));
+        None
+    }
+
+    fn cluster_url(&self) -> Option<String> {
+        self.cfg.frontier.as_ref().map(|s| s.url.clone())
+    }
+
+    /// Puts the store or cluster work `cmd` asks for on the blocking pool;
+    /// its answer comes back to the loop as a message.
+    fn spawn_job(&self, cmd: Command) {
+        match cmd {
+            Command::Search { seq, query, limit } => {
+                self.spawn(move |store| search(&store, seq, query, limit))
+            }
+            Command::LoadDetail { page, query } => {
+                self.spawn(move |store| detail(&store, page, &query))
+            }
+            Command::LoadPage { seq, page } => {
+                self.spawn(move |store| page_view(&store, seq, page))
+            }
+            Command::LogSearch { seq, terms } => {
+                self.spawn(move |store| log_search(&store, seq, &terms))
+            }
+            Command::Refresh => self.spawn(|store| snapshot(&store)),
+            Command::CountFindings => {
+                self.spawn(|store| msg(Msg::FindingCounts(findings_jobs::counts(&store))))
+            }
+            Command::ListFindings { seq, kind } => self.spawn(move |store| {
+                msg(Msg::FindingRows {
+                    seq,
+                    result: findings_jobs::list(&store, kind),
+                })
+            }),
+            Command::ExportFindings(kind) => self.spawn(move |store| export_findings(&store, kind)),
+            Command::ReadCluster => {
+                let url = self.cluster_url();
+                self.spawn(move |_| read_cluster(url))
+            }
+            Command::Order(order) => {
+                // Without a shared frontier there is no cluster to order.
+                if let Some(url) = self.cluster_url() {
+                    self.spawn(move |_| order_cluster(&url, order))
+                }
+            }
+            Command::SavePoint { id, rec } => self.spawn(move |store| save_point(&store, id, &rec)),
+            Command::DeletePoint(id) => self.spawn(move |store| delete_point(&store, id)),
+            Command::SetActive(id, on) => self.spawn(move |store| set_active(&store, id, on)),
+            Command::SaveDoc { old, name } => {
+                self.spawn(move |store| doc_write(&store, |s| jobs::save_doc(s, old, &name)))
+            }
+            Command::DeleteDoc(name) => self.spawn(move |store| delete_doc(&store, &name)),
+            // `exec` carries these out itself.
+            Command::Quit | Command::Batch(_) | Command::Engine(_) | Command::StartCrawl(_) => {}
+        }
+    }
+}
+
+/// A job's answer for the loop.
+fn msg(m: Msg) -> Report {
+    Report::Msg(Box::new(m))
+}
+
+fn search(store: &Store, seq: u64, query: String, limit: usize) -> Report {
+    let result = jobs::search(store, &query, limit).map_err(|e| e.to_string());
+    msg(Msg::SearchDone { seq, query, result })
+}
+
+fn detail(store: &Store, page: PageId, query: &str) -> Report {
+    match jobs::detail(store, page, query) {
+        Ok(d) => msg(Msg::DetailDone(d)),
+        Err(e) => msg(Msg::Error(format!("page details: {e}"))),
+    }
+}
+
+fn page_view(store: &Store, seq: u64, page: PageId) -> Report {
+    let result = jobs::page_view(store, page).map_err(|e| e.to_string());
+    msg(Msg::PageLoaded { seq, result })
+}
+
+fn log_search(store: &Store, seq: u64, terms: &[String]) -> Report {
+    let result = jobs::log_matches(store, terms).map_err(|e| e.to_string());
+    msg(Msg::LogFound { seq, result })
+}
+
+fn snapshot(store: &Store) -> Report {
+    match jobs::snapshot(store) {
+        Ok(s) => msg(Msg::Snapshot(s)),
+        Err(e) => msg(Msg::Error(format!("reading the store: {e}"))),
+    }
+}
+
+/// Writes finding `kind` as CSV in the current directory.
+fn export_findings(store: &Store, kind: &'static str) -> Report {
+    let done = std::env::current_dir()
+        .map_err(|e| format!("no current directory: {e}"))
+        .and_then(|dir| findings_jobs::export(store, kind, &dir));
+    msg(match done {
+        Ok(note) => Msg::Info(note),
+        Err(e) => Msg::Error(format!("export: {e}")),
+    })
+}
+
+/// The cluster of the shared frontier at `url`, if the crawl has one.
+fn read_cluster(url: Option<String>) -> Report {
+    let view = match url {
+        Some(url) => cluster::read(&url, LOG_TAIL).map_err(|e| e.to_string()),
+        None => Err("no shared frontier".into()),
+    };
+    let read_at = crate::time::unix_now_ms();
+    msg(Msg::Cluster { view, read_at })
+}
+
+fn order_cluster(url: &str, order: Order) -> Report {
+    msg(match control::order(url, order) {
+        Ok(()) => Msg::Info(ordered(order).into()),
+        Err(e) => Msg::Error(format!("cluster: {e}")),
+    })
+}
+
+fn save_point(store: &Store, id: Option<PointId>, rec: &PointRecord) -> Report {
+    point_write(store, |s| {
+        let saved = points::save(s, id, rec.clone())?;
+        Ok(format!("crawl point {saved} saved"))
+    })
+}
+
+fn delete_point(store: &Store, id: PointId) -> Report {
+    point_write(store, |s| {
+        points::remove(s, id)?;
+        Ok(format!("crawl point {id} deleted"))
+    })
+}
+
+fn set_active(store: &Store, id: PointId, on: bool) -> Report {
+    point_write(store, |s| {
+        points::set_active(s, id, on)?;
+        Ok(format!(
+            "crawl point {id} {}",
+            if on { "enabled" } else { "disabled" }
+        ))
+    })
+}
+
+fn delete_doc(store: &Store, name: &str) -> Report {
+    doc_write(store, |s| {
+        documents::remove(s, name, false)?;
+        Ok(format!(
+            "document {name} deleted (crawlscope doc restore {name} brings it back)"
+        ))
+    })
 }
 
 /// What the footer says once the cluster has an order.

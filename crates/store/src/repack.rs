@@ -24,9 +24,9 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use heed::types::Bytes;
-use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags};
+use heed::{Env, EnvFlags, EnvOpenOptions, PutFlags, RoTxn};
 
-use super::body_blocks::{self, Shelf};
+use super::body_blocks::{self, Shelf, Shelved};
 use super::record_blocks::{self, RecordTables, Rerecorded};
 use super::retrain::{self, BodyTables, Rebodied};
 use super::{page_size, Result, Store, StoreError, StoreOptions};
@@ -165,20 +165,61 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
     let dest = open(to, EnvFlags::empty())?;
     let copied = (|| -> Result<()> {
         let rtxn = source.read_txn()?;
+        let gathered = Gathered::read(&source, &rtxn)?;
+        let mut wtxn = dest.write_txn()?;
+        for name in &gathered.names {
+            let into = dest.create_database::<Bytes, Bytes>(&mut wtxn, Some(name))?;
+            let mut put =
+                |k: &[u8], v: &[u8]| into.put_with_flags(&mut wtxn, PutFlags::APPEND, k, v);
+            if gathered.put_replaced(name, &mut put)? {
+                continue;
+            }
+            let Some(from) = source.open_database::<Bytes, Bytes>(&rtxn, Some(name))? else {
+                continue;
+            };
+            for item in from.iter(&rtxn)? {
+                let (k, v) = item?;
+                if name == "meta" && gathered.replaces_meta(k) {
+                    continue;
+                }
+                put(k, v)?;
+            }
+        }
+        wtxn.commit()?;
+        Ok(())
+    })();
+    close(dest);
+    close(source);
+    copied
+}
+
+/// What the rewrite writes anew rather than copying: the bodies, page
+/// records and shelved tables gathered into blocks, and the names of the
+/// tables the new store has (sorted, the block tables among them).
+struct Gathered {
+    names: Vec<String>,
+    rebodied: Option<Rebodied>,
+    rerecorded: Option<Rerecorded>,
+    /// (table, its shelf's table, the records of both).
+    shelved: Vec<(&'static str, &'static str, Shelved)>,
+}
+
+impl Gathered {
+    fn read(source: &Env, rtxn: &RoTxn<'_>) -> Result<Gathered> {
         let main = source
-            .open_database::<Bytes, Bytes>(&rtxn, None)?
+            .open_database::<Bytes, Bytes>(rtxn, None)?
             .ok_or_else(|| StoreError::corrupt("no main database"))?;
         let mut names = Vec::new();
-        for item in main.iter(&rtxn)? {
+        for item in main.iter(rtxn)? {
             let (name, _) = item?;
             names.push(String::from_utf8_lossy(name).into_owned());
         }
-        let table = |name: &str| source.open_database::<Bytes, Bytes>(&rtxn, Some(name));
+        let table = |name: &str| source.open_database::<Bytes, Bytes>(rtxn, Some(name));
         let rebodied = match (table("meta")?, table("bodies")?) {
             (Some(meta), Some(bodies)) => {
                 let blocks = table("body_blocks")?;
                 retrain::retrain(
-                    &rtxn,
+                    rtxn,
                     &BodyTables {
                         meta,
                         bodies,
@@ -192,7 +233,7 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             (Some(meta), Some(pages), Some(forward)) => {
                 let blocks = table("record_blocks")?;
                 record_blocks::gather(
-                    &rtxn,
+                    rtxn,
                     &RecordTables {
                         meta,
                         pages,
@@ -207,12 +248,11 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
         for (name, blocks, shelf) in SHELVED {
             if let Some(db) = table(name)? {
                 let old = table(blocks)?;
-                if let Some(s) = body_blocks::shelve(&rtxn, db, old, shelf, SHELF_BLOCK_RAW)? {
+                if let Some(s) = body_blocks::shelve(rtxn, db, old, shelf, SHELF_BLOCK_RAW)? {
                     shelved.push((name, blocks, s));
                 }
             }
         }
-        let mut wtxn = dest.write_txn()?;
         // A store of a build before blocks: their tables are made here.
         for (new, table) in [
             (rebodied.is_some(), "body_blocks"),
@@ -228,73 +268,61 @@ fn rewrite(from: &Path, to: &Path) -> Result<()> {
             }
         }
         names.sort_unstable();
-        for name in names {
-            let into = dest.create_database::<Bytes, Bytes>(&mut wtxn, Some(&name))?;
-            let mut put =
-                |k: &[u8], v: &[u8]| into.put_with_flags(&mut wtxn, PutFlags::APPEND, k, v);
-            if let Some(r) = &rebodied {
-                let written = match name.as_str() {
-                    "bodies" => Some(&r.blocks.references),
-                    "body_blocks" => Some(&r.blocks.chunks),
-                    _ => None,
-                };
-                if let Some(records) = written {
-                    for (k, v) in records {
-                        put(k, v)?;
-                    }
-                    continue;
-                }
-            }
-            if let Some(r) = &rerecorded {
-                let written = match name.as_str() {
-                    "pages" => Some(&r.pages),
-                    "forward" => Some(&r.forward),
-                    _ => None,
-                };
-                if let Some(records) = written {
-                    for (k, v) in records {
-                        put(k, v)?;
-                    }
-                    continue;
-                }
-                if name == "record_blocks" {
-                    for (k, v) in &r.chunks {
-                        put(k, v)?;
-                    }
-                    continue;
-                }
-            }
-            if let Some((_, _, s)) = shelved.iter().find(|(table, _, _)| *table == name) {
-                for (k, v) in &s.references {
-                    put(k, v)?;
-                }
-                continue;
-            }
-            if let Some((_, _, s)) = shelved.iter().find(|(_, blocks, _)| *blocks == name) {
-                for (k, v) in &s.chunks {
-                    put(k, v)?;
-                }
-                continue;
-            }
-            let Some(from) = table(&name)? else {
-                continue;
-            };
-            for item in from.iter(&rtxn)? {
-                let (k, v) = item?;
-                let replaced = (rebodied.is_some() && Rebodied::replaces(k))
-                    || (rerecorded.is_some() && Rerecorded::replaces(k));
-                if name == "meta" && replaced {
-                    continue;
-                }
-                put(k, v)?;
+        Ok(Gathered {
+            names,
+            rebodied,
+            rerecorded,
+            shelved,
+        })
+    }
+
+    /// Puts the records gathered for table `name`; false when it has none
+    /// and is copied as it is.
+    fn put_replaced(
+        &self,
+        name: &str,
+        put: &mut impl FnMut(&[u8], &[u8]) -> heed::Result<()>,
+    ) -> Result<bool> {
+        if let Some(r) = &self.rebodied {
+            match name {
+                "bodies" => return put_all(&r.blocks.references, put),
+                "body_blocks" => return put_all(&r.blocks.chunks, put),
+                _ => {}
             }
         }
-        wtxn.commit()?;
-        Ok(())
-    })();
-    close(dest);
-    close(source);
-    copied
+        if let Some(r) = &self.rerecorded {
+            match name {
+                "pages" => return put_all(&r.pages, put),
+                "forward" => return put_all(&r.forward, put),
+                "record_blocks" => return put_all(&r.chunks, put),
+                _ => {}
+            }
+        }
+        if let Some((_, _, s)) = self.shelved.iter().find(|(table, _, _)| *table == name) {
+            return put_all(&s.references, put);
+        }
+        if let Some((_, _, s)) = self.shelved.iter().find(|(_, blocks, _)| *blocks == name) {
+            return put_all(&s.chunks, put);
+        }
+        Ok(false)
+    }
+
+    /// Whether `key` of `meta` is a dictionary the new blocks leave unused.
+    fn replaces_meta(&self, key: &[u8]) -> bool {
+        (self.rebodied.is_some() && Rebodied::replaces(key))
+            || (self.rerecorded.is_some() && Rerecorded::replaces(key))
+    }
+}
+
+/// Puts `records` in order; true, for `Gathered::put_replaced`.
+fn put_all<K: AsRef<[u8]>>(
+    records: &[(K, Vec<u8>)],
+    put: &mut impl FnMut(&[u8], &[u8]) -> heed::Result<()>,
+) -> Result<bool> {
+    for (k, v) in records {
+        put(k.as_ref(), v)?;
+    }
+    Ok(true)
 }
 
 /// The scratch directory, removed however the repack ends.

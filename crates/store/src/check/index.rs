@@ -46,13 +46,43 @@ pub(super) fn check_index<V: View + ?Sized>(
     in_use: &mut InUse,
     p: &mut Problems,
 ) -> Result<()> {
+    let read = read_forwards(v, in_use, p)?;
+    if *listed != read.segment_pages {
+        p.add(format!(
+            "live posting segments {:?}, forward records lead to {:?}",
+            sorted(listed),
+            sorted(&read.segment_pages)
+        ));
+    }
+    let factors = check_norm_factors(v, &read.forwards, p)?;
+    check_postings(v, listed, in_use, &read.forwards, &factors, p)?;
+    check_doc_freqs(v, &read.df, p)
+}
+
+/// What the forward records say the index holds.
+struct ForwardRead {
+    /// Pages per word.
+    df: HashMap<WordId, u32>,
+    /// Page -> (segment, body words with tf, title word count).
+    forwards: Forwards,
+    /// Live segment -> pages whose forward record leads to it.
+    segment_pages: HashMap<u32, u32>,
+}
+
+/// Reads every forward record, noting one placed wrongly, without its
+/// page record, or with a title word lacking its title posting.
+fn read_forwards<V: View + ?Sized>(
+    v: &V,
+    in_use: &mut InUse,
+    p: &mut Problems,
+) -> Result<ForwardRead> {
     let d = v.dbs();
     let t = v.txn();
-    let mut df: HashMap<WordId, u32> = HashMap::new();
-    // page -> (segment, body words with tf, title word count)
-    let mut forwards: Forwards = HashMap::new();
-    // live segment -> pages whose forward record leads to it
-    let mut segment_pages: HashMap<u32, u32> = HashMap::new();
+    let mut read = ForwardRead {
+        df: HashMap::new(),
+        forwards: HashMap::new(),
+        segment_pages: HashMap::new(),
+    };
     for item in d.forward.iter(t)? {
         let (k, val) = item?;
         let (keyed, page) = placed_page(v, k, "forward index", p)?;
@@ -73,20 +103,24 @@ pub(super) fn check_index<V: View + ?Sized>(
             }
         }
         for w in fwd.all_words() {
-            *df.entry(w).or_default() += 1;
+            *read.df.entry(w).or_default() += 1;
         }
         in_use.note_segment(fwd.segment);
         let terms = fwd.terms.iter().copied().collect();
-        *segment_pages.entry(segment).or_default() += 1;
-        forwards.insert(page, (segment, terms, fwd.title.len() as u64));
+        *read.segment_pages.entry(segment).or_default() += 1;
+        read.forwards
+            .insert(page, (segment, terms, fwd.title.len() as u64));
     }
-    if *listed != segment_pages {
-        p.add(format!(
-            "live posting segments {:?}, forward records lead to {:?}",
-            sorted(listed),
-            sorted(&segment_pages)
-        ));
-    }
+    Ok(read)
+}
+
+/// Each indexed page's stored norm factor against its record's; the
+/// factors, for the postings' weight classes.
+fn check_norm_factors<V: View + ?Sized>(
+    v: &V,
+    forwards: &Forwards,
+    p: &mut Problems,
+) -> Result<HashMap<PageId, f32>> {
     let mut pages: Vec<PageId> = forwards.keys().copied().collect();
     pages.sort_unstable();
     let factors: HashMap<PageId, f32> =
@@ -101,6 +135,21 @@ pub(super) fn check_index<V: View + ?Sized>(
             }
         }
     }
+    Ok(factors)
+}
+
+/// The body and title postings against the forward records: each in the
+/// forward's segment, as many per page as it names, body runs' weight
+/// classes above their pages' weights.
+fn check_postings<V: View + ?Sized>(
+    v: &V,
+    listed: &HashMap<u32, u32>,
+    in_use: &mut InUse,
+    forwards: &Forwards,
+    factors: &HashMap<PageId, f32>,
+    p: &mut Problems,
+) -> Result<()> {
+    let d = v.dbs();
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
     for_each_stream_entry(
         Stream::Body,
@@ -111,7 +160,7 @@ pub(super) fn check_index<V: View + ?Sized>(
         p,
         |segment, w, e, p| {
             *body_seen.entry(e.page).or_default() += 1;
-            posting_against_forward(&forwards, segment, w, e, p);
+            posting_against_forward(forwards, segment, w, e, p);
             // A search passes runs by their class: one too low hides pages.
             let weight = factors.get(&e.page).map(|&f| e.tf as f32 * f);
             if weight.is_some_and(|w| inverted::run::class_bound(e.class) < f64::from(w)) {
@@ -144,7 +193,7 @@ pub(super) fn check_index<V: View + ?Sized>(
             *title_seen.entry(page).or_default() += 1;
         },
     )?;
-    for (page, (_, terms, titles)) in &forwards {
+    for (page, (_, terms, titles)) in forwards {
         let body = body_seen.get(page).copied().unwrap_or(0);
         if body != terms.len() as u64 {
             p.add(format!(
@@ -159,6 +208,18 @@ pub(super) fn check_index<V: View + ?Sized>(
             ));
         }
     }
+    Ok(())
+}
+
+/// Each stored doc freq as the forward records count its word's pages,
+/// and every spelling of a counted word coded by its stem.
+fn check_doc_freqs<V: View + ?Sized>(
+    v: &V,
+    df: &HashMap<WordId, u32>,
+    p: &mut Problems,
+) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
     let mut stored = 0usize;
     for item in d.doc_freq.iter(t)? {
         let (k, val) = item?;

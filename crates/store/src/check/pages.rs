@@ -7,6 +7,7 @@ use crate::codec::{read_u32, split_pair_key, split_triple_key, u32_key};
 use crate::dictionary::Kind;
 use crate::inverted::{stem_index, stems};
 use crate::page_records::{self, Part};
+use crate::schema::Db;
 use crate::sealed::View;
 use crate::{PageRead, Result, WordRead};
 
@@ -33,6 +34,36 @@ pub(super) fn check_bodies<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<
 /// figures, sitemap sources, audit and render records belong to something.
 pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
     let d = v.dbs();
+    check_page_records(v, p)?;
+    without_page(
+        v,
+        [
+            (d.page_audit, "audit record"),
+            (d.page_custom, "custom record"),
+            (d.render_facts, "render record"),
+        ],
+        p,
+    )?;
+    check_bodies_placed(v, p)?;
+    check_forward_parts(v, p)?;
+    check_by_origin(v, p)?;
+    check_by_url(v, p)?;
+    // Written with the page and removed with it.
+    without_page(
+        v,
+        [
+            (d.near_signatures, "near signature"),
+            (d.text_errors, "text error"),
+            (d.fragments, "fragment record"),
+        ],
+        p,
+    )
+}
+
+/// Each page record's dictionary held and its forward record there, and
+/// each page's placement with a page record.
+fn check_page_records<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
     let t = v.txn();
     for item in d.pages.iter(t)? {
         let (k, record) = item?;
@@ -53,21 +84,32 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             p.add(format!("page {page}: records placed without a page record"));
         }
     }
-    for (db, what) in [
-        (d.page_audit, "audit"),
-        (d.page_custom, "custom"),
-        (d.render_facts, "render"),
-    ] {
+    Ok(())
+}
+
+/// Each record of `tables` (keyed by page) with a page record.
+fn without_page<V: View + ?Sized>(v: &V, tables: [(Db, &str); 3], p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
+    for (db, what) in tables {
         for item in db.iter(t)? {
             let (k, _) = item?;
             if d.pages.get(t, k)?.is_none() {
                 p.add(format!(
-                    "page {}: {what} record without a page record",
+                    "page {}: {what} without a page record",
                     read_u32(k)?
                 ));
             }
         }
     }
+    Ok(())
+}
+
+/// Each body chunk's dictionary held, and the body of a page with a
+/// record, in the segment its forward record names.
+fn check_bodies_placed<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
     for item in d.bodies.iter(t)? {
         let (key, chunk) = item?;
         let (segment, page, n) = split_triple_key(key)?;
@@ -91,6 +133,14 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             }
         }
     }
+    Ok(())
+}
+
+/// The meta tags' and HTTP heads' dictionaries held, and the tables that
+/// became forward parts empty.
+fn check_forward_parts<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
     for item in d.forward.iter(t)? {
         let (k, record) = item?;
         let page = split_pair_key(k)?.1;
@@ -121,6 +171,13 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             ));
         }
     }
+    Ok(())
+}
+
+/// Robots records and origin figures of origins with a record.
+fn check_by_origin<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
     for (db, what) in [(&d.robots, "robots record"), (&d.origin_figures, "figures")] {
         for item in db.iter(t)? {
             let (k, _) = item?;
@@ -134,6 +191,14 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             }
         }
     }
+    Ok(())
+}
+
+/// Sitemap sources, external, resource and twin checks of URLs with a
+/// record.
+fn check_by_url<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> {
+    let d = v.dbs();
+    let t = v.txn();
     for (db, what) in [
         (&d.sitemap_pages, "listed by a sitemap"),
         (&d.sitemap_listings, "listed by a sitemap in a run"),
@@ -146,22 +211,6 @@ pub(super) fn check_pages<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<(
             let (k, _) = item?;
             if d.urls.get(t, k)?.is_none() {
                 p.add(format!("page {}: {what} but has no URL", read_u32(k)?));
-            }
-        }
-    }
-    // Written with the page and removed with it.
-    for (db, what) in [
-        (&d.near_signatures, "near signature"),
-        (&d.text_errors, "text error"),
-        (&d.fragments, "fragment record"),
-    ] {
-        for item in db.iter(t)? {
-            let (k, _) = item?;
-            if d.pages.get(t, k)?.is_none() {
-                p.add(format!(
-                    "page {}: {what} without a page record",
-                    read_u32(k)?
-                ));
             }
         }
     }
