@@ -149,7 +149,6 @@ fn check_postings<V: View + ?Sized>(
     factors: &HashMap<PageId, f32>,
     p: &mut Problems,
 ) -> Result<()> {
-    let d = v.dbs();
     let mut body_seen: HashMap<PageId, u64> = HashMap::new();
     for_each_stream_entry(
         Stream::Body,
