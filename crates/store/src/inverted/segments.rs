@@ -106,33 +106,40 @@ impl SegmentList {
     /// merged into one eight times larger, and the dirty pages of that
     /// one transaction set the crawl's peak heap (growing with the crawl).
     fn pick_merge(&self, busy: &[u32], final_pages: u32) -> Option<Vec<u32>> {
-        let mut tiers: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
-        for &(s, pages) in &self.0 {
-            if pages < final_pages && !busy.contains(&s) {
-                tiers
-                    .entry(pages.ilog(FANOUT as u32))
-                    .or_default()
-                    .push((pages, s));
-            }
-        }
-        tiers
-            .into_values()
-            .filter(|group| group.len() >= FANOUT)
-            .find_map(|mut group| {
-                group.sort_unstable();
-                let mut total = 0u32;
-                let picked: Vec<u32> = group
-                    .into_iter()
-                    .take(FANOUT)
-                    .take_while(|&(pages, _)| {
-                        total = total.saturating_add(pages);
-                        total <= final_pages
-                    })
-                    .map(|(_, s)| s)
-                    .collect();
-                (picked.len() >= 2).then_some(picked)
-            })
+        let small = (self.0.iter().copied())
+            .filter(|&(s, pages)| pages < final_pages && !busy.contains(&s));
+        pick_tier(small, final_pages)
     }
+}
+
+/// Of `segments` (`(segment, pages)`), the smallest tier (by
+/// `ilog(FANOUT)` of their pages) with [`FANOUT`] of them: its smallest,
+/// as many as fit in `most` pages together (at least two).
+pub(super) fn pick_tier(segments: impl Iterator<Item = (u32, u32)>, most: u32) -> Option<Vec<u32>> {
+    let mut tiers: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
+    for (s, pages) in segments {
+        tiers
+            .entry(pages.ilog(FANOUT as u32))
+            .or_default()
+            .push((pages, s));
+    }
+    tiers
+        .into_values()
+        .filter(|tier| tier.len() >= FANOUT)
+        .find_map(|mut tier| {
+            tier.sort_unstable();
+            let mut total = 0u32;
+            let picked: Vec<u32> = tier
+                .into_iter()
+                .take(FANOUT)
+                .take_while(|&(pages, _)| {
+                    total = total.saturating_add(pages);
+                    total <= most
+                })
+                .map(|(_, s)| s)
+                .collect();
+            (picked.len() >= 2).then_some(picked)
+        })
 }
 
 /// The live segments as `meta` lists them.

@@ -1,11 +1,12 @@
 //! Staged merges: the large segments, each written over many write
 //! transactions. A tier merge ([`super::segments`]) stops at
-//! [`FINAL_PAGES`](super::segments::FINAL_PAGES) because it is one transaction, whose dirty pages are
-//! the writer's heap; a million pages would stay ~250 segments, and a
-//! query reads each word and each hit's parents once per segment. Past
-//! that size, [`FANOUT`] segments of one tier are merged into a large one
-//! a few steps at a time, each step a bounded read of the sources' parts,
-//! after the transaction's own writes.
+//! [`FINAL_PAGES`](super::segments::FINAL_PAGES) because it is one
+//! transaction, whose dirty pages are the writer's heap; a million pages
+//! would stay ~250 segments, and a query reads each word and each hit's
+//! parents once per segment. Past that size,
+//! [`FANOUT`](super::segments::FANOUT) segments of one tier are merged
+//! into a large one a few steps at a time, each step a bounded read of
+//! the sources' parts, after the transaction's own writes.
 //!
 //! While it is written the new segment is not live: readers never see it,
 //! and its sources keep answering. A page that leaves a source meanwhile
@@ -24,7 +25,7 @@ use std::ops::Bound::Included;
 
 use super::pairs::{self, Kept, PairList, PairRead};
 use super::part_writer::PartWriter;
-use super::segments::FANOUT;
+use super::segments::pick_tier;
 use crate::codec::{self, triple_key, u32_key};
 use crate::schema::{meta_keys, Db, Stream, WordId, LARGE_SEGMENTS};
 use crate::sealed::{put_appending, View};
@@ -145,33 +146,8 @@ pub fn staged<V: View + ?Sized>(v: &V) -> Result<Option<Staged>> {
 /// pages), the smallest of it, as many as fit in [`LARGE_MAX_FINALS`]
 /// final segments together (at least two).
 fn pick(live: &[(u32, u32)], final_pages: u32) -> Option<Vec<u32>> {
-    let most = final_pages.saturating_mul(LARGE_MAX_FINALS);
-    let mut tiers: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
-    for &(s, pages) in live {
-        if pages >= final_pages / 2 {
-            tiers
-                .entry(pages.ilog(FANOUT as u32))
-                .or_default()
-                .push((pages, s));
-        }
-    }
-    tiers
-        .into_values()
-        .filter(|tier| tier.len() >= FANOUT)
-        .find_map(|mut tier| {
-            tier.sort_unstable();
-            let mut total = 0u32;
-            let picked: Vec<u32> = tier
-                .into_iter()
-                .take(FANOUT)
-                .take_while(|&(pages, _)| {
-                    total = total.saturating_add(pages);
-                    total <= most
-                })
-                .map(|(_, s)| s)
-                .collect();
-            (picked.len() >= 2).then_some(picked)
-        })
+    let large = (live.iter().copied()).filter(|&(_, pages)| pages >= final_pages / 2);
+    pick_tier(large, final_pages.saturating_mul(LARGE_MAX_FINALS))
 }
 
 impl crate::Store {
@@ -387,7 +363,7 @@ impl Writer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inverted::segments::FINAL_PAGES;
+    use crate::inverted::segments::{FANOUT, FINAL_PAGES};
 
     #[test]
     fn records_read_back_and_a_bad_one_is_corrupt() {
