@@ -79,7 +79,7 @@ pub enum Command {
         /// When the crawl ends, print its findings (of the --fail-on kinds,
         /// else all) on stdout in this format; the summary goes to stderr.
         #[arg(long, value_enum, conflicts_with = "json")]
-        format: Option<crate::cli::crawl_findings::FindingsFormat>,
+        format: Option<FindingsFormat>,
     },
     /// Manage persisted crawl points.
     Point {
@@ -706,4 +706,13 @@ fn man_command(name: &str) -> Result<String, String> {
         .map(|c| c.get_name())
         .collect();
     Err(format!("no such command [commands: {}]", names.join(", ")))
+}
+
+/// How `crawl --format` prints the findings (`crawl_findings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FindingsFormat {
+    Table,
+    Json,
+    Markdown,
+    Junit,
 }

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::signal::unix::{signal, SignalKind};
 
+use super::args::FindingsFormat;
 use super::args::{RunArgs, ScopeArgs, SharedArgs};
-use super::crawl_findings::{self, FindingsFormat};
+use super::crawl_findings;
 use super::fail_on::{self, FailOn};
 use super::{point, print_json, CliError, CliResult};
 use crate::crawl::{self, CrawlCommand, CrawlConfig, CrawlEvent, CrawlStats, Summary};

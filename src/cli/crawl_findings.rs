@@ -7,21 +7,13 @@
 
 use std::collections::BTreeMap;
 
+use super::args::FindingsFormat;
 use super::fail_on::FailOn;
 use super::junit::{self, Case};
 use super::report::{markdown_lines, table_lines};
 use super::{print_json, CliError, CliResult};
 use crate::report::kinds::VisitList;
 use crate::report::{self as rep, Ctx, Kind, ListKind, Row};
-
-/// How `crawl --format` prints the findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FindingsFormat {
-    Table,
-    Json,
-    Markdown,
-    Junit,
-}
 
 /// One kind's findings over every crawled point, in the chosen format.
 enum Printed {
