@@ -324,13 +324,14 @@ impl Writer<'_> {
     /// records (`drop_page_records`).
     pub(super) fn unlink_children(&mut self, page: PageId, segment: Option<u32>) -> Result<()> {
         if let Some(segment) = segment {
+            let twin = self.staged_twin(segment)?;
             for c in self.children(page)? {
                 if self.pending.segment == Some(segment) {
                     if let Some(parents) = self.pending.parents.get_mut(&c) {
                         parents.retain(|&p| p != page);
                     }
                 } else {
-                    self.remove_from_stream(Stream::LinksIn, segment, c, page)?;
+                    self.remove_from_stream(Stream::LinksIn, (segment, twin), c, page)?;
                 }
             }
         }

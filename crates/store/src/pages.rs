@@ -608,11 +608,12 @@ impl Writer<'_> {
         } else {
             self.resolve_segment(old.segment)?
         };
+        let twin = self.staged_twin(segment)?;
         if in_this_txn {
             self.pending.hits.drop_page(id);
         } else {
             for &(w, _) in &old.terms {
-                self.remove_from_stream(Stream::Body, segment, w, id)?;
+                self.remove_from_stream(Stream::Body, (segment, twin), w, id)?;
             }
         }
         for &w in &old.title {
@@ -621,7 +622,7 @@ impl Writer<'_> {
                     t.block = inverted::pending::pending_without_page(&t.block, id)?;
                 }
             } else {
-                self.remove_from_stream(Stream::Title, segment, w, id)?;
+                self.remove_from_stream(Stream::Title, (segment, twin), w, id)?;
             }
         }
         self.segment_lost_page(segment, id)?;
@@ -633,17 +634,19 @@ impl Writer<'_> {
     }
 
     /// Removes word `w`'s entry for `page` from `segment`'s part of
-    /// `stream`, if it has one, and from the large segment a staged merge
-    /// is copying `segment` into (it may have copied the entry).
+    /// `stream`, if it has one, and from `twin`, the large segment a
+    /// staged merge is copying `segment` into (it may have copied the
+    /// entry; [`staged_twin`](Self::staged_twin), looked up once a page
+    /// by the caller: this runs once per word).
     pub(super) fn remove_from_stream(
         &mut self,
         stream: Stream,
-        segment: u32,
+        (segment, twin): (u32, Option<u32>),
         w: WordId,
         page: PageId,
     ) -> Result<()> {
         self.remove_entry(stream, segment, w, page)?;
-        match self.staged_twin(segment)? {
+        match twin {
             Some(into) => self.remove_entry(stream, into, w, page),
             None => Ok(()),
         }
