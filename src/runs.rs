@@ -51,9 +51,7 @@ pub fn line(run: &Run) -> String {
         "{:>5} {:>5} {:<20} {:<11} {:>8} {:>7} {:>7} {:>8} {}",
         run.id,
         run.record.point,
-        run.record
-            .started_at
-            .map_or_else(|| "-".to_string(), rfc3339),
+        rfc3339(run.record.started_at),
         run.ended.as_str(),
         c.fetched,
         c.not_modified + c.unchanged,

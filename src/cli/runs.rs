@@ -19,7 +19,7 @@ use crate::time::rfc3339;
 pub(crate) struct RunJson {
     id: RunId,
     point: u32,
-    started_at: Option<String>,
+    started_at: String,
     ended_at: Option<String>,
     ended: &'static str,
     /// Seconds the run ran, pauses excluded.
@@ -59,7 +59,7 @@ impl RunJson {
         RunJson {
             id: run.id,
             point: run.record.point,
-            started_at: run.record.started_at.map(rfc3339),
+            started_at: rfc3339(run.record.started_at),
             ended_at: run.record.ended_at.map(rfc3339),
             ended: run.ended.as_str(),
             running_s: run.record.running_ms as f64 / 1000.0,

@@ -89,7 +89,7 @@ fn fold(point: PointId, parts: &[MergedPart]) -> Result<RunRecord, StoreError> {
         ..first.clone()
     };
     for part in rest.iter().map(|p| &p.run) {
-        run.started_at = earliest(run.started_at, part.started_at);
+        run.started_at = run.started_at.min(part.started_at);
         run.ended_at = run.ended_at.max(part.ended_at);
         run.counts.add(&part.counts);
         run.running_ms = run.running_ms.max(part.running_ms);
@@ -100,11 +100,4 @@ fn fold(point: PointId, parts: &[MergedPart]) -> Result<RunRecord, StoreError> {
         }
     }
     Ok(run)
-}
-
-fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
 }

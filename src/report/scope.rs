@@ -35,7 +35,7 @@ pub enum Scope {
 pub struct NamedRun {
     pub id: RunId,
     pub point: PointId,
-    pub started_at: Option<String>,
+    pub started_at: String,
     pub ended_at: Option<String>,
     pub ended: &'static str,
 }
@@ -45,7 +45,7 @@ impl NamedRun {
         NamedRun {
             id,
             point: run.point,
-            started_at: run.started_at.map(rfc3339),
+            started_at: rfc3339(run.started_at),
             ended_at: run.ended_at.map(rfc3339),
             ended: ended.as_str(),
         }
@@ -53,10 +53,9 @@ impl NamedRun {
 
     /// `point 1, run 3 (2026-11-27T02:12:08Z, finished)`.
     pub fn describe(&self) -> String {
-        let when = self.started_at.as_deref().unwrap_or("date unknown");
         format!(
-            "point {}, run {} ({when}, {})",
-            self.point, self.id, self.ended
+            "point {}, run {} ({}, {})",
+            self.point, self.id, self.started_at, self.ended
         )
     }
 }

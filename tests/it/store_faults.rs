@@ -60,46 +60,64 @@ fn a_full_disk_gives_a_clear_error_and_a_whole_store() {
 }
 
 #[test]
-fn a_store_of_another_schema_version_is_refused_with_both_versions() {
-    // Every version but this build's: no format is released, so none is
-    // upgraded; an older one, the one before this build's, a future one.
-    let current = crawlscope::store::SCHEMA_VERSION;
-    for version in [4, current - 1, 99] {
-        refused(version);
+fn a_store_of_another_format_is_refused_with_both_versions() {
+    // Format 1 is the only released one: any other number is a future
+    // format, refused, never misread.
+    for version in [2, 99] {
+        let err = refused(b"format_version", version);
+        assert!(
+            err.contains(&format!("has format {version}"))
+                && err.contains(&format!(
+                    "reads format {}",
+                    crawlscope::store::FORMAT_VERSION
+                )),
+            "{err}"
+        );
     }
 }
 
-/// A store made by this build (`point add`), then marked with `version`.
-fn mark_schema(db: &std::path::Path, version: u32) {
+#[test]
+fn a_store_of_a_development_build_is_refused_whatever_its_number() {
+    // Development builds numbered their layouts from 1 under another key:
+    // schema 1 is not format 1.
+    for schema in [1, 29] {
+        let err = refused(b"schema_version", schema);
+        assert!(
+            err.contains("development build") && err.contains(&format!("(schema {schema})")),
+            "{err}"
+        );
+    }
+}
+
+/// A store made by this build (`point add`), then marked with `version`
+/// under the meta key `key`.
+fn mark_format(db: &std::path::Path, key: &[u8], version: u32) {
     // Read commands never create a store: `point add` makes this one.
     let out = on_store(db, &["point", "add", "http://127.0.0.1:9/"]);
     assert!(out.status.success());
     {
-        // Write what another crawlscope would: its schema version.
+        // Write what another crawlscope would: its format, or a
+        // development build's schema.
         let env = unsafe { heed::EnvOpenOptions::new().max_dbs(64).open(db) }.unwrap();
         let mut txn = env.write_txn().unwrap();
         let meta: heed::Database<heed::types::Bytes, heed::types::Bytes> =
             env.open_database(&txn, Some("meta")).unwrap().unwrap();
-        meta.put(&mut txn, b"schema_version", &version.to_be_bytes())
-            .unwrap();
+        meta.put(&mut txn, key, &version.to_be_bytes()).unwrap();
         txn.commit().unwrap();
         env.prepare_for_closing().wait();
     }
 }
 
-fn refused(version: u32) {
+/// What `stats` says of a store marked `version` under `key`: refused.
+fn refused(key: &[u8], version: u32) -> String {
     let db = tempfile::tempdir().unwrap();
-    mark_schema(db.path(), version);
+    mark_format(db.path(), key, version);
     let out = on_store(db.path(), &["stats"]);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.starts_with("error:"), "{err}");
     assert!(
-        err.contains(&format!("version {version}"))
-            && err.contains(&format!(
-                "reads version {}",
-                crawlscope::store::SCHEMA_VERSION
-            )),
+        err.starts_with("error:") && err.lines().count() == 1,
         "{err}"
     );
+    err
 }

@@ -1,13 +1,13 @@
 //! Run history: what each run of a crawl point saw of every URL it
 //! fetched (status, title, content hash), 64 pages' entries to a record
 //! keyed `point ‖ run ‖ page / 64`, so that `report changes` can compare
-//! any two runs of a point. (A record an entry, schema 16's, spent 22
-//! bytes of key and LMDB node on each of them.) Every run's history is
-//! kept (schema 17 kept the last two): a run costs the entries of the
-//! URLs it saw, most of them a status alone (below), and nothing more.
+//! any two runs of a point. (A record an entry would spend 22 bytes of
+//! key and LMDB node on each of them.) Every run's history is kept: a
+//! run costs the entries of the URLs it saw, most of them a status alone
+//! (below), and nothing more.
 //!
 //! An entry whose title and hash are the ones the page's record holds is
-//! kept as its status alone ([`Kept::AsPage`], schema 17): most are, as
+//! kept as its status alone ([`Kept::AsPage`]): most are, as
 //! the run that fetched a page last wrote its record. Written whole, the
 //! title took 47 of an entry's 62 bytes, and the table 0.93 MB of a
 //! 23 MB store of small pages. Whatever replaces a page record's title or

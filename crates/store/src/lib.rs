@@ -103,7 +103,7 @@ pub use schema::Stream;
 pub use schema::{
     DirectiveSource, FrontierEntry, HttpHead, InstanceId, InstanceRecord, MimeId, MimeRecord,
     OriginId, OriginRecord, OutLink, PageId, PageRecord, PointId, PointRecord, RenderMode, Resolve,
-    RobotsRecord, RunId, SkipReason, UrlRecord, UrlState, WordId, SCHEMA_VERSION,
+    RobotsRecord, RunId, SkipReason, UrlRecord, UrlState, WordId, FORMAT_VERSION,
 };
 pub use sitemap_listings::{ListingRead, SitemapListing};
 pub use sitemap_pages::SitemapRead;
@@ -135,10 +135,16 @@ pub enum StoreError {
     Missing(PathBuf),
     #[error("cannot open store at {path}: {reason}")]
     Open { path: PathBuf, reason: String },
-    #[error("store at {path} has schema version {found}; this crawlscope reads version {expected} (use a new --db path)")]
-    Schema {
+    #[error("store at {path} has format {found}; this crawlscope reads format {expected} (use a new --db path)")]
+    Format {
         path: PathBuf,
         found: u32,
+        expected: u32,
+    },
+    #[error("store at {path} was made by a development build of crawlscope before 0.1.0 (schema {schema}); this crawlscope reads format {expected} (crawl again into a new --db path)")]
+    Development {
+        path: PathBuf,
+        schema: u32,
         expected: u32,
     },
     #[error("store is corrupt: {0}")]
@@ -368,31 +374,39 @@ impl Store {
         free_bytes(&self.path)
     }
 
-    /// Makes the tables a store lacks and brings an older schema to the
-    /// current one, in the opening transaction; the store's dictionaries.
+    /// Makes the tables a store lacks and refuses a store of another
+    /// format; the store's dictionaries.
     fn prepare(
         env: &Env,
         txn: &mut heed::RwTxn<'_>,
         path: &Path,
     ) -> Result<(Dbs, Arc<Dictionaries>)> {
         let dbs = Dbs::create(env, txn)?;
-        let found = match dbs.meta.get(txn, meta_keys::SCHEMA)? {
-            Some(v) => Some(codec::read_u32(v)?),
-            None => None,
+        let number = |key| -> Result<Option<u32>> {
+            dbs.meta.get(txn, key)?.map(codec::read_u32).transpose()
         };
-        match found {
+        // Development builds numbered their layouts under another key,
+        // from 1 up: a store of theirs must not pass for format 1.
+        if let Some(schema) = number(meta_keys::DEVELOPMENT_SCHEMA)? {
+            return Err(StoreError::Development {
+                path: path.to_path_buf(),
+                schema,
+                expected: FORMAT_VERSION,
+            });
+        }
+        match number(meta_keys::FORMAT)? {
             None => {
                 dbs.meta
-                    .put(txn, meta_keys::SCHEMA, &SCHEMA_VERSION.to_be_bytes())?;
+                    .put(txn, meta_keys::FORMAT, &FORMAT_VERSION.to_be_bytes())?;
                 let id: merged::StoreId = uuid::Uuid::new_v4().into_bytes();
                 dbs.meta.put(txn, meta_keys::STORE_ID, &id)?;
             }
-            Some(SCHEMA_VERSION) => {}
+            Some(FORMAT_VERSION) => {}
             Some(found) => {
-                return Err(StoreError::Schema {
+                return Err(StoreError::Format {
                     path: path.to_path_buf(),
                     found,
-                    expected: SCHEMA_VERSION,
+                    expected: FORMAT_VERSION,
                 });
             }
         }

@@ -13,7 +13,7 @@
 //! is; an ordinary put there still moves the last entry over, which costs
 //! a sixth of a leaf of forward records).
 //!
-//! One record, not a table per part (schema 17): the four are written and
+//! One record, not a table per part: the four are written and
 //! removed together, and a record of its own cost each part 8 bytes of key
 //! and 10 of LMDB node, 0.55 MB of a 23 MB store of small pages. The
 //! record is `varint length, part` for each part but the last, then the

@@ -85,9 +85,8 @@ pub struct RunRecord {
     /// The point's run generation (`PointRecord::gen`) this run crawls
     /// in: its url states and its history are keyed by it.
     pub gen: u32,
-    /// Unix seconds; None for a run kept from a store of schema 17,
-    /// which did not record them.
-    pub started_at: Option<i64>,
+    /// Unix seconds; `ended_at` None while the run has not ended.
+    pub started_at: i64,
     pub ended_at: Option<i64>,
     pub ended: RunEnd,
     /// The crawlers working on it while it is `Running`: when every one

@@ -1,19 +1,18 @@
 //! The store's layout: every LMDB database, the record types kept in them and
-//! the schema version. Changing a record's encoding means bumping
-//! `SCHEMA_VERSION`: an old store is then refused with both versions named,
-//! never misread.
+//! the format version. A store of another format is refused with both
+//! versions named, never misread.
 
 use heed::types::Bytes;
 use heed::{Database, Env, RwTxn};
 use serde::{Deserialize, Serialize};
 
-/// The layout every store is written in. crawlscope has released no
-/// format yet: until 0.1.0 a change to any record's encoding takes a new
-/// number and no upgrade, and a store marked with any other number is
-/// refused with both versions named, never misread. The committed store in
-/// `tests/fixtures/store` is made again by `tests/fixtures/make-store.sh`
-/// when the number changes.
-pub const SCHEMA_VERSION: u32 = 29;
+/// The layout every store is written in: format 1, released with 0.1.0.
+/// From now on a change to any record's encoding takes the next number,
+/// an upgrade from every released format (run when a store is opened)
+/// and a committed store of the new format beside
+/// `tests/fixtures/store-format-1`, which must keep opening (see
+/// docs/STORE.md, "Format version").
+pub const FORMAT_VERSION: u32 = 1;
 
 pub type PageId = u32;
 pub type WordId = u32;
@@ -35,10 +34,6 @@ pub struct Dbs {
     pub url_ids: Db,
     pub pages: Db,
     pub bodies: Db,
-    /// Kept empty, as `links_out` and `headers` are: their records are
-    /// parts of the `forward` record (`page_records`), and the tables stay
-    /// so that the layout is the one stores are written in.
-    pub meta_tags: Db,
     pub mimetypes: Db,
     pub mime_ids: Db,
     pub word_ids: Db,
@@ -48,7 +43,6 @@ pub struct Dbs {
     pub words: Db,
     /// A page's forward index, links out, meta tags and head (`page_records`).
     pub forward: Db,
-    pub links_out: Db,
     pub links_in: Db,
     pub frontier: Db,
     pub url_state: Db,
@@ -59,7 +53,6 @@ pub struct Dbs {
     pub origin_figures: Db,
     pub sitemap_pages: Db,
     pub external_checks: Db,
-    pub headers: Db,
     pub run_history: Db,
     pub page_segments: Db,
     pub pair_postings: Db,
@@ -121,7 +114,7 @@ pub struct Dbs {
     pub large_links_in: Db,
 }
 
-pub const DB_COUNT: u32 = 54;
+pub const DB_COUNT: u32 = 51;
 
 /// A table written as segment streams (`inverted::segments`), keyed
 /// `segment ‖ word (or child) ‖ first page (or parent)`.
@@ -162,7 +155,6 @@ impl Dbs {
             ("url_ids", self.url_ids),
             ("pages", self.pages),
             ("bodies", self.bodies),
-            ("meta_tags", self.meta_tags),
             ("mimetypes", self.mimetypes),
             ("mime_ids", self.mime_ids),
             ("word_ids", self.word_ids),
@@ -171,7 +163,6 @@ impl Dbs {
             ("doc_freq", self.doc_freq),
             ("words", self.words),
             ("forward", self.forward),
-            ("links_out", self.links_out),
             ("links_in", self.links_in),
             ("frontier", self.frontier),
             ("url_state", self.url_state),
@@ -182,7 +173,6 @@ impl Dbs {
             ("origin_figures", self.origin_figures),
             ("sitemap_pages", self.sitemap_pages),
             ("external_checks", self.external_checks),
-            ("headers", self.headers),
             ("run_history", self.run_history),
             ("page_segments", self.page_segments),
             ("pair_postings", self.pair_postings),
@@ -224,7 +214,6 @@ impl Dbs {
             url_ids: db("url_ids")?,
             pages: db("pages")?,
             bodies: db("bodies")?,
-            meta_tags: db("meta_tags")?,
             mimetypes: db("mimetypes")?,
             mime_ids: db("mime_ids")?,
             word_ids: db("word_ids")?,
@@ -233,7 +222,6 @@ impl Dbs {
             doc_freq: db("doc_freq")?,
             words: db("words")?,
             forward: db("forward")?,
-            links_out: db("links_out")?,
             links_in: db("links_in")?,
             frontier: db("frontier")?,
             url_state: db("url_state")?,
@@ -244,7 +232,6 @@ impl Dbs {
             origin_figures: db("origin_figures")?,
             sitemap_pages: db("sitemap_pages")?,
             external_checks: db("external_checks")?,
-            headers: db("headers")?,
             run_history: db("run_history")?,
             page_segments: db("page_segments")?,
             pair_postings: db("pair_postings")?,
@@ -295,7 +282,10 @@ impl Dbs {
 
 /// Keys of the `meta` database.
 pub mod meta_keys {
-    pub const SCHEMA: &[u8] = b"schema_version";
+    pub const FORMAT: &[u8] = b"format_version";
+    /// Where development builds (before 0.1.0) wrote their layout's
+    /// number; a store holding it is refused, whatever the number.
+    pub const DEVELOPMENT_SCHEMA: &[u8] = b"schema_version";
     pub const NEXT_PAGE: &[u8] = b"next_page_id";
     pub const NEXT_WORD: &[u8] = b"next_word_id";
     pub const NEXT_ORIGIN: &[u8] = b"next_origin_id";

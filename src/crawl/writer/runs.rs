@@ -95,7 +95,7 @@ fn new_run(point: PointId, rec: &PointRecord, me: InstanceId, o: Overrides) -> R
     RunRecord {
         point,
         gen: rec.gen,
-        started_at: Some(unix_now()),
+        started_at: unix_now(),
         ended_at: None,
         ended: RunEnd::Running,
         crawlers: vec![me],

@@ -204,7 +204,7 @@ fn large_figures() -> Snapshot {
         record: RunRecord {
             point: 1,
             gen: 1,
-            started_at: Some(UNIX),
+            started_at: UNIX,
             ended_at: Some(UNIX + 600),
             ended: RunEnd::Finished,
             crawlers: Vec::new(),

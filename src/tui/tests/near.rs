@@ -21,7 +21,7 @@ fn a_near_duplicate_row_names_and_opens_its_first_page() {
             w.add_run(&RunRecord {
                 point,
                 gen: 0,
-                started_at: Some(1),
+                started_at: 1,
                 ended_at: Some(2),
                 ended: RunEnd::Finished,
                 crawlers: Vec::new(),

@@ -344,14 +344,6 @@ fn check_names_each_broken_invariant_and_exits_1() {
             "stored body",
         ),
         (
-            "meta tags are a part of their page's record",
-            Box::new(|w| {
-                let key = [&1u32.to_be_bytes()[..], &queued].concat();
-                put(c.db("meta_tags"), w, &key, &[0])
-            }),
-            "table meta_tags holds records",
-        ),
-        (
             "a robots record belongs to an origin",
             Box::new(|w| put(c.db("robots"), w, &9999u32.to_be_bytes(), &[0])),
             "robots record of origin 9999",

@@ -3,7 +3,7 @@
 
 use super::*;
 
-/// Deletions `check` passes, and why. Harmless ones: `schema_version` is
+/// Deletions `check` passes, and why. Harmless ones: `format_version` is
 /// written again by every open of the store (what `check` does first); no
 /// crawler id is in use once every crawler has exited, so
 /// `next_instance_id` may start again; a robots record is a cache (fetched
@@ -23,7 +23,7 @@ use super::*;
 /// shingle has none), and nothing else records whether a page had one.
 fn passes(table: &str, key: &[u8]) -> bool {
     match table {
-        "meta" => key == b"schema_version" || key == b"next_instance_id" || key == b"write_seq",
+        "meta" => key == b"format_version" || key == b"next_instance_id" || key == b"write_seq",
         // Kept figures are read only while their stamp equals the write
         // count: one lost, or the count lost, reads as stale and the
         // reports count afresh.
@@ -47,9 +47,7 @@ fn deleting_any_entry_of_any_table_is_noticed() {
     assert_whole(db);
     // The crawl fills every table but the crawler registry, emptied when
     // the crawler exits, pair postings, kept by merged segments of 512
-    // pages or more (the store's unit tests delete each of theirs), the
-    // three tables schema 17 keeps empty (their records are parts of
-    // `forward`'s), text errors (the site has no unreadable document),
+    // pages or more (the store's unit tests delete each of theirs), text errors (the site has no unreadable document),
     // render facts (no point renders: tests/it/render.rs fills them) and
     // the blocks of posting parts, stems and counts (a repack puts a
     // table in shared frames only when they come out smaller, which five
@@ -71,14 +69,11 @@ fn deleting_any_entry_of_any_table_is_noticed() {
         empty,
         [
             "doc_freq_blocks",
-            "headers",
             "https_twins",
             "instances",
             "large_links_in",
             "large_postings",
             "large_title_postings",
-            "links_out",
-            "meta_tags",
             "page_custom",
             "pair_postings",
             "posting_blocks",
@@ -112,15 +107,15 @@ fn deleting_any_entry_of_any_table_is_noticed() {
     );
     // The harmless ones are what they say: the store still answers.
     c.install(|w| {
-        del(c.db("meta"), w, b"schema_version");
+        del(c.db("meta"), w, b"format_version");
         del(c.db("meta"), w, b"next_instance_id");
     });
     assert_whole(db);
     let rtxn = c.env.read_txn().unwrap();
-    let schema = c.db("meta").get(&rtxn, b"schema_version").unwrap();
+    let format = c.db("meta").get(&rtxn, b"format_version").unwrap();
     assert_eq!(
-        schema,
-        Some(&SCHEMA_VERSION.to_be_bytes()[..]),
-        "open did not write the schema again"
+        format,
+        Some(&FORMAT_VERSION.to_be_bytes()[..]),
+        "open did not write the format again"
     );
 }

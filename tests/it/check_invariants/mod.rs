@@ -19,7 +19,7 @@ use std::path::Path;
 
 use crate::support::crawl::crawl_ok;
 use crate::support::{on_store, page, stderr_of, Reply, Resp, TestServer};
-use crawlscope::store::{Kept, PointRecord, RunEntry, UrlState, SCHEMA_VERSION};
+use crawlscope::store::{Kept, PointRecord, RunEntry, UrlState, FORMAT_VERSION};
 use heed::types::Bytes;
 use heed::{Database, Env, EnvOpenOptions, RwTxn};
 

@@ -159,18 +159,6 @@ fn check_forward_parts<V: View + ?Sized>(v: &V, p: &mut Problems) -> Result<()> 
             }
         }
     }
-    let emptied = [
-        ("links_out", d.links_out),
-        ("meta_tags", d.meta_tags),
-        ("headers", d.headers),
-    ];
-    for (name, db) in emptied {
-        if !db.is_empty(t)? {
-            p.add(format!(
-                "table {name} holds records: since schema 17 they are parts of the forward records"
-            ));
-        }
-    }
     Ok(())
 }
 

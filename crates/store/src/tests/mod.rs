@@ -448,14 +448,14 @@ fn a_full_map_grows_without_losing_a_write() {
     assert_whole(&store);
 }
 
-/// A store in `dir` marked as of schema `version`, with what `also` writes.
-fn mark_schema(dir: &Path, version: u32, also: impl Fn(&mut Writer<'_>) -> Result<()>) {
+/// A store in `dir` marked as of format `version`, with what `also` writes.
+fn mark_format(dir: &Path, version: u32, also: impl Fn(&mut Writer<'_>) -> Result<()>) {
     let store = Store::open(dir).unwrap();
     store
         .update(|w| {
             w.dbs.meta.put(
                 &mut w.txn,
-                schema::meta_keys::SCHEMA,
+                schema::meta_keys::FORMAT,
                 &version.to_be_bytes(),
             )?;
             also(w)
@@ -464,26 +464,26 @@ fn mark_schema(dir: &Path, version: u32, also: impl Fn(&mut Writer<'_>) -> Resul
 }
 
 #[test]
-fn a_store_of_another_schema_version_is_refused_with_both_versions() {
+fn a_store_of_another_format_is_refused_with_both_versions() {
     let dir = tempfile::tempdir().unwrap();
-    mark_schema(dir.path(), 99, |_| Ok(()));
+    mark_format(dir.path(), 99, |_| Ok(()));
     // heed caches open environments per path; the check runs at each open.
     match Store::open(dir.path()) {
         Err(
-            e @ StoreError::Schema {
+            e @ StoreError::Format {
                 found: 99,
-                expected: SCHEMA_VERSION,
+                expected: FORMAT_VERSION,
                 ..
             },
         ) => {
             let msg = e.to_string();
             assert!(
-                msg.contains("99") && msg.contains(&SCHEMA_VERSION.to_string()),
+                msg.contains("99") && msg.contains(&FORMAT_VERSION.to_string()),
                 "{msg}"
             );
         }
         Err(other) => panic!("wrong error: {other}"),
-        Ok(_) => panic!("a store of schema 99 was opened"),
+        Ok(_) => panic!("a store of format 99 was opened"),
     }
 }
 
@@ -616,7 +616,7 @@ fn add_runs(w: &mut Writer<'_>, point: PointId, gens: std::ops::RangeInclusive<u
         w.add_run(&RunRecord {
             point,
             gen,
-            started_at: None,
+            started_at: 0,
             ended_at: None,
             ended: RunEnd::Finished,
             crawlers: Vec::new(),

@@ -269,8 +269,8 @@ fn page_records_written_across_transactions_out_of_id_order_fill_their_leaves() 
             .unwrap();
     }
     let r = store.read().unwrap();
-    // A page's own records are one record since schema 17. Keyed by page
-    // id, these leaves were 64-71% full.
+    // A page's own records are one record, keyed by page id: written a
+    // table per part, these leaves were 64-71% full.
     let fill = leaf_fill(&r, r.dbs.forward);
     assert!(fill > 0.9, "forward: leaves {fill:.2} full");
     drop(r);
