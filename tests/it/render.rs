@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::support::crawl::{crawl_child, crawl_ok, state, summary};
-use crate::support::{json_of, page, Gate, Reply, Resp, TestServer};
+use crate::support::{assert_spaced, json_of, page, Gate, Reply, Resp, TestServer};
 
 /// One rendering test at a time: browsers starting side by side on a
 /// small host would test the host.
@@ -80,6 +80,7 @@ fn rendering_finds_what_a_browser_user_sees() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("db");
         let excluded = s.url("/excluded/");
+        let began = Instant::now();
         let sum = crawl_ok(
             &db,
             &[
@@ -129,23 +130,15 @@ fn rendering_finds_what_a_browser_user_sees() {
         assert_eq!(s.hits("/excluded/x"), 0, "{mode}");
         // The browser's own requests (the app's script) kept the
         // politeness gap to the origin, as the crawler's do.
-        let mut arrivals: Vec<Instant> = s
+        let arrivals: Vec<Instant> = s
             .requests()
             .iter()
             .filter(|r| r.path != "/robots.txt")
             .map(|r| r.arrived)
             .collect();
-        arrivals.sort();
         let browser_asked = s.hits("/app.js");
         assert_eq!(browser_asked > 0, home_rendered, "{mode}");
-        for w in arrivals.windows(2) {
-            let gap = w[1] - w[0];
-            assert!(
-                gap + Duration::from_millis(30) >= Duration::from_millis(150),
-                "{mode}: requests {:?} apart",
-                gap
-            );
-        }
+        assert_spaced(mode, arrivals, Duration::from_millis(150), began);
         assert!(
             other.requests().is_empty(),
             "{mode}: {:?}",
