@@ -25,17 +25,28 @@ rm -rf "$assets"
 mkdir -p "$assets/man" "$assets/completions"
 
 "$bin" man >"$assets/man/crawlscope.1"
-# One page for each command the main page's SUBCOMMANDS section refers to
-# (as crawlscope\-NAME(1)), so none of its references is left dangling;
-# clap's own `help` has no page of its own.
-commands=$(sed -n 's/^crawlscope\\-\(.*\)(1)$/\1/p' "$assets/man/crawlscope.1" | sed 's/\\-/-/g')
-if [ -z "$commands" ]; then
+# A page for every command a written page refers to (as
+# crawlscope\-NAME(1)): the main page names each command's, and a command
+# with subcommands names theirs (crawlscope-point-add), so none of the
+# references is left dangling; clap's own `help` commands have no page.
+refs() {
+  sed -n 's/^crawlscope\\-\(.*\)(1)$/\1/p' "$1" | sed 's/\\-/-/g'
+}
+queue=$(refs "$assets/man/crawlscope.1")
+if [ -z "$queue" ]; then
   echo "deb.sh: the main man page lists no commands" >&2
   exit 1
 fi
-for name in $commands; do
-  [ "$name" = help ] && continue
-  "$bin" man "$name" >"$assets/man/crawlscope-$name.1"
+while [ -n "$queue" ]; do
+  next=
+  for name in $queue; do
+    case $name in help | *-help) continue ;; esac
+    page=$assets/man/crawlscope-$name.1
+    [ -e "$page" ] && continue
+    "$bin" man "$name" >"$page"
+    next="$next $(refs "$page")"
+  done
+  queue=$next
 done
 
 "$bin" completions bash >"$assets/completions/crawlscope.bash"

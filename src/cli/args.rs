@@ -216,7 +216,8 @@ pub enum Command {
     /// COMMAND, that command's own page (`crawlscope-COMMAND(1)`, which
     /// the main page's SUBCOMMANDS section refers to).
     Man {
-        /// A subcommand, e.g. `crawl` or `point`.
+        /// A subcommand, e.g. `crawl`, `point`, or `point-add` for
+        /// `point add` (as its page, `crawlscope-point-add(1)`, is named).
         #[arg(value_parser = man_command)]
         command: Option<String>,
     },
@@ -697,7 +698,7 @@ fn parse_header(s: &str) -> Result<(String, String), String> {
 /// (not when the parser is built, which this function is part of).
 fn man_command(name: &str) -> Result<String, String> {
     let cli = <Cli as clap::CommandFactory>::command();
-    if cli.find_subcommand(name).is_some() {
+    if page_command(&cli, name).is_some() {
         return Ok(name.to_string());
     }
     let names: Vec<&str> = cli
@@ -706,6 +707,16 @@ fn man_command(name: &str) -> Result<String, String> {
         .map(|c| c.get_name())
         .collect();
     Err(format!("no such command [commands: {}]", names.join(", ")))
+}
+
+/// The command whose man page is `crawlscope-NAME`: a subcommand of
+/// `root`, or one of its own (`point-add` is `point`'s `add`; a name may
+/// hold a dash itself, as `serve-demo` does).
+pub(super) fn page_command<'c>(root: &'c clap::Command, name: &str) -> Option<&'c clap::Command> {
+    root.find_subcommand(name).or_else(|| {
+        name.match_indices('-')
+            .find_map(|(i, _)| page_command(root.find_subcommand(&name[..i])?, &name[i + 1..]))
+    })
 }
 
 /// How `crawl --format` prints the findings (`crawl_findings`).

@@ -20,8 +20,8 @@ pub fn completions(shell: clap_complete::Shell) -> CliResult {
 }
 
 /// The roff man page on stdout: crawlscope's, or with `command` that
-/// subcommand's, titled `crawlscope-COMMAND` as the main page's
-/// SUBCOMMANDS section names it.
+/// subcommand's, titled `crawlscope-COMMAND` as the SUBCOMMANDS section of
+/// the page above it names it (`point-add` for `point add`).
 pub fn man(command: Option<&str>) -> CliResult {
     let mut main = Cli::command();
     // Building names each subcommand `crawlscope-NAME` (its display name,
@@ -29,8 +29,7 @@ pub fn man(command: Option<&str>) -> CliResult {
     main.build();
     let cmd = match command {
         None => main,
-        Some(name) => main
-            .find_subcommand(name)
+        Some(name) => super::args::page_command(&main, name)
             .cloned()
             .ok_or_else(|| CliError::NoSuchCommand(name.to_string()))?,
     };

@@ -102,6 +102,35 @@ fn each_subcommand_has_the_page_the_main_page_refers_to() {
         let refers = format!("crawlscope\\-{}(1)", name.replace('-', "\\-"));
         assert!(main.contains(&refers), "the main page names {refers}");
     }
+    // Every page any page refers to exists, nested commands' too
+    // (`point`'s page names `crawlscope-point-add(1)`); clap's own `help`
+    // commands have none.
+    let mut queue = vec![String::new()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = queue.pop() {
+        let page = match name.as_str() {
+            "" => stdout_of(&["man"]),
+            _ => stdout_of(&["man", &name]),
+        };
+        let title = format!(".TH crawlscope-{name} 1 ");
+        assert!(name.is_empty() || page.contains(&title), "{name}: {page}");
+        for line in page.lines() {
+            let Some(r) = line.strip_prefix("crawlscope\\-") else {
+                continue;
+            };
+            let Some(r) = r.strip_suffix("(1)") else {
+                continue;
+            };
+            let r = r.replace("\\-", "-");
+            if r != "help" && !r.ends_with("-help") && seen.insert(r.clone()) {
+                queue.push(r);
+            }
+        }
+    }
+    assert!(
+        seen.contains("point-add") && seen.contains("doc-rm"),
+        "{seen:?}"
+    );
     let out = crawlscope().args(["man", "serch"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
