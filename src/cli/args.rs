@@ -97,6 +97,10 @@ pub enum Command {
         query: String,
         #[arg(long, default_value_t = 50)]
         limit: usize,
+        /// Parents and children listed under each hit, the first N of
+        /// each (0: only their counts); `page URL` lists them all.
+        #[arg(long, value_name = "N", default_value_t = 5)]
+        links: usize,
         #[arg(long)]
         json: bool,
         /// Analyse the query with this stopword list (a point's `--stopwords FILE`).

@@ -248,11 +248,13 @@ pub fn run(cli: Cli) -> CliResult {
         Some(Command::Search {
             query,
             limit,
+            links,
             json,
             stopwords,
         }) => {
             let own = stopwords.map(|list| crate::index::Analyzer::with_stopwords(&list.0));
-            search::run(&open_existing(db)?, &query, limit, json, own.as_ref())
+            let listing = search::Listing { limit, links, json };
+            search::run(&open_existing(db)?, &query, listing, own.as_ref())
         }
         Some(Command::Page {
             url,

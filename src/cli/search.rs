@@ -25,13 +25,20 @@ struct HitJson {
     child_count: usize,
 }
 
+/// What `search` lists: how many hits (`--limit`), how many of each hit's
+/// parents and children (`--links`), as JSON or text.
+pub struct Listing {
+    pub limit: usize,
+    pub links: usize,
+    pub json: bool,
+}
+
 /// `analyzer`: a stopword list of the user's (`--stopwords FILE`), else the
 /// built-in one.
 pub fn run(
     store: &Store,
     query: &str,
-    limit: usize,
-    json: bool,
+    Listing { limit, links, json }: Listing,
     analyzer: Option<&crate::index::Analyzer>,
 ) -> CliResult {
     let r = store.read()?;
@@ -41,7 +48,7 @@ pub fn run(
     let hits: Vec<HitJson> = results
         .hits
         .into_iter()
-        .zip(details(store, &r, &pages)?)
+        .zip(details(store, &r, &pages, links)?)
         .map(|(h, d)| HitJson {
             score: h.score,
             url: h.url,

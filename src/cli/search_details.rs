@@ -1,12 +1,13 @@
 //! What `search` lists under each hit (top keywords, the first parents and
 //! children with their counts), read for all hits on several threads.
 //!
-//! Why threads: a whole `search` process spent most of its time here, not
-//! in the ranking. A page's parents are read from every live segment of
-//! the reverse links, and each listed parent and child is a URL look-up:
-//! at 100,000 pages, 50 hits took ~25 of a query's ~36 ms of CPU, most of
-//! it first touches of the store's mapped pages. The hits are independent,
-//! so they are split between the cores.
+//! Why threads, and why few links by default: a whole `search` process
+//! spends more of its time here than in the ranking. A page's parents
+//! are read from every live segment of the reverse links, and each listed
+//! parent and child is a URL look-up, most of its cost the first touches
+//! of the store's mapped pages in a fresh process (bench/README.md has
+//! the figures). The hits are independent, so they are split between the
+//! cores; `--links` says how many URLs each lists.
 //!
 //! The calling thread reads its share from the ranking's snapshot; each
 //! other thread opens its own (a read transaction belongs to one thread),
@@ -21,9 +22,6 @@ use crate::store::{PageId, Reader, Store, StoreError};
 
 /// Keywords listed per result.
 const RESULT_KEYWORDS: usize = 5;
-/// Parent and child URLs listed per result: a hub page can have tens of
-/// thousands; `page URL` lists them all.
-const RESULT_LINKS: usize = 20;
 
 /// Below this many hits a thread is not worth starting: one costs tens of
 /// microseconds, a hit's details a few hundred.
@@ -32,23 +30,25 @@ const HITS_PER_THREAD: usize = 4;
 /// One hit's details.
 pub(super) struct Details {
     pub keywords: Vec<KeywordJson>,
-    /// The first [`RESULT_LINKS`] parents (by page id) and children (in
-    /// link order), with how many there are in all.
+    /// The first `links` parents (by page id) and children (in link
+    /// order), with how many there are in all.
     pub parents: Vec<String>,
     pub children: Vec<String>,
     pub parent_count: usize,
     pub child_count: usize,
 }
 
-/// The details of `pages`, in their order. `r` is the calling thread's
-/// snapshot (the one the pages were ranked in).
+/// The details of `pages`, in their order, each listing `links` parents
+/// and children (a hub page can have tens of thousands). `r` is the
+/// calling thread's snapshot (the one the pages were ranked in).
 pub(super) fn details(
     store: &Store,
     r: &Reader<'_>,
     pages: &[PageId],
+    links: usize,
 ) -> Result<Vec<Details>, StoreError> {
     let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-    details_on(store, r, pages, cores)
+    details_on(store, r, pages, links, cores)
 }
 
 /// [`details`] on at most `cores` threads.
@@ -56,6 +56,7 @@ fn details_on(
     store: &Store,
     r: &Reader<'_>,
     pages: &[PageId],
+    links: usize,
     cores: usize,
 ) -> Result<Vec<Details>, StoreError> {
     let threads = cores.min(pages.len() / HITS_PER_THREAD).max(1);
@@ -68,14 +69,14 @@ fn details_on(
                 s.spawn(move || {
                     let r = store.read()?;
                     part.iter()
-                        .map(|&p| one(&r, p))
+                        .map(|&p| one(&r, p, links))
                         .collect::<Result<Vec<_>, _>>()
                 })
             })
             .collect();
         let mut out = own
             .iter()
-            .map(|&p| one(r, p))
+            .map(|&p| one(r, p, links))
             .collect::<Result<Vec<_>, _>>()?;
         for h in others {
             let part = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
@@ -85,13 +86,13 @@ fn details_on(
     })
 }
 
-fn one(r: &Reader<'_>, page: PageId) -> Result<Details, StoreError> {
+fn one(r: &Reader<'_>, page: PageId, links: usize) -> Result<Details, StoreError> {
     let parents = r.inlinks(page)?;
     let children = r.children(page)?;
     Ok(Details {
         keywords: keywords_json(r, page, RESULT_KEYWORDS)?,
-        parents: urls(r, &parents[..parents.len().min(RESULT_LINKS)])?,
-        children: urls(r, &children[..children.len().min(RESULT_LINKS)])?,
+        parents: urls(r, &parents[..parents.len().min(links)])?,
+        children: urls(r, &children[..children.len().min(links)])?,
         parent_count: parents.len(),
         child_count: children.len(),
     })
@@ -142,7 +143,7 @@ mod tests {
             .expect("index pages");
         let r = store.read().expect("read");
         let seen = |threads| -> Vec<Seen> {
-            details_on(&store, &r, &ids, threads)
+            details_on(&store, &r, &ids, 20, threads)
                 .expect("details")
                 .into_iter()
                 .map(|d| {

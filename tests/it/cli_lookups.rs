@@ -467,6 +467,38 @@ fn crawled_kids(kid: impl Fn(&str) -> Resp) -> (TestServer, tempfile::TempDir) {
 }
 
 #[test]
+fn search_lists_the_first_links_of_each_hit_and_counts_them_all() {
+    let (s, db) = crawled_kids(|k| crate::support::page(k, "kid", &["/"]));
+    let home = |extra: &[&str]| {
+        let mut args = vec!["search", "home", "--json"];
+        args.extend_from_slice(extra);
+        let hits = json_of(db.path(), &args);
+        assert_eq!(hits[0]["url"], s.base(), "{hits}");
+        hits[0].clone()
+    };
+    let all: Vec<String> = KIDS.iter().map(|k| s.url(k)).collect();
+    // (flags, links listed of each kind): the first by page id (parents)
+    // and in link order (children), both counts whole.
+    for (flags, listed) in [
+        (&[][..], 5),
+        (&["--links", "2"][..], 2),
+        (&["--links", "0"][..], 0),
+    ] {
+        let h = home(flags);
+        assert_eq!(
+            (&h["parent_count"], &h["child_count"]),
+            (&json!(5), &json!(5)),
+            "{flags:?}: {h}"
+        );
+        assert_eq!(h["parents"], json!(all[..listed]), "{flags:?}");
+        assert_eq!(h["children"], json!(all[..listed]), "{flags:?}");
+    }
+    let out = run(db.path(), &["search", "home", "--links", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("... 3 more parent links"), "{text}");
+}
+
+#[test]
 fn page_lists_the_first_parents_and_counts_them_all() {
     let (s, db) = crawled_kids(|k| crate::support::page(k, "kid", &["/"]));
     let kids = KIDS;
