@@ -276,20 +276,35 @@ pub fn records_kept_from(
     kept_from: usize,
     keep: &mut Keep<'_>,
 ) -> Result<()> {
-    // Below it each kind is found for its count only; its items are not
-    // worth their room: a report finds them again in milliseconds.
+    // The first pass reads no page facts: its records wait until the
+    // pages, read after it, say whether any are kept. Below `kept_from`
+    // each kind is found for its count only; its items are not worth
+    // their room: a report finds them again in milliseconds.
+    let mut first = Vec::new();
+    found_in(ctx, Pass::First, &mut |record| {
+        first.push(record);
+        Ok(())
+    })?;
     let kept = ctx.pages()?.len() >= kept_from;
     let mut drop_items = |_| Ok(());
     let keep: &mut Keep<'_> = if kept { keep } else { &mut drop_items };
-    for pass in Pass::ALL {
-        for kind in Kind::ALL {
-            // A kind that counts other items than it lists (`resources`)
-            // keeps both; one that counts what it lists is found once.
-            kind.visit_list(Found { ctx, pass, keep }).transpose()?;
-            kind.visit_counted(Found { ctx, pass, keep }).transpose()?;
-        }
-        pass.drop_after(ctx);
+    first.into_iter().try_for_each(&mut *keep)?;
+    for pass in Pass::ALL.into_iter().filter(|&p| p != Pass::First) {
+        found_in(ctx, pass, keep)?;
     }
+    Ok(())
+}
+
+/// The kinds kept in `pass` found and handed to `keep`, then what no
+/// later pass reads dropped.
+fn found_in(ctx: &mut Ctx<'_, '_>, pass: Pass, keep: &mut Keep<'_>) -> Result<()> {
+    for kind in Kind::ALL {
+        // A kind that counts other items than it lists (`resources`)
+        // keeps both; one that counts what it lists is found once.
+        kind.visit_list(Found { ctx, pass, keep }).transpose()?;
+        kind.visit_counted(Found { ctx, pass, keep }).transpose()?;
+    }
+    pass.drop_after(ctx);
     Ok(())
 }
 
