@@ -10,6 +10,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use super::codec;
 use super::schema::meta_keys;
@@ -48,6 +49,8 @@ impl<T: View + ?Sized> KeptRead for T {}
 /// beside every page's facts and the link graph until its end.
 pub struct KeptRecords {
     file: File,
+    /// The store's directory, which a full disk names.
+    dir: PathBuf,
 }
 
 impl KeptRecords {
@@ -55,7 +58,8 @@ impl KeptRecords {
     /// dropped).
     pub fn new(store: &Store) -> Result<KeptRecords> {
         Ok(KeptRecords {
-            file: tempfile::tempfile_in(&store.path).map_err(io)?,
+            file: tempfile::tempfile_in(&store.path).map_err(|e| io(e, &store.path))?,
+            dir: store.path.clone(),
         })
     }
 
@@ -69,29 +73,31 @@ impl KeptRecords {
             .and_then(|()| f.write_all(name.as_bytes()))
             .and_then(|()| f.write_all(&(payload.len() as u64).to_be_bytes()))
             .and_then(|()| f.write_all(payload))
-            .map_err(io)
+            .map_err(|e| io(e, &self.dir))
     }
 
     /// Calls `f` with each record in the order pushed, one in memory at a
     /// time; again from the first on each call.
     fn each(&mut self, mut f: impl FnMut(&str, &[u8]) -> Result<()>) -> Result<()> {
-        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        let dir = &self.dir;
+        let failed = |e| io(e, dir);
+        self.file.seek(SeekFrom::Start(0)).map_err(failed)?;
         let mut read = BufReader::new(&self.file);
         let (mut name, mut payload) = (Vec::new(), Vec::new());
         loop {
             let mut len = [0; 2];
             match read.read_exact(&mut len) {
                 Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
-                other => other.map_err(io)?,
+                other => other.map_err(failed)?,
             }
             name.resize(u16::from_be_bytes(len) as usize, 0);
-            read.read_exact(&mut name).map_err(io)?;
+            read.read_exact(&mut name).map_err(failed)?;
             let mut len = [0; 8];
-            read.read_exact(&mut len).map_err(io)?;
+            read.read_exact(&mut len).map_err(failed)?;
             let len = usize::try_from(u64::from_be_bytes(len))
                 .map_err(|_| super::StoreError::corrupt("kept record too long"))?;
             payload.resize(len, 0);
-            read.read_exact(&mut payload).map_err(io)?;
+            read.read_exact(&mut payload).map_err(failed)?;
             let name = std::str::from_utf8(&name)
                 .map_err(|_| super::StoreError::corrupt("kept record name not UTF-8"))?;
             f(name, &payload)?;
@@ -99,8 +105,11 @@ impl KeptRecords {
     }
 }
 
-fn io(e: std::io::Error) -> super::StoreError {
-    heed::Error::Io(e).into()
+fn io(e: std::io::Error, dir: &Path) -> super::StoreError {
+    match e.raw_os_error() {
+        Some(libc::ENOSPC) => super::StoreError::DiskFull(dir.to_path_buf()),
+        _ => heed::Error::Io(e).into(),
+    }
 }
 
 impl Store {
