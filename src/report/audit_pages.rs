@@ -6,33 +6,79 @@
 //! as a resource, and whether it may be indexed.
 
 use super::indexability::{classify, is_html, Facts, Indexability};
+use super::links::PageSet;
 use super::{Ctx, Result};
 use crate::html::audit_facts::AuditFacts;
 use crate::store::prelude::*;
 use crate::store::{PageId, PageRecord, UrlState};
 use crate::url::Url;
 
-/// Each audited page of the report and its facts, in page id order.
-/// The facts of `page` among `audited`'s pages (in page id order).
-pub fn facts_of(pages: &[(PageId, AuditFacts)], page: PageId) -> Option<&AuditFacts> {
-    (pages.binary_search_by_key(&page, |(p, _)| *p).ok()).map(|i| &pages[i].1)
-}
-
-pub fn audited(ctx: &Ctx<'_, '_>) -> Result<Vec<(PageId, AuditFacts)>> {
+/// Calls `f` with each audited page of the report and its facts, in page
+/// id order, one at a time: every page's facts held at once were the
+/// largest thing the crawl-end count held (240 bytes a page).
+pub fn for_each_audited(
+    ctx: &Ctx<'_, '_>,
+    mut f: impl FnMut(PageId, AuditFacts) -> Result<()>,
+) -> Result<()> {
     let pages = ctx.pages()?;
-    let mut out = Vec::new();
     let mut err = None;
     ctx.r.for_each_page_audit(|page, audit| {
+        if err.is_some() {
+            return;
+        }
         let Ok(i) = pages.binary_search_by_key(&page, |(p, _)| *p) else {
             return;
         };
-        match ctx.is_html_ok(&pages[i].1) {
-            Ok(true) => out.push((page, audit.facts)),
-            Ok(false) => {}
-            Err(e) => err = Some(e),
-        }
+        let step = match ctx.is_html_ok(&pages[i].1) {
+            Ok(true) => f(page, audit.facts),
+            Ok(false) => Ok(()),
+            Err(e) => Err(e),
+        };
+        err = step.err();
     })?;
-    err.map_or(Ok(out), Err)
+    err.map_or(Ok(()), Err)
+}
+
+/// The audited pages of a kind that looks facts up across pages (an
+/// alternate's own alternates, the next page's prev): the facts of the
+/// pages `keep` selects, in page id order, and which pages are audited at
+/// all. `keep` must select every page whose facts the kind reads differ
+/// from none: an audited page not kept reads as having none.
+pub struct Audited {
+    kept: Vec<(PageId, AuditFacts)>,
+    audited: PageSet,
+    none: AuditFacts,
+}
+
+impl Audited {
+    pub fn read(ctx: &Ctx<'_, '_>, keep: impl Fn(&AuditFacts) -> bool) -> Result<Audited> {
+        let mut out = Audited {
+            kept: Vec::new(),
+            audited: PageSet::default(),
+            none: AuditFacts::default(),
+        };
+        for_each_audited(ctx, |page, facts| {
+            out.audited.insert(page);
+            if keep(&facts) {
+                out.kept.push((page, facts));
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The pages kept and their facts, in page id order.
+    pub fn kept(&self) -> &[(PageId, AuditFacts)] {
+        &self.kept
+    }
+
+    /// The facts of `page` when it is audited.
+    pub fn facts_of(&self, page: PageId) -> Option<&AuditFacts> {
+        match self.kept.binary_search_by_key(&page, |(p, _)| *p) {
+            Ok(i) => Some(&self.kept[i].1),
+            Err(_) => self.audited.contains(&page).then_some(&self.none),
+        }
+    }
 }
 
 /// What became of a URL a page names.

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::audit_pages::{audited, facts_of, id_of, target, Target};
+use super::audit_pages::{id_of, target, Audited, Target};
 use super::{Ctx, ListKind, Result, Row};
 use crate::html::audit_facts::valid_hreflang;
 use crate::store::PageId;
@@ -62,13 +62,10 @@ impl ListKind for Hreflang {
     type Row = HreflangRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
-        let pages = audited(ctx)?;
-        let alternates_of = |id: PageId| facts_of(&pages, id).map(|f| &f.hreflang);
+        let pages = Audited::read(ctx, |f| !f.hreflang.is_empty())?;
+        let alternates_of = |id: PageId| pages.facts_of(id).map(|f| &f.hreflang);
         let mut items = Vec::new();
-        for (page, facts) in &pages {
-            if facts.hreflang.is_empty() {
-                continue;
-            }
+        for (page, facts) in pages.kept() {
             let mut push = |issue, alternate: Option<&(String, String)>| {
                 items.push(Item {
                     page: *page,

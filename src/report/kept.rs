@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::summary;
 use super::{Ctx, Result};
 use crate::store::prelude::*;
-use crate::store::{codec, Reader, StateCounts, Store, StoreError};
+use crate::store::{codec, KeptRecords, Reader, StateCounts, Store, StoreError};
 
 const STATS: &str = "stats";
 
@@ -52,7 +52,7 @@ impl StoreCounts {
 /// are. Returns whether they are current afterwards (not when another
 /// write came first: the next crawl's end, or the next call, makes them).
 pub fn refresh(store: &Store) -> Result<bool> {
-    let (as_of, records) = {
+    let (as_of, mut records) = {
         let r = store.read()?;
         let stamp = r.write_seq()?;
         // `depth`'s order is kept whatever the size: a store whose
@@ -60,20 +60,25 @@ pub fn refresh(store: &Store) -> Result<bool> {
         if r.kept(summary::SUMMARY)?.is_some() && r.kept(super::depth::DEPTH_ORDER)?.is_some() {
             return Ok(true);
         }
+        let mut records = KeptRecords::new(store)?;
+        let mut keep = |(name, record): (&'static str, Vec<u8>)| Ok(records.push(name, &record)?);
         let mut ctx = Ctx::new(&r, None)?;
         // The lists first: each kind is found once, and counted for the
         // summary as it is.
-        let mut records = super::kept_lists::records(&mut ctx)?;
-        records.push(super::depth::kept_record(&ctx)?);
-        records.push(super::link_depth::kept_record(&ctx)?);
-        records.push(summary::kept_record(&ctx)?);
-        records.push(super::links::kept_record(&ctx)?);
-        records.push((STATS, codec::encode(&StoreCounts::count(&r)?)?));
+        super::kept_lists::records(&mut ctx, &mut keep)?;
+        // The link graph goes before the summary counts the kinds not
+        // kept: they read the pages' markup facts, not the graph.
+        keep(super::links::kept_record(&ctx)?)?;
+        ctx.forget_graph();
+        keep(super::depth::kept_record(&ctx)?)?;
+        keep(super::link_depth::kept_record(&ctx)?)?;
+        keep(summary::kept_record(&ctx)?)?;
+        keep((STATS, codec::encode(&StoreCounts::count(&r)?)?))?;
         (stamp, records)
     };
     // The snapshot is closed first: a write that grows the map waits for
     // this thread's readers.
-    Ok(store.keep_figures(as_of, &records)?)
+    Ok(store.keep_figures(as_of, &mut records)?)
 }
 
 /// Makes the kept figures current before a read that uses them, unless a

@@ -1,7 +1,8 @@
 //! The found items of each list kind kept for
 //! the default view, beside [`kept`](super::kept)'s figures and under the
 //! same stamp: the crawl-end pass finds each kind once, counts it for
-//! `report summary` and stores its items worst first ([`records`]); a
+//! `report summary` and hands on its items worst first, each record to
+//! the store as it is made ([`records`]); a
 //! report whose snapshot they are true of decodes them
 //! ([`ListKind::keeper`]) and turns only the rows it shows into URLs and
 //! text, instead of reading every page and state. Kinds that read little
@@ -215,9 +216,7 @@ pub(super) fn packed<T>(write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Resu
     let failed = |e: std::io::Error| StoreError::corrupt(format!("compress kept findings: {e}"));
     let mut frame = zstd::stream::Encoder::new(vec![ZSTD], 1).map_err(failed)?;
     let out = write(&mut frame)?;
-    let mut record = frame.finish().map_err(failed)?;
-    // Every record is held until all are written together.
-    record.shrink_to_fit();
+    let record = frame.finish().map_err(failed)?;
     Ok((out, record))
 }
 
@@ -259,11 +258,15 @@ pub(super) fn read_named<T>(
     Ok(Some(decode(&unpack(bytes)?)?))
 }
 
+/// Where the crawl-end pass hands each record as it is made (name,
+/// payload), so that none waits in memory for the others.
+pub type Keep<'k> = dyn FnMut((&'static str, Vec<u8>)) -> Result<()> + 'k;
+
 /// Each kept kind's items found afresh in `ctx` (the default view) as
-/// `kept` records, each kind counted in `ctx` for the summary made next;
-/// below [`KEPT_FROM`] pages only `depth`'s order.
-pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
-    records_kept_from(ctx, KEPT_FROM)
+/// `kept` records handed to `keep`, each kind counted in `ctx` for the
+/// summary made next; below [`KEPT_FROM`] pages none.
+pub fn records(ctx: &mut Ctx<'_, '_>, keep: &mut Keep<'_>) -> Result<()> {
+    records_kept_from(ctx, KEPT_FROM, keep)
 }
 
 /// [`records`] with the kinds' items kept from `kept_from` pages in the
@@ -271,24 +274,38 @@ pub fn records(ctx: &mut Ctx<'_, '_>) -> Result<Vec<(&'static str, Vec<u8>)>> {
 pub fn records_kept_from(
     ctx: &mut Ctx<'_, '_>,
     kept_from: usize,
-) -> Result<Vec<(&'static str, Vec<u8>)>> {
-    let mut out = Vec::new();
-    for pass in Pass::ALL {
-        for kind in Kind::ALL {
-            // A kind that counts other items than it lists (`resources`)
-            // keeps both; one that counts what it lists is found once.
-            let out = &mut out;
-            kind.visit_list(Found { ctx, pass, out }).transpose()?;
-            kind.visit_counted(Found { ctx, pass, out }).transpose()?;
-        }
-        pass.drop_after(ctx);
+    keep: &mut Keep<'_>,
+) -> Result<()> {
+    // The first pass reads no page facts: its records wait until the
+    // pages, read after it, say whether any are kept. Below `kept_from`
+    // each kind is found for its count only; its items are not worth
+    // their room: a report finds them again in milliseconds.
+    let mut first = Vec::new();
+    found_in(ctx, Pass::First, &mut |record| {
+        first.push(record);
+        Ok(())
+    })?;
+    let kept = ctx.pages()?.len() >= kept_from;
+    let mut drop_items = |_| Ok(());
+    let keep: &mut Keep<'_> = if kept { keep } else { &mut drop_items };
+    first.into_iter().try_for_each(&mut *keep)?;
+    for pass in Pass::ALL.into_iter().filter(|&p| p != Pass::First) {
+        found_in(ctx, pass, keep)?;
     }
-    if ctx.pages()?.len() < kept_from {
-        // Each kind was found for its count; its items are not worth
-        // their room: a report finds them again in milliseconds.
-        out.clear();
+    Ok(())
+}
+
+/// The kinds kept in `pass` found and handed to `keep`, then what no
+/// later pass reads dropped.
+fn found_in(ctx: &mut Ctx<'_, '_>, pass: Pass, keep: &mut Keep<'_>) -> Result<()> {
+    for kind in Kind::ALL {
+        // A kind that counts other items than it lists (`resources`)
+        // keeps both; one that counts what it lists is found once.
+        kind.visit_list(Found { ctx, pass, keep }).transpose()?;
+        kind.visit_counted(Found { ctx, pass, keep }).transpose()?;
     }
-    Ok(out)
+    pass.drop_after(ctx);
+    Ok(())
 }
 
 /// Pages in the default view below which no kind's items are kept: a
@@ -307,25 +324,24 @@ pub fn items_of<K: ListKind>(record: &[u8]) -> Result<Option<Vec<K::Item>>> {
     Ok(Some((keeper.decode)(&unpack(record)?)?))
 }
 
-/// A kind's items found afresh and encoded into `out` when it is kept in
+/// A kind's items found afresh and encoded for `keep` when it is kept in
 /// `pass` and not yet found, its count noted in `ctx`.
-struct Found<'c, 'a, 's, 'o> {
+struct Found<'c, 'a, 's, 'o, 'k> {
     ctx: &'c Ctx<'a, 's>,
     pass: Pass,
-    out: &'o mut Vec<(&'static str, Vec<u8>)>,
+    keep: &'o mut Keep<'k>,
 }
 
-impl VisitList for Found<'_, '_, '_, '_> {
+impl VisitList for Found<'_, '_, '_, '_, '_> {
     type Out = Result<()>;
     fn visit<K: ListKind>(self, _: &'static str) -> Result<()> {
         let Some(keeper) = K::keeper() else {
             return Ok(());
         };
-        if keeper.pass != self.pass || self.out.iter().any(|(name, _)| *name == keeper.name) {
+        if keeper.pass != self.pass || self.ctx.noted(keeper.name).is_some() {
             return Ok(());
         }
-        self.out.push(found::<K>(self.ctx, keeper)?);
-        Ok(())
+        (self.keep)(found::<K>(self.ctx, keeper)?)
     }
 }
 

@@ -495,14 +495,26 @@ impl<'a, 's> Ctx<'a, 's> {
         self.resource_uses.take();
     }
 
+    /// Drops the link graph and its scores once the kinds that read them
+    /// are done.
+    pub fn forget_graph(&mut self) {
+        self.graph.take();
+        self.scores.take();
+    }
+
     /// Notes that kind `name` found `n` items in this snapshot.
     pub fn note_found(&self, name: &'static str, n: usize) {
         self.found.borrow_mut().insert(name, n);
     }
 
+    /// How many items the kind kept as `name` found, when noted.
+    pub fn noted(&self, name: &str) -> Option<usize> {
+        self.found.borrow().get(name).copied()
+    }
+
     /// How many items kind `K` finds in this snapshot.
     pub fn count<K: ListKind>(&self) -> Result<usize> {
-        let noted = K::keeper().and_then(|k| self.found.borrow().get(k.name).copied());
+        let noted = K::keeper().and_then(|k| self.noted(k.name));
         match noted {
             Some(n) => Ok(n),
             None => Ok(K::find(self)?.len()),

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::audit_pages::{audited, facts_of, id_of, target, Target};
+use super::audit_pages::{id_of, target, Audited, Target};
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::PageId;
 
@@ -60,10 +60,10 @@ impl ListKind for Pagination {
     type Row = PaginationRow;
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
-        let pages = audited(ctx)?;
-        let facts_at = |id: PageId| facts_of(&pages, id);
+        let pages = Audited::read(ctx, |f| f.next.is_some() || f.prev.is_some())?;
+        let facts_at = |id: PageId| pages.facts_of(id);
         let mut items = Vec::new();
-        for (page, facts) in &pages {
+        for (page, facts) in pages.kept() {
             let rels = [(Rel::Next, &facts.next), (Rel::Prev, &facts.prev)];
             for (rel, url) in rels {
                 let Some(url) = url else {

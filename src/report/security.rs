@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::audit_pages::audited;
+use super::audit_pages::for_each_audited;
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::prelude::*;
 use crate::store::PageId;
@@ -95,7 +95,7 @@ impl ListKind for Security {
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Self::Item>> {
         let mut items = Vec::new();
-        for (page, facts) in audited(ctx)? {
+        for_each_audited(ctx, |page, facts| {
             let url = ctx.url_once(page)?;
             let https = url.starts_with("https://");
             if https {
@@ -117,7 +117,8 @@ impl ListKind for Security {
                 let headers = head.map(|h| h.response).unwrap_or_default();
                 items.extend(missing_headers(&headers).into_iter().map(|i| (i, page)));
             }
-        }
+            Ok(())
+        })?;
         items.sort_unstable();
         Ok(items)
     }

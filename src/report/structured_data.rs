@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::audit_pages::audited;
+use super::audit_pages::for_each_audited;
 use super::{Ctx, ListKind, Result, Row};
 use crate::store::PageId;
 
@@ -37,7 +37,7 @@ impl ListKind for StructuredData {
 
     fn find(ctx: &Ctx<'_, '_>) -> Result<Vec<Item>> {
         let mut items = Vec::new();
-        for (page, facts) in audited(ctx)? {
+        for_each_audited(ctx, |page, facts| {
             for error in facts.jsonld_errors {
                 items.push(Item {
                     page,
@@ -45,7 +45,8 @@ impl ListKind for StructuredData {
                     error,
                 });
             }
-        }
+            Ok(())
+        })?;
         Ok(items)
     }
 

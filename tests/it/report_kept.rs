@@ -68,7 +68,12 @@ fn check(db: &Path, step: &str, fresh: bool) {
     );
     // Their coding, as a store of 10,000 pages or more keeps them.
     let mut coded = Ctx::new(&r, None).unwrap();
-    let records = kept_lists::records_kept_from(&mut coded, 0).unwrap();
+    let mut records = Vec::new();
+    let mut keep = |record| {
+        records.push(record);
+        Ok(())
+    };
+    kept_lists::records_kept_from(&mut coded, 0, &mut keep).unwrap();
     lists_equal_a_recount(&ctx, &records, step);
     let kept_depth = depth::kept_order(&ctx).unwrap();
     assert_eq!(kept_depth.is_some(), fresh, "{step}: depth kept");

@@ -6,6 +6,11 @@
 //! it stale, and a stale record is never read as true
 //! (readers recount). So nothing here can contradict the tables it was
 //! derived from, and a page removed leaves nothing the reports can see.
+//! The records are made one by one ([`KeptRecords`]) and written together.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use super::codec;
 use super::schema::meta_keys;
@@ -38,13 +43,82 @@ pub trait KeptRead: View {
 
 impl<T: View + ?Sized> KeptRead for T {}
 
+/// Records on their way to [`Store::keep_figures`], each put in an unnamed
+/// file beside the store as it is made, not held: at a million pages they
+/// are ~100 MB, which the count that makes them would otherwise hold
+/// beside every page's facts and the link graph until its end.
+pub struct KeptRecords {
+    file: File,
+    /// The store's directory, which a full disk names.
+    dir: PathBuf,
+}
+
+impl KeptRecords {
+    /// An empty set of records for `store` (the file is gone when it is
+    /// dropped).
+    pub fn new(store: &Store) -> Result<KeptRecords> {
+        Ok(KeptRecords {
+            file: tempfile::tempfile_in(&store.path).map_err(|e| io(e, &store.path))?,
+            dir: store.path.clone(),
+        })
+    }
+
+    /// Adds record `name`: its name's length (u16), the name, its
+    /// payload's length (u64) and the payload.
+    pub fn push(&mut self, name: &str, payload: &[u8]) -> Result<()> {
+        let name_len = u16::try_from(name.len())
+            .map_err(|_| super::StoreError::corrupt(format!("kept record name {name:?}")))?;
+        let f = &mut self.file;
+        (f.write_all(&name_len.to_be_bytes()))
+            .and_then(|()| f.write_all(name.as_bytes()))
+            .and_then(|()| f.write_all(&(payload.len() as u64).to_be_bytes()))
+            .and_then(|()| f.write_all(payload))
+            .map_err(|e| io(e, &self.dir))
+    }
+
+    /// Calls `f` with each record in the order pushed, one in memory at a
+    /// time; again from the first on each call.
+    fn each(&mut self, mut f: impl FnMut(&str, &[u8]) -> Result<()>) -> Result<()> {
+        let dir = &self.dir;
+        let failed = |e| io(e, dir);
+        self.file.seek(SeekFrom::Start(0)).map_err(failed)?;
+        let mut read = BufReader::new(&self.file);
+        let (mut name, mut payload) = (Vec::new(), Vec::new());
+        loop {
+            let mut len = [0; 2];
+            match read.read_exact(&mut len) {
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+                other => other.map_err(failed)?,
+            }
+            name.resize(u16::from_be_bytes(len) as usize, 0);
+            read.read_exact(&mut name).map_err(failed)?;
+            let mut len = [0; 8];
+            read.read_exact(&mut len).map_err(failed)?;
+            let len = usize::try_from(u64::from_be_bytes(len))
+                .map_err(|_| super::StoreError::corrupt("kept record too long"))?;
+            payload.resize(len, 0);
+            read.read_exact(&mut payload).map_err(failed)?;
+            let name = std::str::from_utf8(&name)
+                .map_err(|_| super::StoreError::corrupt("kept record name not UTF-8"))?;
+            f(name, &payload)?;
+        }
+    }
+}
+
+fn io(e: std::io::Error, dir: &Path) -> super::StoreError {
+    match e.raw_os_error() {
+        Some(libc::ENOSPC) => super::StoreError::DiskFull(dir.to_path_buf()),
+        _ => heed::Error::Io(e).into(),
+    }
+}
+
 impl Store {
-    /// Stores `records` (name, payload) as true of the store as of write
-    /// `as_of` ([`KeptRead::write_seq`]), in one write transaction, when
-    /// nothing was committed since, instead of every figure kept before
-    /// (a kind no longer kept leaves no stale record behind). Returns
-    /// whether they were stored.
-    pub fn keep_figures(&self, as_of: u64, records: &[(&str, Vec<u8>)]) -> Result<bool> {
+    /// Stores `records` as true of the store as of write `as_of`
+    /// ([`KeptRead::write_seq`]), in one write transaction, when nothing
+    /// was committed since, instead of every figure kept before (a kind
+    /// no longer kept leaves no stale record behind). Returns whether they
+    /// were stored.
+    pub fn keep_figures(&self, as_of: u64, records: &mut KeptRecords) -> Result<bool> {
         self.update(|w| {
             if w.write_seq()? != as_of {
                 return Ok(false);
@@ -53,12 +127,14 @@ impl Store {
             // because it changes nothing else.
             let stamp = (as_of + 1).to_be_bytes();
             w.dbs.kept.clear(&mut w.txn)?;
-            for (name, payload) in records {
-                let mut v = Vec::with_capacity(8 + payload.len());
+            let (kept, txn) = (w.dbs.kept, &mut w.txn);
+            let mut v = Vec::new();
+            records.each(|name, payload| {
+                v.clear();
                 v.extend_from_slice(&stamp);
                 v.extend_from_slice(payload);
-                w.dbs.kept.put(&mut w.txn, name.as_bytes(), &v)?;
-            }
+                Ok(kept.put(txn, name.as_bytes(), &v)?)
+            })?;
             Ok(true)
         })
     }

@@ -85,7 +85,7 @@ pub use history::{HistoryRead, Kept, RunEntry};
 pub use inverted::pairs::PairRead;
 pub use inverted::run::{class_bound, Entries as PostingRun, Entry as PostingEntry};
 pub use inverted::words::{Posting, WordRead};
-pub use kept::KeptRead;
+pub use kept::{KeptRead, KeptRecords};
 pub use links::LinkRead;
 pub use merged::{MergedPart, MergedRead, StoreId};
 pub use origin_figures::{Exchange, OriginFigures, OriginFiguresRead, RESPONSE_BUCKETS_MS};

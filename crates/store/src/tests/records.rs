@@ -417,3 +417,26 @@ fn a_pages_resources_are_replaced_with_it_and_removed_with_it() {
         &format!("page {img}: loads page {}, which has no URL", img + 100),
     );
 }
+
+/// Kept records land whole, each as pushed (an empty one, one larger
+/// than the file's read buffer), and again from the first when the same
+/// records are kept once more, as a transaction replayed after the map
+/// grew reads them; a stamp some write came after keeps nothing.
+#[test]
+fn kept_records_land_as_pushed_and_replay_from_the_first() {
+    let (_d, store) = temp_store();
+    let big: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+    let mut records = KeptRecords::new(&store).unwrap();
+    records.push("one", b"1").unwrap();
+    records.push("empty", b"").unwrap();
+    records.push("big", &big).unwrap();
+    for round in 0..2 {
+        let as_of = store.read().unwrap().write_seq().unwrap();
+        assert!(store.keep_figures(as_of, &mut records).unwrap());
+        let r = store.read().unwrap();
+        assert_eq!(r.kept("one").unwrap(), Some(&b"1"[..]), "round {round}");
+        assert_eq!(r.kept("empty").unwrap(), Some(&b""[..]), "round {round}");
+        assert_eq!(r.kept("big").unwrap(), Some(&big[..]), "round {round}");
+    }
+    assert!(!store.keep_figures(0, &mut records).unwrap());
+}
