@@ -43,28 +43,14 @@ pub fn run(
 ) -> CliResult {
     let r = store.read()?;
     let analyzer = analyzer.unwrap_or(crate::index::Analyzer::global());
-    let results = crate::search::search_with(&r, query, limit, analyzer)?;
-    let pages: Vec<_> = results.hits.iter().map(|h| h.page).collect();
-    let hits: Vec<HitJson> = results
-        .hits
-        .into_iter()
-        .zip(details(store, &r, &pages, links)?)
-        .map(|(h, d)| HitJson {
-            score: h.score,
-            url: h.url,
-            title: h.title,
-            last_modified: rfc3339(h.last_modified),
-            size: h.size,
-            keywords: d.keywords,
-            parents: d.parents,
-            children: d.children,
-            parent_count: d.parent_count,
-            child_count: d.child_count,
-        })
-        .collect();
     if json {
-        return print_json(&hits);
+        // JSON prints no count of all matching pages, which several
+        // words can only count by reading every posting of every word.
+        let best = crate::search::search_best(&r, query, limit, analyzer)?;
+        return print_json(&listed(store, &r, best, links)?);
     }
+    let results = crate::search::search_with(&r, query, limit, analyzer)?;
+    let hits = listed(store, &r, results.hits, links)?;
     if hits.is_empty() {
         match (results.note, results.total) {
             (Some(note), _) => outln!("{note}"),
@@ -98,6 +84,32 @@ pub fn run(
         );
     }
     Ok(())
+}
+
+/// The hits with their details, each listing `links` parents and children.
+fn listed(
+    store: &Store,
+    r: &crate::store::Reader<'_>,
+    hits: Vec<crate::search::Hit>,
+    links: usize,
+) -> Result<Vec<HitJson>, crate::store::StoreError> {
+    let pages: Vec<_> = hits.iter().map(|h| h.page).collect();
+    Ok(hits
+        .into_iter()
+        .zip(details(store, r, &pages, links)?)
+        .map(|(h, d)| HitJson {
+            score: h.score,
+            url: h.url,
+            title: h.title,
+            last_modified: rfc3339(h.last_modified),
+            size: h.size,
+            keywords: d.keywords,
+            parents: d.parents,
+            children: d.children,
+            parent_count: d.parent_count,
+            child_count: d.child_count,
+        })
+        .collect())
 }
 
 fn print_links(kind: &str, shown: &[String], total: usize) -> CliResult {

@@ -84,6 +84,22 @@ pub fn search_with<R: PageRead + WordRead>(
     ranked(r, &q, limit)
 }
 
+/// [`search_with`]'s best `limit` hits without the count of all matching
+/// pages (`search --json` prints none): several words then pass unread
+/// the posting runs that cannot reach the top (see `rank`). An empty or
+/// stopword-only query has no hits.
+pub fn search_best<R: PageRead + WordRead>(
+    r: &R,
+    query: &str,
+    limit: usize,
+    analyzer: &crate::index::Analyzer,
+) -> Result<Vec<Hit>, StoreError> {
+    match query::parse_with(query, analyzer) {
+        Ok(q) => hits(r, rank::best(r, &q, limit)?),
+        Err(_) => Ok(Vec::new()),
+    }
+}
+
 /// Search as you type: like [`search`], but the last word, when the query
 /// does not end with a space or a quote, also matches every indexed word it
 /// begins (`north` finds "Northern"), so results follow the typing.
@@ -131,7 +147,16 @@ pub fn search_typing<R: PageRead + WordRead>(
 
 fn ranked<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<Results, StoreError> {
     let (best, total) = rank::rank(r, q, limit)?;
-    let mut hits = Vec::new();
+    Ok(Results {
+        hits: hits(r, best)?,
+        note: None,
+        total,
+    })
+}
+
+/// The ranked pages with their URLs.
+fn hits<R: PageRead>(r: &R, best: Vec<rank::Ranked>) -> Result<Vec<Hit>, StoreError> {
+    let mut hits = Vec::with_capacity(best.len());
     for ranked in best {
         let url = r
             .url_of(ranked.page)?
@@ -145,11 +170,7 @@ fn ranked<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<Resu
             size: ranked.record.size,
         });
     }
-    Ok(Results {
-        hits,
-        note: None,
-        total,
-    })
+    Ok(hits)
 }
 
 /// One keyword of a page: the word as most pages write it, its stem, and

@@ -118,6 +118,16 @@ pub(crate) fn rank<R: PageRead + WordRead>(
     Ok((records(r, top)?, total))
 }
 
+/// The best `limit` pages matching `q`, best first, ties by page id
+/// ascending, without counting every match ([`best_k`]).
+pub(crate) fn best<R: PageRead + WordRead>(
+    r: &R,
+    q: &Query,
+    limit: usize,
+) -> Result<Vec<Ranked>, StoreError> {
+    records(r, best_k(r, q, limit)?)
+}
+
 /// Every match scored: the ranking the skipping one must equal.
 #[cfg(test)]
 fn exhaustive<R: PageRead + WordRead>(
@@ -147,10 +157,131 @@ fn top_k<R: PageRead + WordRead>(
             return Ok((top, term.df as usize));
         }
     }
+    let mut acc = all_accs(r, &terms, |_, _| Keep::All)?;
+    let excluded = excluded_pages(r, &q.excluded)?;
+    if !excluded.is_empty() {
+        acc.retain(|a| excluded.binary_search(&a.page).is_err());
+    }
+    if limit > 0 {
+        score_accs(r, &acc, skip, &mut top)?;
+    }
+    Ok((top, acc.len()))
+}
+
+/// The best `limit` pages, not counting how many match: several words
+/// (no phrase, no exclusion) pass unread every run whose pages cannot
+/// reach the floor the strongest word alone sets (see the module);
+/// anything else is ranked as [`top_k`] ranks it.
+fn best_k<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<TopK, StoreError> {
+    let terms = weighed_terms(r, q)?;
+    let words: Option<Vec<WordId>> = terms
+        .iter()
+        .map(|t| match t.body {
+            Body::Word(id) => Some(id),
+            Body::Phrase(_) => None,
+        })
+        .collect();
+    let (Some(words), true, true) = (words, q.excluded.is_empty(), terms.len() > 1) else {
+        return Ok(top_k(r, q, limit, true)?.0);
+    };
+    let mut top = TopK::new(limit);
+    if limit == 0 {
+        return Ok(top);
+    }
+    // What each word's body can add to a page: its best run's bound.
+    let mut most = Vec::with_capacity(terms.len());
+    for (t, &id) in terms.iter().zip(&words) {
+        let mut best = 0f64;
+        r.body_runs(id, &mut |run| {
+            best = best.max(class_bound(run.class()));
+            Ok(())
+        })?;
+        most.push(f64::from(t.c) * best);
+    }
+    // Titles are known page by page, and their pages are always kept: a
+    // run's bound then needs no title share.
+    let mut titled_pages: Vec<PageId> =
+        terms.iter().flat_map(|t| t.title.iter().copied()).collect();
+    titled_pages.sort_unstable();
+    // A page's score is at least its score from one word: the strongest
+    // word's k-th best is a floor under the k-th best of all.
+    let strongest = (0..terms.len())
+        .max_by(|&a, &b| most[a].total_cmp(&most[b]))
+        .unwrap_or_default();
+    let mut alone = TopK::new(limit);
+    one_word(r, &terms[strongest], words[strongest], &mut alone)?;
+    let Some(floor) = alone.worst_held() else {
+        // Fewer than k pages hold it: nothing sets a floor.
+        score_accs(r, &all_accs(r, &terms, |_, _| Keep::All)?, true, &mut top)?;
+        return Ok(top);
+    };
+    // The weak words (MaxScore's non-essential ones): the weakest, whose
+    // bodies together stay under the floor. A page that holds none of the
+    // others, nor any word in its title, cannot enter.
+    let mut weakest_first: Vec<usize> = (0..terms.len()).collect();
+    weakest_first.sort_by(|&a, &b| most[a].total_cmp(&most[b]));
+    let mut weak = vec![false; terms.len()];
+    let mut weak_sum = 0.0;
+    for &i in &weakest_first {
+        weak_sum += most[i];
+        if !beaten(weak_sum as f32, floor) {
+            break;
+        }
+        weak[i] = true;
+    }
+    // A strong word's run keeps every entry unless its bound, with the
+    // other words' best, stays under the floor.
+    let sum: f64 = most.iter().sum();
+    let strong_keep = |i: usize, run_bound: f32| {
+        let bound = f64::from(run_bound) + sum - most[i];
+        match beaten(bound as f32, floor) {
+            true => Keep::Only(&titled_pages),
+            false => Keep::All,
+        }
+    };
+    let mut candidates = titled_pages.clone();
+    for (i, t) in terms.iter().enumerate().filter(|&(i, _)| !weak[i]) {
+        let kept = word_accs(r, words[i], t.c, |bound| strong_keep(i, bound))?;
+        candidates.extend(kept.iter().map(|a| a.page));
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let keep = |i: usize, run_bound: f32| match weak[i] {
+        true => Keep::Only(&candidates),
+        false => strong_keep(i, run_bound),
+    };
+    score_accs(r, &all_accs(r, &terms, keep)?, true, &mut top)?;
+    Ok(top)
+}
+
+/// What a title holding `t` adds, when a page of it may have one.
+fn titled(t: &Term) -> f32 {
+    match t.title.is_empty() {
+        true => 0.0,
+        false => TITLE_BOOST * t.share,
+    }
+}
+
+/// Which entries of a body run are worth an [`Acc`].
+#[derive(Debug, Clone, Copy)]
+enum Keep<'p> {
+    All,
+    /// Only these pages' (sorted): the others cannot enter.
+    Only(&'p [PageId]),
+}
+
+/// Every term's matches merged in page order, their parts added; `keep`
+/// says, for term `i` and a body run's bound, which of the run's entries
+/// to keep.
+fn all_accs<'p, R: WordRead>(
+    r: &R,
+    terms: &[Term],
+    keep: impl Fn(usize, f32) -> Keep<'p>,
+) -> Result<Vec<Acc>, StoreError> {
     let mut acc: Vec<Acc> = Vec::new();
-    for t in &terms {
+    for (i, t) in terms.iter().enumerate() {
         let body = match &t.body {
-            Body::Word(id) => word_accs(r, *id, t.c)?,
+            Body::Word(id) => word_accs(r, *id, t.c, |bound| keep(i, bound))?,
             Body::Phrase(list) => list
                 .iter()
                 .map(|&(page, n)| Acc {
@@ -170,25 +301,28 @@ fn top_k<R: PageRead + WordRead>(
         let term = merge(body.into_iter(), title);
         acc = merge(acc.into_iter(), term.into_iter());
     }
-    let excluded = excluded_pages(r, &q.excluded)?;
-    if !excluded.is_empty() {
-        acc.retain(|a| excluded.binary_search(&a.page).is_err());
-    }
-    if limit == 0 {
-        return Ok((top, acc.len()));
-    }
+    Ok(acc)
+}
+
+/// Scores `acc` into `top`, in batches of norms; `skip`: pass the pages
+/// whose bound cannot enter.
+fn score_accs<R: PageRead>(
+    r: &R,
+    acc: &[Acc],
+    skip: bool,
+    top: &mut TopK,
+) -> Result<(), StoreError> {
     let mut batch = Vec::with_capacity(NORM_BATCH);
-    for a in &acc {
+    for a in acc {
         if skip && top.cannot_enter(a.bound) {
             continue;
         }
         batch.push(*a);
         if batch.len() == NORM_BATCH {
-            score(r, &mut batch, &mut top)?;
+            score(r, &mut batch, top)?;
         }
     }
-    score(r, &mut batch, &mut top)?;
-    Ok((top, acc.len()))
+    score(r, &mut batch, top)
 }
 
 /// The query's terms that occur somewhere, weighed.
@@ -249,13 +383,25 @@ fn pages_of(body: &[(PageId, u32)], title: &[PageId]) -> Vec<PageId> {
     all
 }
 
-/// A word's body matches in page order, each bounded by its run's class.
-fn word_accs<R: WordRead>(r: &R, id: WordId, c: f32) -> Result<Vec<Acc>, StoreError> {
+/// A word's body matches in page order, each bounded by its run's class;
+/// of each run, the entries `keep` says (given the run's bound).
+fn word_accs<'p, R: WordRead>(
+    r: &R,
+    id: WordId,
+    c: f32,
+    keep: impl Fn(f32) -> Keep<'p>,
+) -> Result<Vec<Acc>, StoreError> {
     let mut out = Vec::new();
     r.body_runs(id, &mut |run| {
         let bound = (f64::from(c) * class_bound(run.class())) as f32;
+        let keep = keep(bound);
         for e in run.page_tfs() {
             let (page, tf) = e?;
+            if let Keep::Only(pages) = keep {
+                if pages.binary_search(&page).is_err() {
+                    continue;
+                }
+            }
             out.push(Acc {
                 page,
                 body: c * tf as f32,
@@ -278,11 +424,7 @@ fn one_word<R: PageRead + WordRead>(
     id: WordId,
     top: &mut TopK,
 ) -> Result<(), StoreError> {
-    // What a title match adds, when a page of this word may have one.
-    let titled = match term.title.is_empty() {
-        true => 0.0,
-        false => TITLE_BOOST * term.share,
-    };
+    let titled = titled(term);
     let in_title = |page: PageId| term.title.binary_search(&page).is_ok();
     // Title pages whose body entry was read: the others score their title.
     let mut met: Vec<PageId> = Vec::new();
@@ -388,10 +530,15 @@ impl TopK {
     /// Whether a page scoring at most `bound` is sure to stay out: k
     /// pages are held and the worst of them scores more.
     fn cannot_enter(&self, bound: f32) -> bool {
-        self.heap.len() >= self.limit
-            && self.heap.peek().is_some_and(|worst| {
-                f64::from(bound) * (1.0 + BOUND_SLACK) + BOUND_SLACK < f64::from(worst.0.score)
-            })
+        self.worst_held().is_some_and(|worst| beaten(bound, worst))
+    }
+
+    /// The k-th best score, once k pages are held.
+    fn worst_held(&self) -> Option<f32> {
+        match self.heap.len() >= self.limit {
+            true => self.heap.peek().map(|worst| worst.0.score),
+            false => None,
+        }
     }
 
     /// `factor` is the page's `1 / (max_tf × norm)` (0 without a norm).
@@ -417,6 +564,12 @@ impl TopK {
             .map(|w| w.0)
             .collect()
     }
+}
+
+/// Whether a page scoring at most `bound` stays below `worst`, by more
+/// than the rounding of sums of f32 products.
+fn beaten(bound: f32, worst: f32) -> bool {
+    f64::from(bound) * (1.0 + BOUND_SLACK) + BOUND_SLACK < f64::from(worst)
 }
 
 /// A scored page before its record is read.
