@@ -38,6 +38,19 @@
 //! record, in page order) and are scored. A phrase's pages are all found
 //! (pair postings or positions, see `phrase`): its idf needs its exact
 //! count. Page records are read for the top k only.
+//!
+//! Several words when no count is wanted (`search --json`, [`best`]):
+//! the strongest word (the largest best-run bound) is ranked alone first,
+//! as a one-word query; its k-th best score is a floor under the k-th
+//! best of all, since a page's score only grows with more words. The
+//! weakest words whose best bounds together stay under the floor are
+//! weak (MaxScore's non-essential terms): a page holding only them, and
+//! no query word in its title, cannot enter, so of their runs only the
+//! entries of pages a strong word or a title holds become candidates.
+//! A strong word's run whose bound plus the other words' best stays
+//! under the floor keeps only its titled pages. Every page that can
+//! enter is scored with every word, so the results equal the counted
+//! ranking's (the differential test holds it to that).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
