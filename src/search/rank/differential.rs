@@ -5,7 +5,7 @@
 //! same order, the same scores and the same count, for the kinds of query
 //! the bench asks.
 
-use super::{best, best_k, exhaustive, rank, top_k};
+use super::{best, best_k, exhaustive, rank, top_k, Ranked};
 use crate::search::query;
 use crate::search::test_store::{html, put};
 use crate::store::{PageId, Store, WordRead};
@@ -62,6 +62,21 @@ fn page_text(dice: &mut Dice, vocab: &[String]) -> (String, String) {
         .map(|_| vocab[dice.zipf(vocab.len())].as_str())
         .collect();
     (title.join(" "), body.join(" "))
+}
+
+/// `got` lists the pages `want` lists, in its order, with its scores.
+fn same_ranking(got: &[Ranked], want: &[Ranked], what: &str) {
+    let pages = |v: &[Ranked]| v.iter().map(|h| h.page).collect::<Vec<PageId>>();
+    assert_eq!(pages(got), pages(want), "{what}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (f64::from(g.score) - f64::from(w.score)).abs() <= 1e-9,
+            "{what}: page {} scores {} and {}",
+            g.page,
+            g.score,
+            w.score
+        );
+    }
 }
 
 #[test]
@@ -125,31 +140,12 @@ fn the_ranking_that_skips_equals_scoring_every_match() {
         for k in [1, 10, 50] {
             let (want, want_total) = exhaustive(&r, &q, k).expect("exhaustive");
             let (got, got_total) = rank(&r, &q, k).expect("rank");
-            let pages = |v: &[super::Ranked]| v.iter().map(|h| h.page).collect::<Vec<PageId>>();
-            assert_eq!(pages(&got), pages(&want), "{text:?} k {k}");
-            for (g, w) in got.iter().zip(&want) {
-                assert!(
-                    (f64::from(g.score) - f64::from(w.score)).abs() <= 1e-9,
-                    "{text:?} k {k}: page {} scores {} and {}",
-                    g.page,
-                    g.score,
-                    w.score
-                );
-            }
+            same_ranking(&got, &want, &format!("{text:?} k {k}"));
             assert_eq!(got_total, want_total, "{text:?} k {k}");
-            // Not counting, several words pass runs unread: the same
-            // pages, order and scores all the same.
+            // Not counting, several words keep fewer candidates: the
+            // same pages, order and scores all the same.
             let uncounted = best(&r, &q, k).expect("best");
-            assert_eq!(pages(&uncounted), pages(&want), "{text:?} k {k}: best");
-            for (g, w) in uncounted.iter().zip(&want) {
-                assert!(
-                    (f64::from(g.score) - f64::from(w.score)).abs() <= 1e-9,
-                    "{text:?} k {k}: best: page {} scores {} and {}",
-                    g.page,
-                    g.score,
-                    w.score
-                );
-            }
+            same_ranking(&uncounted, &want, &format!("{text:?} k {k}: best"));
             compared += usize::from(!want.is_empty());
             let scored = |skip| top_k(&r, &q, k, skip).expect("top k").0.scored;
             let (skipping, all) = (scored(true), scored(false));
