@@ -40,17 +40,17 @@
 //! count. Page records are read for the top k only.
 //!
 //! Several words when no count is wanted (`search --json`, [`best`]):
-//! the strongest word (the largest best-run bound) is ranked alone first,
-//! as a one-word query; its k-th best score is a floor under the k-th
-//! best of all, since a page's score only grows with more words. The
-//! weakest words whose best bounds together stay under the floor are
-//! weak (MaxScore's non-essential terms): a page holding only them, and
-//! no query word in its title, cannot enter, so of their runs only the
-//! entries of pages a strong word or a title holds become candidates.
-//! A strong word's run whose bound plus the other words' best stays
-//! under the floor keeps only its titled pages. Every page that can
-//! enter is scored with every word, so the results equal the counted
-//! ranking's (the differential test holds it to that).
+//! the strongest word (the largest `c_t`: a page's body weight for a
+//! word is at most 1) is ranked alone first, as a one-word query; its
+//! k-th best score is a floor under the k-th best of all, since a page's
+//! score only grows with more words. The weakest words whose `c_t`
+//! together stay under the floor are weak (MaxScore's non-essential
+//! terms): a page holding only them, and no query word in its title,
+//! cannot enter, so of their postings only the entries of pages a strong
+//! word or a title holds become candidates. Every page that can enter is
+//! scored with every word, its parts added in the terms' order, so the
+//! results equal the counted ranking's (the differential test holds it
+//! to that).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -170,7 +170,7 @@ fn top_k<R: PageRead + WordRead>(
             return Ok((top, term.df as usize));
         }
     }
-    let mut acc = all_accs(r, &terms, |_, _| Keep::All)?;
+    let mut acc = all_accs(r, &terms)?;
     let excluded = excluded_pages(r, &q.excluded)?;
     if !excluded.is_empty() {
         acc.retain(|a| excluded.binary_search(&a.page).is_err());
@@ -182,9 +182,9 @@ fn top_k<R: PageRead + WordRead>(
 }
 
 /// The best `limit` pages, not counting how many match: several words
-/// (no phrase, no exclusion) pass unread every run whose pages cannot
-/// reach the floor the strongest word alone sets (see the module);
-/// anything else is ranked as [`top_k`] ranks it.
+/// (no phrase, no exclusion) keep the weak words' entries only on pages
+/// that can enter (see the module); anything else is ranked as [`top_k`]
+/// ranks it.
 fn best_k<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<TopK, StoreError> {
     let terms = weighed_terms(r, q)?;
     let words: Option<Vec<WordId>> = terms
@@ -201,69 +201,51 @@ fn best_k<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<TopK
     if limit == 0 {
         return Ok(top);
     }
-    // What each word's body can add to a page: its best run's bound.
-    let mut most = Vec::with_capacity(terms.len());
-    for (t, &id) in terms.iter().zip(&words) {
-        let mut best = 0f64;
-        r.body_runs(id, &mut |run| {
-            best = best.max(class_bound(run.class()));
-            Ok(())
-        })?;
-        most.push(f64::from(t.c) * best);
-    }
-    // Titles are known page by page, and their pages are always kept: a
-    // run's bound then needs no title share.
-    let mut titled_pages: Vec<PageId> =
-        terms.iter().flat_map(|t| t.title.iter().copied()).collect();
-    titled_pages.sort_unstable();
-    // A page's score is at least its score from one word: the strongest
-    // word's k-th best is a floor under the k-th best of all.
+    // A page's body weight for a word, `tf / (max_tf × norm)`, is at
+    // most 1: a word adds at most its `c` to a page's body score.
     let strongest = (0..terms.len())
-        .max_by(|&a, &b| most[a].total_cmp(&most[b]))
+        .max_by(|&a, &b| terms[a].c.total_cmp(&terms[b].c))
         .unwrap_or_default();
+    // A page's score only grows with more words: the strongest word's
+    // k-th best alone is a floor under the k-th best of all.
     let mut alone = TopK::new(limit);
     one_word(r, &terms[strongest], words[strongest], &mut alone)?;
-    let Some(floor) = alone.worst_held() else {
-        // Fewer than k pages hold it: nothing sets a floor.
-        score_accs(r, &all_accs(r, &terms, |_, _| Keep::All)?, true, &mut top)?;
-        return Ok(top);
-    };
-    // The weak words (MaxScore's non-essential ones): the weakest, whose
-    // bodies together stay under the floor. A page that holds none of the
-    // others, nor any word in its title, cannot enter.
-    let mut weakest_first: Vec<usize> = (0..terms.len()).collect();
-    weakest_first.sort_by(|&a, &b| most[a].total_cmp(&most[b]));
     let mut weak = vec![false; terms.len()];
-    let mut weak_sum = 0.0;
-    for &i in &weakest_first {
-        weak_sum += most[i];
-        if !beaten(weak_sum as f32, floor) {
-            break;
+    if let Some(floor) = alone.worst_held() {
+        // The weakest words whose bodies together stay under the floor
+        // (MaxScore's non-essential ones): a page holding only them, and
+        // no query word in its title, cannot enter.
+        let mut weakest_first: Vec<usize> = (0..terms.len()).collect();
+        weakest_first.sort_by(|&a, &b| terms[a].c.total_cmp(&terms[b].c));
+        let mut sum = 0.0;
+        for &i in &weakest_first {
+            sum += terms[i].c;
+            if !beaten(sum, floor) {
+                break;
+            }
+            weak[i] = true;
         }
-        weak[i] = true;
     }
-    // A strong word's run keeps every entry unless its bound, with the
-    // other words' best, stays under the floor.
-    let sum: f64 = most.iter().sum();
-    let strong_keep = |i: usize, run_bound: f32| {
-        let bound = f64::from(run_bound) + sum - most[i];
-        match beaten(bound as f32, floor) {
-            true => Keep::Only(&titled_pages),
-            false => Keep::All,
-        }
-    };
-    let mut candidates = titled_pages.clone();
-    for (i, t) in terms.iter().enumerate().filter(|&(i, _)| !weak[i]) {
-        let kept = word_accs(r, words[i], t.c, |bound| strong_keep(i, bound))?;
-        candidates.extend(kept.iter().map(|a| a.page));
-    }
+    let mut accs: Vec<Option<Vec<Acc>>> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (!weak[i]).then(|| term_accs(r, t, None)).transpose())
+        .collect::<Result<_, _>>()?;
+    let mut candidates: Vec<PageId> = accs.iter().flatten().flatten().map(|a| a.page).collect();
+    candidates.extend(terms.iter().flat_map(|t| t.title.iter().copied()));
     candidates.sort_unstable();
     candidates.dedup();
-    let keep = |i: usize, run_bound: f32| match weak[i] {
-        true => Keep::Only(&candidates),
-        false => strong_keep(i, run_bound),
-    };
-    score_accs(r, &all_accs(r, &terms, keep)?, true, &mut top)?;
+    for (i, t) in terms.iter().enumerate() {
+        if weak[i] {
+            accs[i] = Some(term_accs(r, t, Some(&candidates))?);
+        }
+    }
+    // Merged in the terms' order, as the counted ranking merges them, so
+    // that each page's parts add up to the same score.
+    let acc = accs.into_iter().flatten().fold(Vec::new(), |acc, term| {
+        merge(acc.into_iter(), term.into_iter())
+    });
+    score_accs(r, &acc, true, &mut top)?;
     Ok(top)
 }
 
@@ -275,46 +257,41 @@ fn titled(t: &Term) -> f32 {
     }
 }
 
-/// Which entries of a body run are worth an [`Acc`].
-#[derive(Debug, Clone, Copy)]
-enum Keep<'p> {
-    All,
-    /// Only these pages' (sorted): the others cannot enter.
-    Only(&'p [PageId]),
-}
-
-/// Every term's matches merged in page order, their parts added; `keep`
-/// says, for term `i` and a body run's bound, which of the run's entries
-/// to keep.
-fn all_accs<'p, R: WordRead>(
-    r: &R,
-    terms: &[Term],
-    keep: impl Fn(usize, f32) -> Keep<'p>,
-) -> Result<Vec<Acc>, StoreError> {
+/// Every term's matches merged in page order, their parts added.
+fn all_accs<R: WordRead>(r: &R, terms: &[Term]) -> Result<Vec<Acc>, StoreError> {
     let mut acc: Vec<Acc> = Vec::new();
-    for (i, t) in terms.iter().enumerate() {
-        let body = match &t.body {
-            Body::Word(id) => word_accs(r, *id, t.c, |bound| keep(i, bound))?,
-            Body::Phrase(list) => list
-                .iter()
-                .map(|&(page, n)| Acc {
-                    page,
-                    body: t.c * n as f32,
-                    title: 0.0,
-                    bound: t.c,
-                })
-                .collect(),
-        };
-        let title = t.title.iter().map(|&page| Acc {
-            page,
-            body: 0.0,
-            title: t.share,
-            bound: TITLE_BOOST * t.share,
-        });
-        let term = merge(body.into_iter(), title);
-        acc = merge(acc.into_iter(), term.into_iter());
+    for t in terms {
+        acc = merge(acc.into_iter(), term_accs(r, t, None)?.into_iter());
     }
     Ok(acc)
+}
+
+/// A term's matches, body and title, in page order; with `only` (sorted),
+/// its body entries of those pages alone.
+fn term_accs<R: WordRead>(
+    r: &R,
+    t: &Term,
+    only: Option<&[PageId]>,
+) -> Result<Vec<Acc>, StoreError> {
+    let body = match &t.body {
+        Body::Word(id) => word_accs(r, *id, t.c, only)?,
+        Body::Phrase(list) => list
+            .iter()
+            .map(|&(page, n)| Acc {
+                page,
+                body: t.c * n as f32,
+                title: 0.0,
+                bound: t.c,
+            })
+            .collect(),
+    };
+    let title = t.title.iter().map(|&page| Acc {
+        page,
+        body: 0.0,
+        title: t.share,
+        bound: TITLE_BOOST * t.share,
+    });
+    Ok(merge(body.into_iter(), title))
 }
 
 /// Scores `acc` into `top`, in batches of norms; `skip`: pass the pages
@@ -397,23 +374,20 @@ fn pages_of(body: &[(PageId, u32)], title: &[PageId]) -> Vec<PageId> {
 }
 
 /// A word's body matches in page order, each bounded by its run's class;
-/// of each run, the entries `keep` says (given the run's bound).
-fn word_accs<'p, R: WordRead>(
+/// with `only` (sorted), those of these pages alone.
+fn word_accs<R: WordRead>(
     r: &R,
     id: WordId,
     c: f32,
-    keep: impl Fn(f32) -> Keep<'p>,
+    only: Option<&[PageId]>,
 ) -> Result<Vec<Acc>, StoreError> {
     let mut out = Vec::new();
     r.body_runs(id, &mut |run| {
         let bound = (f64::from(c) * class_bound(run.class())) as f32;
-        let keep = keep(bound);
         for e in run.page_tfs() {
             let (page, tf) = e?;
-            if let Keep::Only(pages) = keep {
-                if pages.binary_search(&page).is_err() {
-                    continue;
-                }
+            if only.is_some_and(|pages| pages.binary_search(&page).is_err()) {
+                continue;
             }
             out.push(Acc {
                 page,
