@@ -160,7 +160,17 @@ fn top_k<R: PageRead + WordRead>(
     limit: usize,
     skip: bool,
 ) -> Result<(TopK, usize), StoreError> {
-    let terms = weighed_terms(r, q)?;
+    top_k_of(r, &weighed_terms(r, q)?, q, limit, skip)
+}
+
+/// [`top_k`] of `q`'s terms as weighed.
+fn top_k_of<R: PageRead + WordRead>(
+    r: &R,
+    terms: &[Term],
+    q: &Query,
+    limit: usize,
+    skip: bool,
+) -> Result<(TopK, usize), StoreError> {
     let mut top = TopK::new(limit);
     if let ([term], true, true) = (&terms[..], q.excluded.is_empty(), skip) {
         if let Body::Word(id) = term.body {
@@ -170,7 +180,7 @@ fn top_k<R: PageRead + WordRead>(
             return Ok((top, term.df as usize));
         }
     }
-    let mut acc = all_accs(r, &terms)?;
+    let mut acc = all_accs(r, terms)?;
     let excluded = excluded_pages(r, &q.excluded)?;
     if !excluded.is_empty() {
         acc.retain(|a| excluded.binary_search(&a.page).is_err());
@@ -195,7 +205,7 @@ fn best_k<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<TopK
         })
         .collect();
     let (Some(words), true, true) = (words, q.excluded.is_empty(), terms.len() > 1) else {
-        return Ok(top_k(r, q, limit, true)?.0);
+        return Ok(top_k_of(r, &terms, q, limit, true)?.0);
     };
     let mut top = TopK::new(limit);
     if limit == 0 {
@@ -225,6 +235,11 @@ fn best_k<R: PageRead + WordRead>(r: &R, q: &Query, limit: usize) -> Result<TopK
             }
             weak[i] = true;
         }
+    }
+    if !weak.contains(&true) {
+        // Every word may lift a page into the top: nothing to filter.
+        score_accs(r, &all_accs(r, &terms)?, true, &mut top)?;
+        return Ok(top);
     }
     let mut accs: Vec<Option<Vec<Acc>>> = terms
         .iter()
