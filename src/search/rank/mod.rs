@@ -172,7 +172,7 @@ fn top_k_of<R: PageRead + WordRead>(
     skip: bool,
 ) -> Result<(TopK, usize), StoreError> {
     let mut top = TopK::new(limit);
-    if let ([term], true, true) = (&terms[..], q.excluded.is_empty(), skip) {
+    if let ([term], true, true) = (terms, q.excluded.is_empty(), skip) {
         if let Body::Word(id) = term.body {
             if limit > 0 {
                 one_word(r, term, id, &mut top)?;
