@@ -105,10 +105,12 @@ impl KeptRecords {
     }
 }
 
+/// An I/O error of the spill file as the store's own: a full disk (told
+/// apart where every store error is) names the store's directory.
 fn io(e: std::io::Error, dir: &Path) -> super::StoreError {
-    match e.raw_os_error() {
-        Some(libc::ENOSPC) => super::StoreError::DiskFull(dir.to_path_buf()),
-        _ => heed::Error::Io(e).into(),
+    match super::StoreError::from(heed::Error::Io(e)) {
+        super::StoreError::DiskFull(_) => super::StoreError::DiskFull(dir.to_path_buf()),
+        other => other,
     }
 }
 
